@@ -1,0 +1,138 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+
+export type Role = 'web' | 'worker' | 'all';
+const ROLES: readonly Role[] = ['web', 'worker', 'all'];
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export interface Config {
+  readonly role: Role;
+  readonly http: { readonly port: number; readonly host: string; readonly publicBaseUrl: string; readonly isHttps: boolean };
+  readonly db: {
+    readonly kind: 'pglite' | 'postgres';
+    /** Set when kind is 'postgres'. */
+    readonly url: string | null;
+    /** Where PGlite keeps its files and the generated secret key lives. */
+    readonly dataDir: string;
+    readonly poolMax: number;
+  };
+  readonly secretKey: string;
+  readonly logLevel: LogLevel;
+  readonly demo: { readonly seedOnEmpty: boolean };
+  readonly shutdownTimeoutMs: number;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+/** Reads a `.env` file into the environment without overriding what is already set. */
+export function loadDotEnv(path = '.env'): void {
+  if (existsSync(path)) process.loadEnvFile(path);
+}
+
+/**
+ * The only reader of the environment. Validates every key at once and throws a ConfigError
+ * listing each bad one. With the embedded database and no SECRET_KEY, a key is generated once
+ * and kept in DATA_DIR so restarts can still decrypt what was stored.
+ */
+export function loadConfig(env: Env = process.env): Config {
+  const problems: string[] = [];
+  const str = (key: string) => {
+    const value = env[key]?.trim();
+    return value === undefined || value === '' ? undefined : value;
+  };
+  const int = (key: string, fallback: number, min: number, max: number) => {
+    const raw = str(key);
+    if (raw === undefined) return fallback;
+    const value = Number(raw);
+    if (!Number.isInteger(value) || value < min || value > max) {
+      problems.push(`${key} must be an integer from ${min} to ${max} (got "${raw}")`);
+      return fallback;
+    }
+    return value;
+  };
+  const bool = (key: string, fallback: boolean) => {
+    const raw = str(key)?.toLowerCase();
+    if (raw === undefined) return fallback;
+    if (['true', '1', 'yes', 'on'].includes(raw)) return true;
+    if (['false', '0', 'no', 'off'].includes(raw)) return false;
+    problems.push(`${key} must be true or false (got "${raw}")`);
+    return fallback;
+  };
+  const oneOf = <T extends string>(key: string, allowed: readonly T[], fallback: T): T => {
+    const raw = str(key);
+    if (raw === undefined) return fallback;
+    if ((allowed as readonly string[]).includes(raw)) return raw as T;
+    problems.push(`${key} must be one of ${allowed.join(', ')} (got "${raw}")`);
+    return fallback;
+  };
+
+  const role = oneOf('ROLE', ROLES, 'all');
+  const port = int('PORT', 3000, 0, 65535);
+  const host = str('HOST') ?? '0.0.0.0';
+  const publicBaseUrl = (str('PUBLIC_BASE_URL') ?? `http://localhost:${port}`).replace(/\/+$/, '');
+  let isHttps = false;
+  try {
+    const url = new URL(publicBaseUrl);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('protocol');
+    isHttps = url.protocol === 'https:';
+  } catch {
+    problems.push(`PUBLIC_BASE_URL must be an http(s) URL (got "${publicBaseUrl}")`);
+  }
+
+  const databaseUrl = str('DATABASE_URL') ?? null;
+  if (databaseUrl !== null && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    problems.push('DATABASE_URL must start with postgres:// or postgresql://');
+  }
+  const dataDir = resolve(str('DATA_DIR') ?? './data');
+  const poolMax = int('DB_POOL_MAX', 10, 1, 200);
+  const logLevel = oneOf('LOG_LEVEL', LOG_LEVELS, 'info');
+  const shutdownTimeoutMs = int('SHUTDOWN_TIMEOUT_MS', 8000, 100, 60000);
+  const seedOnEmpty = bool('DEMO_SEED', databaseUrl === null);
+
+  let secretKey = str('SECRET_KEY');
+  if (secretKey !== undefined && secretKey.length < 32) {
+    problems.push('SECRET_KEY must be at least 32 characters (for example: openssl rand -base64 48)');
+  }
+  if (secretKey === undefined && databaseUrl !== null) {
+    problems.push('SECRET_KEY is required when DATABASE_URL is set');
+  }
+
+  if (problems.length > 0) throw new ConfigError(problems);
+  if (secretKey === undefined) secretKey = readOrCreateSecretKey(dataDir);
+
+  return deepFreeze({
+    role,
+    http: { port, host, publicBaseUrl, isHttps },
+    db: { kind: databaseUrl === null ? 'pglite' : 'postgres', url: databaseUrl, dataDir, poolMax },
+    secretKey,
+    logLevel,
+    demo: { seedOnEmpty },
+    shutdownTimeoutMs,
+  } satisfies Config);
+}
+
+function readOrCreateSecretKey(dataDir: string): string {
+  const path = resolve(dataDir, 'secret.key');
+  if (existsSync(path)) return readFileSync(path, 'utf8').trim();
+  mkdirSync(dataDir, { recursive: true });
+  const key = randomBytes(48).toString('base64url');
+  writeFileSync(path, `${key}\n`, { mode: 0o600, flag: 'wx' });
+  return key;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object') {
+    for (const inner of Object.values(value)) deepFreeze(inner);
+    Object.freeze(value);
+  }
+  return value;
+}

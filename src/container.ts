@@ -1,0 +1,62 @@
+import type { Config } from './config.ts';
+import { type Database, openPglite, openPostgres } from './db/client.ts';
+import { createJobQueue, type JobQueue } from './jobs/queue.ts';
+import { type Cipher, createCipher } from './lib/secrets.ts';
+import { type Clock, systemClock } from './lib/time.ts';
+import { createLogger, type Logger } from './logger.ts';
+import { type CompanyService, createCompanyService } from './modules/companies/companies.service.ts';
+import { createUserService, type UserService } from './modules/users/users.service.ts';
+
+/** Everything the program shares: one instance per process, passed explicitly (manual DI). */
+export interface Container {
+  readonly config: Config;
+  readonly logger: Logger;
+  readonly db: Database;
+  readonly clock: Clock;
+  readonly cipher: Cipher;
+  readonly jobs: JobQueue;
+  readonly companies: CompanyService;
+  readonly users: UserService;
+  close(): Promise<void>;
+}
+
+/** Replacements for tests and tools: a prepared database, a fixed clock, a captured logger, fakes of external services. */
+export interface ContainerOverrides {
+  db?: Database;
+  clock?: Clock;
+  logger?: Logger;
+}
+
+export async function openDatabase(config: Config): Promise<Database> {
+  return config.db.kind === 'postgres'
+    ? openPostgres({ url: config.db.url!, poolMax: config.db.poolMax })
+    : openPglite({ dataDir: config.db.dataDir });
+}
+
+export async function createContainer(config: Config, overrides: ContainerOverrides = {}): Promise<Container> {
+  const logger = overrides.logger ?? createLogger(config.logLevel);
+  const db = overrides.db ?? (await openDatabase(config));
+  const clock = overrides.clock ?? systemClock;
+  const cipher = createCipher(config.secretKey);
+  const jobs = createJobQueue(db, logger);
+  const companies = createCompanyService({ db, cipher, clock });
+  const users = createUserService({ db });
+
+  let closed = false;
+  return {
+    config,
+    logger,
+    db,
+    clock,
+    cipher,
+    jobs,
+    companies,
+    users,
+    async close() {
+      if (closed) return;
+      closed = true;
+      await jobs.stop(config.shutdownTimeoutMs);
+      await db.close();
+    },
+  };
+}

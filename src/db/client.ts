@@ -1,0 +1,200 @@
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
+import { unaccent } from '@electric-sql/pglite/contrib/unaccent';
+import type { ExtractTablesWithRelations, SQL } from 'drizzle-orm';
+import { drizzle as drizzleNodePg } from 'drizzle-orm/node-postgres';
+import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
+import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
+import pg from 'pg';
+import * as schema from './schema/index.ts';
+
+export type Schema = typeof schema;
+export type Db = PgDatabase<PgQueryResultHKT, Schema>;
+export type Tx = PgTransaction<PgQueryResultHKT, Schema, ExtractTablesWithRelations<Schema>>;
+/** A connection handle for repositories: the database itself or an open transaction. */
+export type Conn = Db | Tx;
+
+/** Raw SQL on one connection inside one transaction (migrations, job-queue adapter). */
+export interface RawTx {
+  query<T = Record<string, unknown>>(text: string, params?: unknown[]): Promise<T[]>;
+  /** Several statements, no parameters. */
+  exec(script: string): Promise<void>;
+}
+
+export interface Database {
+  readonly kind: 'pglite' | 'postgres';
+  readonly orm: Db;
+  query<T = Record<string, unknown>>(text: string, params?: unknown[]): Promise<T[]>;
+  rawTransaction<T>(fn: (tx: RawTx) => Promise<T>): Promise<T>;
+  /** For the job queue: parameterised statements and parameterless scripts, `{rows}` back. */
+  executeSql(text: string, values?: unknown[]): Promise<{ rows: unknown[] }>;
+  close(): Promise<void>;
+  /** The PGlite instance (embedded only): used to snapshot a migrated template in tests. */
+  readonly pglite: PGlite | null;
+  readonly pool: pg.Pool | null;
+}
+
+export class DataDirInUseError extends Error {
+  constructor(dataDir: string, pid: number) {
+    super(
+      `the embedded database in ${dataDir} is in use by process ${pid}. ` +
+        'Stop that process first, or point DATABASE_URL at a PostgreSQL server to run several processes.',
+    );
+    this.name = 'DataDirInUseError';
+  }
+}
+
+export interface PgliteOptions {
+  /** Directory to persist in; null keeps the database in memory. */
+  dataDir: string | null;
+  /** A tarball from dumpDataDir to start from (test clones). */
+  loadDataDir?: Blob;
+}
+
+const EXTENSIONS = { pg_trgm, unaccent };
+
+export async function openPglite(options: PgliteOptions): Promise<Database> {
+  let releaseLock = () => {};
+  let dir: string | undefined;
+  if (options.dataDir) {
+    mkdirSync(options.dataDir, { recursive: true });
+    releaseLock = lockDataDir(options.dataDir);
+    dir = join(options.dataDir, 'pglite');
+  }
+  let client: PGlite;
+  try {
+    client = await PGlite.create({
+      ...(dir ? { dataDir: dir } : {}),
+      ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
+      extensions: EXTENSIONS,
+    });
+  } catch (err) {
+    releaseLock();
+    throw err;
+  }
+  const orm = drizzlePglite(client, { schema }) as unknown as Db;
+  const query = async <T>(text: string, params?: unknown[]) => (await client.query<T>(text, params)).rows;
+  return {
+    kind: 'pglite',
+    orm,
+    pglite: client,
+    pool: null,
+    query,
+    rawTransaction: (fn) =>
+      client.transaction((tx) =>
+        fn({
+          query: async <T>(text: string, params?: unknown[]) => (await tx.query<T>(text, params)).rows,
+          exec: async (script) => void (await tx.exec(script)),
+        }),
+      ),
+    async executeSql(text, values) {
+      if (values && values.length > 0) return { rows: (await client.query(text, values)).rows };
+      const results = await client.exec(text);
+      return { rows: results.at(-1)?.rows ?? [] };
+    },
+    async close() {
+      try {
+        if (!client.closed) await client.close();
+      } finally {
+        releaseLock();
+      }
+    },
+  };
+}
+
+export interface PostgresOptions {
+  url: string;
+  poolMax: number;
+}
+
+export async function openPostgres(options: PostgresOptions): Promise<Database> {
+  const pool = new pg.Pool({ connectionString: options.url, max: options.poolMax, application_name: 'mostrador' });
+  // An idle client losing its server must not crash the process; the next query reports it.
+  pool.on('error', () => {});
+  const orm = drizzleNodePg(pool, { schema }) as unknown as Db;
+  let closed = false;
+  return {
+    kind: 'postgres',
+    orm,
+    pglite: null,
+    pool,
+    query: async <T>(text: string, params?: unknown[]) => (await pool.query(text, params)).rows as T[],
+    async rawTransaction(fn) {
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+        const result = await fn({
+          query: async <T>(text: string, params?: unknown[]) => (await client.query(text, params)).rows as T[],
+          exec: async (script) => void (await client.query(script)),
+        });
+        await client.query('COMMIT');
+        return result;
+      } catch (err) {
+        await client.query('ROLLBACK').catch(() => {});
+        throw err;
+      } finally {
+        client.release();
+      }
+    },
+    async executeSql(text, values) {
+      const result = await pool.query(text, values);
+      return { rows: result.rows };
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await pool.end();
+    },
+  };
+}
+
+/**
+ * PGlite is one process's database: a second process writing the same directory would corrupt it.
+ * An exclusive lock file holds the owner's pid; a lock whose process is gone is taken over.
+ */
+function lockDataDir(dataDir: string): () => void {
+  const path = join(dataDir, 'pglite.lock');
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      const fd = openSync(path, 'wx', 0o600);
+      writeSync(fd, String(process.pid));
+      closeSync(fd);
+      let released = false;
+      return () => {
+        if (released) return;
+        released = true;
+        try {
+          unlinkSync(path);
+        } catch {
+          // already gone
+        }
+      };
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      const owner = Number(readFileSync(path, 'utf8').trim());
+      if (Number.isInteger(owner) && owner > 0 && owner !== process.pid && isAlive(owner)) {
+        throw new DataDirInUseError(dataDir, owner);
+      }
+      if (owner === process.pid) throw new DataDirInUseError(dataDir, owner);
+      if (existsSync(path)) unlinkSync(path);
+    }
+  }
+  throw new Error(`could not lock ${path}`);
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Rows of a raw `sql` statement; node-postgres and PGlite both answer `{rows}`. */
+export async function selectRows<T>(conn: Conn, query: SQL): Promise<T[]> {
+  const result = (await conn.execute(query)) as unknown as { rows: T[] };
+  return result.rows;
+}

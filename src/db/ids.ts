@@ -1,0 +1,20 @@
+import { sql } from 'drizzle-orm';
+import { type Conn, selectRows } from './client.ts';
+
+const ID_TABLES = ['categories', 'products', 'deposits', 'movements', 'customers', 'boxes', 'sales', 'invoices'] as const;
+export type IdTable = (typeof ID_TABLES)[number];
+
+/**
+ * The next free id of a company's records in `table` (ids are the company's own numbers).
+ * An advisory lock per (table, company) held to the end of the transaction serialises creators,
+ * so two transactions never pick the same number; ids given by senders are simply taken as given.
+ */
+export async function nextId(tx: Conn, table: IdTable, companyId: number): Promise<number> {
+  if (!ID_TABLES.includes(table)) throw new Error(`no id sequence for ${table}`);
+  await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtext(${`ids:${table}`}), ${companyId})`);
+  const [row] = await selectRows<{ next: number }>(
+    tx,
+    sql`SELECT coalesce(max(id), 0)::int + 1 AS next FROM ${sql.identifier(table)} WHERE company_id = ${companyId}`,
+  );
+  return Number(row!.next);
+}

@@ -1,0 +1,32 @@
+import { AppError } from '../lib/errors.ts';
+
+/** The SQLSTATE of a PostgreSQL error (node-postgres and PGlite both expose `code`), looking through `cause`. */
+export function pgErrorCode(err: unknown): string | undefined {
+  let current: unknown = err;
+  for (let depth = 0; depth < 5 && current && typeof current === 'object'; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) return code;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+export const isUniqueViolation = (err: unknown) => pgErrorCode(err) === '23505';
+export const isSerializationFailure = (err: unknown) => ['40001', '40P01'].includes(pgErrorCode(err) ?? '');
+
+/** Maps constraint and data errors to AppErrors; anything else is returned unchanged. */
+export function mapPgError(err: unknown): unknown {
+  switch (pgErrorCode(err)) {
+    case '23505':
+      return new AppError('conflict', 'a record with the same key already exists', { cause: err });
+    case '23503':
+      return new AppError('invalid_reference', 'a referenced record does not exist', { cause: err });
+    case '22001':
+    case '22P02':
+    case '22003':
+    case '23514':
+      return new AppError('validation_failed', 'a value is out of range or has the wrong format', { cause: err });
+    default:
+      return err;
+  }
+}

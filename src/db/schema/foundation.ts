@@ -1,0 +1,221 @@
+import { sql } from 'drizzle-orm';
+import { bigint, boolean, char, integer, jsonb, numeric, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+
+// Mirrors src/db/migrations/0001_foundation.sql; test/db/schema-drift.test.ts keeps them in step.
+const tstz = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
+const money = (name: string) => numeric(name, { precision: 14, scale: 2 });
+const quantity = (name: string) => numeric(name, { precision: 14, scale: 3 });
+
+export const companies = pgTable('companies', {
+  id: integer('id').primaryKey().generatedByDefaultAsIdentity(),
+  name: text('name').notNull(),
+  cuit: char('cuit', { length: 11 }),
+  timezone: text('timezone').notNull().default('America/Argentina/Buenos_Aires'),
+  settings: jsonb('settings').$type<Record<string, unknown>>().notNull().default({}),
+  createdAt: tstz('created_at').notNull().defaultNow(),
+});
+
+export const users = pgTable('users', {
+  id: integer('id').primaryKey().generatedByDefaultAsIdentity(),
+  email: text('email').notNull(),
+  passwordHash: text('password_hash'),
+  displayName: text('display_name'),
+  disabledAt: tstz('disabled_at'),
+  createdAt: tstz('created_at').notNull().defaultNow(),
+});
+
+export const superadmins = pgTable('superadmins', {
+  userId: integer('user_id').primaryKey(),
+  createdAt: tstz('created_at').notNull().defaultNow(),
+});
+
+export const memberships = pgTable(
+  'memberships',
+  {
+    companyId: integer('company_id').notNull(),
+    userId: integer('user_id').notNull(),
+    role: text('role').$type<'admin' | 'cashier'>().notNull(),
+    createdAt: tstz('created_at').notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.companyId, t.userId] })],
+);
+
+export const categories = pgTable(
+  'categories',
+  {
+    companyId: integer('company_id').notNull(),
+    id: integer('id').notNull(),
+    name: text('name').notNull(),
+    parentId: integer('parent_id'),
+    createdAt: tstz('created_at').notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.companyId, t.id] })],
+);
+
+export const products = pgTable(
+  'products',
+  {
+    companyId: integer('company_id').notNull(),
+    id: integer('id').notNull(),
+    sku: text('sku'),
+    bc: text('bc'),
+    name: text('name').notNull(),
+    description: text('description').notNull().default(''),
+    basePrice: money('base_price').notNull().default('0'),
+    stock: quantity('stock').notNull().default('0'),
+    categoryId: integer('category_id'),
+    mark: text('mark'),
+    enable: boolean('enable').notNull().default(true),
+    photo: text('photo'),
+    createdAt: tstz('created_at').notNull().defaultNow(),
+    updatedAt: tstz('updated_at').notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.companyId, t.id] })],
+);
+
+export const deposits = pgTable(
+  'deposits',
+  {
+    companyId: integer('company_id').notNull(),
+    id: integer('id').notNull(),
+    name: text('name').notNull(),
+    isDefault: boolean('is_default').notNull().default(false),
+    createdAt: tstz('created_at').notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.companyId, t.id] })],
+);
+
+export const stockLevels = pgTable(
+  'stock_levels',
+  {
+    companyId: integer('company_id').notNull(),
+    depositId: integer('deposit_id').notNull(),
+    productId: integer('product_id').notNull(),
+    quantity: quantity('quantity').notNull().default('0'),
+    updatedAt: tstz('updated_at').notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.companyId, t.depositId, t.productId] })],
+);
+
+export type MovementType = 'IN' | 'OUT' | 'TRANSFER' | 'ADJUSTMENT';
+
+export const movements = pgTable(
+  'movements',
+  {
+    companyId: integer('company_id').notNull(),
+    id: integer('id').notNull(),
+    type: text('type').$type<MovementType>().notNull(),
+    depositId: integer('deposit_id').notNull(),
+    toDepositId: integer('to_deposit_id'),
+    productId: integer('product_id').notNull(),
+    amount: quantity('amount').notNull(),
+    reason: text('reason'),
+    createdAt: tstz('created_at').notNull().defaultNow(),
+    recordedAt: tstz('recorded_at').notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.companyId, t.id] })],
+);
+
+export const customers = pgTable(
+  'customers',
+  {
+    companyId: integer('company_id').notNull(),
+    id: integer('id').notNull(),
+    name: text('name').notNull(),
+    document: text('document'),
+    email: text('email'),
+    phone: text('phone'),
+    createdAt: tstz('created_at').notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.companyId, t.id] })],
+);
+
+export const boxes = pgTable(
+  'boxes',
+  {
+    companyId: integer('company_id').notNull(),
+    id: integer('id').notNull(),
+    name: text('name').notNull(),
+    createdAt: tstz('created_at').notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.companyId, t.id] })],
+);
+
+export type SaleStatus = 'pending' | 'paid' | 'cancelled';
+
+export const sales = pgTable(
+  'sales',
+  {
+    companyId: integer('company_id').notNull(),
+    id: integer('id').notNull(),
+    customerId: integer('customer_id'),
+    boxId: integer('box_id'),
+    total: money('total').notNull(),
+    status: text('status').$type<SaleStatus>().notNull().default('pending'),
+    paymentMethod: text('payment_method'),
+    paymentId: text('payment_id'),
+    paidAt: tstz('paid_at'),
+    cancelledAt: tstz('cancelled_at'),
+    cancellationReason: text('cancellation_reason'),
+    createdAt: tstz('created_at').notNull().defaultNow(),
+    updatedAt: tstz('updated_at').notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.companyId, t.id] })],
+);
+
+export const saleItems = pgTable(
+  'sale_items',
+  {
+    companyId: integer('company_id').notNull(),
+    saleId: integer('sale_id').notNull(),
+    id: integer('id').notNull(),
+    productId: integer('product_id').notNull(),
+    quantity: quantity('quantity').notNull(),
+    price: money('price').notNull(),
+    subtotal: money('subtotal').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.companyId, t.saleId, t.id] })],
+);
+
+export const invoices = pgTable(
+  'invoices',
+  {
+    companyId: integer('company_id').notNull(),
+    id: integer('id').notNull(),
+    saleId: integer('sale_id').notNull(),
+    type: text('type').notNull(),
+    pointOfSale: integer('point_of_sale').notNull(),
+    number: bigint('number', { mode: 'number' }).notNull(),
+    cae: text('cae').notNull(),
+    caeExpiration: tstz('cae_expiration').notNull(),
+    total: money('total').notNull(),
+    issuedAt: tstz('issued_at').notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.companyId, t.id] })],
+);
+
+export const integrationKeys = pgTable('integration_keys', {
+  id: integer('id').primaryKey().generatedByDefaultAsIdentity(),
+  companyId: integer('company_id').notNull(),
+  keyHash: char('key_hash', { length: 64 }).notNull(),
+  keyEncrypted: text('key_encrypted').notNull(),
+  createdAt: tstz('created_at').notNull().defaultNow(),
+  revokedAt: tstz('revoked_at'),
+});
+
+export const scannerTokens = pgTable('scanner_tokens', {
+  id: integer('id').primaryKey().generatedByDefaultAsIdentity(),
+  companyId: integer('company_id').notNull(),
+  tokenHash: char('token_hash', { length: 64 }).notNull(),
+  createdAt: tstz('created_at').notNull().defaultNow(),
+  revokedAt: tstz('revoked_at'),
+});
+
+export const outboxEvents = pgTable('outbox_events', {
+  id: uuid('id').primaryKey(),
+  companyId: integer('company_id').notNull(),
+  event: text('event').notNull(),
+  payload: jsonb('payload').$type<{ event: string; data: Record<string, unknown> }>().notNull(),
+  causedBy: uuid('caused_by'),
+  createdAt: tstz('created_at').notNull().default(sql`clock_timestamp()`),
+});

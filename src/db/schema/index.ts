@@ -1,0 +1,2 @@
+// Every table of the application, one file per migration area; add new areas here.
+export * from './foundation.ts';

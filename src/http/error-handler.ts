@@ -1,0 +1,79 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { mapPgError } from '../db/pg-errors.ts';
+import { AppError, type ErrorDetail, isAppError } from '../lib/errors.ts';
+
+interface ValidationItem {
+  instancePath?: string;
+  message?: string;
+  params?: Record<string, unknown>;
+}
+
+/** Turns an Ajv error list into `{path, message}` items with JSON-pointer-like dotted paths. */
+export function validationDetails(items: ValidationItem[], root: string): ErrorDetail[] {
+  return items.map((item) => {
+    let path = (item.instancePath ?? '').replace(/^\//, '').replace(/\//g, '.');
+    const missing = item.params?.['missingProperty'];
+    if (typeof missing === 'string') path = path ? `${path}.${missing}` : missing;
+    const extra = item.params?.['additionalProperty'];
+    if (typeof extra === 'string') path = path ? `${path}.${extra}` : extra;
+    return { path: path ? `${root}.${path}` : root, message: item.message ?? 'is invalid' };
+  });
+}
+
+function fromFastifyError(err: FastifyError): AppError | null {
+  if (err.validation) {
+    const context = err.validationContext ?? 'body';
+    const details = validationDetails(err.validation as ValidationItem[], context);
+    const summary = details.map((d) => `${d.path} ${d.message}`).join('; ');
+    // Query, path and header problems are a malformed request (400); a body of the wrong shape is 422.
+    const code = context === 'body' ? 'validation_failed' : 'bad_request';
+    return new AppError(code, `invalid ${context}: ${summary}`, { details });
+  }
+  switch (err.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new AppError('payload_too_large', 'request body is too large');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new AppError('unsupported_media_type', 'unsupported content type; send application/json');
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return new AppError('invalid_json', 'request body is not valid JSON');
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new AppError('bad_request', 'content-length does not match the body');
+  }
+  if (err instanceof SyntaxError && err.statusCode === 400) return new AppError('invalid_json', 'request body is not valid JSON');
+  if (err.statusCode === 429) return new AppError('rate_limited', 'too many requests; slow down and retry later');
+  return null;
+}
+
+export function toAppError(err: unknown): AppError | null {
+  if (isAppError(err)) return err;
+  const mapped = mapPgError(err);
+  if (isAppError(mapped)) return mapped;
+  if (err && typeof err === 'object' && 'code' in err && typeof (err as FastifyError).code === 'string') {
+    return fromFastifyError(err as FastifyError);
+  }
+  return null;
+}
+
+export function sendError(reply: FastifyReply, err: AppError) {
+  if (err.headers) reply.headers(err.headers);
+  const body: { error: string; code: string; details?: ErrorDetail[] } = { error: err.message, code: err.code };
+  if (err.details) body.details = err.details;
+  return reply.code(err.status).type('application/json; charset=utf-8').send(body);
+}
+
+export function registerErrorHandling(app: FastifyInstance) {
+  app.setErrorHandler((err: unknown, request: FastifyRequest, reply: FastifyReply) => {
+    const known = toAppError(err);
+    if (known && known.code !== 'internal') {
+      if (known.status >= 500) request.log.error({ err }, known.message);
+      return sendError(reply, known);
+    }
+    request.log.error({ err }, 'unhandled error');
+    return sendError(reply, new AppError('internal', 'internal error'));
+  });
+
+  app.setNotFoundHandler((request, reply) =>
+    sendError(reply, new AppError('not_found', `route ${request.method} ${request.url.split('?')[0]} not found`)),
+  );
+}

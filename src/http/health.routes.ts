@@ -1,0 +1,27 @@
+import { Type } from 'typebox';
+import type { App } from '../app.ts';
+import type { Container } from '../container.ts';
+import { AppError } from '../lib/errors.ts';
+
+const READY_TIMEOUT_MS = 2000;
+
+export function registerHealthRoutes(app: App, { db }: Container) {
+  const Status = Type.Object({ status: Type.String() });
+
+  app.get('/healthz', { schema: { hide: true, response: { 200: Status } } }, async () => ({ status: 'ok' }));
+
+  app.get('/readyz', { schema: { hide: true, response: { 200: Status } } }, async () => {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error('database did not answer in time')), READY_TIMEOUT_MS);
+    });
+    try {
+      await Promise.race([db.query('SELECT 1'), timeout]);
+    } catch (err) {
+      throw new AppError('unavailable', 'database is not reachable', { cause: err });
+    } finally {
+      clearTimeout(timer);
+    }
+    return { status: 'ready' };
+  });
+}

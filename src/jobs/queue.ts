@@ -1,0 +1,95 @@
+import PgBoss from 'pg-boss';
+import type { Database } from '../db/client.ts';
+import type { Logger } from '../logger.ts';
+
+export interface JobDefinition<T extends object = object> {
+  name: string;
+  handler: (data: T) => Promise<void>;
+  /** Cron (UTC). pg-boss runs a schedule once across every worker process. */
+  schedule?: string;
+  retryLimit?: number;
+  retryDelaySeconds?: number;
+  retryBackoff?: boolean;
+  expireInSeconds?: number;
+  /** How many jobs one worker process runs at once. */
+  concurrency?: number;
+  pollingIntervalSeconds?: number;
+}
+
+export interface SendOptions {
+  startAfterSeconds?: number;
+  singletonKey?: string;
+}
+
+/** The one queue for background work and schedules; modules define jobs, roles decide who works them. */
+export interface JobQueue {
+  define<T extends object>(definition: JobDefinition<T>): void;
+  send<T extends object>(name: string, data: T, options?: SendOptions): Promise<string | null>;
+  /** Opens the queue (creating its tables); with `work`, also runs handlers and schedules. */
+  start(options: { work: boolean }): Promise<void>;
+  /** Stops taking jobs and waits for running handlers up to the timeout. */
+  stop(timeoutMs: number): Promise<void>;
+  readonly started: boolean;
+}
+
+export function createJobQueue(database: Database, logger: Logger): JobQueue {
+  const definitions = new Map<string, JobDefinition>();
+  let boss: PgBoss | null = null;
+
+  return {
+    get started() {
+      return boss !== null;
+    },
+    define(definition) {
+      if (definitions.has(definition.name)) throw new Error(`job ${definition.name} is defined twice`);
+      definitions.set(definition.name, definition as unknown as JobDefinition);
+    },
+    async send(name, data, options = {}) {
+      if (!boss) throw new Error('job queue is not started');
+      if (!definitions.has(name)) throw new Error(`unknown job ${name}`);
+      return boss.send(name, data, {
+        ...(options.startAfterSeconds !== undefined ? { startAfter: options.startAfterSeconds } : {}),
+        ...(options.singletonKey !== undefined ? { singletonKey: options.singletonKey } : {}),
+      });
+    },
+    async start({ work }) {
+      if (boss) return;
+      const instance = new PgBoss({
+        db: { executeSql: (text, values) => database.executeSql(text, values) },
+        schedule: work,
+        supervise: work,
+        migrate: true,
+      });
+      instance.on('error', (err) => logger.error({ err }, 'job queue error'));
+      await instance.start();
+      for (const def of definitions.values()) {
+        await instance.createQueue(def.name, {
+          name: def.name,
+          retryLimit: def.retryLimit ?? 5,
+          retryDelay: def.retryDelaySeconds ?? 10,
+          retryBackoff: def.retryBackoff ?? true,
+          expireInSeconds: def.expireInSeconds ?? 15 * 60,
+        });
+      }
+      if (work) {
+        for (const def of definitions.values()) {
+          await instance.work(
+            def.name,
+            { batchSize: def.concurrency ?? 1, pollingIntervalSeconds: def.pollingIntervalSeconds ?? 2 },
+            async (jobs) => {
+              for (const job of jobs) await def.handler(job.data as object);
+            },
+          );
+          if (def.schedule) await instance.schedule(def.name, def.schedule, {}, { tz: 'UTC' });
+        }
+      }
+      boss = instance;
+    },
+    async stop(timeoutMs) {
+      if (!boss) return;
+      const current = boss;
+      boss = null;
+      await current.stop({ graceful: true, wait: true, timeout: timeoutMs, close: false });
+    },
+  };
+}

@@ -1,0 +1,65 @@
+/**
+ * The closed set of error codes the API answers with, and the HTTP status of each.
+ * This table is the only place a code is tied to a status.
+ */
+export const ERROR_STATUS = {
+  bad_request: 400,
+  missing_parameter: 400,
+  invalid_json: 400,
+  timestamp_out_of_window: 400,
+  unauthenticated: 401,
+  signature_mismatch: 401,
+  forbidden: 403,
+  invalid_signature: 403,
+  not_found: 404,
+  product_not_found: 404,
+  page_not_found: 404,
+  conflict: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  unsupported_event: 422,
+  validation_failed: 422,
+  invalid_reference: 422,
+  invalid_state: 422,
+  rate_limited: 429,
+  internal: 500,
+  upstream_failed: 502,
+  unavailable: 503,
+  rate_unavailable: 503,
+} as const satisfies Record<string, number>;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+export interface ErrorDetail {
+  path: string;
+  message: string;
+}
+
+export interface AppErrorOptions {
+  details?: ErrorDetail[];
+  headers?: Record<string, string>;
+  cause?: unknown;
+}
+
+/** The one error type of the application; the HTTP layer turns it into `{error, code}`. */
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly details: ErrorDetail[] | undefined;
+  readonly headers: Record<string, string> | undefined;
+
+  constructor(code: ErrorCode, message: string, options: AppErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'AppError';
+    this.code = code;
+    this.details = options.details;
+    this.headers = options.headers;
+  }
+
+  get status(): number {
+    return ERROR_STATUS[this.code];
+  }
+}
+
+export function isAppError(value: unknown): value is AppError {
+  return value instanceof AppError;
+}

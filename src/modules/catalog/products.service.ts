@@ -1,0 +1,133 @@
+import { and, eq } from 'drizzle-orm';
+import type { Conn } from '../../db/client.ts';
+import { nextId } from '../../db/ids.ts';
+import { products } from '../../db/schema/index.ts';
+import { AppError } from '../../lib/errors.ts';
+import { fromCents, moneyToNumber, quantityToNumber, toCents } from '../../lib/money.ts';
+import { recordOutbound } from '../../outbox/outbox.repo.ts';
+import { type LedgerOptions, setProductStock } from '../stock/stock.ledger.ts';
+
+export type ProductRow = typeof products.$inferSelect;
+
+export interface ProductInput {
+  id?: number;
+  sku?: string | null;
+  bc?: string | null;
+  name?: string;
+  description?: string | null;
+  basePrice?: string | number;
+  stock?: string | number;
+  categoryId?: number | null;
+  mark?: string | null;
+  enable?: boolean;
+  photo?: string | null;
+  updatedAt?: Date;
+}
+
+export interface UpsertResult {
+  product: ProductRow;
+  outcome: 'created' | 'updated' | 'stale';
+}
+
+/** The contract's product shape (product.upserted), numbers for money and quantities. */
+export function productToWire(row: ProductRow) {
+  return {
+    id: row.id,
+    company_id: row.companyId,
+    sku: row.sku,
+    BC: row.bc,
+    name: row.name,
+    description: row.description,
+    base_price: moneyToNumber(row.basePrice),
+    stock: quantityToNumber(row.stock),
+    category_id: row.categoryId,
+    mark: row.mark,
+    enable: row.enable,
+    photo: row.photo,
+    updated_at: row.updatedAt.toISOString(),
+  };
+}
+
+function catalogueFields(input: ProductInput) {
+  const fields: Partial<typeof products.$inferInsert> = {};
+  if (input.sku !== undefined) fields.sku = input.sku;
+  if (input.bc !== undefined) fields.bc = input.bc;
+  if (input.name !== undefined) fields.name = input.name;
+  if (input.description !== undefined) fields.description = input.description ?? '';
+  if (input.basePrice !== undefined) {
+    if (toCents(input.basePrice) < 0)
+      throw new AppError('validation_failed', `base_price must not be negative (got ${input.basePrice})`);
+    fields.basePrice = fromCents(toCents(input.basePrice));
+  }
+  if (input.categoryId !== undefined) fields.categoryId = input.categoryId;
+  if (input.mark !== undefined) fields.mark = input.mark;
+  if (input.enable !== undefined) fields.enable = input.enable;
+  if (input.photo !== undefined) fields.photo = input.photo;
+  return fields;
+}
+
+/**
+ * Creates or updates a product by id. An update older than the stored `updated_at` is ignored
+ * (out-of-order delivery is normal). A `stock` different from the current one is booked in the
+ * ledger as an ADJUSTMENT, so the ledger always explains the stock.
+ */
+export async function upsertProduct(
+  tx: Conn,
+  companyId: number,
+  input: ProductInput,
+  options: LedgerOptions,
+): Promise<UpsertResult> {
+  const fields = catalogueFields(input);
+  const updatedAt = input.updatedAt ?? options.now;
+  let id = input.id;
+  const [existing] =
+    id === undefined
+      ? []
+      : await tx
+          .select()
+          .from(products)
+          .where(and(eq(products.companyId, companyId), eq(products.id, id)))
+          .for('update');
+
+  let outcome: UpsertResult['outcome'];
+  if (!existing) {
+    if (!input.name?.trim()) {
+      throw new AppError('validation_failed', `product ${id ?? '(new)'} does not exist yet, so name is required to create it`, {
+        details: [{ path: 'name', message: 'is required when the product is created' }],
+      });
+    }
+    id ??= await nextId(tx, 'products', companyId);
+    await tx.insert(products).values({ ...fields, name: input.name, companyId, id, updatedAt, createdAt: options.now });
+    outcome = 'created';
+  } else if (existing.updatedAt.getTime() > updatedAt.getTime()) {
+    return { product: existing, outcome: 'stale' };
+  } else {
+    await tx
+      .update(products)
+      .set({ ...fields, updatedAt })
+      .where(and(eq(products.companyId, companyId), eq(products.id, id!)));
+    outcome = 'updated';
+  }
+  if (input.stock !== undefined) {
+    await setProductStock(tx, companyId, { productId: id!, stock: input.stock, reason: 'product update' }, options);
+  }
+  const [row] = await tx
+    .select()
+    .from(products)
+    .where(and(eq(products.companyId, companyId), eq(products.id, id!)));
+  await recordOutbound(tx, {
+    companyId,
+    event: 'product.upserted',
+    data: { product: productToWire(row!) },
+    causedBy: options.causedBy ?? null,
+  });
+  return { product: row!, outcome };
+}
+
+export async function findProduct(conn: Conn, companyId: number, id: number): Promise<ProductRow | null> {
+  const [row] = await conn
+    .select()
+    .from(products)
+    .where(and(eq(products.companyId, companyId), eq(products.id, id)));
+  return row ?? null;
+}

@@ -1,0 +1,100 @@
+import { and, eq } from 'drizzle-orm';
+import type { Conn } from '../../db/client.ts';
+import { nextId } from '../../db/ids.ts';
+import { invoices, sales } from '../../db/schema/index.ts';
+import { AppError } from '../../lib/errors.ts';
+import { fromCents, moneyToNumber, toCents } from '../../lib/money.ts';
+import { recordOutbound } from '../../outbox/outbox.repo.ts';
+import type { LedgerOptions } from '../stock/stock.ledger.ts';
+
+export type InvoiceRow = typeof invoices.$inferSelect;
+
+export interface InvoiceInput {
+  id?: number;
+  saleId: number;
+  type: string;
+  pointOfSale: number;
+  number: number;
+  cae: string;
+  caeExpiration: Date;
+  total: string | number;
+  issuedAt?: Date;
+}
+
+export function invoiceToWire(row: InvoiceRow) {
+  return {
+    id: row.id,
+    company_id: row.companyId,
+    sale_id: row.saleId,
+    type: row.type,
+    point_of_sale: row.pointOfSale,
+    number: row.number,
+    cae: row.cae,
+    cae_expiration: row.caeExpiration.toISOString(),
+    total: moneyToNumber(row.total),
+    issued_at: row.issuedAt.toISOString(),
+  };
+}
+
+/** "B 0001-00000042", the way receipts are written in Argentina. */
+export function formatReceiptNumber(type: string, pointOfSale: number, number: number) {
+  return `${type} ${String(pointOfSale).padStart(4, '0')}-${String(number).padStart(8, '0')}`;
+}
+
+/** Records a fiscal receipt issued for an existing, not cancelled sale. (type, point of sale, number) is unique per company. */
+export async function recordInvoice(tx: Conn, companyId: number, input: InvoiceInput, options: LedgerOptions) {
+  const [sale] = await tx
+    .select({ status: sales.status })
+    .from(sales)
+    .where(and(eq(sales.companyId, companyId), eq(sales.id, input.saleId)))
+    .for('share');
+  if (!sale) throw new AppError('invalid_reference', `invoice refers to sale ${input.saleId}, which does not exist`);
+  if (sale.status === 'cancelled') {
+    throw new AppError('invalid_state', `sale ${input.saleId} is cancelled; an invoice cannot be issued for it`);
+  }
+  const receipt = formatReceiptNumber(input.type, input.pointOfSale, input.number);
+  const [duplicate] = await tx
+    .select({ id: invoices.id })
+    .from(invoices)
+    .where(
+      and(
+        eq(invoices.companyId, companyId),
+        eq(invoices.type, input.type),
+        eq(invoices.pointOfSale, input.pointOfSale),
+        eq(invoices.number, input.number),
+      ),
+    );
+  if (duplicate) throw new AppError('invalid_state', `receipt ${receipt} already exists as invoice ${duplicate.id}`);
+  let id = input.id;
+  if (id === undefined) {
+    id = await nextId(tx, 'invoices', companyId);
+  } else {
+    const [existing] = await tx
+      .select({ id: invoices.id })
+      .from(invoices)
+      .where(and(eq(invoices.companyId, companyId), eq(invoices.id, id)));
+    if (existing) throw new AppError('invalid_state', `invoice ${id} already exists`);
+  }
+  const [row] = await tx
+    .insert(invoices)
+    .values({
+      companyId,
+      id,
+      saleId: input.saleId,
+      type: input.type,
+      pointOfSale: input.pointOfSale,
+      number: input.number,
+      cae: input.cae,
+      caeExpiration: input.caeExpiration,
+      total: fromCents(toCents(input.total)),
+      issuedAt: input.issuedAt ?? options.now,
+    })
+    .returning();
+  await recordOutbound(tx, {
+    companyId,
+    event: 'invoice.issued',
+    data: { invoice: invoiceToWire(row!) },
+    causedBy: options.causedBy ?? null,
+  });
+  return row!;
+}

@@ -1,0 +1,272 @@
+import { and, eq, sql } from 'drizzle-orm';
+import type { Conn } from '../../db/client.ts';
+import { nextId } from '../../db/ids.ts';
+import { deposits, type MovementType, movements, products, stockLevels } from '../../db/schema/index.ts';
+import { AppError } from '../../lib/errors.ts';
+import { fromMilli, quantityToNumber, toMilli } from '../../lib/money.ts';
+import { recordOutbound } from '../../outbox/outbox.repo.ts';
+
+export const MOVEMENT_TYPES: readonly MovementType[] = ['IN', 'OUT', 'TRANSFER', 'ADJUSTMENT'];
+
+export interface MovementInput {
+  /** The sender's id; a new company-local id is taken when absent. */
+  id?: number;
+  type: MovementType;
+  depositId: number;
+  toDepositId?: number | null;
+  productId: number;
+  amount: string | number;
+  reason?: string | null;
+  createdAt?: Date;
+}
+
+export interface LedgerOptions {
+  /** The inbound event that caused the change, carried on the outbound events. */
+  causedBy?: string | null;
+  now: Date;
+}
+
+export interface StockChange {
+  productId: number;
+  sku: string | null;
+  previousStock: number;
+  currentStock: number;
+  change: number;
+  depositId: number;
+}
+
+export interface AppliedMovement {
+  movement: MovementWire;
+  stockChange: StockChange | null;
+}
+
+export interface MovementWire {
+  id: number;
+  company_id: number;
+  type: MovementType;
+  deposit_id: number;
+  to_deposit_id?: number;
+  product_id: number;
+  amount: number;
+  reason: string | null;
+  created_at: string;
+}
+
+/** How a movement changes each deposit, in thousandths. TRANSFER leaves the product total unchanged. */
+export function movementDeltas(input: Pick<MovementInput, 'type' | 'depositId' | 'toDepositId'>, amountMilli: number) {
+  switch (input.type) {
+    case 'IN':
+      return [{ depositId: input.depositId, delta: amountMilli }];
+    case 'OUT':
+      return [{ depositId: input.depositId, delta: -amountMilli }];
+    case 'ADJUSTMENT':
+      return [{ depositId: input.depositId, delta: amountMilli }];
+    case 'TRANSFER':
+      return [
+        { depositId: input.depositId, delta: -amountMilli },
+        { depositId: input.toDepositId!, delta: amountMilli },
+      ];
+  }
+}
+
+function validateMovement(input: MovementInput): number {
+  if (!MOVEMENT_TYPES.includes(input.type)) {
+    throw new AppError('validation_failed', `movement type "${input.type}" is not one of ${MOVEMENT_TYPES.join(', ')}`);
+  }
+  const amountMilli = toMilli(input.amount);
+  if (input.type !== 'ADJUSTMENT' && amountMilli <= 0) {
+    throw new AppError('validation_failed', `movement amount must be positive for ${input.type} (got ${input.amount})`);
+  }
+  if (input.type === 'TRANSFER') {
+    if (input.toDepositId === undefined || input.toDepositId === null) {
+      throw new AppError('validation_failed', 'a TRANSFER movement needs to_deposit_id');
+    }
+    if (input.toDepositId === input.depositId) {
+      throw new AppError('validation_failed', `a TRANSFER needs two different deposits (both are ${input.depositId})`);
+    }
+  } else if (input.toDepositId !== undefined && input.toDepositId !== null) {
+    throw new AppError('validation_failed', `to_deposit_id is only allowed on TRANSFER movements (type is ${input.type})`);
+  }
+  return amountMilli;
+}
+
+async function assertDepositExists(tx: Conn, companyId: number, depositId: number) {
+  const [row] = await tx
+    .select({ id: deposits.id })
+    .from(deposits)
+    .where(and(eq(deposits.companyId, companyId), eq(deposits.id, depositId)));
+  if (!row) throw new AppError('invalid_reference', `deposit ${depositId} does not exist`);
+}
+
+async function lockProduct(tx: Conn, companyId: number, productId: number) {
+  const [row] = await tx
+    .select({ stock: products.stock, sku: products.sku })
+    .from(products)
+    .where(and(eq(products.companyId, companyId), eq(products.id, productId)))
+    .for('update');
+  if (!row) throw new AppError('invalid_reference', `product ${productId} does not exist`);
+  return row;
+}
+
+/**
+ * Applies one movement to the stock ledger inside the caller's transaction: the movement row,
+ * the per-deposit quantities and the product total change together, and the outbound events
+ * `movement.created` and (when the total changed) `product.stock_updated` are recorded with them.
+ * Negative stock is allowed: the counter reports reality, it does not refuse a sale.
+ */
+export async function applyMovement(
+  tx: Conn,
+  companyId: number,
+  input: MovementInput,
+  options: LedgerOptions,
+): Promise<AppliedMovement> {
+  const amountMilli = validateMovement(input);
+  const product = await lockProduct(tx, companyId, input.productId);
+  await assertDepositExists(tx, companyId, input.depositId);
+  if (input.type === 'TRANSFER') await assertDepositExists(tx, companyId, input.toDepositId!);
+
+  let id = input.id;
+  if (id === undefined) {
+    id = await nextId(tx, 'movements', companyId);
+  } else {
+    const [existing] = await tx
+      .select({ id: movements.id })
+      .from(movements)
+      .where(and(eq(movements.companyId, companyId), eq(movements.id, id)));
+    if (existing) throw new AppError('invalid_state', `movement ${id} already exists`);
+  }
+
+  const deltas = movementDeltas(input, amountMilli);
+  for (const { depositId, delta } of deltas) {
+    await tx
+      .insert(stockLevels)
+      .values({ companyId, depositId, productId: input.productId, quantity: fromMilli(delta), updatedAt: options.now })
+      .onConflictDoUpdate({
+        target: [stockLevels.companyId, stockLevels.depositId, stockLevels.productId],
+        set: { quantity: sql`${stockLevels.quantity} + ${fromMilli(delta)}`, updatedAt: options.now },
+      });
+  }
+  const totalDelta = deltas.reduce((sum, d) => sum + d.delta, 0);
+  const previousMilli = toMilli(product.stock);
+  const currentMilli = previousMilli + totalDelta;
+  if (totalDelta !== 0) {
+    await tx
+      .update(products)
+      // updated_at stays the catalogue version (product.upserted ordering); stock events carry their own time.
+      .set({ stock: fromMilli(currentMilli) })
+      .where(and(eq(products.companyId, companyId), eq(products.id, input.productId)));
+  }
+
+  const createdAt = input.createdAt ?? options.now;
+  await tx.insert(movements).values({
+    companyId,
+    id,
+    type: input.type,
+    depositId: input.depositId,
+    toDepositId: input.type === 'TRANSFER' ? input.toDepositId! : null,
+    productId: input.productId,
+    amount: fromMilli(amountMilli),
+    reason: input.reason ?? null,
+    createdAt,
+    recordedAt: options.now,
+  });
+
+  const movement: MovementWire = {
+    id,
+    company_id: companyId,
+    type: input.type,
+    deposit_id: input.depositId,
+    ...(input.type === 'TRANSFER' ? { to_deposit_id: input.toDepositId! } : {}),
+    product_id: input.productId,
+    amount: amountMilli / 1000,
+    reason: input.reason ?? null,
+    created_at: createdAt.toISOString(),
+  };
+  await recordOutbound(tx, { companyId, event: 'movement.created', data: { movement }, causedBy: options.causedBy ?? null });
+
+  let stockChange: StockChange | null = null;
+  if (totalDelta !== 0) {
+    stockChange = {
+      productId: input.productId,
+      sku: product.sku,
+      previousStock: previousMilli / 1000,
+      currentStock: currentMilli / 1000,
+      change: totalDelta / 1000,
+      depositId: input.depositId,
+    };
+    await recordOutbound(tx, {
+      companyId,
+      event: 'product.stock_updated',
+      causedBy: options.causedBy ?? null,
+      data: {
+        product: {
+          id: input.productId,
+          company_id: companyId,
+          sku: product.sku,
+          previous_stock: stockChange.previousStock,
+          current_stock: stockChange.currentStock,
+          change: stockChange.change,
+          deposit_id: input.depositId,
+          updated_at: options.now.toISOString(),
+        },
+      },
+    });
+  }
+  return { movement, stockChange };
+}
+
+export interface SetStockInput {
+  productId: number;
+  /** The product's new total stock. */
+  stock: string | number;
+  /** Where the difference is booked; the company's default deposit when absent. */
+  depositId?: number;
+  reason?: string;
+}
+
+/**
+ * Sets a product's total stock by booking the difference as an ADJUSTMENT (design §3).
+ * Returns null when the stock already had that value (nothing to record).
+ */
+export async function setProductStock(
+  tx: Conn,
+  companyId: number,
+  input: SetStockInput,
+  options: LedgerOptions,
+): Promise<AppliedMovement | null> {
+  const product = await lockProduct(tx, companyId, input.productId);
+  const delta = toMilli(input.stock) - toMilli(product.stock);
+  if (delta === 0) return null;
+  const depositId = input.depositId ?? (await findDefaultDepositId(tx, companyId));
+  return applyMovement(
+    tx,
+    companyId,
+    {
+      type: 'ADJUSTMENT',
+      depositId,
+      productId: input.productId,
+      amount: fromMilli(delta),
+      reason: input.reason ?? 'stock update',
+    },
+    options,
+  );
+}
+
+export async function findDefaultDepositId(tx: Conn, companyId: number): Promise<number> {
+  const [row] = await tx
+    .select({ id: deposits.id })
+    .from(deposits)
+    .where(and(eq(deposits.companyId, companyId), eq(deposits.isDefault, true)));
+  if (!row) throw new AppError('invalid_state', `company ${companyId} has no default deposit`);
+  return row.id;
+}
+
+/** Per-deposit quantities of a product, as numbers. */
+export async function findStockLevels(tx: Conn, companyId: number, productId: number) {
+  const rows = await tx
+    .select({ depositId: stockLevels.depositId, quantity: stockLevels.quantity })
+    .from(stockLevels)
+    .where(and(eq(stockLevels.companyId, companyId), eq(stockLevels.productId, productId)))
+    .orderBy(stockLevels.depositId);
+  return rows.map((r) => ({ depositId: r.depositId, quantity: quantityToNumber(r.quantity) }));
+}

@@ -1,0 +1,106 @@
+import { and, eq, sql } from 'drizzle-orm';
+import type { Database } from '../../db/client.ts';
+import { companies, memberships, superadmins, users } from '../../db/schema/index.ts';
+import { AppError, type ErrorDetail } from '../../lib/errors.ts';
+import { hashPassword } from '../../lib/secrets.ts';
+
+export type MembershipRole = 'admin' | 'cashier';
+export const MEMBERSHIP_ROLES: readonly MembershipRole[] = ['admin', 'cashier'];
+export const MIN_PASSWORD_LENGTH = 10;
+
+export interface CreateUserInput {
+  email: string;
+  password: string;
+  displayName?: string | null;
+  superadmin?: boolean;
+  membership?: { companyId: number; role: MembershipRole };
+}
+
+export interface User {
+  id: number;
+  email: string;
+  displayName: string | null;
+  disabledAt: Date | null;
+}
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+export type UserService = ReturnType<typeof createUserService>;
+
+export function createUserService({ db }: { db: Database }) {
+  function validate(input: CreateUserInput) {
+    const problems: ErrorDetail[] = [];
+    const email = input.email?.trim().toLowerCase() ?? '';
+    if (!EMAIL.test(email) || email.length > 254)
+      problems.push({ path: 'email', message: `"${input.email}" is not an email address` });
+    if ((input.password ?? '').length < MIN_PASSWORD_LENGTH) {
+      problems.push({ path: 'password', message: `must have at least ${MIN_PASSWORD_LENGTH} characters` });
+    }
+    if (input.membership && !MEMBERSHIP_ROLES.includes(input.membership.role)) {
+      problems.push({ path: 'role', message: `must be one of ${MEMBERSHIP_ROLES.join(', ')}` });
+    }
+    if (problems.length > 0) {
+      throw new AppError('validation_failed', problems.map((p) => `${p.path} ${p.message}`).join('; '), { details: problems });
+    }
+    return email;
+  }
+
+  /** A user with a password, optionally a superadmin and/or a member of one company. */
+  async function createUser(input: CreateUserInput): Promise<User> {
+    const email = validate(input);
+    const passwordHash = await hashPassword(input.password);
+    return db.orm.transaction(async (tx) => {
+      const [taken] = await tx.select({ id: users.id }).from(users).where(sql`lower(${users.email}) = ${email}`);
+      if (taken) throw new AppError('conflict', `a user with email ${email} already exists`);
+      if (input.membership) {
+        const [company] = await tx
+          .select({ id: companies.id })
+          .from(companies)
+          .where(eq(companies.id, input.membership.companyId));
+        if (!company) throw new AppError('not_found', `company ${input.membership.companyId} not found`);
+      }
+      const [row] = await tx
+        .insert(users)
+        .values({ email, passwordHash, displayName: input.displayName ?? null })
+        .returning();
+      if (input.superadmin) await tx.insert(superadmins).values({ userId: row!.id });
+      if (input.membership) {
+        await tx
+          .insert(memberships)
+          .values({ userId: row!.id, companyId: input.membership.companyId, role: input.membership.role });
+      }
+      return toUser(row!);
+    });
+  }
+
+  async function findUserByEmail(email: string) {
+    const [row] = await db.orm.select().from(users).where(sql`lower(${users.email}) = ${email.trim().toLowerCase()}`);
+    return row ?? null;
+  }
+
+  async function addMembership(userId: number, companyId: number, role: MembershipRole) {
+    await db.orm
+      .insert(memberships)
+      .values({ userId, companyId, role })
+      .onConflictDoUpdate({ target: [memberships.companyId, memberships.userId], set: { role } });
+  }
+
+  async function isSuperadmin(userId: number) {
+    const [row] = await db.orm.select({ id: superadmins.userId }).from(superadmins).where(eq(superadmins.userId, userId));
+    return Boolean(row);
+  }
+
+  async function findMembership(userId: number, companyId: number) {
+    const [row] = await db.orm
+      .select({ role: memberships.role })
+      .from(memberships)
+      .where(and(eq(memberships.userId, userId), eq(memberships.companyId, companyId)));
+    return row ?? null;
+  }
+
+  return { createUser, findUserByEmail, addMembership, isSuperadmin, findMembership };
+}
+
+function toUser(row: typeof users.$inferSelect): User {
+  return { id: row.id, email: row.email, displayName: row.displayName, disabledAt: row.disabledAt };
+}

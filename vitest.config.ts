@@ -1,0 +1,14 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+    globalSetup: ['test/setup/global.ts'],
+    pool: 'forks',
+    poolOptions: { forks: { maxForks: 2, minForks: 1 } },
+    testTimeout: 30_000,
+    hookTimeout: 90_000,
+    teardownTimeout: 30_000,
+    reporters: ['default'],
+  },
+});
