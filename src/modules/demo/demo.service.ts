@@ -1,10 +1,275 @@
+import { randomBytes } from 'node:crypto';
+import { and, eq, inArray, sql } from 'drizzle-orm';
+import { type Conn, selectRows } from '../../db/client.ts';
+import { boxes, categories, customers, deposits, products } from '../../db/schema/index.ts';
 import type { Container } from '../../container.ts';
+import { ean13 } from '../../lib/barcode.ts';
+import { lineTotalCents } from '../../lib/money.ts';
+import { upsertProduct } from '../catalog/products.service.ts';
+import { recordInvoice } from '../invoices/invoices.service.ts';
+import { cancelSale, createSale, markSalePaid } from '../sales/sales.service.ts';
+import { applyMovement } from '../stock/stock.ledger.ts';
+import { type CatalogueLine, DEMO_CATEGORIES } from './catalogue.ts';
+
+export interface DemoLogin {
+  role: 'superadmin' | 'admin' | 'cashier';
+  email: string;
+  /** Null when the user already existed (its password is not known). */
+  password: string | null;
+}
 
 export interface DemoResult {
+  companyId: number;
+  companyName: string;
+  integrationKey: string;
+  scannerToken: string;
+  products: number;
+  logins: DemoLogin[];
   banner: string;
 }
 
-/** Placeholder replaced by the demo seed in the same change set. */
-export async function seedDemoIfEmpty(_container: Container): Promise<DemoResult | null> {
-  return null;
+export const DEMO_COMPANY_NAME = 'Almacén Don Tito';
+const DEMO_CUIT = '30-71234567-1';
+
+/** Seeds the demo when the database has no company at all (first start of the embedded demo). */
+export async function seedDemoIfEmpty(container: Container): Promise<DemoResult | null> {
+  const [row] = await container.db.query<{ n: number }>('SELECT count(*)::int AS n FROM companies');
+  if (Number(row?.n ?? 0) > 0) return null;
+  return seedDemo(container);
+}
+
+/** Creates a demo company with a realistic catalogue, stock in two deposits, sales and an invoice, in one transaction. */
+export async function seedDemo(container: Container): Promise<DemoResult> {
+  const rng = seededRandom(20261121);
+  const now = container.clock.now();
+  const result = await container.db.orm.transaction(async (tx) => {
+    const name = await demoCompanyName(tx);
+    const created = await container.companies.createCompany({ name, cuit: name === DEMO_COMPANY_NAME ? DEMO_CUIT : null }, tx);
+    const companyId = created.company.id;
+    await tx.insert(deposits).values({ companyId, id: 2, name: 'Sucursal Centro' });
+    await tx.insert(boxes).values({ companyId, id: 2, name: 'Caja 2' });
+    await tx.insert(categories).values(DEMO_CATEGORIES.map((c) => ({ companyId, id: c.id, name: c.name })));
+    await tx.insert(customers).values([
+      { companyId, id: 1, name: 'Consumidor final' },
+      { companyId, id: 2, name: 'María González', document: 'DNI 28.456.789', email: 'maria.gonzalez@example.com' },
+      { companyId, id: 3, name: 'Kiosco El Trébol', document: 'CUIT 20-12345678-6', phone: '+54 9 11 4321-5678' },
+    ]);
+    const productIds = await seedCatalogue(tx, companyId, rng, now);
+    await seedSales(tx, companyId, productIds, rng, now);
+    const logins = await seedUsers(container, tx, companyId);
+    return { created, companyId, products: productIds.length, logins };
+  });
+  const demo: Omit<DemoResult, 'banner'> = {
+    companyId: result.companyId,
+    companyName: result.created.company.name,
+    integrationKey: result.created.integrationKey,
+    scannerToken: result.created.scannerToken,
+    products: result.products,
+    logins: result.logins,
+  };
+  return { ...demo, banner: demoBanner(demo, container.config.http.publicBaseUrl) };
+}
+
+async function demoCompanyName(tx: Conn) {
+  const [row] = await selectRows<{ n: number }>(
+    tx,
+    sql`SELECT count(*)::int AS n FROM companies WHERE name LIKE ${`${DEMO_COMPANY_NAME}%`}`,
+  );
+  const n = Number(row?.n ?? 0);
+  return n === 0 ? DEMO_COMPANY_NAME : `${DEMO_COMPANY_NAME} ${n + 1}`;
+}
+
+function productName(line: CatalogueLine, brand: string, size: string) {
+  const parts = [line.name, brand, line.perKg ? '' : size].filter(Boolean);
+  return line.perKg ? `${parts.join(' ')} (por kg)` : parts.join(' ');
+}
+
+function roundPrice(value: number) {
+  return Math.max(90, Math.round(value / 100) * 100 - 10);
+}
+
+async function seedCatalogue(tx: Conn, companyId: number, rng: () => number, now: Date) {
+  const ids: number[] = [];
+  let id = 0;
+  let plu = 100;
+  for (const category of DEMO_CATEGORIES) {
+    for (const [lineIndex, line] of category.lines.entries()) {
+      for (const [brandIndex, brand] of line.brands.entries()) {
+        for (const [sizeIndex, size] of line.sizes.entries()) {
+          id += 1;
+          const brandFactor = 0.9 + ((brandIndex * 7 + lineIndex) % 6) * 0.05;
+          const price = roundPrice(line.price * (line.sizeFactor?.[sizeIndex] ?? 1) * brandFactor);
+          // 779 (Argentina) + a 4-digit maker code per category/line/brand + a 5-digit item code.
+          const body = `779${String(category.id * 100 + lineIndex).padStart(4, '0')}${String(brandIndex * 10 + sizeIndex).padStart(2, '0')}${String(id).padStart(3, '0')}`;
+          await upsertProduct(
+            tx,
+            companyId,
+            {
+              id,
+              sku: line.perKg ? String(plu++).padStart(5, '0') : `${category.prefix}-${String(id).padStart(4, '0')}`,
+              bc: line.perKg ? null : ean13(body.slice(0, 12)),
+              name: productName(line, brand, size),
+              description: line.description ?? `${line.name}${brand ? ` marca ${brand}` : ''}, ${size}.`,
+              basePrice: price,
+              categoryId: category.id,
+              mark: brand || null,
+              enable: !(id % 97 === 0),
+              updatedAt: now,
+            },
+            { now },
+          );
+          const main = line.perKg ? Math.round(rng() * 35_000 + 5_000) / 1000 : Math.floor(rng() * 120);
+          if (main > 0)
+            await applyMovement(
+              tx,
+              companyId,
+              { type: 'IN', depositId: 1, productId: id, amount: main, reason: 'Stock inicial' },
+              { now },
+            );
+          if (rng() < 0.4) {
+            const branch = line.perKg ? Math.round(rng() * 10_000 + 1_000) / 1000 : Math.floor(rng() * 40) + 1;
+            await applyMovement(
+              tx,
+              companyId,
+              { type: 'IN', depositId: 2, productId: id, amount: branch, reason: 'Stock inicial' },
+              { now },
+            );
+          }
+          ids.push(id);
+        }
+      }
+    }
+  }
+  return ids;
+}
+
+const PAYMENT_METHODS = ['efectivo', 'tarjeta de débito', 'Mercado Pago', 'transferencia'];
+const PLAN: ('pending' | 'paid' | 'cancelled')[] = [
+  'paid',
+  'paid',
+  'pending',
+  'paid',
+  'cancelled',
+  'pending',
+  'paid',
+  'cancelled',
+  'pending',
+];
+
+async function seedSales(tx: Conn, companyId: number, productIds: number[], rng: () => number, now: Date) {
+  let invoiced = false;
+  for (const [index, status] of PLAN.entries()) {
+    const createdAt = new Date(now.getTime() - (PLAN.length - index) * 3_600_000 * 5);
+    const picks = [
+      ...new Set(Array.from({ length: 1 + Math.floor(rng() * 4) }, () => productIds[Math.floor(rng() * productIds.length)]!)),
+    ];
+    const rows = await tx
+      .select({ id: products.id, basePrice: products.basePrice })
+      .from(products)
+      .where(and(eq(products.companyId, companyId), inArray(products.id, picks)));
+    const items = rows.map((p) => ({ productId: p.id, quantity: 1 + Math.floor(rng() * 3), price: p.basePrice }));
+    const totalCents = items.reduce((sum, item) => sum + lineTotalCents(item.price, item.quantity), 0);
+    const paymentMethod = PAYMENT_METHODS[index % PAYMENT_METHODS.length]!;
+    const options = { now: createdAt };
+    const { sale } = await createSale(
+      tx,
+      companyId,
+      { customerId: 1 + (index % 3), boxId: 1 + (index % 2), total: totalCents / 100, paymentMethod, items, createdAt },
+      options,
+    );
+    if (status === 'paid') {
+      await markSalePaid(tx, companyId, { id: sale.id, paymentMethod, paymentId: `demo-${sale.id}` }, options);
+      if (!invoiced) {
+        invoiced = true;
+        await recordInvoice(
+          tx,
+          companyId,
+          {
+            saleId: sale.id,
+            type: 'B',
+            pointOfSale: 3,
+            number: 1287,
+            cae: '76451234567890',
+            caeExpiration: new Date(createdAt.getTime() + 10 * 86_400_000),
+            total: totalCents / 100,
+            issuedAt: createdAt,
+          },
+          options,
+        );
+      }
+    }
+    if (status === 'cancelled')
+      await cancelSale(tx, companyId, { id: sale.id, reason: 'El cliente desistió de la compra' }, options);
+  }
+}
+
+async function seedUsers(container: Container, tx: Conn, companyId: number): Promise<DemoLogin[]> {
+  const logins: DemoLogin[] = [];
+  const wanted: { role: DemoLogin['role']; email: string }[] = [
+    { role: 'superadmin', email: 'operador@mostrador.demo' },
+    { role: 'admin', email: companyId === 1 ? 'duenio@almacen.demo' : `duenio+${companyId}@almacen.demo` },
+    { role: 'cashier', email: companyId === 1 ? 'caja@almacen.demo' : `caja+${companyId}@almacen.demo` },
+  ];
+  for (const { role, email } of wanted) {
+    const existing = await container.users.findUserByEmail(email, tx);
+    if (existing) {
+      logins.push({ role, email, password: null });
+      continue;
+    }
+    const password = randomBytes(9).toString('base64url');
+    await container.users.createUser(
+      {
+        email,
+        password,
+        superadmin: role === 'superadmin',
+        ...(role === 'superadmin' ? {} : { membership: { companyId, role } }),
+      },
+      tx,
+    );
+    logins.push({ role, email, password });
+  }
+  return logins;
+}
+
+const ROLE_LABEL: Record<DemoLogin['role'], string> = {
+  superadmin: 'Operador (superadmin)',
+  admin: 'Dueño (admin)',
+  cashier: 'Caja (cajero)',
+};
+
+export function demoBanner(demo: Omit<DemoResult, 'banner'>, baseUrl: string): string {
+  const line = '─'.repeat(72);
+  const sample = encodeURIComponent('yerba');
+  const logins = demo.logins.map(
+    (l) =>
+      `   ${ROLE_LABEL[l.role].padEnd(24)} ${l.email} / ${l.password ?? '(ya existía; cambiala con: npm run cli -- user password)'}`,
+  );
+  return [
+    line,
+    ` Mostrador está listo con una empresa demo: ${demo.companyName} (#${demo.companyId}, ${demo.products} productos)`,
+    '',
+    `   Servicio                 ${baseUrl}`,
+    `   Documentación            ${baseUrl}/docs`,
+    `   Kiosco de precios        ${baseUrl}/scanner?token=${demo.scannerToken}`,
+    `   Token del escáner        ${demo.scannerToken}`,
+    `   Clave de integración     ${demo.integrationKey}`,
+    ...logins,
+    '',
+    ` Probá:  curl "${baseUrl}/api/public/scanner?token=${demo.scannerToken}&query=${sample}"`,
+    ' Estas claves y contraseñas se muestran una sola vez: guardalas ahora.',
+    line,
+    '',
+  ].join('\n');
+}
+
+/** mulberry32: a small deterministic generator so every demo has the same catalogue and stock. */
+function seededRandom(seed: number) {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
 }

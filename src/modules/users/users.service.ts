@@ -1,5 +1,5 @@
 import { and, eq, sql } from 'drizzle-orm';
-import type { Database } from '../../db/client.ts';
+import type { Conn, Database } from '../../db/client.ts';
 import { companies, memberships, superadmins, users } from '../../db/schema/index.ts';
 import { AppError, type ErrorDetail } from '../../lib/errors.ts';
 import { hashPassword } from '../../lib/secrets.ts';
@@ -46,10 +46,10 @@ export function createUserService({ db }: { db: Database }) {
   }
 
   /** A user with a password, optionally a superadmin and/or a member of one company. */
-  async function createUser(input: CreateUserInput): Promise<User> {
+  async function createUser(input: CreateUserInput, conn: Conn = db.orm): Promise<User> {
     const email = validate(input);
     const passwordHash = await hashPassword(input.password);
-    return db.orm.transaction(async (tx) => {
+    return conn.transaction(async (tx) => {
       const [taken] = await tx.select({ id: users.id }).from(users).where(sql`lower(${users.email}) = ${email}`);
       if (taken) throw new AppError('conflict', `a user with email ${email} already exists`);
       if (input.membership) {
@@ -73,8 +73,8 @@ export function createUserService({ db }: { db: Database }) {
     });
   }
 
-  async function findUserByEmail(email: string) {
-    const [row] = await db.orm.select().from(users).where(sql`lower(${users.email}) = ${email.trim().toLowerCase()}`);
+  async function findUserByEmail(email: string, conn: Conn = db.orm) {
+    const [row] = await conn.select().from(users).where(sql`lower(${users.email}) = ${email.trim().toLowerCase()}`);
     return row ?? null;
   }
 

@@ -1,0 +1,141 @@
+import type { Container } from '../container.ts';
+import { migrate } from '../db/migrate.ts';
+import { formatCuit } from '../lib/cuit.ts';
+import { seedDemo } from '../modules/demo/demo.service.ts';
+import { MEMBERSHIP_ROLES, type MembershipRole } from '../modules/users/users.service.ts';
+import { parseOptions, positiveInt, requireOption, UsageError } from './args.ts';
+
+export interface CommandResult {
+  json: unknown;
+  text: string;
+}
+
+export interface Command<P extends { json?: boolean } = { json?: boolean }> {
+  words: string[];
+  parse(args: string[]): P;
+  run(container: Container, parsed: P): Promise<CommandResult>;
+}
+
+const define = <P extends { json?: boolean }>(command: Command<P>) => command as unknown as Command;
+
+export const COMMANDS: Command[] = [
+  define({
+    words: ['migrate'],
+    parse: (args) => parseOptions(args, {}),
+    async run(container) {
+      // runCli has already migrated; a second pass reports that nothing is pending.
+      const applied = await migrate(container.db);
+      return {
+        json: { applied },
+        text: applied.length ? `Migraciones aplicadas: ${applied.join(', ')}` : 'La base está al día.',
+      };
+    },
+  }),
+  define({
+    words: ['demo'],
+    parse: (args) => parseOptions(args, {}),
+    async run(container) {
+      const demo = await seedDemo(container);
+      return {
+        json: {
+          company: { id: demo.companyId, name: demo.companyName },
+          integration_key: demo.integrationKey,
+          scanner_token: demo.scannerToken,
+          products: demo.products,
+          logins: demo.logins,
+        },
+        text: demo.banner,
+      };
+    },
+  }),
+  define({
+    words: ['company', 'create'],
+    parse: (args) => {
+      const o = parseOptions(args, { name: { type: 'string' }, cuit: { type: 'string' } });
+      return { name: requireOption(o.name, 'name'), cuit: o.cuit ?? null, json: o.json };
+    },
+    async run(container, { name, cuit }) {
+      const created = await container.companies.createCompany({ name, cuit });
+      const { company } = created;
+      return {
+        json: {
+          company: { id: company.id, name: company.name },
+          integration_key: created.integrationKey,
+          scanner_token: created.scannerToken,
+        },
+        text: [
+          `Empresa creada: #${company.id} ${company.name}${company.cuit ? ` (CUIT ${formatCuit(company.cuit)})` : ''}`,
+          `Clave de integración: ${created.integrationKey}`,
+          `Token del escáner:    ${created.scannerToken}`,
+          'Guardalos ahora: el token del escáner no se vuelve a mostrar.',
+        ].join('\n'),
+      };
+    },
+  }),
+  define({
+    words: ['company', 'keys', 'rotate'],
+    parse: (args) => {
+      const o = parseOptions(args, {
+        company: { type: 'string' },
+        integration: { type: 'boolean' },
+        scanner: { type: 'boolean' },
+      });
+      const both = !o.integration && !o.scanner;
+      return {
+        companyId: positiveInt(o.company, 'company'),
+        integration: both || !!o.integration,
+        scanner: both || !!o.scanner,
+        json: o.json,
+      };
+    },
+    async run(container, { companyId, integration, scanner }) {
+      const secrets = await container.companies.rotateSecrets(companyId, { integration, scanner });
+      const json: Record<string, unknown> = { company: { id: companyId } };
+      const lines = [`Claves nuevas de la empresa #${companyId} (las anteriores dejaron de funcionar):`];
+      if (secrets.integrationKey) {
+        json['integration_key'] = secrets.integrationKey;
+        lines.push(`Clave de integración: ${secrets.integrationKey}`);
+      }
+      if (secrets.scannerToken) {
+        json['scanner_token'] = secrets.scannerToken;
+        lines.push(`Token del escáner:    ${secrets.scannerToken}`);
+      }
+      return { json, text: lines.join('\n') };
+    },
+  }),
+  define({
+    words: ['user', 'create'],
+    parse: (args) => {
+      const o = parseOptions(args, {
+        email: { type: 'string' },
+        password: { type: 'string' },
+        superadmin: { type: 'boolean' },
+        company: { type: 'string' },
+        role: { type: 'string' },
+      });
+      if ((o.company === undefined) !== (o.role === undefined)) throw new UsageError('--company and --role go together');
+      if (o.role !== undefined && !MEMBERSHIP_ROLES.includes(o.role as MembershipRole)) {
+        throw new UsageError(`--role must be one of ${MEMBERSHIP_ROLES.join(', ')} (got "${o.role}")`);
+      }
+      return {
+        email: requireOption(o.email, 'email'),
+        password: requireOption(o.password, 'password'),
+        superadmin: !!o.superadmin,
+        membership:
+          o.company === undefined ? undefined : { companyId: positiveInt(o.company, 'company'), role: o.role as MembershipRole },
+        json: o.json,
+      };
+    },
+    async run(container, { email, password, superadmin, membership }) {
+      const user = await container.users.createUser({ email, password, superadmin, ...(membership ? { membership } : {}) });
+      const roles = [
+        superadmin ? 'superadmin' : null,
+        membership ? `${membership.role} de la empresa #${membership.companyId}` : null,
+      ].filter(Boolean);
+      return {
+        json: { user: { id: user.id, email: user.email } },
+        text: `Usuario creado: #${user.id} ${user.email}${roles.length ? ` (${roles.join(', ')})` : ''}`,
+      };
+    },
+  }),
+];

@@ -1,0 +1,72 @@
+import { ConfigError, loadConfig, loadDotEnv } from '../config.ts';
+import { type Container, createContainer } from '../container.ts';
+import { DataDirInUseError } from '../db/client.ts';
+import { migrate } from '../db/migrate.ts';
+import { isAppError } from '../lib/errors.ts';
+import { createLogger } from '../logger.ts';
+import { UsageError } from './args.ts';
+import { COMMANDS } from './commands.ts';
+
+export interface CliIo {
+  out(text: string): void;
+  err(text: string): void;
+}
+
+export const USAGE = `Usage: npm run --silent cli -- <command> [options] [--json]
+
+Commands:
+  migrate                                   apply pending database migrations
+  demo                                      create a demo company with catalogue, stock and sales
+  company create --name NAME [--cuit CUIT]  create a company; prints its integration key and scanner token
+  company keys rotate --company ID [--integration] [--scanner]
+                                            replace the secrets (both when no flag is given)
+  user create --email E --password P [--superadmin] [--company ID --role admin|cashier]
+
+--json prints one JSON object on stdout (for scripts). Exit codes: 0 ok, 1 failed, 2 usage.
+`;
+
+/** The container the CLI works on: the same configuration as the server, logs to stderr. */
+export async function buildCliContainer(): Promise<Container> {
+  loadDotEnv();
+  const config = loadConfig();
+  return createContainer(config, { logger: createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel, process.stderr) });
+}
+
+/** Runs one CLI command and returns the exit code. Never calls the HTTP API: it works on the database directly. */
+export async function runCli(argv: string[], io: CliIo, makeContainer: () => Promise<Container>): Promise<number> {
+  if (argv.length === 0 || argv[0] === '--help' || argv[0] === '-h') {
+    io.out(USAGE);
+    return 0;
+  }
+  const command = COMMANDS.find((c) => c.words.every((word, i) => argv[i] === word));
+  if (!command) {
+    io.err(`error: unknown command "${argv.filter((a) => !a.startsWith('-')).join(' ')}"\n\n${USAGE}`);
+    return 2;
+  }
+  let container: Container | null = null;
+  try {
+    const prepared = command.parse(argv.slice(command.words.length));
+    container = await makeContainer();
+    await migrate(container.db);
+    const result = await command.run(container, prepared);
+    io.out(prepared.json ? `${JSON.stringify(result.json)}\n` : `${result.text}\n`);
+    return 0;
+  } catch (err) {
+    if (err instanceof UsageError) {
+      io.err(`error: ${err.message}\n\n${USAGE}`);
+      return 2;
+    }
+    if (err instanceof ConfigError || err instanceof DataDirInUseError) {
+      io.err(`error: ${err.message}\n`);
+      return 2;
+    }
+    if (isAppError(err)) {
+      io.err(`error: ${err.message}\n`);
+      return 1;
+    }
+    io.err(`error: ${err instanceof Error ? err.message : String(err)}\n`);
+    return 1;
+  } finally {
+    await container?.close();
+  }
+}
