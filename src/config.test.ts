@@ -1,0 +1,51 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from './config.ts';
+
+describe('configuration', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'mostrador-config-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('has working defaults for the embedded demo and keeps a generated secret key', () => {
+    const config = loadConfig({ DATA_DIR: dir });
+    expect(config).toMatchObject({ role: 'all', http: { port: 3000, host: '0.0.0.0', publicBaseUrl: 'http://localhost:3000' } });
+    expect(config.db).toMatchObject({ kind: 'pglite', url: null, dataDir: dir });
+    expect(config.demo.seedOnEmpty).toBe(true);
+    expect(config.secretKey.length).toBeGreaterThanOrEqual(32);
+    expect(readFileSync(join(dir, 'secret.key'), 'utf8').trim()).toBe(config.secretKey);
+    expect(loadConfig({ DATA_DIR: dir }).secretKey).toBe(config.secretKey);
+    expect(Object.isFrozen(config.http)).toBe(true);
+  });
+
+  it('uses PostgreSQL with DATABASE_URL and requires SECRET_KEY then', () => {
+    const config = loadConfig({
+      DATABASE_URL: 'postgres://u@h/db',
+      SECRET_KEY: 'k'.repeat(40),
+      PUBLIC_BASE_URL: 'https://shop.example/',
+    });
+    expect(config.db.kind).toBe('postgres');
+    expect(config.demo.seedOnEmpty).toBe(false);
+    expect(config.http).toMatchObject({ publicBaseUrl: 'https://shop.example', isHttps: true });
+  });
+
+  it('lists every bad key in one error', () => {
+    try {
+      loadConfig({
+        PORT: '99999',
+        ROLE: 'boss',
+        DB_POOL_MAX: '0',
+        DEMO_SEED: 'maybe',
+        SECRET_KEY: 'short',
+        PUBLIC_BASE_URL: 'ftp://x',
+      });
+      expect.unreachable();
+    } catch (err) {
+      expect(err).toBeInstanceOf(ConfigError);
+      const problems = (err as ConfigError).problems.join('\n');
+      for (const key of ['PORT', 'ROLE', 'DB_POOL_MAX', 'DEMO_SEED', 'SECRET_KEY', 'PUBLIC_BASE_URL'])
+        expect(problems).toContain(key);
+    }
+  });
+});

@@ -1,0 +1,122 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type CliIo, runCli } from '../../src/cli/run.ts';
+import { sha256Hex } from '../../src/lib/secrets.ts';
+import { buildTestApp, type TestApp } from '../app.ts';
+
+describe('admin CLI', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await buildTestApp();
+  });
+  afterAll(() => t.close());
+
+  async function cli(...argv: string[]) {
+    let out = '';
+    let err = '';
+    const io: CliIo = {
+      out: (text) => {
+        out += text;
+      },
+      err: (text) => {
+        err += text;
+      },
+    };
+    // The CLI closes its container when done; hand it one whose close() leaves the test database open.
+    const code = await runCli(argv, io, async () => ({ ...t.container, close: async () => {} }));
+    return { code, out, err };
+  }
+
+  it('creates a company and prints exactly the documented JSON shape', async () => {
+    const { code, out } = await cli('company', 'create', '--name', 'Ferretería Los Andes', '--cuit', '30-71234567-1', '--json');
+    expect(code).toBe(0);
+    const json = JSON.parse(out);
+    expect(Object.keys(json)).toEqual(['company', 'integration_key', 'scanner_token']);
+    expect(Object.keys(json.company)).toEqual(['id', 'name']);
+    expect(json.company.name).toBe('Ferretería Los Andes');
+    expect(json.integration_key).toMatch(/^mos_int_[A-Za-z0-9_-]{43}$/);
+    expect(json.scanner_token).toMatch(/^mos_scn_[A-Za-z0-9_-]{32}$/);
+    // Stored hashed (and the key encrypted), never in plain text.
+    const [key] = await t.container.db.query<{ key_hash: string; key_encrypted: string }>(
+      'SELECT key_hash, key_encrypted FROM integration_keys WHERE company_id = $1',
+      [json.company.id],
+    );
+    expect(key!.key_hash).toBe(sha256Hex(json.integration_key));
+    expect(key!.key_encrypted).not.toContain(json.integration_key.slice(8));
+    expect(await t.container.companies.findCompanyIdByIntegrationKey(json.integration_key)).toBe(json.company.id);
+    expect(await t.container.companies.findCompanyIdByScannerToken(json.scanner_token)).toBe(json.company.id);
+  });
+
+  it('rotates only the secrets asked for, and the old ones stop working', async () => {
+    const created = JSON.parse((await cli('company', 'create', '--name', 'Rotación', '--json')).out);
+    const { code, out } = await cli('company', 'keys', 'rotate', '--company', String(created.company.id), '--scanner', '--json');
+    expect(code).toBe(0);
+    const rotated = JSON.parse(out);
+    expect(rotated.integration_key).toBeUndefined();
+    expect(await t.container.companies.findCompanyIdByScannerToken(created.scanner_token)).toBeNull();
+    expect(await t.container.companies.findCompanyIdByScannerToken(rotated.scanner_token)).toBe(created.company.id);
+    expect(await t.container.companies.findCompanyIdByIntegrationKey(created.integration_key)).toBe(created.company.id);
+    const both = JSON.parse((await cli('company', 'keys', 'rotate', '--company', String(created.company.id), '--json')).out);
+    expect(both.integration_key).toMatch(/^mos_int_/);
+    expect(both.scanner_token).toMatch(/^mos_scn_/);
+    expect(await t.container.companies.findCompanyIdByIntegrationKey(created.integration_key)).toBeNull();
+  });
+
+  it('creates users with roles and prints {user:{id,email}}', async () => {
+    const company = JSON.parse((await cli('company', 'create', '--name', 'Usuarios', '--json')).out).company;
+    const { code, out } = await cli(
+      'user',
+      'create',
+      '--email',
+      'Caja@Example.com',
+      '--password',
+      'una-clave-larga',
+      '--company',
+      String(company.id),
+      '--role',
+      'cashier',
+      '--json',
+    );
+    expect(code).toBe(0);
+    const { user } = JSON.parse(out);
+    expect(user).toEqual({ id: expect.any(Number), email: 'caja@example.com' });
+    expect(await t.container.users.findMembership(user.id, company.id)).toEqual({ role: 'cashier' });
+    const admin = JSON.parse(
+      (await cli('user', 'create', '--email', 'root@example.com', '--password', 'otra-clave-larga', '--superadmin', '--json'))
+        .out,
+    );
+    expect(await t.container.users.isSuperadmin(admin.user.id)).toBe(true);
+  });
+
+  it.each([
+    [['company', 'create'], '--name is required'],
+    [['company', 'create', '--name', 'X', '--bogus'], "Unknown option '--bogus'"],
+    [['company', 'keys', 'rotate', '--company', 'abc'], '--company must be a positive integer'],
+    [['user', 'create', '--email', 'a@b.co', '--password', 'x', '--role', 'admin'], '--company and --role go together'],
+    [['user', 'create', '--email', 'a@b.co', '--password', 'x', '--company', '1', '--role', 'owner'], '--role must be one of'],
+    [['frobnicate'], 'unknown command'],
+  ])('exits 2 with usage for %j', async (argv, message) => {
+    const { code, err, out } = await cli(...argv);
+    expect(code).toBe(2);
+    expect(err).toContain(message);
+    expect(err).toContain('Usage:');
+    expect(out).toBe('');
+  });
+
+  it('exits 1 with a clear message when the data is refused, and writes nothing', async () => {
+    const before = await t.container.db.query<{ n: number }>('SELECT count(*)::int AS n FROM companies');
+    const { code, err } = await cli('company', 'create', '--name', 'Mal CUIT', '--cuit', '20-12345678-5', '--json');
+    expect(code).toBe(1);
+    expect(err).toContain('is not a valid CUIT');
+    const after = await t.container.db.query<{ n: number }>('SELECT count(*)::int AS n FROM companies');
+    expect(after).toEqual(before);
+    const rotate = await cli('company', 'keys', 'rotate', '--company', '999999');
+    expect(rotate.code).toBe(1);
+    expect(rotate.err).toContain('company 999999 not found');
+  });
+
+  it('prints the usage with --help', async () => {
+    const { code, out } = await cli('--help');
+    expect(code).toBe(0);
+    expect(out).toContain('company create --name NAME');
+  });
+});

@@ -1,0 +1,123 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openPglite } from '../../src/db/client.ts';
+import { TEST_SECRET_KEY } from '../app.ts';
+import { openTestDatabase, type TestDatabase } from '../setup/db.ts';
+
+interface Running {
+  child: ChildProcess;
+  stdout: string[];
+  stderr: string[];
+  exit: Promise<{ code: number | null; ms: number }>;
+}
+
+function start(env: Record<string, string>): Running {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    env: {
+      PATH: process.env['PATH'] ?? '',
+      HOME: process.env['HOME'] ?? '',
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'info',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const stdout: string[] = [];
+  const stderr: string[] = [];
+  child.stdout!.on('data', (chunk) => stdout.push(String(chunk)));
+  child.stderr!.on('data', (chunk) => stderr.push(String(chunk)));
+  let killedAt = 0;
+  const originalKill = child.kill.bind(child);
+  child.kill = (signal) => {
+    killedAt = Date.now();
+    return originalKill(signal);
+  };
+  const exit = new Promise<{ code: number | null; ms: number }>((resolve) =>
+    child.on('exit', (code) => resolve({ code, ms: killedAt ? Date.now() - killedAt : 0 })),
+  );
+  return { child, stdout, stderr, exit };
+}
+
+async function listeningUrl(running: Running, timeoutMs = 60_000): Promise<string> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(running.stdout.join(''));
+    if (match) return match[1]!;
+    if (running.child.exitCode !== null) throw new Error(`exited early: ${running.stderr.join('')}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`not listening after ${timeoutMs} ms: ${running.stderr.join('')}`);
+}
+
+describe('service process', () => {
+  let dataDir: string;
+  let database: TestDatabase | null = null;
+  let env: Record<string, string>;
+
+  beforeAll(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'mostrador-life-'));
+    env = { DATA_DIR: dataDir, DEMO_SEED: 'true' };
+    if (process.env['TEST_DATABASE_URL']) {
+      database = await openTestDatabase();
+      env = { ...env, DATABASE_URL: database.url!, SECRET_KEY: TEST_SECRET_KEY };
+    }
+  });
+  afterAll(async () => {
+    await database?.dispose();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('starts with the demo, stops on SIGTERM with exit 0 within 10 s, and keeps every row on restart', async () => {
+    const first = start(env);
+    const url = await listeningUrl(first);
+    expect((await fetch(`${url}/healthz`)).status).toBe(200);
+    expect((await fetch(`${url}/readyz`)).status).toBe(200);
+    const banner = first.stdout.join('');
+    expect(banner).toContain('Almacén Don Tito');
+    expect(banner).toMatch(/Token del escáner\s+mos_scn_/);
+
+    if (!database) {
+      // A second process on the same embedded data directory is refused, and the directory is untouched.
+      const second = start(env);
+      const { code } = await second.exit;
+      expect(code).toBe(2);
+      expect(second.stderr.join('')).toContain('is in use by process');
+      expect((await fetch(`${url}/readyz`)).status).toBe(200);
+    }
+
+    first.child.kill('SIGTERM');
+    const stopped = await first.exit;
+    expect(stopped.code).toBe(0);
+    expect(stopped.ms).toBeLessThan(10_000);
+
+    const again = start(env);
+    const url2 = await listeningUrl(again);
+    expect((await fetch(`${url2}/readyz`)).status).toBe(200);
+    expect(again.stdout.join('')).not.toContain('Token del escáner'); // the demo is printed once
+    again.child.kill('SIGINT');
+    expect((await again.exit).code).toBe(0);
+
+    const db = database?.db ?? (await openPglite({ dataDir }));
+    try {
+      const [row] = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM products');
+      expect(row!.n).toBeGreaterThanOrEqual(300);
+    } finally {
+      if (!database) await db.close();
+    }
+  }, 120_000);
+
+  it('refuses a bad configuration with one message listing every bad key', async () => {
+    const bad = start({ DATA_DIR: dataDir, PORT: 'eighty', LOG_LEVEL: 'loud', DATABASE_URL: 'mysql://x' });
+    const { code } = await bad.exit;
+    expect(code).toBe(2);
+    const message = bad.stderr.join('');
+    expect(message).toContain('PORT must be an integer');
+    expect(message).toContain('LOG_LEVEL must be one of');
+    expect(message).toContain('DATABASE_URL must start with postgres://');
+    expect(message).toContain('SECRET_KEY is required when DATABASE_URL is set');
+  }, 30_000);
+});
