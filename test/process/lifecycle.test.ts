@@ -110,6 +110,20 @@ describe('service process', () => {
     }
   }, 120_000);
 
+  it('runs as a worker without listening for HTTP, and stops cleanly', async () => {
+    const worker = start({ ...env, ROLE: 'worker' });
+    const deadline = Date.now() + 60_000;
+    while (!worker.stdout.join('').includes('mostrador started') && Date.now() < deadline) {
+      if (worker.child.exitCode !== null) throw new Error(worker.stderr.join(''));
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const out = worker.stdout.join('');
+    expect(out).toContain('"role":"worker"');
+    expect(out).not.toContain('Server listening');
+    worker.child.kill('SIGTERM');
+    expect((await worker.exit).code).toBe(0);
+  }, 90_000);
+
   it('refuses a bad configuration with one message listing every bad key', async () => {
     const bad = start({ DATA_DIR: dataDir, PORT: 'eighty', LOG_LEVEL: 'loud', DATABASE_URL: 'mysql://x' });
     const { code } = await bad.exit;
