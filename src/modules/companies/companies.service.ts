@@ -1,5 +1,5 @@
 import { and, eq, isNull } from 'drizzle-orm';
-import type { Database } from '../../db/client.ts';
+import type { Conn, Database } from '../../db/client.ts';
 import { boxes, companies, deposits, integrationKeys, scannerTokens } from '../../db/schema/index.ts';
 import { normalizeCuit } from '../../lib/cuit.ts';
 import { AppError, type ErrorDetail } from '../../lib/errors.ts';
@@ -55,12 +55,15 @@ export function createCompanyService({ db, cipher, clock }: CompanyServiceDeps) 
     return { name, cuit, timezone };
   }
 
-  /** A new company with its default deposit, first box, integration key and scanner token. */
-  async function createCompany(input: CreateCompanyInput): Promise<{ company: Company } & Required<CompanySecrets>> {
+  /** A new company with its default deposit, first box, integration key and scanner token. `conn`: a caller's transaction to join. */
+  async function createCompany(
+    input: CreateCompanyInput,
+    conn: Conn = db.orm,
+  ): Promise<{ company: Company } & Required<CompanySecrets>> {
     const values = validate(input);
     const integrationKey = generateSecret(INTEGRATION_KEY_PREFIX);
     const scannerToken = generateSecret(SCANNER_TOKEN_PREFIX, 24);
-    const company = await db.orm.transaction(async (tx) => {
+    const company = await conn.transaction(async (tx) => {
       if (values.cuit) {
         const taken = await tx.select({ id: companies.id }).from(companies).where(eq(companies.cuit, values.cuit));
         if (taken.length > 0) throw new AppError('conflict', `a company with CUIT ${values.cuit} already exists`);
@@ -80,10 +83,14 @@ export function createCompanyService({ db, cipher, clock }: CompanyServiceDeps) 
     return { company: toCompany(company), integrationKey, scannerToken };
   }
 
-  /** Replaces the company's integration key and/or scanner token; the old ones stop working at once. */
-  async function rotateSecrets(companyId: number, which: { integration: boolean; scanner: boolean }): Promise<CompanySecrets> {
+  /** Replaces the company's integration key and/or scanner token; the old ones stop working at once. `conn`: a caller's transaction to join. */
+  async function rotateSecrets(
+    companyId: number,
+    which: { integration: boolean; scanner: boolean },
+    conn: Conn = db.orm,
+  ): Promise<CompanySecrets> {
     const now = clock.now();
-    return db.orm.transaction(async (tx) => {
+    return conn.transaction(async (tx) => {
       const [company] = await tx.select({ id: companies.id }).from(companies).where(eq(companies.id, companyId)).for('update');
       if (!company) throw new AppError('not_found', `company ${companyId} not found`);
       const result: CompanySecrets = {};
