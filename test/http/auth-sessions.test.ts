@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import { sql } from 'drizzle-orm';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { selectRows } from '../../src/db/client.ts';
 import { deriveSessionKey } from '../../src/modules/auth/session-token.ts';
 import { buildTestApp, TEST_SECRET_KEY, type TestApp } from '../app.ts';
 import { makeCompany, makeUser } from '../factories.ts';
@@ -95,6 +97,11 @@ describe('sessions', () => {
     expect(disabled.disabledAt).not.toBeNull();
     expect((await me(cookie)).statusCode).toBe(401);
     expect((await t.app.inject({ url: '/api/superadmin/companies', headers: { cookie } })).statusCode).toBe(401);
+    const [audit] = await selectRows<{ actor_user_id: number | null; details: { user_id: number; ended_sessions: number } }>(
+      t.container.db.orm,
+      sql`SELECT actor_user_id, details FROM audit_log WHERE action = 'user.disabled' AND (details->>'user_id')::int = ${user.id}`,
+    );
+    expect(audit).toEqual({ actor_user_id: null, details: { user_id: user.id, email: user.email, ended_sessions: 1 } });
   });
 
   it('ends open sessions when the password is changed; the new password works, the old does not', async () => {
@@ -105,6 +112,32 @@ describe('sessions', () => {
     expect((await me(cookie)).statusCode).toBe(401);
     await expect(login(t.app, user.email, user.password)).rejects.toThrow(/401/);
     expect((await login(t.app, user.email, 'a-brand-new-password')).cookie).toBeTruthy();
+    const rows = await selectRows<{ n: number }>(
+      t.container.db.orm,
+      sql`SELECT count(*)::int AS n FROM audit_log WHERE action = 'user.password_set' AND (details->>'user_id')::int = ${user.id}`,
+    );
+    expect(rows[0]!.n).toBe(1);
+  });
+
+  it('deletes sessions that ended or expired more than 30 days ago, keeps the rest', async () => {
+    const gone = await makeUser(t.container);
+    const kept = await makeUser(t.container);
+    const old = await login(t.app, gone.email, gone.password);
+    await t.app.inject({ method: 'POST', url: '/api/auth/logout', headers: { cookie: old.cookie, ...SAME_ORIGIN } });
+    clock.advance(31 * 24 * HOUR);
+    const fresh = await login(t.app, kept.email, kept.password);
+    const countFor = async (userId: number) =>
+      (
+        await selectRows<{ n: number }>(
+          t.container.db.orm,
+          sql`SELECT count(*)::int AS n FROM sessions WHERE user_id = ${userId}`,
+        )
+      )[0]!.n;
+    expect(await countFor(gone.id)).toBe(1);
+    expect(await t.container.auth.deleteStaleSessions(30)).toBeGreaterThanOrEqual(1);
+    expect(await countFor(gone.id)).toBe(0);
+    expect(await countFor(kept.id)).toBe(1);
+    expect((await me(fresh.cookie)).statusCode).toBe(200);
   });
 
   it('refuses a short password and unknown emails when setting passwords or disabling', async () => {
