@@ -4,7 +4,11 @@ import { createJobQueue, type JobQueue } from './jobs/queue.ts';
 import { type Cipher, createCipher } from './lib/secrets.ts';
 import { type Clock, systemClock } from './lib/time.ts';
 import { createLogger, type Logger } from './logger.ts';
+import { defineAuthJobs } from './modules/auth/access.module.ts';
+import { type AuthService, createAuthService } from './modules/auth/auth.service.ts';
 import { type CompanyService, createCompanyService } from './modules/companies/companies.service.ts';
+import { createSettingsService, type SettingsService } from './modules/settings/settings.service.ts';
+import { createSuperadminService, type SuperadminService } from './modules/superadmin/superadmin.service.ts';
 import { createUserService, type UserService } from './modules/users/users.service.ts';
 
 /** Everything the program shares: one instance per process, passed explicitly (manual DI). */
@@ -17,6 +21,9 @@ export interface Container {
   readonly jobs: JobQueue;
   readonly companies: CompanyService;
   readonly users: UserService;
+  readonly auth: AuthService;
+  readonly settings: SettingsService;
+  readonly superadmin: SuperadminService;
   close(): Promise<void>;
 }
 
@@ -40,7 +47,11 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   const cipher = createCipher(config.secretKey);
   const jobs = createJobQueue(db, logger);
   const companies = createCompanyService({ db, cipher, clock });
-  const users = createUserService({ db });
+  const users = createUserService({ db, clock });
+  const auth = createAuthService({ db, config, clock, logger, users });
+  const settings = createSettingsService({ db, config, clock, companies });
+  const superadmin = createSuperadminService({ db, companies });
+  defineAuthJobs(jobs, auth);
 
   let closed = false;
   return {
@@ -52,6 +63,9 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     jobs,
     companies,
     users,
+    auth,
+    settings,
+    superadmin,
     async close() {
       if (closed) return;
       closed = true;

@@ -21,6 +21,8 @@ Commands:
   company keys rotate --company ID [--integration] [--scanner]
                                             replace the secrets (both when no flag is given)
   user create --email E --password P [--superadmin] [--company ID --role admin|cashier]
+  user disable --email E                    block a user's logins and end their open sessions
+  user password --email E --password P      set a new password and end the user's open sessions
 
 --json prints one JSON object on stdout (for scripts). Exit codes: 0 ok, 1 failed, 2 usage.
 `;
