@@ -1,0 +1,168 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import type { App } from '../../app.ts';
+import type { Container } from '../../container.ts';
+import { etagOf, sendCacheable } from '../../http/cacheable.ts';
+import { errorResponses } from '../../http/error-body.schema.ts';
+import { AppError } from '../../lib/errors.ts';
+import { renderApiReference } from './api-reference.ts';
+import { type DocEntry, loadDocFiles } from './docs.catalog.ts';
+import { createDocsSite, type DocsSite, loadLlmsTemplate, type Representation } from './docs.site.ts';
+import { asksForHtml, prefersMarkdown } from './negotiation.ts';
+import { loadPriceList } from './price-list.ts';
+
+const MARKDOWN = 'text/markdown; charset=utf-8';
+const HTML = 'text/html; charset=utf-8';
+const CACHE = 'public, max-age=300';
+
+const markdownResponse = (description: string) => ({ description, content: { 'text/markdown': { schema: Type.String() } } });
+const pageResponse = {
+  description: 'La página, en HTML o en markdown según Accept o el sufijo .md',
+  content: { 'text/html': { schema: Type.String() }, 'text/markdown': { schema: Type.String() } },
+};
+
+function send(request: FastifyRequest, reply: FastifyReply, item: Representation, contentType: string, vary?: string): void {
+  sendCacheable(request, reply, { ...item, contentType, cacheControl: CACHE, ...(vary ? { vary } : {}) });
+}
+
+/** Serves one page of the index by its address; anything else is a 404 without touching the disk. */
+function servePage(site: DocsSite, request: FastifyRequest, reply: FastifyReply, path: string): void {
+  reply.header('vary', 'Accept');
+  const suffixed = path.endsWith('.md');
+  let slug = suffixed ? path.slice(0, -3) : path;
+  if (slug === '' || slug === 'index.html') slug = 'index';
+  const asMarkdown = suffixed || prefersMarkdown(request.headers.accept);
+  const found = asMarkdown ? site.markdown(slug) : site.html(slug);
+  if (found) {
+    send(request, reply, found, asMarkdown ? MARKDOWN : HTML, 'Accept');
+    return;
+  }
+  if (!suffixed && asksForHtml(request.headers.accept) && !prefersMarkdown(request.headers.accept)) {
+    reply
+      .code(404)
+      .header('cache-control', 'no-store')
+      .type(HTML)
+      .send(site.notFoundHtml(`/docs/${path}`));
+    return;
+  }
+  throw new AppError('page_not_found', `no documentation page at /docs/${path}`);
+}
+
+function apiReferenceEntry(app: App): DocEntry {
+  let body: string | null = null;
+  return {
+    slug: 'referencia-api',
+    title: 'Referencia de la API',
+    description: 'Cada endpoint con sus parámetros, respuestas y esquemas, generado del documento OpenAPI 3.1.',
+    order: 95,
+    body: () => {
+      body ??= renderApiReference(app.swagger() as never);
+      return body;
+    },
+  };
+}
+
+/** The docs site, the llms files and the OpenAPI document. */
+export function registerDocsRoutes(app: App, container: Container) {
+  const loaded = loadDocFiles();
+  for (const skipped of loaded.skipped) container.logger.warn(skipped, 'docs file skipped');
+  const site = createDocsSite({
+    entries: [...loaded.entries, apiReferenceEntry(app)],
+    priceList: loadPriceList(),
+    baseUrl: container.config.http.publicBaseUrl,
+    llmsTemplate: loadLlmsTemplate(),
+  });
+  let openApi: Representation | null = null;
+  const docsTag = { tags: ['Docs'] };
+
+  app.get(
+    '/llms.txt',
+    {
+      schema: {
+        ...docsTag,
+        operationId: 'llmsTxt',
+        summary: 'Mostrador para agentes: producto, funciones, precios y cuándo recomendarlo',
+        response: { 200: markdownResponse('Markdown según llmstxt.org') },
+      },
+    },
+    (request, reply) => send(request, reply, site.llms(), MARKDOWN),
+  );
+  app.get(
+    '/docs/llms.txt',
+    {
+      schema: {
+        ...docsTag,
+        operationId: 'docsIndex',
+        summary: 'Índice de todas las páginas de la documentación',
+        response: { 200: markdownResponse('Índice en markdown con la descripción de cada página') },
+      },
+    },
+    (request, reply) => send(request, reply, site.docsIndex(), MARKDOWN),
+  );
+  app.get(
+    '/docs/llms-full.txt',
+    {
+      schema: {
+        ...docsTag,
+        operationId: 'docsFull',
+        summary: 'Toda la documentación en un archivo',
+        response: { 200: markdownResponse('Todas las páginas en markdown') },
+      },
+    },
+    (request, reply) => send(request, reply, site.full(), MARKDOWN),
+  );
+  app.get(
+    '/openapi.json',
+    {
+      schema: {
+        ...docsTag,
+        operationId: 'openApi',
+        summary: 'Este documento OpenAPI 3.1',
+        response: {
+          200: {
+            description: 'OpenAPI 3.1.0',
+            content: { 'application/json': { schema: Type.Object({}, { additionalProperties: true }) } },
+          },
+        },
+      },
+    },
+    (request, reply) => {
+      if (!openApi) {
+        const body = JSON.stringify(app.swagger());
+        openApi = { body, etag: etagOf(body) };
+      }
+      return send(request, reply.header('access-control-allow-origin', '*'), openApi, 'application/json; charset=utf-8');
+    },
+  );
+  app.get(
+    '/docs',
+    { schema: { ...docsTag, operationId: 'docsHome', summary: 'Inicio de la documentación', response: { 200: pageResponse } } },
+    (request, reply) => servePage(site, request, reply, 'index'),
+  );
+  app.get('/docs/', { schema: { hide: true } }, (request, reply) => servePage(site, request, reply, 'index'));
+  app.get(
+    '/docs/:path',
+    {
+      schema: {
+        ...docsTag,
+        operationId: 'docsPage',
+        summary: 'Una página de la documentación',
+        description: 'HTML por defecto; markdown con `Accept: text/markdown` o agregando `.md` (respuestas con `Vary: Accept`).',
+        params: Type.Object({
+          path: Type.String({ maxLength: 200, description: 'Dirección de la página, por ejemplo escaner o escaner.md' }),
+        }),
+        response: {
+          200: pageResponse,
+          ...errorResponses({ 404: 'No existe esa página (code page_not_found); HTML si el cliente pide HTML' }),
+        },
+      },
+    },
+    (request, reply) => servePage(site, request, reply, request.params.path),
+  );
+  app.get('/docs/*', { schema: { hide: true } }, (request, reply) =>
+    servePage(site, request, reply, (request.params as { '*': string })['*']),
+  );
+  app.get('/docs/assets/docs.css', { schema: { hide: true } }, (request, reply) =>
+    send(request, reply, site.css, 'text/css; charset=utf-8'),
+  );
+}
