@@ -7,6 +7,7 @@ import type { Container } from './container.ts';
 import { registerErrorHandling } from './http/error-handler.ts';
 import { registerHealthRoutes } from './http/health.routes.ts';
 import { registerRequestContext } from './http/request-context.ts';
+import { registerPublicSurface } from './modules/public-surface.ts';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 /** The application instance every route module registers on (TypeBox-typed routes). */
@@ -53,6 +54,7 @@ export async function buildApp(container: Container): Promise<App> {
   });
 
   registerHealthRoutes(app, container);
+  registerPublicSurface(app, container);
 
   return app;
 }

@@ -5,6 +5,8 @@ import { type Cipher, createCipher } from './lib/secrets.ts';
 import { type Clock, systemClock } from './lib/time.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { type CompanyService, createCompanyService } from './modules/companies/companies.service.ts';
+import { createExchangeService, type ExchangeService } from './modules/exchange/exchange.service.ts';
+import { createScannerService, type ScannerService } from './modules/scanner/scanner.service.ts';
 import { createUserService, type UserService } from './modules/users/users.service.ts';
 
 /** Everything the program shares: one instance per process, passed explicitly (manual DI). */
@@ -17,6 +19,8 @@ export interface Container {
   readonly jobs: JobQueue;
   readonly companies: CompanyService;
   readonly users: UserService;
+  readonly scanner: ScannerService;
+  readonly exchange: ExchangeService;
   close(): Promise<void>;
 }
 
@@ -41,6 +45,8 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   const jobs = createJobQueue(db, logger);
   const companies = createCompanyService({ db, cipher, clock });
   const users = createUserService({ db });
+  const scanner = createScannerService({ db, companies, clock, logger, rateLimitPerMinute: config.scanner.rateLimitPerMinute });
+  const exchange = createExchangeService({ db, jobs, clock, logger, ...config.exchange });
 
   let closed = false;
   return {
@@ -52,6 +58,8 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     jobs,
     companies,
     users,
+    scanner,
+    exchange,
     async close() {
       if (closed) return;
       closed = true;
