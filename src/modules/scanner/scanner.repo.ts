@@ -35,7 +35,7 @@ export interface NameCandidate extends ScannerRow {
 }
 
 /** How many nearest names the index hands over before they are filtered and re-ranked. */
-export const NAME_CANDIDATES = 20;
+export const NAME_CANDIDATES = 10;
 
 /**
  * The scanner's SQL, as named prepared statements (parsed and planned once per connection).
@@ -69,16 +69,18 @@ export function createScannerRepo(db: Db) {
     .prepare('scanner_by_plu');
 
   // k-nearest-neighbour walk of the (company_id, search_text(name)) GiST index by word distance.
-  const query = sql.placeholder('query');
+  // The scalar subquery makes the normalised query an InitPlan, computed once per execution (a
+  // generic plan would otherwise recompute it for every row).
+  const query = sql`(SELECT search_text(${sql.placeholder('query')}::text))`;
   const byName = db
     .select({
       ...SCANNER_COLUMNS,
-      score: sql<number>`word_similarity(search_text(${query}::text), search_text(${products.name}))`.mapWith(Number),
-      closeness: sql<number>`similarity(search_text(${query}::text), search_text(${products.name}))`.mapWith(Number),
+      score: sql<number>`word_similarity(${query}, search_text(${products.name}))`.mapWith(Number),
+      closeness: sql<number>`similarity(${query}, search_text(${products.name}))`.mapWith(Number),
     })
     .from(products)
     .where(enabledOf)
-    .orderBy(sql`search_text(${products.name}) <->> search_text(${query}::text)`)
+    .orderBy(sql`search_text(${products.name}) <->> ${query}`)
     .limit(NAME_CANDIDATES)
     .prepare('scanner_by_name');
 
