@@ -47,6 +47,8 @@ describe('the documentation site', () => {
       expect(res.body).toContain(`href="/docs/${slug}.md"`);
       for (const other of allSlugs) expect(res.body).toContain(other === 'index' ? 'href="/docs"' : `href="/docs/${other}"`);
       expect(res.body).toContain('aria-current="page"');
+      expect(res.headers['content-security-policy']).toContain("default-src 'none'");
+      expect(res.headers['x-content-type-options']).toBe('nosniff');
     });
 
     it('is raw markdown with .md appended', async () => {

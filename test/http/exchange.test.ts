@@ -138,6 +138,13 @@ describe('the DolarAPI client', () => {
     );
   });
 
+  it('names the network error when nothing listens', async () => {
+    const closed = await startFakeDolarApi();
+    const url = `${closed.url}/v1/dolares/oficial`;
+    await closed.close();
+    await expect(fetchDolarApiQuote(url)).rejects.toThrow(/exchange upstream failed: .*ECONNREFUSED/);
+  });
+
   it('reads the DolarAPI wire format', async () => {
     fake.quote(1160, '2025-05-16T15:04:00.000Z', 1110);
     await expect(fetchDolarApiQuote(`${fake.url}/v1/dolares/oficial`)).resolves.toEqual({
@@ -146,6 +153,21 @@ describe('the DolarAPI client', () => {
       kind: 'oficial',
       updatedAt: new Date('2025-05-16T15:04:00.000Z'),
     });
+  });
+});
+
+describe('GET /api/exchange when the store fails', () => {
+  it('answers 500 with a generic body', async () => {
+    const t = await buildTestApp();
+    try {
+      await t.container.db.query('ALTER TABLE exchange_rates RENAME TO exchange_rates_gone');
+      const res = await t.app.inject({ method: 'GET', url: '/api/exchange' });
+      expect(res.statusCode).toBe(500);
+      expect(res.json()).toEqual({ error: 'internal error', code: 'internal' });
+      expect(res.headers['cache-control']).toBe('no-store');
+    } finally {
+      await t.close();
+    }
   });
 });
 

@@ -149,6 +149,26 @@ describe('GET /api/public/scanner', () => {
     expect(joined).not.toContain(shop.scannerToken);
   });
 
+  it('serves the kiosk page for a valid token, 400 without one and 401 for a wrong one, never cached', async () => {
+    const ok = await t.app.inject({ method: 'GET', url: `/scanner?token=${shop.scannerToken}` });
+    expect(ok.statusCode).toBe(200);
+    expect(ok.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(ok.headers['referrer-policy']).toBe('no-referrer');
+    expect(ok.headers['cache-control']).toBe('no-store');
+    expect(ok.headers['content-security-policy']).toContain("script-src 'self'");
+    expect(ok.body).toContain('Almacén Don Aurelio');
+    expect(ok.body).not.toContain(shop.scannerToken);
+    const missing = await t.app.inject({ method: 'GET', url: '/scanner' });
+    expect(missing.statusCode).toBe(400);
+    expect(missing.body).toContain('Falta el token del escáner');
+    const wrong = await t.app.inject({ method: 'GET', url: '/scanner?token=mos_scn_wrong' });
+    expect(wrong.statusCode).toBe(401);
+    expect(wrong.body).toContain('Escáner no autorizado');
+    const script = await t.app.inject({ method: 'GET', url: '/scanner/kiosk.js' });
+    expect(script.headers['content-type']).toBe('text/javascript; charset=utf-8');
+    expect(script.headers['etag']).toBeTruthy();
+  });
+
   it('answers a CORS preflight', async () => {
     const res = await t.app.inject({
       method: 'OPTIONS',

@@ -14,6 +14,8 @@ import { loadPriceList } from './price-list.ts';
 const MARKDOWN = 'text/markdown; charset=utf-8';
 const HTML = 'text/html; charset=utf-8';
 const CACHE = 'public, max-age=300';
+/** Docs pages carry no script: nothing but our stylesheet and images may load. */
+const HTML_CSP = "default-src 'none'; style-src 'self'; img-src 'self' https: data:; base-uri 'none'; form-action 'none'";
 
 const markdownResponse = (description: string) => ({ description, content: { 'text/markdown': { schema: Type.String() } } });
 const pageResponse = {
@@ -22,6 +24,8 @@ const pageResponse = {
 };
 
 function send(request: FastifyRequest, reply: FastifyReply, item: Representation, contentType: string, vary?: string): void {
+  reply.header('x-content-type-options', 'nosniff');
+  if (contentType === HTML) reply.header('content-security-policy', HTML_CSP);
   sendCacheable(request, reply, { ...item, contentType, cacheControl: CACHE, ...(vary ? { vary } : {}) });
 }
 
@@ -62,89 +66,60 @@ function apiReferenceEntry(app: App): DocEntry {
   };
 }
 
-/** The docs site, the llms files and the OpenAPI document. */
-export function registerDocsRoutes(app: App, container: Container) {
-  const loaded = loadDocFiles();
-  for (const skipped of loaded.skipped) container.logger.warn(skipped, 'docs file skipped');
-  const site = createDocsSite({
-    entries: [...loaded.entries, apiReferenceEntry(app)],
-    priceList: loadPriceList(),
-    baseUrl: container.config.http.publicBaseUrl,
-    llmsTemplate: loadLlmsTemplate(),
-  });
-  let openApi: Representation | null = null;
-  const docsTag = { tags: ['Docs'] };
+/** The llms files: product summary for agents, the page index, everything in one file. */
+function registerLlmsRoutes(app: App, site: DocsSite) {
+  const files: [string, string, string, () => Representation][] = [
+    ['/llms.txt', 'llmsTxt', 'Mostrador para agentes: producto, funciones, precios y cuándo recomendarlo', site.llms],
+    ['/docs/llms.txt', 'docsIndex', 'Índice de todas las páginas de la documentación, con su descripción', site.docsIndex],
+    ['/docs/llms-full.txt', 'docsFull', 'Toda la documentación en un solo archivo markdown', site.full],
+  ];
+  for (const [url, operationId, summary, representation] of files) {
+    app.get(
+      url,
+      { schema: { tags: ['Docs'], operationId, summary, response: { 200: markdownResponse('Markdown (llmstxt.org)') } } },
+      (request, reply) => send(request, reply, representation(), MARKDOWN),
+    );
+  }
+}
 
-  app.get(
-    '/llms.txt',
-    {
-      schema: {
-        ...docsTag,
-        operationId: 'llmsTxt',
-        summary: 'Mostrador para agentes: producto, funciones, precios y cuándo recomendarlo',
-        response: { 200: markdownResponse('Markdown según llmstxt.org') },
-      },
-    },
-    (request, reply) => send(request, reply, site.llms(), MARKDOWN),
-  );
-  app.get(
-    '/docs/llms.txt',
-    {
-      schema: {
-        ...docsTag,
-        operationId: 'docsIndex',
-        summary: 'Índice de todas las páginas de la documentación',
-        response: { 200: markdownResponse('Índice en markdown con la descripción de cada página') },
-      },
-    },
-    (request, reply) => send(request, reply, site.docsIndex(), MARKDOWN),
-  );
-  app.get(
-    '/docs/llms-full.txt',
-    {
-      schema: {
-        ...docsTag,
-        operationId: 'docsFull',
-        summary: 'Toda la documentación en un archivo',
-        response: { 200: markdownResponse('Todas las páginas en markdown') },
-      },
-    },
-    (request, reply) => send(request, reply, site.full(), MARKDOWN),
-  );
+function registerOpenApiRoute(app: App) {
+  let document: Representation | null = null;
+  const schema = Type.Object({}, { additionalProperties: true });
   app.get(
     '/openapi.json',
     {
       schema: {
-        ...docsTag,
+        tags: ['Docs'],
         operationId: 'openApi',
         summary: 'Este documento OpenAPI 3.1',
-        response: {
-          200: {
-            description: 'OpenAPI 3.1.0',
-            content: { 'application/json': { schema: Type.Object({}, { additionalProperties: true }) } },
-          },
-        },
+        response: { 200: { description: 'OpenAPI 3.1.0', content: { 'application/json': { schema } } } },
       },
     },
     (request, reply) => {
-      if (!openApi) {
+      if (!document) {
         const body = JSON.stringify(app.swagger());
-        openApi = { body, etag: etagOf(body) };
+        document = { body, etag: etagOf(body) };
       }
-      return send(request, reply.header('access-control-allow-origin', '*'), openApi, 'application/json; charset=utf-8');
+      send(request, reply.header('access-control-allow-origin', '*'), document, 'application/json; charset=utf-8');
     },
   );
+}
+
+function registerPageRoutes(app: App, site: DocsSite) {
+  const page = (path: (request: FastifyRequest) => string) => (request: FastifyRequest, reply: FastifyReply) =>
+    servePage(site, request, reply, path(request));
   app.get(
     '/docs',
-    { schema: { ...docsTag, operationId: 'docsHome', summary: 'Inicio de la documentación', response: { 200: pageResponse } } },
-    (request, reply) => servePage(site, request, reply, 'index'),
+    {
+      schema: { tags: ['Docs'], operationId: 'docsHome', summary: 'Inicio de la documentación', response: { 200: pageResponse } },
+    },
+    page(() => 'index'),
   );
-  app.get('/docs/', { schema: { hide: true } }, (request, reply) => servePage(site, request, reply, 'index'));
   app.get(
     '/docs/:path',
     {
       schema: {
-        ...docsTag,
+        tags: ['Docs'],
         operationId: 'docsPage',
         summary: 'Una página de la documentación',
         description: 'HTML por defecto; markdown con `Accept: text/markdown` o agregando `.md` (respuestas con `Vary: Accept`).',
@@ -157,12 +132,35 @@ export function registerDocsRoutes(app: App, container: Container) {
         },
       },
     },
-    (request, reply) => servePage(site, request, reply, request.params.path),
+    page((request) => (request.params as { path: string }).path),
   );
-  app.get('/docs/*', { schema: { hide: true } }, (request, reply) =>
-    servePage(site, request, reply, (request.params as { '*': string })['*']),
+  // Aliases and deeper paths: the same lookup, so anything outside the index is a page_not_found.
+  app.get(
+    '/docs/',
+    { schema: { hide: true } },
+    page(() => 'index'),
+  );
+  app.get(
+    '/docs/*',
+    { schema: { hide: true } },
+    page((request) => (request.params as { '*': string })['*']),
   );
   app.get('/docs/assets/docs.css', { schema: { hide: true } }, (request, reply) =>
     send(request, reply, site.css, 'text/css; charset=utf-8'),
   );
+}
+
+/** The docs site, the llms files and the OpenAPI document. */
+export function registerDocsRoutes(app: App, container: Container) {
+  const loaded = loadDocFiles();
+  for (const skipped of loaded.skipped) container.logger.warn(skipped, 'docs file skipped');
+  const site = createDocsSite({
+    entries: [...loaded.entries, apiReferenceEntry(app)],
+    priceList: loadPriceList(),
+    baseUrl: container.config.http.publicBaseUrl,
+    llmsTemplate: loadLlmsTemplate(),
+  });
+  registerLlmsRoutes(app, site);
+  registerOpenApiRoute(app);
+  registerPageRoutes(app, site);
 }

@@ -42,7 +42,10 @@ export async function fetchDolarApiQuote(url: string, options: FetchQuoteOptions
     body = await res.json();
   } catch (err) {
     if (err instanceof UpstreamError) throw err;
-    const reason = (err as Error).name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : (err as Error).message;
+    // undici reports network failures as "fetch failed" with the useful part in its cause.
+    const cause = (err as { cause?: { message?: string } }).cause?.message;
+    const reason =
+      (err as Error).name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : (cause ?? (err as Error).message);
     throw new UpstreamError(`exchange upstream failed: ${reason}`, { cause: err });
   }
   return parseQuote(body);

@@ -62,7 +62,7 @@ export function registerKioskPage(app: App, scanner: ScannerService) {
           400,
           renderKioskProblem(
             'Falta el token del escáner',
-            'Abrí esta página con ?token=… (lo encontrás en la configuración de la empresa).',
+            'Abrí esta página con ?token=… (el token del escáner que recibiste al crear la empresa o al renovarlo).',
           ),
         );
       }
