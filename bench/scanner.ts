@@ -36,11 +36,16 @@ async function admin<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
 
 async function withScratchDatabase(fn: (url: string) => Promise<void>) {
   const name = `mostrador_bench_scanner_${process.pid}`;
+  const drop = () => admin((c) => c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));
+  // Ctrl-C does not run finally blocks: drop the scratch database on the way out anyway.
+  const interrupted = () => void drop().finally(() => process.exit(130));
+  process.once('SIGINT', interrupted);
   await admin((c) => c.query(`CREATE DATABASE "${name}"`));
   try {
     await fn(urlFor(name));
   } finally {
-    await admin((c) => c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));
+    process.off('SIGINT', interrupted);
+    await drop();
   }
 }
 
