@@ -23,6 +23,16 @@ export interface Config {
   readonly logLevel: LogLevel;
   readonly demo: { readonly seedOnEmpty: boolean };
   readonly shutdownTimeoutMs: number;
+  readonly exchange: {
+    /** A DolarAPI-compatible endpoint answering one quote object. */
+    readonly sourceUrl: string;
+    /** A configured rate (decimal string) served instead of any upstream; null when not set. */
+    readonly fixedRate: string | null;
+  };
+  readonly scanner: {
+    /** Lookups per minute per scanner token and client address; 0 turns the limit off. */
+    readonly rateLimitPerMinute: number;
+  };
 }
 
 export interface AuthConfig {
@@ -109,6 +119,13 @@ export function loadConfig(env: Env = process.env): Config {
   const logLevel = oneOf('LOG_LEVEL', LOG_LEVELS, 'info');
   const shutdownTimeoutMs = int('SHUTDOWN_TIMEOUT_MS', 8000, 100, 60000);
   const seedOnEmpty = bool('DEMO_SEED', databaseUrl === null);
+  const exchangeSourceUrl = str('EXCHANGE_SOURCE_URL') ?? 'https://dolarapi.com/v1/dolares/oficial';
+  if (!isHttpUrl(exchangeSourceUrl)) problems.push(`EXCHANGE_SOURCE_URL must be an http(s) URL (got "${exchangeSourceUrl}")`);
+  const fixedRate = str('EXCHANGE_RATE_FIXED') ?? null;
+  if (fixedRate !== null && !(/^\d{1,10}(\.\d{1,4})?$/.test(fixedRate) && Number(fixedRate) > 0)) {
+    problems.push(`EXCHANGE_RATE_FIXED must be a positive decimal like 1160.50 (got "${fixedRate}")`);
+  }
+  const scannerRateLimit = int('SCANNER_RATE_LIMIT_PER_MINUTE', 120, 0, 1_000_000);
 
   let secretKey = str('SECRET_KEY');
   if (secretKey !== undefined && secretKey.length < 32) {
@@ -132,6 +149,8 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel,
     demo: { seedOnEmpty },
     shutdownTimeoutMs,
+    exchange: { sourceUrl: exchangeSourceUrl, fixedRate },
+    scanner: { rateLimitPerMinute: scannerRateLimit },
   } satisfies Config);
 }
 
@@ -162,6 +181,15 @@ function readAuthConfig(
     loginWindowSeconds: int('AUTH_LOGIN_WINDOW_SECONDS', 900, 1, 86400),
     jwks: jwksUrl !== undefined && issuer !== undefined ? { url: jwksUrl, issuer, audience } : null,
   };
+}
+
+function isHttpUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return url.protocol === 'http:' || url.protocol === 'https:';
+  } catch {
+    return false;
+  }
 }
 
 function readOrCreateSecretKey(dataDir: string): string {

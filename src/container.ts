@@ -9,6 +9,8 @@ import { type AuthService, createAuthService } from './modules/auth/auth.service
 import { type CompanyService, createCompanyService } from './modules/companies/companies.service.ts';
 import { createSettingsService, type SettingsService } from './modules/settings/settings.service.ts';
 import { createSuperadminService, type SuperadminService } from './modules/superadmin/superadmin.service.ts';
+import { createExchangeService, type ExchangeService } from './modules/exchange/exchange.service.ts';
+import { createScannerService, type ScannerService } from './modules/scanner/scanner.service.ts';
 import { createUserService, type UserService } from './modules/users/users.service.ts';
 
 /** Everything the program shares: one instance per process, passed explicitly (manual DI). */
@@ -24,6 +26,8 @@ export interface Container {
   readonly auth: AuthService;
   readonly settings: SettingsService;
   readonly superadmin: SuperadminService;
+  readonly scanner: ScannerService;
+  readonly exchange: ExchangeService;
   close(): Promise<void>;
 }
 
@@ -52,6 +56,8 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   const settings = createSettingsService({ db, config, clock, companies });
   const superadmin = createSuperadminService({ db, companies });
   defineAuthJobs(jobs, auth);
+  const scanner = createScannerService({ db, companies, clock, logger, rateLimitPerMinute: config.scanner.rateLimitPerMinute });
+  const exchange = createExchangeService({ db, jobs, clock, logger, ...config.exchange });
 
   let closed = false;
   return {
@@ -66,6 +72,8 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     auth,
     settings,
     superadmin,
+    scanner,
+    exchange,
     async close() {
       if (closed) return;
       closed = true;
