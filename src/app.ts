@@ -22,7 +22,9 @@ export async function buildApp(container: Container): Promise<App> {
   const app = Fastify({
     loggerInstance: container.logger as FastifyBaseLogger,
     bodyLimit: BODY_LIMIT_BYTES,
-    trustProxy: true,
+    // Client addresses (rate limits, audit) come from X-Forwarded-For only behind a configured proxy.
+    // Fastify accepts a hop count at run time (proxy-addr); its types list only the other forms.
+    trustProxy: container.config.http.trustProxy as boolean | string[],
     requestIdHeader: false,
     genReqId: (req) => {
       const given = req.headers['x-request-id'];

@@ -9,7 +9,14 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 
 export interface Config {
   readonly role: Role;
-  readonly http: { readonly port: number; readonly host: string; readonly publicBaseUrl: string; readonly isHttps: boolean };
+  readonly http: {
+    readonly port: number;
+    readonly host: string;
+    readonly publicBaseUrl: string;
+    readonly isHttps: boolean;
+    /** Which proxies' X-Forwarded-For to believe: false (none), a hop count, or addresses/CIDRs. */
+    readonly trustProxy: boolean | number | readonly string[];
+  };
   readonly db: {
     readonly kind: 'pglite' | 'postgres';
     /** Set when kind is 'postgres'. */
@@ -137,12 +144,13 @@ export function loadConfig(env: Env = process.env): Config {
 
   const auth = readAuthConfig(str, int, problems);
 
+  const trustProxy = readTrustProxy(str('TRUST_PROXY'), problems);
   if (problems.length > 0) throw new ConfigError(problems);
   if (secretKey === undefined) secretKey = readOrCreateSecretKey(dataDir);
 
   return deepFreeze({
     role,
-    http: { port, host, publicBaseUrl, isHttps },
+    http: { port, host, publicBaseUrl, isHttps, trustProxy },
     db: { kind: databaseUrl === null ? 'pglite' : 'postgres', url: databaseUrl, dataDir, poolMax },
     secretKey,
     auth,
@@ -181,6 +189,17 @@ function readAuthConfig(
     loginWindowSeconds: int('AUTH_LOGIN_WINDOW_SECONDS', 900, 1, 86400),
     jwks: jwksUrl !== undefined && issuer !== undefined ? { url: jwksUrl, issuer, audience } : null,
   };
+}
+
+/** TRUST_PROXY: unset/false, true, a hop count, or a comma list of proxy addresses or CIDRs. */
+function readTrustProxy(raw: string | undefined, problems: string[]): boolean | number | string[] {
+  if (raw === undefined || raw === 'false') return false;
+  if (raw === 'true') return true;
+  if (/^\d{1,2}$/.test(raw)) return Number(raw);
+  const list = raw.split(',').map((part) => part.trim());
+  if (list.every((part) => /^[0-9a-fA-F:.]+(\/\d{1,3})?$/.test(part))) return list;
+  problems.push(`TRUST_PROXY must be true, false, a hop count or a comma list of addresses/CIDRs (got "${raw}")`);
+  return false;
 }
 
 function isHttpUrl(value: string): boolean {

@@ -251,7 +251,7 @@ describe('scale labels and cached answers', () => {
 
 describe('scanner rate limit and internal errors', () => {
   it('answers 429 with Retry-After past the per-token, per-client limit', async () => {
-    const t = await buildTestApp({ env: { SCANNER_RATE_LIMIT_PER_MINUTE: '2' } });
+    const t = await buildTestApp({ env: { SCANNER_RATE_LIMIT_PER_MINUTE: '2', TRUST_PROXY: 'true' } });
     try {
       const shop = await makeCompany(t.container);
       await makeProduct(t.container, shop.id, { name: 'Fideos tallarines 500 g' });
