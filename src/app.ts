@@ -7,6 +7,7 @@ import type { Container } from './container.ts';
 import { registerErrorHandling } from './http/error-handler.ts';
 import { registerHealthRoutes } from './http/health.routes.ts';
 import { registerRequestContext } from './http/request-context.ts';
+import { registerIntegrationRoutes } from './modules/integration/integration.routes.ts';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 /** The application instance every route module registers on (TypeBox-typed routes). */
@@ -48,11 +49,22 @@ export async function buildApp(container: Container): Promise<App> {
       tags: [
         { name: 'Public', description: 'Sin autenticación' },
         { name: 'Docs', description: 'Documentación y recursos para agentes' },
+        { name: 'Integration', description: 'Eventos entrantes y consulta de eventos recibidos (clave de integración)' },
       ],
+      components: {
+        securitySchemes: {
+          integrationKey: {
+            type: 'http',
+            scheme: 'bearer',
+            description: 'Clave de integración de la empresa (Configuración → Integraciones): Authorization: Bearer <clave>',
+          },
+        },
+      },
     },
   });
 
   registerHealthRoutes(app, container);
+  registerIntegrationRoutes(app, container);
 
   return app;
 }

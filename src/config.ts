@@ -21,6 +21,12 @@ export interface Config {
   readonly secretKey: string;
   readonly logLevel: LogLevel;
   readonly demo: { readonly seedOnEmpty: boolean };
+  readonly integration: {
+    /** How long a resolved integration key is trusted without asking the database (0: always ask). */
+    readonly keyCacheTtlMs: number;
+    /** Days inbound events are kept (the polling history and the idempotency window). */
+    readonly retentionDays: number;
+  };
   readonly shutdownTimeoutMs: number;
 }
 
@@ -97,6 +103,8 @@ export function loadConfig(env: Env = process.env): Config {
   const logLevel = oneOf('LOG_LEVEL', LOG_LEVELS, 'info');
   const shutdownTimeoutMs = int('SHUTDOWN_TIMEOUT_MS', 8000, 100, 60000);
   const seedOnEmpty = bool('DEMO_SEED', databaseUrl === null);
+  const keyCacheTtlMs = int('INTEGRATION_KEY_CACHE_TTL_MS', 5000, 0, 60000);
+  const retentionDays = int('INTEGRATION_RETENTION_DAYS', 90, 1, 3650);
 
   let secretKey = str('SECRET_KEY');
   if (secretKey !== undefined && secretKey.length < 32) {
@@ -116,6 +124,7 @@ export function loadConfig(env: Env = process.env): Config {
     secretKey,
     logLevel,
     demo: { seedOnEmpty },
+    integration: { keyCacheTtlMs, retentionDays },
     shutdownTimeoutMs,
   } satisfies Config);
 }

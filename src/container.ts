@@ -5,6 +5,7 @@ import { type Cipher, createCipher } from './lib/secrets.ts';
 import { type Clock, systemClock } from './lib/time.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { type CompanyService, createCompanyService } from './modules/companies/companies.service.ts';
+import { createIntegrationService, type IntegrationService } from './modules/integration/integration.service.ts';
 import { createUserService, type UserService } from './modules/users/users.service.ts';
 
 /** Everything the program shares: one instance per process, passed explicitly (manual DI). */
@@ -17,6 +18,7 @@ export interface Container {
   readonly jobs: JobQueue;
   readonly companies: CompanyService;
   readonly users: UserService;
+  readonly integration: IntegrationService;
   close(): Promise<void>;
 }
 
@@ -41,6 +43,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   const jobs = createJobQueue(db, logger);
   const companies = createCompanyService({ db, cipher, clock });
   const users = createUserService({ db });
+  const integration = createIntegrationService({ db, clock, logger, companies, jobs, config: config.integration });
 
   let closed = false;
   return {
@@ -52,6 +55,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     jobs,
     companies,
     users,
+    integration,
     async close() {
       if (closed) return;
       closed = true;
