@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertInboundEvent } from '../../src/modules/integration/integration.repo.ts';
 import { buildTestApp, type TestApp } from '../app.ts';
@@ -38,10 +39,7 @@ describe('GET /api/integration/in: polling', () => {
     return { key: company.integrationKey, ids };
   }
 
-  /**
-   * On PostgreSQL an event is served once every transaction older than it has finished, in the
-   * whole cluster (other test files run beside this one): wait for that instead of assuming it.
-   */
+  /** On PostgreSQL an event is served once every inbound transaction older than it has finished. */
   async function waitUntilVisible(key: string, count: number) {
     const deadline = Date.now() + 10_000;
     for (;;) {
@@ -206,6 +204,34 @@ describe('GET /api/integration/in: polling', () => {
       const after = (await poll(t.app, company.integrationKey)).json();
       expect(after.events.map((e: Polled) => e.idempotency_key)).toEqual(['held', 'later']);
       expect(after.events[0].received_at).toBe(heldStamp);
+    });
+
+    it('is not held back by an unrelated transaction that stays open', async () => {
+      const company = await makeCompany(t.container);
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      let opened!: () => void;
+      const isOpen = new Promise<void>((resolve) => {
+        opened = resolve;
+      });
+      const unrelated = t.container.db.orm.transaction(async (tx) => {
+        await tx.execute(sql`UPDATE companies SET settings = settings WHERE id = ${company.id}`);
+        await tx.execute(sql`SELECT pg_current_xact_id()`);
+        opened();
+        await gate;
+      });
+      await isOpen;
+      try {
+        const res = await sendEvent(t.app, company.integrationKey, stockEvent(1));
+        expect(res.statusCode).toBe(200);
+        const polled = (await poll(t.app, company.integrationKey)).json();
+        expect(polled.events.map((e: Polled) => e.id)).toEqual([res.headers['x-event-id']]);
+      } finally {
+        release();
+        await unrelated;
+      }
     });
 
     it('lets a poller loop with next_since see every event exactly once while writers keep committing', async () => {

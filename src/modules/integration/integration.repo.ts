@@ -58,38 +58,52 @@ export interface StoredInboundEvent {
 
 /**
  * One page of a company's events after `since`, ascending by (received_at, id), at most `limit`.
- * Only rows whose transaction id is below the snapshot's xmin are served: every transaction that
- * could still add an earlier received_at has finished (see inbound_stamp in migration 0002), so a
- * poller that moves its cursor to the last received_at never skips a late commit.
+ * Two statements on purpose (see migration 0002): first the horizon, then the rows with a newer
+ * snapshot, serving only rows whose transaction id is below the horizon. Every event not served
+ * yet then has a later received_at than every event served, so a poller that moves its cursor
+ * to the last received_at never skips an event whose transaction commits late. Must not run
+ * inside a REPEATABLE READ or SERIALIZABLE transaction (one snapshot for both statements).
  */
 export async function listInboundEvents(
   conn: Conn,
   companyId: number,
   { since, limit }: { since: string | null; limit: number },
 ): Promise<StoredInboundEvent[]> {
+  const [{ horizon }] = (await selectRows<{ horizon: string }>(conn, sql`SELECT inbound_horizon()::text AS horizon`)) as [
+    { horizon: string },
+  ];
   return selectRows<StoredInboundEvent>(
     conn,
     sql`SELECT id, ${WIRE_TIME(sql`received_at`)} AS received_at, event, idempotency_key, payload, signature_valid
         FROM inbound_events
         WHERE company_id = ${companyId}
           AND received_at > coalesce(${since}::timestamptz, '-infinity'::timestamptz)
-          AND tx_id < pg_snapshot_xmin(pg_current_snapshot())
+          AND tx_id < ${horizon}::xid8
         ORDER BY received_at, id
         LIMIT ${limit}`,
   );
 }
 
-/** Deletes events received before `before`, in batches; returns how many went. */
+/**
+ * Deletes events received before `before`, company by company along the polling index, in
+ * batches (short transactions); returns how many went.
+ */
 export async function purgeInboundEvents(conn: Conn, before: Date, batchSize = 5000): Promise<number> {
+  const companies = await selectRows<{ id: number }>(conn, sql`SELECT id FROM companies ORDER BY id`);
   let total = 0;
-  for (;;) {
-    const rows = await selectRows<{ id: string }>(
-      conn,
-      sql`DELETE FROM inbound_events WHERE id IN (
-            SELECT id FROM inbound_events WHERE received_at < ${before.toISOString()}::timestamptz LIMIT ${batchSize}
-          ) RETURNING id`,
-    );
-    total += rows.length;
-    if (rows.length < batchSize) return total;
+  for (const { id: companyId } of companies) {
+    for (;;) {
+      const rows = await selectRows<{ id: string }>(
+        conn,
+        sql`DELETE FROM inbound_events WHERE id IN (
+              SELECT id FROM inbound_events
+              WHERE company_id = ${companyId} AND received_at < ${before.toISOString()}::timestamptz
+              LIMIT ${batchSize}
+            ) RETURNING id`,
+      );
+      total += rows.length;
+      if (rows.length < batchSize) break;
+    }
   }
+  return total;
 }
