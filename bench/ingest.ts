@@ -133,6 +133,7 @@ function summarize(results: LoadResult[]) {
 
 async function startBaseline(url: string) {
   const pool = new pg.Pool({ connectionString: url, max: POOL_MAX });
+  pool.on('error', () => {}); // as the application's pool: a dropped idle connection is not fatal
   await pool.query(
     'CREATE TABLE bench_baseline (id bigserial PRIMARY KEY, body jsonb NOT NULL, received_at timestamptz NOT NULL DEFAULT now())',
   );

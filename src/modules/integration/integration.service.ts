@@ -164,7 +164,7 @@ export function createIntegrationService({ db, clock, logger, companies, jobs, c
 
   jobs.define({ name: PURGE_JOB, schedule: '17 4 * * *', handler: async () => void (await purgeExpired()) });
 
-  return { authenticate, ingest, poll, purgeExpired, keyCache: keys };
+  return { authenticate, ingest, poll, purgeExpired };
 }
 
 function parseJson(text: string): unknown {
