@@ -10,6 +10,7 @@ import { registerHomeRoute } from './http/home.routes.ts';
 import { registerRequestContext } from './http/request-context.ts';
 import { registerAccess } from './modules/auth/access.module.ts';
 import { registerPublicSurface } from './modules/public-surface.ts';
+import { registerIntegrationRoutes } from './modules/integration/integration.routes.ts';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 /** The application instance every route module registers on (TypeBox-typed routes). */
@@ -53,7 +54,17 @@ export async function buildApp(container: Container): Promise<App> {
       tags: [
         { name: 'Public', description: 'Sin autenticación' },
         { name: 'Docs', description: 'Documentación y recursos para agentes' },
+        { name: 'Integration', description: 'Eventos entrantes y consulta de eventos recibidos (clave de integración)' },
       ],
+      components: {
+        securitySchemes: {
+          integrationKey: {
+            type: 'http',
+            scheme: 'bearer',
+            description: 'Clave de integración de la empresa (Configuración → Integraciones): Authorization: Bearer <clave>',
+          },
+        },
+      },
     },
   });
 
@@ -61,6 +72,7 @@ export async function buildApp(container: Container): Promise<App> {
   await registerAccess(app, container);
   registerHomeRoute(app, container);
   registerPublicSurface(app, container);
+  registerIntegrationRoutes(app, container);
 
   return app;
 }

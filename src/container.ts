@@ -11,6 +11,7 @@ import { createSettingsService, type SettingsService } from './modules/settings/
 import { createSuperadminService, type SuperadminService } from './modules/superadmin/superadmin.service.ts';
 import { createExchangeService, type ExchangeService } from './modules/exchange/exchange.service.ts';
 import { createScannerService, type ScannerService } from './modules/scanner/scanner.service.ts';
+import { createIntegrationService, type IntegrationService } from './modules/integration/integration.service.ts';
 import { createUserService, type UserService } from './modules/users/users.service.ts';
 
 /** Everything the program shares: one instance per process, passed explicitly (manual DI). */
@@ -28,6 +29,7 @@ export interface Container {
   readonly superadmin: SuperadminService;
   readonly scanner: ScannerService;
   readonly exchange: ExchangeService;
+  readonly integration: IntegrationService;
   close(): Promise<void>;
 }
 
@@ -58,6 +60,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   defineAuthJobs(jobs, auth);
   const scanner = createScannerService({ db, companies, clock, logger, rateLimitPerMinute: config.scanner.rateLimitPerMinute });
   const exchange = createExchangeService({ db, jobs, clock, logger, ...config.exchange });
+  const integration = createIntegrationService({ db, clock, logger, companies, jobs, config: config.integration });
 
   let closed = false;
   return {
@@ -74,6 +77,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     superadmin,
     scanner,
     exchange,
+    integration,
     async close() {
       if (closed) return;
       closed = true;
