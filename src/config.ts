@@ -22,6 +22,12 @@ export interface Config {
   readonly logLevel: LogLevel;
   readonly demo: { readonly seedOnEmpty: boolean };
   readonly shutdownTimeoutMs: number;
+  readonly webhooks: {
+    /** Deliver to private, loopback and link-local addresses (tests, self-hosting on a LAN). */
+    readonly allowPrivateTargets: boolean;
+    /** Deliveries one worker process sends at once. */
+    readonly concurrency: number;
+  };
 }
 
 export class ConfigError extends Error {
@@ -97,6 +103,8 @@ export function loadConfig(env: Env = process.env): Config {
   const logLevel = oneOf('LOG_LEVEL', LOG_LEVELS, 'info');
   const shutdownTimeoutMs = int('SHUTDOWN_TIMEOUT_MS', 8000, 100, 60000);
   const seedOnEmpty = bool('DEMO_SEED', databaseUrl === null);
+  const allowPrivateTargets = bool('ALLOW_PRIVATE_WEBHOOK_TARGETS', false);
+  const webhookConcurrency = int('WEBHOOK_CONCURRENCY', 16, 1, 256);
 
   let secretKey = str('SECRET_KEY');
   if (secretKey !== undefined && secretKey.length < 32) {
@@ -117,6 +125,7 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel,
     demo: { seedOnEmpty },
     shutdownTimeoutMs,
+    webhooks: { allowPrivateTargets, concurrency: webhookConcurrency },
   } satisfies Config);
 }
 

@@ -1,2 +1,3 @@
 // Every table of the application, one file per migration area; add new areas here.
 export * from './foundation.ts';
+export * from './webhooks.ts';
