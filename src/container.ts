@@ -6,6 +6,7 @@ import { type Clock, systemClock } from './lib/time.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { type CompanyService, createCompanyService } from './modules/companies/companies.service.ts';
 import { createUserService, type UserService } from './modules/users/users.service.ts';
+import { createWebhooksModule, type WebhooksModule, type WebhooksModuleDeps } from './modules/webhooks/webhooks.module.ts';
 
 /** Everything the program shares: one instance per process, passed explicitly (manual DI). */
 export interface Container {
@@ -17,6 +18,7 @@ export interface Container {
   readonly jobs: JobQueue;
   readonly companies: CompanyService;
   readonly users: UserService;
+  readonly webhooks: WebhooksModule;
   close(): Promise<void>;
 }
 
@@ -25,6 +27,8 @@ export interface ContainerOverrides {
   db?: Database;
   clock?: Clock;
   logger?: Logger;
+  /** Webhook delivery timings for tests (short timeouts, fast polls, fixed jitter). */
+  webhookTuning?: WebhooksModuleDeps['tuning'];
 }
 
 export async function openDatabase(config: Config): Promise<Database> {
@@ -41,6 +45,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   const jobs = createJobQueue(db, logger);
   const companies = createCompanyService({ db, cipher, clock });
   const users = createUserService({ db });
+  const webhooks = createWebhooksModule({ config, db, cipher, clock, logger, jobs, tuning: overrides.webhookTuning ?? {} });
 
   let closed = false;
   return {
@@ -52,9 +57,11 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     jobs,
     companies,
     users,
+    webhooks,
     async close() {
       if (closed) return;
       closed = true;
+      await webhooks.close();
       await jobs.stop(config.shutdownTimeoutMs);
       await db.close();
     },

@@ -24,6 +24,7 @@ async function main() {
     logger.warn('ROLE=web on the embedded database: nobody runs background jobs (use ROLE=all)');
   }
   await container.jobs.start({ work: runJobs });
+  if (runJobs) await container.webhooks.dispatcher.start();
 
   const app = serveHttp ? await buildApp(container) : null;
   if (app) await app.listen({ port: config.http.port, host: config.http.host });
