@@ -4,6 +4,7 @@ import { formatCuit } from '../lib/cuit.ts';
 import { seedDemo } from '../modules/demo/demo.service.ts';
 import { MEMBERSHIP_ROLES, type MembershipRole } from '../modules/users/users.service.ts';
 import { parseOptions, positiveInt, requireOption, UsageError } from './args.ts';
+import { WEBHOOK_COMMANDS } from './webhook-commands.ts';
 
 export interface CommandResult {
   json: unknown;
@@ -138,4 +139,5 @@ export const COMMANDS: Command[] = [
       };
     },
   }),
+  ...WEBHOOK_COMMANDS,
 ];

@@ -21,6 +21,11 @@ Commands:
   company keys rotate --company ID [--integration] [--scanner]
                                             replace the secrets (both when no flag is given)
   user create --email E --password P [--superadmin] [--company ID --role admin|cashier]
+  webhook add --company ID --url URL [--events a,b] [--header "K: V"]... [--description D] [--secret S]
+                                            register an outbound webhook; prints its signing secret once
+  webhook list --company ID                 list the company's webhook endpoints
+  webhook remove --company ID --id ENDPOINT_ID
+                                            delete an endpoint and its delivery log
 
 --json prints one JSON object on stdout (for scripts). Exit codes: 0 ok, 1 failed, 2 usage.
 `;
