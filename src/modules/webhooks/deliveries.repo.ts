@@ -159,3 +159,38 @@ export async function failPendingDeliveries(conn: Conn, endpointId: string, now:
 export async function notifyWorkers(conn: Conn) {
   await conn.execute(sql`SELECT pg_notify('mostrador_webhooks', '')`);
 }
+
+export interface DeliveredAttempt {
+  delivery: Pick<ClaimedDelivery, 'id' | 'companyId' | 'attempts'>;
+  token: string;
+  startedAt: Date;
+  statusCode: number;
+  durationMs: number;
+  responseBody: string | null;
+}
+
+/**
+ * Successes in one statement (one round trip for many): log each attempt, mark each delivery
+ * delivered if its worker still holds it, and clear the endpoints' failure clocks.
+ */
+export async function settleDelivered(conn: Conn, now: Date, attempts: DeliveredAttempt[]): Promise<void> {
+  const column = <T>(pick: (a: DeliveredAttempt) => T) => sql.param(attempts.map(pick));
+  await conn.execute(sql`WITH input AS (
+      SELECT * FROM unnest(
+        ${column((a) => a.delivery.id)}::uuid[], ${column((a) => a.token)}::uuid[], ${column((a) => a.delivery.companyId)}::int[],
+        ${column((a) => a.delivery.attempts)}::int[], ${column((a) => iso(a.startedAt))}::timestamptz[],
+        ${column((a) => a.durationMs)}::int[], ${column((a) => a.statusCode)}::int[], ${column((a) => a.responseBody)}::text[]
+      ) AS t(id, token, company_id, attempt, started_at, duration_ms, status_code, response_body)
+    ), settled AS (
+      UPDATE webhook_deliveries d SET status = 'delivered', next_attempt_at = NULL, lease_token = NULL,
+        last_status_code = i.status_code, last_error = NULL, updated_at = ${iso(now)}::timestamptz,
+        delivered_at = ${iso(now)}::timestamptz
+      FROM input i WHERE d.id = i.id AND d.lease_token = i.token
+      RETURNING d.endpoint_id, d.kind
+    ), logged AS (
+      INSERT INTO webhook_attempts (company_id, delivery_id, attempt, started_at, duration_ms, status_code, response_body, outcome)
+      SELECT company_id, id, attempt, started_at, duration_ms, status_code, response_body, 'delivered' FROM input
+    )
+    UPDATE webhook_endpoints e SET failing_since = NULL
+    WHERE e.failing_since IS NOT NULL AND e.id IN (SELECT endpoint_id FROM settled WHERE kind = 'event')`);
+}

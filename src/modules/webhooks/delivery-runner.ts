@@ -5,7 +5,7 @@ import { type Cipher, hmacSha256Hex } from '../../lib/secrets.ts';
 import type { Clock } from '../../lib/time.ts';
 import type { Logger } from '../../logger.ts';
 import type { ClaimedDelivery } from './deliveries.repo.ts';
-import { failPendingDeliveries } from './deliveries.repo.ts';
+import { type DeliveredAttempt, failPendingDeliveries, settleDelivered } from './deliveries.repo.ts';
 import { DISABLE_AFTER_FAILING_MS, parseRetryAfter, retryDelayMs } from './retry-policy.ts';
 import type { SendResult, WebhookSender } from './webhook-sender.ts';
 
@@ -74,11 +74,51 @@ export function createDeliveryRunner({ db, cipher, clock, sender, logger, random
     const result = await sender.send(requestFor(delivery, startedAt));
     const delivered = result.error === null && result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300;
     const error = delivered ? null : (result.error ?? describeStatus(result));
-    const disabled = await db.orm.transaction((tx) => settle(tx, { delivery, token, result, delivered, error, startedAt }));
+    const disabled = delivered
+      ? await settleSuccess(delivery, token, result, startedAt)
+      : await db.orm.transaction((tx) => settle(tx, { delivery, token, result, delivered, error, startedAt }));
     const report = { deliveryId: delivery.id, attempt: delivery.attempts, delivered, disabled, error, ...pick(result) };
     logger.debug({ delivery: delivery.id, event: delivery.event, status: result.statusCode, error }, 'webhook attempt');
     if (disabled) logger.warn({ endpoint: delivery.endpointId, reason: disabled }, 'webhook endpoint disabled');
     return report;
+  }
+
+  // Successes are settled in batches: whatever finished while the previous batch was being written
+  // goes in the next statement (group commit), so a busy worker makes one round trip for many.
+  const successes: Array<{ attempt: DeliveredAttempt; done: (err?: unknown) => void }> = [];
+  let flushing = false;
+
+  function settleSuccess(delivery: ClaimedDelivery, token: string, result: SendResult, startedAt: Date): Promise<null> {
+    const attempt: DeliveredAttempt = {
+      delivery,
+      token,
+      startedAt,
+      statusCode: result.statusCode!,
+      durationMs: result.durationMs,
+      responseBody: result.responseBody,
+    };
+    return new Promise((resolve, reject) => {
+      successes.push({ attempt, done: (err) => (err === undefined ? resolve(null) : reject(err)) });
+      if (!flushing) void flushSuccesses();
+    });
+  }
+
+  async function flushSuccesses() {
+    flushing = true;
+    while (successes.length > 0) {
+      const batch = successes.splice(0, 200);
+      try {
+        await settleDelivered(
+          db.orm,
+          clock.now(),
+          batch.map((b) => b.attempt),
+        );
+        for (const b of batch) b.done();
+      } catch (err) {
+        for (const b of batch) b.done(err);
+      }
+    }
+    flushing = false;
   }
 
   interface Settlement {
