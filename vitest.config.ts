@@ -9,6 +9,6 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 90_000,
     teardownTimeout: 30_000,
-    reporters: ['default'],
+    reporters: ['default', './test/setup/summary-reporter.ts'],
   },
 });

@@ -6,7 +6,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Container } from './container.ts';
 import { registerErrorHandling } from './http/error-handler.ts';
 import { registerHealthRoutes } from './http/health.routes.ts';
+import { registerHomeRoute } from './http/home.routes.ts';
 import { registerRequestContext } from './http/request-context.ts';
+import { registerAccess } from './modules/auth/access.module.ts';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 /** The application instance every route module registers on (TypeBox-typed routes). */
@@ -53,6 +55,8 @@ export async function buildApp(container: Container): Promise<App> {
   });
 
   registerHealthRoutes(app, container);
+  await registerAccess(app, container);
+  registerHomeRoute(app, container);
 
   return app;
 }

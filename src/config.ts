@@ -19,6 +19,7 @@ export interface Config {
     readonly poolMax: number;
   };
   readonly secretKey: string;
+  readonly auth: AuthConfig;
   readonly logLevel: LogLevel;
   readonly demo: { readonly seedOnEmpty: boolean };
   readonly shutdownTimeoutMs: number;
@@ -28,6 +29,17 @@ export interface Config {
     /** Deliveries one worker process sends at once. */
     readonly concurrency: number;
   };
+}
+
+export interface AuthConfig {
+  /** Lifetime of a session; each use pushes the end this far out again. */
+  readonly sessionTtlHours: number;
+  /** Login attempts allowed per account and per client within one window. */
+  readonly loginLimitPerAccount: number;
+  readonly loginLimitPerClient: number;
+  readonly loginWindowSeconds: number;
+  /** External identity provider whose JWTs are accepted as sessions (null: only our own sessions). */
+  readonly jwks: { readonly url: string; readonly issuer: string; readonly audience: string | null } | null;
 }
 
 export class ConfigError extends Error {
@@ -114,6 +126,8 @@ export function loadConfig(env: Env = process.env): Config {
     problems.push('SECRET_KEY is required when DATABASE_URL is set');
   }
 
+  const auth = readAuthConfig(str, int, problems);
+
   if (problems.length > 0) throw new ConfigError(problems);
   if (secretKey === undefined) secretKey = readOrCreateSecretKey(dataDir);
 
@@ -122,11 +136,41 @@ export function loadConfig(env: Env = process.env): Config {
     http: { port, host, publicBaseUrl, isHttps },
     db: { kind: databaseUrl === null ? 'pglite' : 'postgres', url: databaseUrl, dataDir, poolMax },
     secretKey,
+    auth,
     logLevel,
     demo: { seedOnEmpty },
     shutdownTimeoutMs,
     webhooks: { allowPrivateTargets, concurrency: webhookConcurrency },
   } satisfies Config);
+}
+
+function readAuthConfig(
+  str: (key: string) => string | undefined,
+  int: (key: string, fallback: number, min: number, max: number) => number,
+  problems: string[],
+): AuthConfig {
+  const jwksUrl = str('AUTH_JWKS_URL');
+  const issuer = str('AUTH_JWT_ISSUER');
+  const audience = str('AUTH_JWT_AUDIENCE') ?? null;
+  if (jwksUrl !== undefined) {
+    try {
+      const url = new URL(jwksUrl);
+      const loopback = ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname);
+      if (url.protocol !== 'https:' && !(url.protocol === 'http:' && loopback)) throw new Error('protocol');
+    } catch {
+      problems.push(`AUTH_JWKS_URL must be an https URL (http only on localhost) (got "${jwksUrl}")`);
+    }
+    if (issuer === undefined) problems.push('AUTH_JWT_ISSUER is required when AUTH_JWKS_URL is set');
+  } else if (issuer !== undefined || audience !== null) {
+    problems.push('AUTH_JWT_ISSUER and AUTH_JWT_AUDIENCE only apply together with AUTH_JWKS_URL');
+  }
+  return {
+    sessionTtlHours: int('AUTH_SESSION_TTL_HOURS', 12, 1, 168),
+    loginLimitPerAccount: int('AUTH_LOGIN_LIMIT_PER_ACCOUNT', 5, 1, 1000),
+    loginLimitPerClient: int('AUTH_LOGIN_LIMIT_PER_CLIENT', 30, 1, 10000),
+    loginWindowSeconds: int('AUTH_LOGIN_WINDOW_SECONDS', 900, 1, 86400),
+    jwks: jwksUrl !== undefined && issuer !== undefined ? { url: jwksUrl, issuer, audience } : null,
+  };
 }
 
 function readOrCreateSecretKey(dataDir: string): string {

@@ -4,7 +4,11 @@ import { createJobQueue, type JobQueue } from './jobs/queue.ts';
 import { type Cipher, createCipher } from './lib/secrets.ts';
 import { type Clock, systemClock } from './lib/time.ts';
 import { createLogger, type Logger } from './logger.ts';
+import { defineAuthJobs } from './modules/auth/access.module.ts';
+import { type AuthService, createAuthService } from './modules/auth/auth.service.ts';
 import { type CompanyService, createCompanyService } from './modules/companies/companies.service.ts';
+import { createSettingsService, type SettingsService } from './modules/settings/settings.service.ts';
+import { createSuperadminService, type SuperadminService } from './modules/superadmin/superadmin.service.ts';
 import { createUserService, type UserService } from './modules/users/users.service.ts';
 import { createWebhooksModule, type WebhooksModule, type WebhooksModuleDeps } from './modules/webhooks/webhooks.module.ts';
 
@@ -18,6 +22,9 @@ export interface Container {
   readonly jobs: JobQueue;
   readonly companies: CompanyService;
   readonly users: UserService;
+  readonly auth: AuthService;
+  readonly settings: SettingsService;
+  readonly superadmin: SuperadminService;
   readonly webhooks: WebhooksModule;
   close(): Promise<void>;
 }
@@ -44,7 +51,11 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   const cipher = createCipher(config.secretKey);
   const jobs = createJobQueue(db, logger);
   const companies = createCompanyService({ db, cipher, clock });
-  const users = createUserService({ db });
+  const users = createUserService({ db, clock });
+  const auth = createAuthService({ db, config, clock, logger, users });
+  const settings = createSettingsService({ db, config, clock, companies });
+  const superadmin = createSuperadminService({ db, companies });
+  defineAuthJobs(jobs, auth);
   const webhooks = createWebhooksModule({ config, db, cipher, clock, logger, jobs, tuning: overrides.webhookTuning ?? {} });
 
   let closed = false;
@@ -57,6 +68,9 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     jobs,
     companies,
     users,
+    auth,
+    settings,
+    superadmin,
     webhooks,
     async close() {
       if (closed) return;

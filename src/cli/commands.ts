@@ -1,6 +1,7 @@
 import type { Container } from '../container.ts';
 import { migrate } from '../db/migrate.ts';
 import { formatCuit } from '../lib/cuit.ts';
+import { recordAudit } from '../modules/audit/audit.repo.ts';
 import { seedDemo } from '../modules/demo/demo.service.ts';
 import { MEMBERSHIP_ROLES, type MembershipRole } from '../modules/users/users.service.ts';
 import { parseOptions, positiveInt, requireOption, UsageError } from './args.ts';
@@ -90,7 +91,15 @@ export const COMMANDS: Command[] = [
       };
     },
     async run(container, { companyId, integration, scanner }) {
-      const secrets = await container.companies.rotateSecrets(companyId, { integration, scanner });
+      const secrets = await container.db.orm.transaction(async (tx) => {
+        const rotated = await container.companies.rotateSecrets(companyId, { integration, scanner }, tx);
+        const via = { source: 'cli' };
+        if (rotated.integrationKey)
+          await recordAudit(tx, { action: 'integration_key.rotated', actor: null, companyId, origin: null, details: via });
+        if (rotated.scannerToken)
+          await recordAudit(tx, { action: 'scanner_token.rotated', actor: null, companyId, origin: null, details: via });
+        return rotated;
+      });
       const json: Record<string, unknown> = { company: { id: companyId } };
       const lines = [`Claves nuevas de la empresa #${companyId} (las anteriores dejaron de funcionar):`];
       if (secrets.integrationKey) {
@@ -136,6 +145,37 @@ export const COMMANDS: Command[] = [
       return {
         json: { user: { id: user.id, email: user.email } },
         text: `Usuario creado: #${user.id} ${user.email}${roles.length ? ` (${roles.join(', ')})` : ''}`,
+      };
+    },
+  }),
+  define({
+    words: ['user', 'disable'],
+    parse: (args) => {
+      const o = parseOptions(args, { email: { type: 'string' } });
+      return { email: requireOption(o.email, 'email'), json: o.json };
+    },
+    async run(container, { email }) {
+      const user = await container.users.disableUser(email);
+      return {
+        json: {
+          user: { id: user.id, email: user.email, disabled_at: user.disabledAt?.toISOString() ?? null },
+          ended_sessions: user.endedSessions,
+        },
+        text: `Usuario #${user.id} ${user.email} deshabilitado; sesiones cerradas: ${user.endedSessions}.`,
+      };
+    },
+  }),
+  define({
+    words: ['user', 'password'],
+    parse: (args) => {
+      const o = parseOptions(args, { email: { type: 'string' }, password: { type: 'string' } });
+      return { email: requireOption(o.email, 'email'), password: requireOption(o.password, 'password'), json: o.json };
+    },
+    async run(container, { email, password }) {
+      const user = await container.users.setPassword(email, password);
+      return {
+        json: { user: { id: user.id, email: user.email }, ended_sessions: user.endedSessions },
+        text: `Contraseña nueva para #${user.id} ${user.email}; sesiones cerradas: ${user.endedSessions}.`,
       };
     },
   }),

@@ -21,6 +21,8 @@ Commands:
   company keys rotate --company ID [--integration] [--scanner]
                                             replace the secrets (both when no flag is given)
   user create --email E --password P [--superadmin] [--company ID --role admin|cashier]
+  user disable --email E                    block a user's logins and end their open sessions
+  user password --email E --password P      set a new password and end the user's open sessions
   webhook add --company ID --url URL [--events a,b] [--header "K: V"]... [--description D] [--secret S]
                                             register an outbound webhook; prints its signing secret once
   webhook list --company ID                 list the company's webhook endpoints

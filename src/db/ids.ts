@@ -1,4 +1,5 @@
 import { sql } from 'drizzle-orm';
+import { AppError } from '../lib/errors.ts';
 import { type Conn, selectRows } from './client.ts';
 
 const ID_TABLES = ['categories', 'products', 'deposits', 'movements', 'customers', 'boxes', 'sales', 'invoices'] as const;
@@ -17,4 +18,24 @@ export async function nextId(tx: Conn, table: IdTable, companyId: number): Promi
     sql`SELECT coalesce(max(id), 0)::int + 1 AS next FROM ${sql.identifier(table)} WHERE company_id = ${companyId}`,
   );
   return Number(row!.next);
+}
+
+/**
+ * The id for a new record: the sender's own number when given (refused when that company already
+ * used it, naming the record), otherwise the next free one.
+ */
+export async function assignId(
+  tx: Conn,
+  table: IdTable,
+  companyId: number,
+  given: number | undefined,
+  label: string,
+): Promise<number> {
+  if (given === undefined) return nextId(tx, table, companyId);
+  const taken = await selectRows(
+    tx,
+    sql`SELECT 1 FROM ${sql.identifier(table)} WHERE company_id = ${companyId} AND id = ${given}`,
+  );
+  if (taken.length > 0) throw new AppError('invalid_state', `${label} ${given} already exists`);
+  return given;
 }

@@ -59,6 +59,15 @@ describe('admin CLI', () => {
     expect(both.integration_key).toMatch(/^mos_int_/);
     expect(both.scanner_token).toMatch(/^mos_scn_/);
     expect(await t.container.companies.findCompanyIdByIntegrationKey(created.integration_key)).toBeNull();
+    const audit = await t.container.db.query<{ action: string; actor_user_id: number | null }>(
+      'SELECT action, actor_user_id FROM audit_log WHERE company_id = $1 ORDER BY id',
+      [created.company.id],
+    );
+    expect(audit).toEqual([
+      { action: 'scanner_token.rotated', actor_user_id: null },
+      { action: 'integration_key.rotated', actor_user_id: null },
+      { action: 'scanner_token.rotated', actor_user_id: null },
+    ]);
   });
 
   it('creates users with roles and prints {user:{id,email}}', async () => {
@@ -112,6 +121,29 @@ describe('admin CLI', () => {
     const rotate = await cli('company', 'keys', 'rotate', '--company', '999999');
     expect(rotate.code).toBe(1);
     expect(rotate.err).toContain('company 999999 not found');
+  });
+
+  it('disables a user and sets a new password, ending their sessions', async () => {
+    await cli('user', 'create', '--email', 'baja@example.com', '--password', 'clave-de-baja-1');
+    const disabled = await cli('user', 'disable', '--email', 'BAJA@example.com', '--json');
+    expect(disabled.code).toBe(0);
+    expect(JSON.parse(disabled.out)).toMatchObject({
+      user: { email: 'baja@example.com', disabled_at: expect.any(String) },
+      ended_sessions: 0,
+    });
+    const user = await t.container.users.findUserByEmail('baja@example.com');
+    expect(user!.disabledAt).not.toBeNull();
+    const changed = await cli('user', 'password', '--email', 'baja@example.com', '--password', 'otra-clave-nueva', '--json');
+    expect(changed.code).toBe(0);
+    const { verifyPassword } = await import('../../src/lib/secrets.ts');
+    const after = await t.container.users.findUserByEmail('baja@example.com');
+    expect(await verifyPassword('otra-clave-nueva', after!.passwordHash!)).toBe(true);
+    const short = await cli('user', 'password', '--email', 'baja@example.com', '--password', 'corta');
+    expect(short.code).toBe(1);
+    expect(short.err).toContain('at least 10 characters');
+    const unknown = await cli('user', 'disable', '--email', 'nadie@example.com');
+    expect(unknown.code).toBe(1);
+    expect(unknown.err).toContain('no user with email nadie@example.com');
   });
 
   it('prints the usage with --help', async () => {

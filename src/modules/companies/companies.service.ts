@@ -86,10 +86,14 @@ export function createCompanyService({ db, cipher, clock }: CompanyServiceDeps) 
     return { company: toCompany(company), integrationKey, scannerToken };
   }
 
-  /** Replaces the company's integration key and/or scanner token; the old ones stop working at once. */
-  async function rotateSecrets(companyId: number, which: { integration: boolean; scanner: boolean }): Promise<CompanySecrets> {
+  /** Replaces the company's integration key and/or scanner token; the old ones stop working at once. `conn`: a caller's transaction to join. */
+  async function rotateSecrets(
+    companyId: number,
+    which: { integration: boolean; scanner: boolean },
+    conn: Conn = db.orm,
+  ): Promise<CompanySecrets> {
     const now = clock.now();
-    return db.orm.transaction(async (tx) => {
+    return conn.transaction(async (tx) => {
       const [company] = await tx.select({ id: companies.id }).from(companies).where(eq(companies.id, companyId)).for('update');
       if (!company) throw new AppError('not_found', `company ${companyId} not found`);
       const result: CompanySecrets = {};

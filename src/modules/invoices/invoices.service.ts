@@ -1,6 +1,6 @@
 import { and, eq } from 'drizzle-orm';
 import type { Conn } from '../../db/client.ts';
-import { nextId } from '../../db/ids.ts';
+import { assignId } from '../../db/ids.ts';
 import { invoices, sales } from '../../db/schema/index.ts';
 import { AppError } from '../../lib/errors.ts';
 import { fromCents, moneyToNumber, toCents } from '../../lib/money.ts';
@@ -65,16 +65,7 @@ export async function recordInvoice(tx: Conn, companyId: number, input: InvoiceI
       ),
     );
   if (duplicate) throw new AppError('invalid_state', `receipt ${receipt} already exists as invoice ${duplicate.id}`);
-  let id = input.id;
-  if (id === undefined) {
-    id = await nextId(tx, 'invoices', companyId);
-  } else {
-    const [existing] = await tx
-      .select({ id: invoices.id })
-      .from(invoices)
-      .where(and(eq(invoices.companyId, companyId), eq(invoices.id, id)));
-    if (existing) throw new AppError('invalid_state', `invoice ${id} already exists`);
-  }
+  const id = await assignId(tx, 'invoices', companyId, input.id, 'invoice');
   const [row] = await tx
     .insert(invoices)
     .values({

@@ -1,6 +1,6 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { Conn } from '../../db/client.ts';
-import { nextId } from '../../db/ids.ts';
+import { assignId } from '../../db/ids.ts';
 import { deposits, type MovementType, movements, products, stockLevels } from '../../db/schema/index.ts';
 import { AppError } from '../../lib/errors.ts';
 import { fromMilli, quantityToNumber, toMilli } from '../../lib/money.ts';
@@ -125,16 +125,7 @@ export async function applyMovement(
   await assertDepositExists(tx, companyId, input.depositId);
   if (input.type === 'TRANSFER') await assertDepositExists(tx, companyId, input.toDepositId!);
 
-  let id = input.id;
-  if (id === undefined) {
-    id = await nextId(tx, 'movements', companyId);
-  } else {
-    const [existing] = await tx
-      .select({ id: movements.id })
-      .from(movements)
-      .where(and(eq(movements.companyId, companyId), eq(movements.id, id)));
-    if (existing) throw new AppError('invalid_state', `movement ${id} already exists`);
-  }
+  const id = await assignId(tx, 'movements', companyId, input.id, 'movement');
 
   const deltas = movementDeltas(input, amountMilli);
   for (const { depositId, delta } of deltas) {

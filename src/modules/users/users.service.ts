@@ -3,6 +3,9 @@ import type { Conn, Database } from '../../db/client.ts';
 import { companies, memberships, superadmins, users } from '../../db/schema/index.ts';
 import { AppError, type ErrorDetail } from '../../lib/errors.ts';
 import { hashPassword } from '../../lib/secrets.ts';
+import { type Clock, systemClock } from '../../lib/time.ts';
+import { type AuditActor, type AuditOrigin, recordAudit } from '../audit/audit.repo.ts';
+import { endUserSessions } from '../auth/sessions.repo.ts';
 
 export type MembershipRole = 'admin' | 'cashier';
 export const MEMBERSHIP_ROLES: readonly MembershipRole[] = ['admin', 'cashier'];
@@ -27,7 +30,13 @@ const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 export type UserService = ReturnType<typeof createUserService>;
 
-export function createUserService({ db }: { db: Database }) {
+/** Who asked for an account change; both null when it comes from the command line. */
+export interface ChangeSource {
+  actor?: AuditActor | null;
+  origin?: AuditOrigin | null;
+}
+
+export function createUserService({ db, clock = systemClock }: { db: Database; clock?: Clock }) {
   function validate(input: CreateUserInput) {
     const problems: ErrorDetail[] = [];
     const email = input.email?.trim().toLowerCase() ?? '';
@@ -73,6 +82,66 @@ export function createUserService({ db }: { db: Database }) {
     });
   }
 
+  async function findUserById(id: number, conn: Conn = db.orm) {
+    const [row] = await conn.select().from(users).where(eq(users.id, id));
+    return row ?? null;
+  }
+
+  /** Blocks the account: its open sessions end at once and it cannot log in again. */
+  async function disableUser(email: string, source: ChangeSource = {}): Promise<User & { endedSessions: number }> {
+    return db.orm.transaction(async (tx) => {
+      const user = await lockUserByEmail(tx, email);
+      const now = clock.now();
+      const [row] = await tx
+        .update(users)
+        .set({ disabledAt: user.disabledAt ?? now })
+        .where(eq(users.id, user.id))
+        .returning();
+      const endedSessions = await endUserSessions(tx, user.id, now);
+      await recordAudit(tx, {
+        action: 'user.disabled',
+        actor: source.actor ?? null,
+        companyId: null,
+        origin: source.origin ?? null,
+        details: { user_id: user.id, email: user.email, ended_sessions: endedSessions },
+      });
+      return { ...toUser(row!), endedSessions };
+    });
+  }
+
+  /** Sets a new password and ends the user's open sessions (whoever knew the old one is out). */
+  async function setPassword(
+    email: string,
+    password: string,
+    source: ChangeSource = {},
+  ): Promise<User & { endedSessions: number }> {
+    if ((password ?? '').length < MIN_PASSWORD_LENGTH) {
+      const details = [{ path: 'password', message: `must have at least ${MIN_PASSWORD_LENGTH} characters` }];
+      throw new AppError('validation_failed', `password must have at least ${MIN_PASSWORD_LENGTH} characters`, { details });
+    }
+    const passwordHash = await hashPassword(password);
+    return db.orm.transaction(async (tx) => {
+      const user = await lockUserByEmail(tx, email);
+      const [row] = await tx.update(users).set({ passwordHash }).where(eq(users.id, user.id)).returning();
+      const endedSessions = await endUserSessions(tx, user.id, clock.now());
+      await recordAudit(tx, {
+        action: 'user.password_set',
+        actor: source.actor ?? null,
+        companyId: null,
+        origin: source.origin ?? null,
+        details: { user_id: user.id, email: user.email, ended_sessions: endedSessions },
+      });
+      return { ...toUser(row!), endedSessions };
+    });
+  }
+
+  async function lockUserByEmail(conn: Conn, email: string) {
+    const normalized = email.trim().toLowerCase();
+    const [row] = await conn.select().from(users).where(sql`lower(${users.email}) = ${normalized}`).for('update');
+    if (!row) throw new AppError('not_found', `no user with email ${normalized}`);
+    return row;
+  }
+
   async function findUserByEmail(email: string, conn: Conn = db.orm) {
     const [row] = await conn.select().from(users).where(sql`lower(${users.email}) = ${email.trim().toLowerCase()}`);
     return row ?? null;
@@ -98,7 +167,16 @@ export function createUserService({ db }: { db: Database }) {
     return row ?? null;
   }
 
-  return { createUser, findUserByEmail, addMembership, isSuperadmin, findMembership };
+  return {
+    createUser,
+    findUserByEmail,
+    findUserById,
+    disableUser,
+    setPassword,
+    addMembership,
+    isSuperadmin,
+    findMembership,
+  };
 }
 
 function toUser(row: typeof users.$inferSelect): User {

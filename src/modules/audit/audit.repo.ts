@@ -1,0 +1,85 @@
+import { and, desc, eq, lt } from 'drizzle-orm';
+import type { Conn } from '../../db/client.ts';
+import { auditLog } from '../../db/schema/index.ts';
+
+/** What can be audited; the names are stable (operators filter and alert on them). */
+export type AuditAction =
+  | 'auth.login'
+  | 'auth.login_failed'
+  | 'auth.logout'
+  | 'auth.company_selected'
+  | 'integration_key.revealed'
+  | 'integration_key.rotated'
+  | 'scanner_token.rotated'
+  | 'company.created'
+  | 'user.disabled'
+  | 'user.password_set';
+
+/** From where a change was asked: the HTTP client (null fields for the command line). */
+export interface AuditOrigin {
+  ip: string | null;
+  userAgent: string | null;
+  requestId: string | null;
+}
+
+export interface AuditActor {
+  userId: number;
+  email: string;
+}
+
+export interface AuditEntryInput {
+  action: AuditAction;
+  actor: AuditActor | null;
+  companyId: number | null;
+  origin: AuditOrigin | null;
+  details?: Record<string, unknown>;
+}
+
+const MAX_USER_AGENT = 512;
+
+/** Writes one audit row in the caller's transaction, so it exists exactly when the change does. */
+export async function recordAudit(conn: Conn, entry: AuditEntryInput): Promise<void> {
+  await conn.insert(auditLog).values({
+    action: entry.action,
+    actorUserId: entry.actor?.userId ?? null,
+    actorEmail: entry.actor?.email ?? null,
+    companyId: entry.companyId,
+    ip: entry.origin?.ip ?? null,
+    userAgent: entry.origin?.userAgent?.slice(0, MAX_USER_AGENT) ?? null,
+    requestId: entry.origin?.requestId ?? null,
+    details: entry.details ?? {},
+  });
+}
+
+export interface AuditEntryWire {
+  id: number;
+  at: string;
+  action: string;
+  actor_email: string | null;
+  ip: string | null;
+  user_agent: string | null;
+  details: Record<string, unknown>;
+}
+
+/** A company's audit rows, newest first; `beforeId` pages further back. */
+export async function listCompanyAudit(
+  conn: Conn,
+  companyId: number,
+  { limit, beforeId }: { limit: number; beforeId?: number | undefined },
+): Promise<AuditEntryWire[]> {
+  const rows = await conn
+    .select()
+    .from(auditLog)
+    .where(and(eq(auditLog.companyId, companyId), beforeId === undefined ? undefined : lt(auditLog.id, beforeId)))
+    .orderBy(desc(auditLog.id))
+    .limit(limit);
+  return rows.map((row) => ({
+    id: row.id,
+    at: row.at.toISOString(),
+    action: row.action,
+    actor_email: row.actorEmail,
+    ip: row.ip,
+    user_agent: row.userAgent,
+    details: row.details,
+  }));
+}
