@@ -111,7 +111,10 @@ export default async function run() {
   try {
     await migrate(container.db);
     const { company } = await container.companies.createCompany({ name: 'Bench' });
-    const created = await container.webhooks.endpoints.createEndpoint(company.id, { url: receiver.url, events: ['product.upserted'] });
+    const created = await container.webhooks.endpoints.createEndpoint(company.id, {
+      url: receiver.url,
+      events: ['product.upserted'],
+    });
     secret = created.secret;
 
     const committed = new Map<number, number>();
@@ -129,7 +132,9 @@ export default async function run() {
       }
     };
     const lags = (from: number, to: number) =>
-      Array.from({ length: to - from }, (_, i) => receiver.received.get(from + i)! - committed.get(from + i)!).sort((a, b) => a - b);
+      Array.from({ length: to - from }, (_, i) => receiver.received.get(from + i)! - committed.get(from + i)!).sort(
+        (a, b) => a - b,
+      );
 
     // Backlog: events committed while no worker runs, then drained by one worker process. Measures
     // delivery throughput alone (the writers are not competing for the two cores meanwhile).

@@ -8,6 +8,9 @@ if (!name || !/^[a-z][a-z0-9-]*$/.test(name) || name === 'index' || !existsSync(
   process.stderr.write(`usage: npm run bench -- <name>   (a script bench/<name>.ts; got ${JSON.stringify(name ?? '')})\n`);
   process.exit(2);
 }
-const bench = (await import(script.href)) as { default?: (args: string[]) => Promise<void>; run?: (args: string[]) => Promise<void> };
+const bench = (await import(script.href)) as {
+  default?: (args: string[]) => Promise<void>;
+  run?: (args: string[]) => Promise<void>;
+};
 const entry = bench.default ?? bench.run;
 if (typeof entry === 'function') await entry(args);

@@ -9,6 +9,7 @@ import { registerHealthRoutes } from './http/health.routes.ts';
 import { registerHomeRoute } from './http/home.routes.ts';
 import { registerRequestContext } from './http/request-context.ts';
 import { registerAccess } from './modules/auth/access.module.ts';
+import { registerWebhookRoutes } from './modules/webhooks/webhooks.routes.ts';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 /** The application instance every route module registers on (TypeBox-typed routes). */
@@ -56,6 +57,7 @@ export async function buildApp(container: Container): Promise<App> {
 
   registerHealthRoutes(app, container);
   await registerAccess(app, container);
+  registerWebhookRoutes(app, container);
   registerHomeRoute(app, container);
 
   return app;

@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { and, asc, eq } from 'drizzle-orm';
-import type { Database } from '../../db/client.ts';
+import type { Database, Tx } from '../../db/client.ts';
 import { companies, webhookEndpoints } from '../../db/schema/index.ts';
 import { AppError, type ErrorDetail } from '../../lib/errors.ts';
 import { type Cipher, generateSecret } from '../../lib/secrets.ts';
 import type { Clock } from '../../lib/time.ts';
+import { type AuditAction, type AuditActor, type AuditOrigin, recordAudit } from '../audit/audit.repo.ts';
 import { failPendingDeliveries } from './deliveries.repo.ts';
 import {
   checkDescription,
@@ -43,6 +44,12 @@ export function endpointToWire(row: EndpointRow) {
 }
 export type EndpointWire = ReturnType<typeof endpointToWire>;
 
+/** Who asked for a change (a company admin's session), for the audit log; absent for the command line. */
+export interface EndpointAudit {
+  actor: AuditActor | null;
+  origin: AuditOrigin | null;
+}
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export interface EndpointServiceDeps {
@@ -54,14 +61,25 @@ export interface EndpointServiceDeps {
 
 export type EndpointService = ReturnType<typeof createEndpointService>;
 
-/** Webhook endpoints of a company: every call is scoped by companyId; another company's endpoint is not found. */
+/**
+ * Webhook endpoints of a company: every call is scoped by companyId (another company's endpoint is
+ * not found), and every change is written to the audit log in its own transaction.
+ */
 export function createEndpointService({ db, cipher, clock, rules }: EndpointServiceDeps) {
   function sealHeaders(headers: Record<string, string>) {
     const names = Object.keys(headers);
     return { headersEncrypted: names.length ? cipher.encrypt(JSON.stringify(headers)) : null, headerNames: names };
   }
 
-  async function createEndpoint(companyId: number, input: EndpointInput): Promise<{ endpoint: EndpointWire; secret: string }> {
+  async function audit(tx: Tx, action: AuditAction, companyId: number, who: EndpointAudit, details: Record<string, unknown>) {
+    await recordAudit(tx, { action, companyId, actor: who.actor, origin: who.origin, details });
+  }
+
+  async function createEndpoint(
+    companyId: number,
+    input: EndpointInput,
+    who: EndpointAudit = { actor: null, origin: null },
+  ): Promise<{ endpoint: EndpointWire; secret: string }> {
     const problems: ErrorDetail[] = [];
     const url = checkUrl(input.url, rules, problems);
     const events = checkEvents(input.events, problems);
@@ -69,25 +87,29 @@ export function createEndpointService({ db, cipher, clock, rules }: EndpointServ
     const description = checkDescription(input.description, problems);
     const given = checkSecret(input.secret, problems);
     throwIfProblems(problems);
-    const [company] = await db.orm.select({ id: companies.id }).from(companies).where(eq(companies.id, companyId));
-    if (!company) throw new AppError('not_found', `company ${companyId} not found`);
     const secret = given ?? generateSecret(WEBHOOK_SECRET_PREFIX);
     const now = clock.now();
-    const [row] = await db.orm
-      .insert(webhookEndpoints)
-      .values({
-        id: randomUUID(),
-        companyId,
-        url: url!,
-        description,
-        events,
-        ...sealHeaders(headers),
-        secretEncrypted: cipher.encrypt(secret),
-        createdAt: now,
-        updatedAt: now,
-      })
-      .returning();
-    return { endpoint: endpointToWire(row!), secret };
+    const row = await db.orm.transaction(async (tx) => {
+      const [company] = await tx.select({ id: companies.id }).from(companies).where(eq(companies.id, companyId));
+      if (!company) throw new AppError('not_found', `company ${companyId} not found`);
+      const [created] = await tx
+        .insert(webhookEndpoints)
+        .values({
+          id: randomUUID(),
+          companyId,
+          url: url!,
+          description,
+          events,
+          ...sealHeaders(headers),
+          secretEncrypted: cipher.encrypt(secret),
+          createdAt: now,
+          updatedAt: now,
+        })
+        .returning();
+      await audit(tx, 'webhook.created', companyId, who, { endpoint_id: created!.id, url: created!.url, own_secret: !!given });
+      return created!;
+    });
+    return { endpoint: endpointToWire(row), secret };
   }
 
   async function listEndpoints(companyId: number): Promise<EndpointWire[]> {
@@ -99,13 +121,16 @@ export function createEndpointService({ db, cipher, clock, rules }: EndpointServ
     return rows.map(endpointToWire);
   }
 
-  async function findRow(companyId: number, id: string): Promise<EndpointRow> {
-    const [row] = UUID.test(id)
-      ? await db.orm
-          .select()
-          .from(webhookEndpoints)
-          .where(and(eq(webhookEndpoints.companyId, companyId), eq(webhookEndpoints.id, id)))
-      : [];
+  /** The company's endpoint, locked when `tx` is given; 404 for an unknown id or another company's. */
+  async function findRow(companyId: number, id: string, tx?: Tx): Promise<EndpointRow> {
+    let row: EndpointRow | undefined;
+    if (UUID.test(id)) {
+      const query = (tx ?? db.orm)
+        .select()
+        .from(webhookEndpoints)
+        .where(and(eq(webhookEndpoints.companyId, companyId), eq(webhookEndpoints.id, id)));
+      [row] = tx ? await query.for('update') : await query;
+    }
     if (!row) throw new AppError('not_found', `webhook endpoint ${id} not found`);
     return row;
   }
@@ -114,8 +139,7 @@ export function createEndpointService({ db, cipher, clock, rules }: EndpointServ
     return endpointToWire(await findRow(companyId, id));
   }
 
-  /** Changes what is given; enabling clears the failure state, disabling fails what was pending. */
-  async function updateEndpoint(companyId: number, id: string, patch: EndpointPatch): Promise<EndpointWire> {
+  function checkPatch(patch: EndpointPatch) {
     const problems: ErrorDetail[] = [];
     const set: Partial<typeof webhookEndpoints.$inferInsert> = {};
     if (patch.url !== undefined) set.url = checkUrl(patch.url, rules, problems)!;
@@ -125,35 +149,45 @@ export function createEndpointService({ db, cipher, clock, rules }: EndpointServ
     if (patch.enabled !== undefined && typeof patch.enabled !== 'boolean')
       problems.push({ path: 'enabled', message: 'must be a boolean' });
     throwIfProblems(problems);
-    const { id: endpointId } = await findRow(companyId, id);
+    return set;
+  }
+
+  /** Changes what is given; enabling clears the failure state, disabling fails what was pending. */
+  async function updateEndpoint(
+    companyId: number,
+    id: string,
+    patch: EndpointPatch,
+    who: EndpointAudit = { actor: null, origin: null },
+  ): Promise<EndpointWire> {
+    const set = checkPatch(patch);
     const now = clock.now();
     return db.orm.transaction(async (tx) => {
-      const [current] = await tx
-        .select({ enabled: webhookEndpoints.enabled })
-        .from(webhookEndpoints)
-        .where(and(eq(webhookEndpoints.companyId, companyId), eq(webhookEndpoints.id, endpointId)))
-        .for('update');
-      if (!current) throw new AppError('not_found', `webhook endpoint ${id} not found`);
+      const current = await findRow(companyId, id, tx);
       if (patch.enabled === true && !current.enabled) {
         Object.assign(set, { enabled: true, disabledReason: null, disabledAt: null, failingSince: null });
       }
       if (patch.enabled === false && current.enabled) {
         Object.assign(set, { enabled: false, disabledReason: 'manual', disabledAt: now });
-        await failPendingDeliveries(tx, endpointId, now, 'endpoint disabled by an admin');
+        await failPendingDeliveries(tx, current.id, now, 'endpoint disabled by an admin');
       }
       const [row] = await tx
         .update(webhookEndpoints)
         .set({ ...set, updatedAt: now })
-        .where(eq(webhookEndpoints.id, endpointId))
+        .where(eq(webhookEndpoints.id, current.id))
         .returning();
+      const changed = Object.keys(patch).filter((key) => patch[key as keyof EndpointPatch] !== undefined);
+      await audit(tx, 'webhook.updated', companyId, who, { endpoint_id: current.id, url: row!.url, changed });
       return endpointToWire(row!);
     });
   }
 
-  async function removeEndpoint(companyId: number, id: string): Promise<{ id: string }> {
-    const row = await findRow(companyId, id);
-    await db.orm.delete(webhookEndpoints).where(and(eq(webhookEndpoints.companyId, companyId), eq(webhookEndpoints.id, row.id)));
-    return { id: row.id };
+  async function removeEndpoint(companyId: number, id: string, who: EndpointAudit = { actor: null, origin: null }) {
+    return db.orm.transaction(async (tx) => {
+      const row = await findRow(companyId, id, tx);
+      await tx.delete(webhookEndpoints).where(eq(webhookEndpoints.id, row.id));
+      await audit(tx, 'webhook.removed', companyId, who, { endpoint_id: row.id, url: row.url });
+      return { id: row.id };
+    });
   }
 
   /**
@@ -164,25 +198,34 @@ export function createEndpointService({ db, cipher, clock, rules }: EndpointServ
     companyId: number,
     id: string,
     options: { secret?: string; keepPrevious?: boolean } = {},
+    who: EndpointAudit = { actor: null, origin: null },
   ): Promise<{ endpoint: EndpointWire; secret: string }> {
     const problems: ErrorDetail[] = [];
     const given = checkSecret(options.secret, problems);
     throwIfProblems(problems);
-    const current = await findRow(companyId, id);
     const secret = given ?? generateSecret(WEBHOOK_SECRET_PREFIX);
     const now = clock.now();
     const keep = options.keepPrevious ?? true;
-    const [row] = await db.orm
-      .update(webhookEndpoints)
-      .set({
-        secretEncrypted: cipher.encrypt(secret),
-        previousSecretEncrypted: keep ? current.secretEncrypted : null,
-        previousSecretExpiresAt: keep ? new Date(now.getTime() + ROTATION_OVERLAP_MS) : null,
-        updatedAt: now,
-      })
-      .where(and(eq(webhookEndpoints.companyId, companyId), eq(webhookEndpoints.id, current.id)))
-      .returning();
-    return { endpoint: endpointToWire(row!), secret };
+    const row = await db.orm.transaction(async (tx) => {
+      const current = await findRow(companyId, id, tx);
+      const [updated] = await tx
+        .update(webhookEndpoints)
+        .set({
+          secretEncrypted: cipher.encrypt(secret),
+          previousSecretEncrypted: keep ? current.secretEncrypted : null,
+          previousSecretExpiresAt: keep ? new Date(now.getTime() + ROTATION_OVERLAP_MS) : null,
+          updatedAt: now,
+        })
+        .where(eq(webhookEndpoints.id, current.id))
+        .returning();
+      await audit(tx, 'webhook.secret_rotated', companyId, who, {
+        endpoint_id: current.id,
+        kept_previous: keep,
+        own_secret: !!given,
+      });
+      return updated!;
+    });
+    return { endpoint: endpointToWire(row), secret };
   }
 
   return { createEndpoint, listEndpoints, getEndpoint, updateEndpoint, removeEndpoint, rotateSecret, findRow };
