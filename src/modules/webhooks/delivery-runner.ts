@@ -34,9 +34,32 @@ export interface DeliveryRunnerDeps {
 
 export type DeliveryRunner = ReturnType<typeof createDeliveryRunner>;
 
-/** The exact bytes sent: the stored envelope, `event` first. */
-export function deliveryBody(payload: ClaimedDelivery['payload']): string {
-  return JSON.stringify({ event: payload.event, data: payload.data });
+/** True for another Mostrador's (or this one's) inbound integration endpoint. */
+export function isMostradorInbound(url: string): boolean {
+  try {
+    return /\/api\/integration\/in\/?$/.test(new URL(url).pathname);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The exact bytes sent: the stored envelope, `event` first. For a Mostrador inbound endpoint the
+ * records go without `company_id`: company ids are each server's own numbers, the receiving company
+ * is the one of the bearer key, and Mostrador refuses a `company_id` that is not the key's.
+ */
+export function deliveryBody(payload: ClaimedDelivery['payload'], options: { omitCompanyId?: boolean } = {}): string {
+  let data = payload.data;
+  if (options.omitCompanyId) {
+    data = Object.fromEntries(
+      Object.entries(data).map(([key, record]) => {
+        if (!record || typeof record !== 'object' || Array.isArray(record)) return [key, record];
+        const { company_id: _omitted, ...rest } = record as Record<string, unknown>;
+        return [key, rest];
+      }),
+    );
+  }
+  return JSON.stringify({ event: payload.event, data });
 }
 
 /** One signature per valid secret, the current one first, comma separated. */
@@ -47,7 +70,7 @@ export function signatureHeader(body: string, secrets: string[]): string {
 /** Sends one claimed delivery and settles it: the attempt is logged, the delivery and the endpoint updated. */
 export function createDeliveryRunner({ db, cipher, clock, sender, logger, random = Math.random }: DeliveryRunnerDeps) {
   function requestFor(delivery: ClaimedDelivery, sentAt: Date) {
-    const body = deliveryBody(delivery.payload);
+    const body = deliveryBody(delivery.payload, { omitCompanyId: isMostradorInbound(delivery.url) });
     const secrets = [cipher.decrypt(delivery.secretEncrypted)];
     if (delivery.previousSecretEncrypted && delivery.previousSecretExpiresAt && delivery.previousSecretExpiresAt > sentAt) {
       secrets.push(cipher.decrypt(delivery.previousSecretEncrypted));
