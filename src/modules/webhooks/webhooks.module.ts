@@ -78,7 +78,8 @@ export function createWebhooksModule({
     deliveries,
     dispatcher,
     async close() {
-      await dispatcher.stop(config.shutdownTimeoutMs);
+      // Half the shutdown budget: the job queue needs the rest. An attempt cut short is retried after its lease.
+      await dispatcher.stop(Math.floor(config.shutdownTimeoutMs / 2));
       sender.close();
     },
   };
