@@ -150,6 +150,16 @@ describe('webhook delivery log, replay and test events', () => {
     expect(await attemptRows(t, before[1]!.id)).toEqual([]);
   });
 
+  it('schedules the prune as a daily pg-boss job on workers', async () => {
+    await t.container.jobs.start({ work: true });
+    try {
+      const schedules = await t.container.db.query<{ name: string; cron: string }>('SELECT name, cron FROM pgboss.schedule');
+      expect(schedules).toContainEqual({ name: 'webhooks-prune', cron: '17 3 * * *' });
+    } finally {
+      await t.container.jobs.stop(5000);
+    }
+  });
+
   it('keeps every log and action inside the company: another company gets 404', async () => {
     const { company, endpoint } = await setup();
     await makeProduct(t.container, company.id);
