@@ -32,7 +32,7 @@ describe('webhook workers', () => {
   }
 
   /** A second worker process's delivery module: its own connections on PostgreSQL. */
-  async function secondWorker() {
+  async function secondWorker(pollIntervalMs = 1000) {
     const db = t.database.url ? await openPostgres({ url: t.database.url, poolMax: 5 }) : t.container.db;
     const config = testConfig({
       ALLOW_PRIVATE_WEBHOOK_TARGETS: 'true',
@@ -45,7 +45,7 @@ describe('webhook workers', () => {
       clock: t.clock,
       logger: createLogger('silent'),
       jobs: { define: () => {} } as never,
-      tuning: { timeoutMs: 400, random: () => 0.5, concurrency: 4 },
+      tuning: { timeoutMs: 400, random: () => 0.5, concurrency: 4, pollIntervalMs },
     });
     return {
       module,
@@ -143,9 +143,9 @@ describe('webhook workers', () => {
     expect(attempts[0]!.error).toBe('the worker stopped during this attempt; retried');
   });
 
-  it('delivers right after commit when the dispatcher runs (woken by LISTEN/NOTIFY)', async () => {
+  it('delivers right after commit when the dispatcher runs (woken by LISTEN/NOTIFY, not its poll)', async () => {
     const { company } = await setup();
-    const worker = await secondWorker();
+    const worker = await secondWorker(600_000);
     await worker.module.dispatcher.start();
     try {
       const started = Date.now();
