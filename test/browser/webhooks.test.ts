@@ -99,6 +99,22 @@ describe('webhooks on the settings page, in a real browser', () => {
     expect(receiver.requests).toHaveLength(before + 1);
     expect(receiver.requests.at(-1)!.headers['x-idempotency-key']).toBe(delivered.headers['x-idempotency-key']);
 
+    // An event the endpoint never had, by its id; and an unknown id is reported.
+    const [older] = await t.container.db.query<{ id: string }>(
+      `SELECT id FROM outbox_events WHERE company_id = $1 AND event = 'webhook.test'`,
+      [company.id],
+    );
+    await page.fill('#redeliver-event-id', '00000000-0000-4000-8000-000000000000');
+    await page.click('#redeliver-by-id');
+    await page.waitForSelector(
+      '#webhook-message:has-text("No se pudo reenviar: event 00000000-0000-4000-8000-000000000000 not found")',
+    );
+    await page.fill('#redeliver-event-id', older!.id);
+    await page.click('#redeliver-by-id');
+    await page.waitForSelector('#webhook-message:has-text("mismo x-idempotency-key")');
+    await t.container.webhooks.dispatcher.drain();
+    expect(receiver.requests.at(-1)!.headers['x-event-id']).toBe(older!.id);
+
     await page.click('[data-webhook-action="rotate"]');
     await page.waitForSelector('#webhook-message:has-text("Secreto rotado")');
     const rotated = await text(page, '#webhook-secret-value');

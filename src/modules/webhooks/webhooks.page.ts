@@ -48,6 +48,11 @@ export function webhooksSection(endpoints: EndpointWire[]): SafeHtml {
   <tbody id="delivery-rows"></tbody></table>
   <p class="row"><button type="button" class="secondary" id="deliveries-more" hidden>Ver más</button></p>
   <div class="row">
+    <label for="redeliver-event-id">Reenviar un evento por su id</label>
+    <input id="redeliver-event-id" maxlength="64" placeholder="x-event-id, por ejemplo 3f8a6f4e-…">
+    <button type="button" class="secondary" id="redeliver-by-id">Reenviar</button>
+  </div>
+  <div class="row">
     <label for="retry-since">Reintentar todas las fallidas desde</label>
     <input id="retry-since" type="datetime-local">
     <button type="button" class="secondary" id="retry-failed">Reintentar</button>

@@ -199,6 +199,16 @@ export const WEBHOOKS_SCRIPT = `
 
   el('delivery-status').addEventListener('change', function () { loadDeliveries(false).catch(function (err) { tell(err.message); }); });
   el('deliveries-more').addEventListener('click', function () { loadDeliveries(true).catch(function (err) { tell(err.message); }); });
+  el('redeliver-by-id').addEventListener('click', async function () {
+    var id = el('redeliver-event-id').value.trim();
+    if (!id) { tell('Escribí el id del evento (el x-event-id que recibiste).'); return; }
+    try {
+      await call('POST', API + '/' + state.selected.id + '/redeliver', { event_id: id });
+      tell('Evento puesto otra vez en cola, con el mismo x-idempotency-key.');
+      el('redeliver-event-id').value = '';
+      await loadDeliveries(false);
+    } catch (err) { tell('No se pudo reenviar: ' + err.message); }
+  });
   el('retry-failed').addEventListener('click', async function () {
     var value = el('retry-since').value;
     if (!value) { tell('Elegí desde qué fecha y hora reintentar.'); return; }
