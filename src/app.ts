@@ -10,6 +10,7 @@ import { registerHomeRoute } from './http/home.routes.ts';
 import { registerRequestContext } from './http/request-context.ts';
 import { registerAccess } from './modules/auth/access.module.ts';
 import { registerWebhookRoutes } from './modules/webhooks/webhooks.routes.ts';
+import { registerPublicSurface } from './modules/public-surface.ts';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 /** The application instance every route module registers on (TypeBox-typed routes). */
@@ -22,7 +23,9 @@ export async function buildApp(container: Container): Promise<App> {
   const app = Fastify({
     loggerInstance: container.logger as FastifyBaseLogger,
     bodyLimit: BODY_LIMIT_BYTES,
-    trustProxy: true,
+    // Client addresses (rate limits, audit) come from X-Forwarded-For only behind a configured proxy.
+    // Fastify accepts a hop count at run time (proxy-addr); its types list only the other forms.
+    trustProxy: container.config.http.trustProxy as boolean | string[],
     requestIdHeader: false,
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
@@ -59,6 +62,7 @@ export async function buildApp(container: Container): Promise<App> {
   await registerAccess(app, container);
   registerWebhookRoutes(app, container);
   registerHomeRoute(app, container);
+  registerPublicSurface(app, container);
 
   return app;
 }

@@ -30,6 +30,15 @@ describe('configuration', () => {
     expect(config.http).toMatchObject({ publicBaseUrl: 'https://shop.example', isHttps: true });
   });
 
+  it('believes X-Forwarded-For only from configured proxies', () => {
+    const base = { SECRET_KEY: 'k'.repeat(40), DATABASE_URL: 'postgres://u@h/db' };
+    expect(loadConfig(base).http.trustProxy).toBe(false);
+    expect(loadConfig({ ...base, TRUST_PROXY: 'true' }).http.trustProxy).toBe(true);
+    expect(loadConfig({ ...base, TRUST_PROXY: '1' }).http.trustProxy).toBe(1);
+    expect(loadConfig({ ...base, TRUST_PROXY: '10.0.0.0/8, 127.0.0.1' }).http.trustProxy).toEqual(['10.0.0.0/8', '127.0.0.1']);
+    expect(() => loadConfig({ ...base, TRUST_PROXY: 'everyone' })).toThrow('TRUST_PROXY must be');
+  });
+
   it('lists every bad key in one error', () => {
     try {
       loadConfig({

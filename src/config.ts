@@ -9,7 +9,14 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 
 export interface Config {
   readonly role: Role;
-  readonly http: { readonly port: number; readonly host: string; readonly publicBaseUrl: string; readonly isHttps: boolean };
+  readonly http: {
+    readonly port: number;
+    readonly host: string;
+    readonly publicBaseUrl: string;
+    readonly isHttps: boolean;
+    /** Which proxies' X-Forwarded-For to believe: false (none), a hop count, or addresses/CIDRs. */
+    readonly trustProxy: boolean | number | readonly string[];
+  };
   readonly db: {
     readonly kind: 'pglite' | 'postgres';
     /** Set when kind is 'postgres'. */
@@ -28,6 +35,16 @@ export interface Config {
     readonly allowPrivateTargets: boolean;
     /** Deliveries one worker process sends at once. */
     readonly concurrency: number;
+  };
+  readonly exchange: {
+    /** A DolarAPI-compatible endpoint answering one quote object. */
+    readonly sourceUrl: string;
+    /** A configured rate (decimal string) served instead of any upstream; null when not set. */
+    readonly fixedRate: string | null;
+  };
+  readonly scanner: {
+    /** Lookups per minute per scanner token and client address; 0 turns the limit off. */
+    readonly rateLimitPerMinute: number;
   };
 }
 
@@ -117,6 +134,13 @@ export function loadConfig(env: Env = process.env): Config {
   const seedOnEmpty = bool('DEMO_SEED', databaseUrl === null);
   const allowPrivateTargets = bool('ALLOW_PRIVATE_WEBHOOK_TARGETS', false);
   const webhookConcurrency = int('WEBHOOK_CONCURRENCY', 16, 1, 256);
+  const exchangeSourceUrl = str('EXCHANGE_SOURCE_URL') ?? 'https://dolarapi.com/v1/dolares/oficial';
+  if (!isHttpUrl(exchangeSourceUrl)) problems.push(`EXCHANGE_SOURCE_URL must be an http(s) URL (got "${exchangeSourceUrl}")`);
+  const fixedRate = str('EXCHANGE_RATE_FIXED') ?? null;
+  if (fixedRate !== null && !(/^\d{1,10}(\.\d{1,4})?$/.test(fixedRate) && Number(fixedRate) > 0)) {
+    problems.push(`EXCHANGE_RATE_FIXED must be a positive decimal like 1160.50 (got "${fixedRate}")`);
+  }
+  const scannerRateLimit = int('SCANNER_RATE_LIMIT_PER_MINUTE', 120, 0, 1_000_000);
 
   let secretKey = str('SECRET_KEY');
   if (secretKey !== undefined && secretKey.length < 32) {
@@ -128,12 +152,13 @@ export function loadConfig(env: Env = process.env): Config {
 
   const auth = readAuthConfig(str, int, problems);
 
+  const trustProxy = readTrustProxy(str('TRUST_PROXY'), problems);
   if (problems.length > 0) throw new ConfigError(problems);
   if (secretKey === undefined) secretKey = readOrCreateSecretKey(dataDir);
 
   return deepFreeze({
     role,
-    http: { port, host, publicBaseUrl, isHttps },
+    http: { port, host, publicBaseUrl, isHttps, trustProxy },
     db: { kind: databaseUrl === null ? 'pglite' : 'postgres', url: databaseUrl, dataDir, poolMax },
     secretKey,
     auth,
@@ -141,6 +166,8 @@ export function loadConfig(env: Env = process.env): Config {
     demo: { seedOnEmpty },
     shutdownTimeoutMs,
     webhooks: { allowPrivateTargets, concurrency: webhookConcurrency },
+    exchange: { sourceUrl: exchangeSourceUrl, fixedRate },
+    scanner: { rateLimitPerMinute: scannerRateLimit },
   } satisfies Config);
 }
 
@@ -171,6 +198,26 @@ function readAuthConfig(
     loginWindowSeconds: int('AUTH_LOGIN_WINDOW_SECONDS', 900, 1, 86400),
     jwks: jwksUrl !== undefined && issuer !== undefined ? { url: jwksUrl, issuer, audience } : null,
   };
+}
+
+/** TRUST_PROXY: unset/false, true, a hop count, or a comma list of proxy addresses or CIDRs. */
+function readTrustProxy(raw: string | undefined, problems: string[]): boolean | number | string[] {
+  if (raw === undefined || raw === 'false') return false;
+  if (raw === 'true') return true;
+  if (/^\d{1,2}$/.test(raw)) return Number(raw);
+  const list = raw.split(',').map((part) => part.trim());
+  if (list.every((part) => /^[0-9a-fA-F:.]+(\/\d{1,3})?$/.test(part))) return list;
+  problems.push(`TRUST_PROXY must be true, false, a hop count or a comma list of addresses/CIDRs (got "${raw}")`);
+  return false;
+}
+
+function isHttpUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return url.protocol === 'http:' || url.protocol === 'https:';
+  } catch {
+    return false;
+  }
 }
 
 function readOrCreateSecretKey(dataDir: string): string {

@@ -9,6 +9,8 @@ import { type AuthService, createAuthService } from './modules/auth/auth.service
 import { type CompanyService, createCompanyService } from './modules/companies/companies.service.ts';
 import { createSettingsService, type SettingsService } from './modules/settings/settings.service.ts';
 import { createSuperadminService, type SuperadminService } from './modules/superadmin/superadmin.service.ts';
+import { createExchangeService, type ExchangeService } from './modules/exchange/exchange.service.ts';
+import { createScannerService, type ScannerService } from './modules/scanner/scanner.service.ts';
 import { createUserService, type UserService } from './modules/users/users.service.ts';
 import { createWebhooksModule, type WebhooksModule, type WebhooksModuleDeps } from './modules/webhooks/webhooks.module.ts';
 
@@ -26,6 +28,8 @@ export interface Container {
   readonly settings: SettingsService;
   readonly superadmin: SuperadminService;
   readonly webhooks: WebhooksModule;
+  readonly scanner: ScannerService;
+  readonly exchange: ExchangeService;
   close(): Promise<void>;
 }
 
@@ -57,6 +61,8 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   const superadmin = createSuperadminService({ db, companies });
   defineAuthJobs(jobs, auth);
   const webhooks = createWebhooksModule({ config, db, cipher, clock, logger, jobs, tuning: overrides.webhookTuning ?? {} });
+  const scanner = createScannerService({ db, companies, clock, logger, rateLimitPerMinute: config.scanner.rateLimitPerMinute });
+  const exchange = createExchangeService({ db, jobs, clock, logger, ...config.exchange });
 
   let closed = false;
   return {
@@ -72,6 +78,8 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     settings,
     superadmin,
     webhooks,
+    scanner,
+    exchange,
     async close() {
       if (closed) return;
       closed = true;

@@ -25,6 +25,7 @@ async function main() {
   }
   await container.jobs.start({ work: runJobs });
   if (runJobs) await container.webhooks.dispatcher.start();
+  if (runJobs) await container.exchange.requestRefresh();
 
   const app = serveHttp ? await buildApp(container) : null;
   if (app) await app.listen({ port: config.http.port, host: config.http.host });

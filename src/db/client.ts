@@ -1,6 +1,7 @@
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
+import { btree_gist } from '@electric-sql/pglite/contrib/btree_gist';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { unaccent } from '@electric-sql/pglite/contrib/unaccent';
 import type { ExtractTablesWithRelations, SQL } from 'drizzle-orm';
@@ -53,7 +54,7 @@ export interface PgliteOptions {
   loadDataDir?: Blob;
 }
 
-const EXTENSIONS = { pg_trgm, unaccent };
+const EXTENSIONS = { pg_trgm, unaccent, btree_gist };
 
 export async function openPglite(options: PgliteOptions): Promise<Database> {
   let releaseLock = () => {};

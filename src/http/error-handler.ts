@@ -66,7 +66,8 @@ export function registerErrorHandling(app: FastifyInstance) {
   app.setErrorHandler((err: unknown, request: FastifyRequest, reply: FastifyReply) => {
     const known = toAppError(err);
     if (known && known.code !== 'internal') {
-      if (known.status >= 500) request.log.error({ err }, known.message);
+      // 503s are expected states (not ready, no rate known yet): worth a warning, not an error page.
+      if (known.status >= 500) request.log[known.status === 503 ? 'warn' : 'error']({ err }, known.message);
       return sendError(reply, known);
     }
     request.log.error({ err }, 'unhandled error');

@@ -17,7 +17,7 @@ const ROUTES = [
 describe('merchant settings: integrations', () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await buildTestApp({ env: { AUTH_LOGIN_LIMIT_PER_CLIENT: '1000' } });
+    t = await buildTestApp({ env: { AUTH_LOGIN_LIMIT_PER_CLIENT: '1000', TRUST_PROXY: 'true' } });
   });
   afterAll(() => t.close());
 

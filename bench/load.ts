@@ -1,0 +1,67 @@
+import { Agent, request } from 'node:http';
+
+export interface LoadResult {
+  requests: number;
+  errors: number;
+  seconds: number;
+  perSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+}
+
+/**
+ * Sends `total` GET requests to 127.0.0.1 with `concurrency` keep-alive connections and
+ * measures each one. Bounded by count (and by maxSeconds as a safety stop), never open-ended.
+ */
+export async function runLoad(options: {
+  port: number;
+  paths: string[];
+  total: number;
+  concurrency: number;
+  maxSeconds: number;
+  isOk?: (status: number, body: string) => boolean;
+}): Promise<LoadResult> {
+  const { port, paths, total, concurrency, maxSeconds, isOk = (status) => status === 200 } = options;
+  const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
+  const latencies: number[] = [];
+  let next = 0;
+  let errors = 0;
+  const started = process.hrtime.bigint();
+  const deadline = Date.now() + maxSeconds * 1000;
+
+  const one = (path: string) =>
+    new Promise<void>((resolve) => {
+      const sentAt = process.hrtime.bigint();
+      const req = request({ host: '127.0.0.1', port, path, agent }, (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          body += chunk;
+        });
+        res.on('end', () => {
+          latencies.push(Number(process.hrtime.bigint() - sentAt) / 1e6);
+          if (!isOk(res.statusCode ?? 0, body)) errors += 1;
+          resolve();
+        });
+      });
+      req.on('error', () => {
+        errors += 1;
+        resolve();
+      });
+      req.end();
+    });
+
+  const worker = async () => {
+    while (next < total && Date.now() < deadline) {
+      const path = paths[next % paths.length]!;
+      next += 1;
+      await one(path);
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  agent.destroy();
+  latencies.sort((a, b) => a - b);
+  const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? Number.NaN;
+  return { requests: latencies.length, errors, seconds, perSecond: latencies.length / seconds, p50Ms: at(0.5), p99Ms: at(0.99) };
+}

@@ -1,0 +1,18 @@
+import { bigint, numeric, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+
+// Mirrors src/db/migrations/0003_public.sql (the GiST name index lives only in SQL).
+const tstz = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
+const rate = (name: string) => numeric(name, { precision: 14, scale: 4 });
+
+export type ExchangeRateStatus = 'accepted' | 'held';
+
+export const exchangeRates = pgTable('exchange_rates', {
+  id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+  source: text('source').notNull(),
+  rate: rate('rate').notNull(),
+  buy: rate('buy'),
+  status: text('status').$type<ExchangeRateStatus>().notNull(),
+  sourceUpdatedAt: tstz('source_updated_at').notNull(),
+  fetchedAt: tstz('fetched_at').notNull().defaultNow(),
+  note: text('note'),
+});

@@ -1,0 +1,20 @@
+import { type TSchema, Type } from 'typebox';
+
+/** The error body of every endpoint: `{error, code[, details]}` (see http/error-handler.ts). */
+export const ErrorBody = Type.Object(
+  {
+    error: Type.String({ description: 'Human-readable message for the caller' }),
+    code: Type.Optional(Type.String({ description: 'Machine-readable code, e.g. product_not_found' })),
+    details: Type.Optional(Type.Array(Type.Object({ path: Type.String(), message: Type.String() }))),
+  },
+  { description: 'Error' },
+);
+
+/** Response schemas for error statuses, each with the description OpenAPI shows for it. */
+export function errorResponses(described: Record<number, string>): Record<number, TSchema> {
+  const result: Record<number, TSchema> = {};
+  for (const [status, description] of Object.entries(described)) {
+    result[Number(status)] = { ...ErrorBody, description };
+  }
+  return result;
+}

@@ -1,0 +1,166 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import type { App } from '../../app.ts';
+import type { Container } from '../../container.ts';
+import { etagOf, sendCacheable } from '../../http/cacheable.ts';
+import { errorResponses } from '../../http/error-body.schema.ts';
+import { AppError } from '../../lib/errors.ts';
+import { renderApiReference } from './api-reference.ts';
+import { type DocEntry, loadDocFiles } from './docs.catalog.ts';
+import { createDocsSite, type DocsSite, loadLlmsTemplate, type Representation } from './docs.site.ts';
+import { asksForHtml, prefersMarkdown } from './negotiation.ts';
+import { loadPriceList } from './price-list.ts';
+
+const MARKDOWN = 'text/markdown; charset=utf-8';
+const HTML = 'text/html; charset=utf-8';
+const CACHE = 'public, max-age=300';
+/** Docs pages carry no script: nothing but our stylesheet and images may load. */
+const HTML_CSP = "default-src 'none'; style-src 'self'; img-src 'self' https: data:; base-uri 'none'; form-action 'none'";
+
+const markdownResponse = (description: string) => ({ description, content: { 'text/markdown': { schema: Type.String() } } });
+const pageResponse = {
+  description: 'La página, en HTML o en markdown según Accept o el sufijo .md',
+  content: { 'text/html': { schema: Type.String() }, 'text/markdown': { schema: Type.String() } },
+};
+
+function send(request: FastifyRequest, reply: FastifyReply, item: Representation, contentType: string, vary?: string): void {
+  reply.header('x-content-type-options', 'nosniff');
+  if (contentType === HTML) reply.header('content-security-policy', HTML_CSP);
+  sendCacheable(request, reply, { ...item, contentType, cacheControl: CACHE, ...(vary ? { vary } : {}) });
+}
+
+/** Serves one page of the index by its address; anything else is a 404 without touching the disk. */
+function servePage(site: DocsSite, request: FastifyRequest, reply: FastifyReply, path: string): void {
+  reply.header('vary', 'Accept');
+  const suffixed = path.endsWith('.md');
+  let slug = suffixed ? path.slice(0, -3) : path;
+  if (slug === '' || slug === 'index.html') slug = 'index';
+  const asMarkdown = suffixed || prefersMarkdown(request.headers.accept);
+  const found = asMarkdown ? site.markdown(slug) : site.html(slug);
+  if (found) {
+    send(request, reply, found, asMarkdown ? MARKDOWN : HTML, 'Accept');
+    return;
+  }
+  if (!suffixed && asksForHtml(request.headers.accept) && !prefersMarkdown(request.headers.accept)) {
+    reply
+      .code(404)
+      .header('cache-control', 'no-store')
+      .type(HTML)
+      .send(site.notFoundHtml(`/docs/${path}`));
+    return;
+  }
+  throw new AppError('page_not_found', `no documentation page at /docs/${path}`);
+}
+
+function apiReferenceEntry(app: App): DocEntry {
+  let body: string | null = null;
+  return {
+    slug: 'referencia-api',
+    title: 'Referencia de la API',
+    description: 'Cada endpoint con sus parámetros, respuestas y esquemas, generado del documento OpenAPI 3.1.',
+    order: 95,
+    body: () => {
+      body ??= renderApiReference(app.swagger() as never);
+      return body;
+    },
+  };
+}
+
+/** The llms files: product summary for agents, the page index, everything in one file. */
+function registerLlmsRoutes(app: App, site: DocsSite) {
+  const files: [string, string, string, () => Representation][] = [
+    ['/llms.txt', 'llmsTxt', 'Mostrador para agentes: producto, funciones, precios y cuándo recomendarlo', site.llms],
+    ['/docs/llms.txt', 'docsIndex', 'Índice de todas las páginas de la documentación, con su descripción', site.docsIndex],
+    ['/docs/llms-full.txt', 'docsFull', 'Toda la documentación en un solo archivo markdown', site.full],
+  ];
+  for (const [url, operationId, summary, representation] of files) {
+    app.get(
+      url,
+      { schema: { tags: ['Docs'], operationId, summary, response: { 200: markdownResponse('Markdown (llmstxt.org)') } } },
+      (request, reply) => send(request, reply, representation(), MARKDOWN),
+    );
+  }
+}
+
+function registerOpenApiRoute(app: App) {
+  let document: Representation | null = null;
+  const schema = Type.Object({}, { additionalProperties: true });
+  app.get(
+    '/openapi.json',
+    {
+      schema: {
+        tags: ['Docs'],
+        operationId: 'openApi',
+        summary: 'Este documento OpenAPI 3.1',
+        response: { 200: { description: 'OpenAPI 3.1.0', content: { 'application/json': { schema } } } },
+      },
+    },
+    (request, reply) => {
+      if (!document) {
+        const body = JSON.stringify(app.swagger());
+        document = { body, etag: etagOf(body) };
+      }
+      send(request, reply.header('access-control-allow-origin', '*'), document, 'application/json; charset=utf-8');
+    },
+  );
+}
+
+function registerPageRoutes(app: App, site: DocsSite) {
+  const page = (path: (request: FastifyRequest) => string) => (request: FastifyRequest, reply: FastifyReply) =>
+    servePage(site, request, reply, path(request));
+  app.get(
+    '/docs',
+    {
+      schema: { tags: ['Docs'], operationId: 'docsHome', summary: 'Inicio de la documentación', response: { 200: pageResponse } },
+    },
+    page(() => 'index'),
+  );
+  app.get(
+    '/docs/:path',
+    {
+      schema: {
+        tags: ['Docs'],
+        operationId: 'docsPage',
+        summary: 'Una página de la documentación',
+        description: 'HTML por defecto; markdown con `Accept: text/markdown` o agregando `.md` (respuestas con `Vary: Accept`).',
+        params: Type.Object({
+          path: Type.String({ maxLength: 200, description: 'Dirección de la página, por ejemplo escaner o escaner.md' }),
+        }),
+        response: {
+          200: pageResponse,
+          ...errorResponses({ 404: 'No existe esa página (code page_not_found); HTML si el cliente pide HTML' }),
+        },
+      },
+    },
+    page((request) => (request.params as { path: string }).path),
+  );
+  // Aliases and deeper paths: the same lookup, so anything outside the index is a page_not_found.
+  app.get(
+    '/docs/',
+    { schema: { hide: true } },
+    page(() => 'index'),
+  );
+  app.get(
+    '/docs/*',
+    { schema: { hide: true } },
+    page((request) => (request.params as { '*': string })['*']),
+  );
+  app.get('/docs/assets/docs.css', { schema: { hide: true } }, (request, reply) =>
+    send(request, reply, site.css, 'text/css; charset=utf-8'),
+  );
+}
+
+/** The docs site, the llms files and the OpenAPI document. */
+export function registerDocsRoutes(app: App, container: Container) {
+  const loaded = loadDocFiles();
+  for (const skipped of loaded.skipped) container.logger.warn(skipped, 'docs file skipped');
+  const site = createDocsSite({
+    entries: [...loaded.entries, apiReferenceEntry(app)],
+    priceList: loadPriceList(),
+    baseUrl: container.config.http.publicBaseUrl,
+    llmsTemplate: loadLlmsTemplate(),
+  });
+  registerLlmsRoutes(app, site);
+  registerOpenApiRoute(app);
+  registerPageRoutes(app, site);
+}

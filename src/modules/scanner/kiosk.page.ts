@@ -1,0 +1,75 @@
+import { escapeHtml } from '../../lib/html.ts';
+
+/** Seconds the kiosk shows an answer before going back to its idle screen. */
+export const KIOSK_IDLE_MS = 10_000;
+
+/**
+ * The kiosk's only page. The token is not written into it: kiosk.js reads it from the address
+ * bar, and the no-referrer policy keeps it from leaking to product photo hosts.
+ */
+export function renderKioskPage(companyName: string, timeZone: string): string {
+  const name = escapeHtml(companyName);
+  return `<!doctype html>
+<html lang="es-AR">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1, user-scalable=no">
+<meta name="referrer" content="no-referrer">
+<link rel="icon" href="data:,">
+<title>Consultá el precio · ${name}</title>
+<link rel="stylesheet" href="/scanner/kiosk.css">
+<script src="/scanner/kiosk.js" defer></script>
+</head>
+<body data-idle-ms="${KIOSK_IDLE_MS}" data-time-zone="${escapeHtml(timeZone)}">
+<main id="kiosk">
+  <header class="top"><span class="shop">${name}</span><button type="button" id="fullscreen">Pantalla completa</button></header>
+  <section id="idle" class="screen" aria-hidden="false">
+    <div class="bars" aria-hidden="true"></div>
+    <h1>Consultá el precio</h1>
+    <p>Acercá el código de barras al lector</p>
+  </section>
+  <section id="result" class="screen" hidden aria-live="polite">
+    <img id="photo" alt="" hidden>
+    <p id="mark" class="mark"></p>
+    <h1 id="name"></h1>
+    <p id="price" class="price"></p>
+    <p id="usd" class="usd" hidden></p>
+    <p id="label" class="label" hidden></p>
+    <div id="alternatives" hidden>
+      <h2>¿Buscabas alguno de estos?</h2>
+      <ul id="alternatives-list"></ul>
+    </div>
+  </section>
+  <section id="message" class="screen" hidden aria-live="assertive">
+    <h1 id="message-title"></h1>
+    <p id="message-detail"></p>
+  </section>
+  <form id="search" autocomplete="off">
+    <label for="query">…o escribí el nombre y apretá Enter</label>
+    <input id="query" name="query" type="search" inputmode="search" enterkeyhint="search" autofocus>
+  </form>
+  <footer id="rate" class="rate"></footer>
+</main>
+</body>
+</html>
+`;
+}
+
+/** The answer when the kiosk address is wrong (no token, or a token that is not valid). */
+export function renderKioskProblem(title: string, detail: string): string {
+  return `<!doctype html>
+<html lang="es-AR">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<link rel="icon" href="data:,">
+<title>${escapeHtml(title)}</title>
+<link rel="stylesheet" href="/scanner/kiosk.css">
+</head>
+<body>
+<main id="kiosk"><section class="screen"><h1>${escapeHtml(title)}</h1><p>${escapeHtml(detail)}</p></section></main>
+</body>
+</html>
+`;
+}

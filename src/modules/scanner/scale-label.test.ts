@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+import { ean13 } from '../../lib/barcode.ts';
+import { DEFAULT_SCALE_LABEL_LAYOUT, decodeScaleLabel, parseScaleLabelLayout, pluCandidates } from './scale-label.ts';
+
+describe('decodeScaleLabel', () => {
+  it('reads the default layout: prefix 20–29, PLU 5, price in cents 5, check digit', () => {
+    expect(decodeScaleLabel(ean13('200012301234'), DEFAULT_SCALE_LABEL_LAYOUT)).toEqual({
+      code: ean13('200012301234'),
+      plu: '00123',
+      value: 'price',
+      priceCents: 1234,
+      weightGrams: null,
+    });
+    expect(decodeScaleLabel(ean13('299999999999'), DEFAULT_SCALE_LABEL_LAYOUT)?.priceCents).toBe(99999);
+  });
+
+  it.each([
+    ['a wrong check digit', '2000123012347'],
+    ['a GS1 product code', ean13('779000100001')],
+    ['12 digits', '200012301234'],
+    ['letters', '20001230123A'],
+  ])('refuses %s', (_why, code) => {
+    expect(decodeScaleLabel(code, DEFAULT_SCALE_LABEL_LAYOUT)).toBeNull();
+  });
+
+  it('reads weight layouts in grams and price layouts in whole pesos', () => {
+    const weight = parseScaleLabelLayout({ prefixes: ['21'], pluDigits: 4, value: 'weight' }).layout!;
+    expect(decodeScaleLabel(ean13('210042001532'), weight)).toMatchObject({ plu: '0042', value: 'weight', weightGrams: 1532 });
+    const pesos = parseScaleLabelLayout({ pluDigits: 6, decimals: 0 }).layout!;
+    expect(decodeScaleLabel(ean13('201234560150'), pesos)).toMatchObject({ plu: '123456', priceCents: 15000 });
+  });
+});
+
+describe('parseScaleLabelLayout', () => {
+  it('uses the default when nothing is set and turns labels off with false', () => {
+    expect(parseScaleLabelLayout(undefined)).toEqual({ layout: DEFAULT_SCALE_LABEL_LAYOUT, problem: null });
+    expect(parseScaleLabelLayout(false)).toEqual({ layout: null, problem: null });
+  });
+
+  it.each([
+    [{ prefixes: ['30'] }, 'prefixes'],
+    [{ prefixes: [] }, 'prefixes'],
+    [{ pluDigits: 7 }, 'pluDigits'],
+    [{ value: 'volume' }, 'value'],
+    [{ decimals: 5 }, 'decimals'],
+    ['weight', 'object'],
+  ])('falls back to the default and names the problem for %j', (setting, field) => {
+    const parsed = parseScaleLabelLayout(setting);
+    expect(parsed.layout).toBe(DEFAULT_SCALE_LABEL_LAYOUT);
+    expect(parsed.problem).toContain(field);
+  });
+});
+
+describe('pluCandidates', () => {
+  it('gives the PLU as printed and without its leading zeros', () => {
+    expect(pluCandidates('00123')).toEqual(['00123', '123']);
+    expect(pluCandidates('12345')).toEqual(['12345']);
+    expect(pluCandidates('00000')).toEqual(['00000', '0']);
+  });
+});

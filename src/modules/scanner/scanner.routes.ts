@@ -1,0 +1,59 @@
+import type { FastifyRequest } from 'fastify';
+import type { App } from '../../app.ts';
+import { validationDetails } from '../../http/error-handler.ts';
+import { openCorsNoStore, preflight } from '../../http/public-cors.ts';
+import { AppError } from '../../lib/errors.ts';
+import { type ScannerQuery, scannerResponses, ScannerQuery as ScannerQuerySchema } from './scanner.schemas.ts';
+import type { ScannerService } from './scanner.service.ts';
+
+const REQUIRED = ['token', 'query'] as const;
+
+/**
+ * A missing or empty required parameter is named in a 400 `missing_parameter`; any other bad
+ * parameter is a 400 `bad_request` with its path.
+ */
+function checkParameters(request: FastifyRequest) {
+  const query = request.query as Partial<Record<string, unknown>>;
+  const missing = REQUIRED.filter((name) => typeof query[name] !== 'string' || (query[name] as string).trim() === '');
+  if (missing.length > 0) {
+    const names = missing.map((name) => `'${name}'`).join(' and ');
+    throw new AppError('missing_parameter', `query parameter ${names} ${missing.length > 1 ? 'are' : 'is'} required`, {
+      details: missing.map((name) => ({ path: `querystring.${name}`, message: 'is required' })),
+    });
+  }
+  const problem = request.validationError;
+  if (problem) {
+    const details = validationDetails(problem.validation as never, 'querystring');
+    throw new AppError('bad_request', `invalid querystring: ${details.map((d) => `${d.path} ${d.message}`).join('; ')}`, {
+      details,
+    });
+  }
+}
+
+export function registerScannerApi(app: App, scanner: ScannerService) {
+  app.get(
+    '/api/public/scanner',
+    {
+      attachValidation: true,
+      onRequest: openCorsNoStore,
+      schema: {
+        tags: ['Public'],
+        operationId: 'scanProduct',
+        summary: 'Consulta de precio por código de barras o nombre',
+        description:
+          'Un código de 8 a 14 dígitos se busca primero como código de barras (BC, después sku, después etiqueta de balanza 20–29); ' +
+          'si no, o si no coincide, se busca por nombre (sin distinguir acentos ni mayúsculas, tolera errores de tipeo) y se ' +
+          'devuelven hasta 5 alternativas. Los productos deshabilitados nunca aparecen.',
+        querystring: ScannerQuerySchema,
+        response: scannerResponses,
+      },
+    },
+    async (request) => {
+      checkParameters(request);
+      const { token, query, companyId } = request.query as ScannerQuery;
+      return scanner.scan({ token, query, companyId, clientIp: request.ip });
+    },
+  );
+
+  app.options('/api/public/scanner', { schema: { hide: true } }, async (_request, reply) => preflight(reply));
+}

@@ -1,0 +1,168 @@
+import type { Database } from '../../db/client.ts';
+import { AppError } from '../../lib/errors.ts';
+import { fromMilli, lineTotalCents, moneyToNumber } from '../../lib/money.ts';
+import { createRateLimiter } from '../../lib/rate-limiter.ts';
+import { sha256Hex } from '../../lib/secrets.ts';
+import type { Clock } from '../../lib/time.ts';
+import { createTtlCache } from '../../lib/ttl-cache.ts';
+import type { Logger } from '../../logger.ts';
+import type { CompanyService } from '../companies/companies.service.ts';
+import { decodeScaleLabel, parseScaleLabelLayout, pluCandidates, type ScaleLabel, type ScaleLabelLayout } from './scale-label.ts';
+import type { ScaleLabelBody, ScannerProduct, ScannerResult } from './scanner.schemas.ts';
+import { createScannerRepo, type NameCandidate, type ScannerRow } from './scanner.repo.ts';
+
+/** Token → company answers (and per-company scale layouts) are reused this long: a revoked token dies within it. */
+export const SCANNER_CACHE_TTL_MS = 30_000;
+/** Below this word similarity a name is not a match. */
+export const MIN_NAME_SCORE = 0.3;
+/** Alternatives may be looser: they are offered, not answered ("¿buscabas alguno de estos?"). */
+export const MIN_ALTERNATIVE_SCORE = 0.2;
+export const MAX_ALTERNATIVES = 5;
+const BARCODE = /^\d{8,14}$/;
+
+export interface ScannerServiceDeps {
+  db: Database;
+  companies: CompanyService;
+  clock: Clock;
+  logger: Logger;
+  /** Lookups per minute per token and client address; 0 = no limit. */
+  rateLimitPerMinute: number;
+}
+
+export interface ScanInput {
+  token: string;
+  query: string;
+  companyId?: number | undefined;
+  clientIp: string;
+}
+
+export type ScannerService = ReturnType<typeof createScannerService>;
+
+export function createScannerService({ db, companies, clock, logger, rateLimitPerMinute }: ScannerServiceDeps) {
+  const repo = createScannerRepo(db.orm);
+  const tokens = createTtlCache<number | null>({ ttlMs: SCANNER_CACHE_TTL_MS, maxEntries: 10_000, clock });
+  const layouts = createTtlCache<ScaleLabelLayout | null>({ ttlMs: SCANNER_CACHE_TTL_MS, maxEntries: 10_000, clock });
+  const limiter = rateLimitPerMinute > 0 ? createRateLimiter({ limit: rateLimitPerMinute, windowMs: 60_000, clock }) : null;
+
+  async function companyOfToken(token: string): Promise<number | null> {
+    const key = sha256Hex(token);
+    const cached = tokens.get(key);
+    if (cached) return cached.value;
+    const companyId = await companies.findCompanyIdByScannerToken(token);
+    tokens.set(key, companyId);
+    return companyId;
+  }
+
+  async function scaleLayout(companyId: number): Promise<ScaleLabelLayout | null> {
+    const key = String(companyId);
+    const cached = layouts.get(key);
+    if (cached) return cached.value;
+    const { layout, problem } = parseScaleLabelLayout(await repo.findScaleSetting(companyId));
+    if (problem) logger.warn({ companyId, problem }, 'invalid scale label setting; using the default layout');
+    layouts.set(key, layout);
+    return layout;
+  }
+
+  /** Rate limit, then token, then the optional companyId: the company the lookup runs for. */
+  async function authorize({ token, companyId, clientIp }: ScanInput): Promise<number> {
+    if (limiter) {
+      const decision = limiter.hit(`${sha256Hex(token)}|${clientIp}`);
+      if (!decision.allowed) {
+        throw new AppError('rate_limited', `too many scanner lookups; retry in ${decision.retryAfterSeconds} s`, {
+          headers: { 'retry-after': String(decision.retryAfterSeconds) },
+        });
+      }
+    }
+    const owner = await companyOfToken(token);
+    if (owner === null) throw new AppError('unauthenticated', 'invalid scanner token');
+    if (companyId !== undefined && companyId !== owner) {
+      throw new AppError('unauthenticated', `the scanner token does not belong to company ${companyId}`);
+    }
+    return owner;
+  }
+
+  async function byBarcode(companyId: number, code: string): Promise<ScannerResult | null> {
+    const row = await repo.findByCode(companyId, code, otherSpelling(code));
+    if (row) return { product: toScannerProduct(row), matchType: 'barcode', alternatives: [] };
+    const layout = await scaleLayout(companyId);
+    const label = layout ? decodeScaleLabel(code, layout) : null;
+    if (!label) return null;
+    const [plu, bare = plu] = pluCandidates(label.plu) as [string, string?];
+    const product = await repo.findByPlu(companyId, plu, bare);
+    if (!product) return null;
+    return { product: toScannerProduct(product), matchType: 'barcode', alternatives: [], label: labelToWire(label, product) };
+  }
+
+  async function byName(companyId: number, text: string): Promise<ScannerResult | null> {
+    if (text.replace(/\s/g, '').length < 2) return null;
+    const ranked = rankCandidates(await repo.nearestByName(companyId, text));
+    const [best, ...rest] = ranked;
+    if (!best) return null;
+    return { product: toScannerProduct(best), matchType: 'name', alternatives: rest.map(toScannerProduct) };
+  }
+
+  /**
+   * The contract's lookup: a code of 8–14 digits is tried as a barcode (BC, then sku, then as a
+   * scale label); otherwise, or when no code matches, the best name match and up to 5 alternatives.
+   */
+  async function scan(input: ScanInput): Promise<ScannerResult> {
+    const companyId = await authorize(input);
+    const query = input.query.trim().replace(/\s+/g, ' ');
+    if (query === '') throw new AppError('missing_parameter', "query parameter 'query' is required");
+    const result = (BARCODE.test(query) ? await byBarcode(companyId, query) : null) ?? (await byName(companyId, query));
+    if (!result) throw new AppError('product_not_found', `no product matches "${query}"`);
+    return result;
+  }
+
+  /** The company a kiosk address belongs to (for its page title); null for a token that is not valid. */
+  async function kioskCompany(token: string): Promise<{ id: number; name: string; timezone: string } | null> {
+    const companyId = await companyOfToken(token);
+    const company = companyId === null ? null : await companies.findCompany(companyId);
+    return company ? { id: company.id, name: company.name, timezone: company.timezone } : null;
+  }
+
+  return { scan, kioskCompany };
+}
+
+/** Best score first; equal scores by closeness of the whole name, then id (stable answers). */
+export function rankCandidates(candidates: NameCandidate[]): NameCandidate[] {
+  const ranked = candidates
+    .filter((c) => c.score >= MIN_ALTERNATIVE_SCORE)
+    .sort((a, b) => b.score - a.score || b.closeness - a.closeness || a.id - b.id)
+    .slice(0, MAX_ALTERNATIVES + 1);
+  return ranked.length > 0 && ranked[0]!.score >= MIN_NAME_SCORE ? ranked : [];
+}
+
+/** The same GTIN as stored by systems that drop or add the EAN-13 leading zero of a UPC-A code. */
+function otherSpelling(code: string): string {
+  if (code.length === 12) return `0${code}`;
+  if (code.length === 13 && code.startsWith('0')) return code.slice(1);
+  return code;
+}
+
+export function toScannerProduct(row: ScannerRow): ScannerProduct {
+  return {
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    BC: row.bc,
+    base_price: moneyToNumber(row.basePrice),
+    photo: row.photo,
+    mark: row.mark,
+    category_id: row.categoryId,
+    enable: row.enable,
+  };
+}
+
+function labelToWire(label: ScaleLabel, product: ScannerRow): ScaleLabelBody {
+  const amountCents =
+    label.value === 'price' ? label.priceCents! : lineTotalCents(product.basePrice, fromMilli(label.weightGrams!));
+  return {
+    code: label.code,
+    plu: label.plu,
+    value: label.value,
+    price: label.priceCents === null ? null : label.priceCents / 100,
+    weight: label.weightGrams === null ? null : label.weightGrams / 1000,
+    amount: amountCents / 100,
+  };
+}
