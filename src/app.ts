@@ -11,6 +11,7 @@ import { registerRequestContext } from './http/request-context.ts';
 import { registerAccess } from './modules/auth/access.module.ts';
 import { registerWebhookRoutes } from './modules/webhooks/webhooks.routes.ts';
 import { registerPublicSurface } from './modules/public-surface.ts';
+import { registerIntegrationRoutes } from './modules/integration/integration.routes.ts';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 /** The application instance every route module registers on (TypeBox-typed routes). */
@@ -54,7 +55,17 @@ export async function buildApp(container: Container): Promise<App> {
       tags: [
         { name: 'Public', description: 'Sin autenticación' },
         { name: 'Docs', description: 'Documentación y recursos para agentes' },
+        { name: 'Integration', description: 'Eventos entrantes y consulta de eventos recibidos (clave de integración)' },
       ],
+      components: {
+        securitySchemes: {
+          integrationKey: {
+            type: 'http',
+            scheme: 'bearer',
+            description: 'Clave de integración de la empresa (Configuración → Integraciones): Authorization: Bearer <clave>',
+          },
+        },
+      },
     },
   });
 
@@ -63,6 +74,7 @@ export async function buildApp(container: Container): Promise<App> {
   registerWebhookRoutes(app, container);
   registerHomeRoute(app, container);
   registerPublicSurface(app, container);
+  registerIntegrationRoutes(app, container);
 
   return app;
 }

@@ -29,6 +29,12 @@ export interface Config {
   readonly auth: AuthConfig;
   readonly logLevel: LogLevel;
   readonly demo: { readonly seedOnEmpty: boolean };
+  readonly integration: {
+    /** How long a resolved integration key is trusted without asking the database (0: always ask). */
+    readonly keyCacheTtlMs: number;
+    /** Days inbound events are kept (the polling history and the idempotency window). */
+    readonly retentionDays: number;
+  };
   readonly shutdownTimeoutMs: number;
   readonly webhooks: {
     /** Deliver to private, loopback and link-local addresses (tests, self-hosting on a LAN). */
@@ -141,6 +147,8 @@ export function loadConfig(env: Env = process.env): Config {
     problems.push(`EXCHANGE_RATE_FIXED must be a positive decimal like 1160.50 (got "${fixedRate}")`);
   }
   const scannerRateLimit = int('SCANNER_RATE_LIMIT_PER_MINUTE', 120, 0, 1_000_000);
+  const keyCacheTtlMs = int('INTEGRATION_KEY_CACHE_TTL_MS', 5000, 0, 60000);
+  const retentionDays = int('INTEGRATION_RETENTION_DAYS', 90, 1, 3650);
 
   let secretKey = str('SECRET_KEY');
   if (secretKey !== undefined && secretKey.length < 32) {
@@ -164,6 +172,7 @@ export function loadConfig(env: Env = process.env): Config {
     auth,
     logLevel,
     demo: { seedOnEmpty },
+    integration: { keyCacheTtlMs, retentionDays },
     shutdownTimeoutMs,
     webhooks: { allowPrivateTargets, concurrency: webhookConcurrency },
     exchange: { sourceUrl: exchangeSourceUrl, fixedRate },

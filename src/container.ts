@@ -11,6 +11,7 @@ import { createSettingsService, type SettingsService } from './modules/settings/
 import { createSuperadminService, type SuperadminService } from './modules/superadmin/superadmin.service.ts';
 import { createExchangeService, type ExchangeService } from './modules/exchange/exchange.service.ts';
 import { createScannerService, type ScannerService } from './modules/scanner/scanner.service.ts';
+import { createIntegrationService, type IntegrationService } from './modules/integration/integration.service.ts';
 import { createUserService, type UserService } from './modules/users/users.service.ts';
 import { createWebhooksModule, type WebhooksModule, type WebhooksModuleDeps } from './modules/webhooks/webhooks.module.ts';
 
@@ -30,6 +31,7 @@ export interface Container {
   readonly webhooks: WebhooksModule;
   readonly scanner: ScannerService;
   readonly exchange: ExchangeService;
+  readonly integration: IntegrationService;
   close(): Promise<void>;
 }
 
@@ -63,6 +65,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   const webhooks = createWebhooksModule({ config, db, cipher, clock, logger, jobs, tuning: overrides.webhookTuning ?? {} });
   const scanner = createScannerService({ db, companies, clock, logger, rateLimitPerMinute: config.scanner.rateLimitPerMinute });
   const exchange = createExchangeService({ db, jobs, clock, logger, ...config.exchange });
+  const integration = createIntegrationService({ db, clock, logger, companies, jobs, config: config.integration });
 
   let closed = false;
   return {
@@ -80,6 +83,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     webhooks,
     scanner,
     exchange,
+    integration,
     async close() {
       if (closed) return;
       closed = true;

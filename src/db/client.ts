@@ -114,6 +114,9 @@ export async function openPostgres(options: PostgresOptions): Promise<Database> 
   const pool = new pg.Pool({ connectionString: options.url, max: options.poolMax, application_name: 'mostrador' });
   // An idle client losing its server must not crash the process; the next query reports it.
   pool.on('error', () => {});
+  // Nor a checked-out one: its running query already fails with the error, and the pool drops
+  // the dead client when it is released; without a listener the 'error' event would be uncaught.
+  pool.on('connect', (client) => client.on('error', () => {}));
   const orm = drizzleNodePg(pool, { schema }) as unknown as Db;
   let closed = false;
   return {

@@ -10,7 +10,11 @@ const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d{1,9})?([Zz]|[+-]\
 export function parseRfc3339(value: string): Date | null {
   if (!RFC3339.test(value)) return null;
   const date = new Date(value);
-  return Number.isNaN(date.getTime()) ? null : date;
+  if (Number.isNaN(date.getTime())) return null;
+  // Date rolls impossible days over (Feb 30 → Mar 2); RFC 3339 (and PostgreSQL) refuse them.
+  const [year, month, day] = value.slice(0, 10).split('-').map(Number) as [number, number, number];
+  const calendar = new Date(Date.UTC(year, month - 1, day));
+  return calendar.getUTCMonth() === month - 1 && calendar.getUTCDate() === day ? date : null;
 }
 
 export function sleep(ms: number): Promise<void> {

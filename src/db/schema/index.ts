@@ -3,3 +3,4 @@ export * from './foundation.ts';
 export * from './auth.ts';
 export * from './webhooks.ts';
 export * from './public.ts';
+export * from './integration.ts';

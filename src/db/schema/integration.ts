@@ -1,0 +1,20 @@
+import { boolean, char, customType, integer, json, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+
+// Mirrors src/db/migrations/0002_integration.sql.
+
+/** PostgreSQL xid8 (64-bit transaction id), carried as a decimal string. */
+const xid8 = customType<{ data: string; driverData: string }>({
+  dataType: () => 'xid8',
+});
+
+export const inboundEvents = pgTable('inbound_events', {
+  id: uuid('id').primaryKey(),
+  companyId: integer('company_id').notNull(),
+  event: text('event').notNull(),
+  idempotencyKey: text('idempotency_key').notNull(),
+  payload: json('payload').$type<{ event: string; data: Record<string, unknown> }>().notNull(),
+  bodySha256: char('body_sha256', { length: 64 }).notNull(),
+  signatureValid: boolean('signature_valid').notNull(),
+  receivedAt: timestamp('received_at', { withTimezone: true, mode: 'date' }).notNull(),
+  txId: xid8('tx_id').notNull(),
+});
