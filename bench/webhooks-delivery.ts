@@ -1,4 +1,4 @@
-// npm run bench -- delivery
+// npm run bench -- delivery   (bench/webhooks-delivery.ts)
 // Outbound webhooks end to end on PostgreSQL (BENCH_DATABASE_URL, default the local server): a worker
 // process (src/main.ts, ROLE=worker) delivers product.upserted events, committed by this process,
 // to a receiver on 127.0.0.1 that checks every signature. Two phases, both bounded:
