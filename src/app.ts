@@ -9,6 +9,7 @@ import { registerHealthRoutes } from './http/health.routes.ts';
 import { registerHomeRoute } from './http/home.routes.ts';
 import { registerRequestContext } from './http/request-context.ts';
 import { registerAccess } from './modules/auth/access.module.ts';
+import { registerWebhookRoutes } from './modules/webhooks/webhooks.routes.ts';
 import { registerPublicSurface } from './modules/public-surface.ts';
 import { registerIntegrationRoutes } from './modules/integration/integration.routes.ts';
 
@@ -70,6 +71,7 @@ export async function buildApp(container: Container): Promise<App> {
 
   registerHealthRoutes(app, container);
   await registerAccess(app, container);
+  registerWebhookRoutes(app, container);
   registerHomeRoute(app, container);
   registerPublicSurface(app, container);
   registerIntegrationRoutes(app, container);

@@ -36,6 +36,12 @@ export interface Config {
     readonly retentionDays: number;
   };
   readonly shutdownTimeoutMs: number;
+  readonly webhooks: {
+    /** Deliver to private, loopback and link-local addresses (tests, self-hosting on a LAN). */
+    readonly allowPrivateTargets: boolean;
+    /** Deliveries one worker process sends at once. */
+    readonly concurrency: number;
+  };
   readonly exchange: {
     /** A DolarAPI-compatible endpoint answering one quote object. */
     readonly sourceUrl: string;
@@ -132,6 +138,8 @@ export function loadConfig(env: Env = process.env): Config {
   const logLevel = oneOf('LOG_LEVEL', LOG_LEVELS, 'info');
   const shutdownTimeoutMs = int('SHUTDOWN_TIMEOUT_MS', 8000, 100, 60000);
   const seedOnEmpty = bool('DEMO_SEED', databaseUrl === null);
+  const allowPrivateTargets = bool('ALLOW_PRIVATE_WEBHOOK_TARGETS', false);
+  const webhookConcurrency = int('WEBHOOK_CONCURRENCY', 16, 1, 256);
   const exchangeSourceUrl = str('EXCHANGE_SOURCE_URL') ?? 'https://dolarapi.com/v1/dolares/oficial';
   if (!isHttpUrl(exchangeSourceUrl)) problems.push(`EXCHANGE_SOURCE_URL must be an http(s) URL (got "${exchangeSourceUrl}")`);
   const fixedRate = str('EXCHANGE_RATE_FIXED') ?? null;
@@ -166,6 +174,7 @@ export function loadConfig(env: Env = process.env): Config {
     demo: { seedOnEmpty },
     integration: { keyCacheTtlMs, retentionDays },
     shutdownTimeoutMs,
+    webhooks: { allowPrivateTargets, concurrency: webhookConcurrency },
     exchange: { sourceUrl: exchangeSourceUrl, fixedRate },
     scanner: { rateLimitPerMinute: scannerRateLimit },
   } satisfies Config);

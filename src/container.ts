@@ -13,6 +13,7 @@ import { createExchangeService, type ExchangeService } from './modules/exchange/
 import { createScannerService, type ScannerService } from './modules/scanner/scanner.service.ts';
 import { createIntegrationService, type IntegrationService } from './modules/integration/integration.service.ts';
 import { createUserService, type UserService } from './modules/users/users.service.ts';
+import { createWebhooksModule, type WebhooksModule, type WebhooksModuleDeps } from './modules/webhooks/webhooks.module.ts';
 
 /** Everything the program shares: one instance per process, passed explicitly (manual DI). */
 export interface Container {
@@ -27,6 +28,7 @@ export interface Container {
   readonly auth: AuthService;
   readonly settings: SettingsService;
   readonly superadmin: SuperadminService;
+  readonly webhooks: WebhooksModule;
   readonly scanner: ScannerService;
   readonly exchange: ExchangeService;
   readonly integration: IntegrationService;
@@ -38,6 +40,8 @@ export interface ContainerOverrides {
   db?: Database;
   clock?: Clock;
   logger?: Logger;
+  /** Webhook delivery timings for tests (short timeouts, fast polls, fixed jitter). */
+  webhookTuning?: WebhooksModuleDeps['tuning'];
 }
 
 export async function openDatabase(config: Config): Promise<Database> {
@@ -58,6 +62,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   const settings = createSettingsService({ db, config, clock, companies });
   const superadmin = createSuperadminService({ db, companies });
   defineAuthJobs(jobs, auth);
+  const webhooks = createWebhooksModule({ config, db, cipher, clock, logger, jobs, tuning: overrides.webhookTuning ?? {} });
   const scanner = createScannerService({ db, companies, clock, logger, rateLimitPerMinute: config.scanner.rateLimitPerMinute });
   const exchange = createExchangeService({ db, jobs, clock, logger, ...config.exchange });
   const integration = createIntegrationService({ db, clock, logger, companies, jobs, config: config.integration });
@@ -75,12 +80,14 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     auth,
     settings,
     superadmin,
+    webhooks,
     scanner,
     exchange,
     integration,
     async close() {
       if (closed) return;
       closed = true;
+      await webhooks.close();
       await jobs.stop(config.shutdownTimeoutMs);
       await db.close();
     },

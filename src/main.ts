@@ -24,6 +24,7 @@ async function main() {
     logger.warn('ROLE=web on the embedded database: nobody runs background jobs (use ROLE=all)');
   }
   await container.jobs.start({ work: runJobs });
+  if (runJobs) await container.webhooks.dispatcher.start();
   if (runJobs) await container.exchange.requestRefresh();
 
   const app = serveHttp ? await buildApp(container) : null;

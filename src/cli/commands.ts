@@ -5,6 +5,7 @@ import { recordAudit } from '../modules/audit/audit.repo.ts';
 import { seedDemo } from '../modules/demo/demo.service.ts';
 import { MEMBERSHIP_ROLES, type MembershipRole } from '../modules/users/users.service.ts';
 import { parseOptions, positiveInt, requireOption, UsageError } from './args.ts';
+import { WEBHOOK_COMMANDS } from './webhook-commands.ts';
 
 export interface CommandResult {
   json: unknown;
@@ -178,4 +179,5 @@ export const COMMANDS: Command[] = [
       };
     },
   }),
+  ...WEBHOOK_COMMANDS,
 ];

@@ -23,6 +23,11 @@ Commands:
   user create --email E --password P [--superadmin] [--company ID --role admin|cashier]
   user disable --email E                    block a user's logins and end their open sessions
   user password --email E --password P      set a new password and end the user's open sessions
+  webhook add --company ID --url URL [--events a,b] [--header "K: V"]... [--description D] [--secret S]
+                                            register an outbound webhook; prints its signing secret once
+  webhook list --company ID                 list the company's webhook endpoints
+  webhook remove --company ID --id ENDPOINT_ID
+                                            delete an endpoint and its delivery log
 
 --json prints one JSON object on stdout (for scripts). Exit codes: 0 ok, 1 failed, 2 usage.
 `;

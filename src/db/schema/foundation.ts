@@ -218,4 +218,6 @@ export const outboxEvents = pgTable('outbox_events', {
   payload: jsonb('payload').$type<{ event: string; data: Record<string, unknown> }>().notNull(),
   causedBy: uuid('caused_by'),
   createdAt: tstz('created_at').notNull().default(sql`clock_timestamp()`),
+  /** Set by the webhook relay (0005_webhooks.sql) once the event's deliveries exist. */
+  dispatchedAt: tstz('dispatched_at'),
 });

@@ -1,5 +1,6 @@
 // Every table of the application, one file per migration area; add new areas here.
 export * from './foundation.ts';
 export * from './auth.ts';
+export * from './webhooks.ts';
 export * from './public.ts';
 export * from './integration.ts';

@@ -13,7 +13,11 @@ export type AuditAction =
   | 'scanner_token.rotated'
   | 'company.created'
   | 'user.disabled'
-  | 'user.password_set';
+  | 'user.password_set'
+  | 'webhook.created'
+  | 'webhook.updated'
+  | 'webhook.removed'
+  | 'webhook.secret_rotated';
 
 /** From where a change was asked: the HTTP client (null fields for the command line). */
 export interface AuditOrigin {

@@ -4,6 +4,8 @@ import type { AuditEntryWire } from '../audit/audit.repo.ts';
 import type { AuthSession } from '../auth/auth.service.ts';
 import type { MembershipSummary } from '../auth/sessions.repo.ts';
 import type { SettingsService } from './settings.service.ts';
+import type { EndpointWire } from '../webhooks/endpoints.service.ts';
+import { WEBHOOKS_SCRIPT, webhooksSection } from '../webhooks/webhooks.page.ts';
 import { SETTINGS_SCRIPT } from './integrations.script.ts';
 
 export const AUDIT_LABELS: Record<string, string> = {
@@ -12,6 +14,10 @@ export const AUDIT_LABELS: Record<string, string> = {
   'scanner_token.rotated': 'Token del escáner rotado',
   'company.created': 'Empresa creada',
   'auth.company_selected': 'Empresa elegida en una sesión',
+  'webhook.created': 'Webhook agregado',
+  'webhook.updated': 'Webhook modificado',
+  'webhook.removed': 'Webhook eliminado',
+  'webhook.secret_rotated': 'Secreto de un webhook rotado',
 };
 const ROLE_LABELS: Record<string, string> = { admin: 'administración', cashier: 'caja' };
 
@@ -49,6 +55,7 @@ function auditRows(entries: AuditEntryWire[]): SafeHtml | SafeHtml[] {
 export interface IntegrationsPageData extends PageContext {
   overview: Awaited<ReturnType<SettingsService['overview']>>;
   audit: AuditEntryWire[];
+  webhooks: EndpointWire[];
 }
 
 export function integrationsPage(reply: FastifyReply, data: IntegrationsPageData) {
@@ -84,11 +91,17 @@ export function integrationsPage(reply: FastifyReply, data: IntegrationsPageData
     <pre id="ex-scanner"></pre><button type="button" class="secondary" data-copy="ex-scanner">Copiar</button>
   </div>
 </section>
+${webhooksSection(data.webhooks)}
 <section>
   <h2>Actividad reciente</h2>
   <table><thead><tr><th>Cuándo</th><th>Qué</th><th>Quién</th><th>Desde</th></tr></thead>
   <tbody id="audit-rows">${auditRows(data.audit)}</tbody></table>
 </section>
 <script type="application/json" id="audit-labels">${jsonForScript(AUDIT_LABELS)}</script>`;
-  return sendPage(reply, { title: 'Integraciones', body, script: SETTINGS_SCRIPT, userEmail: data.session.email });
+  return sendPage(reply, {
+    title: 'Integraciones',
+    body,
+    script: SETTINGS_SCRIPT + WEBHOOKS_SCRIPT,
+    userEmail: data.session.email,
+  });
 }

@@ -62,6 +62,7 @@ export function registerSettingsRoutes(app: App, container: Container) {
     }
     const overview = await settings.overview(session.companyId!);
     const audit = await settings.listAudit(session.companyId!, { limit: 20 });
-    return integrationsPage(reply, { session, memberships, overview, audit });
+    const webhooks = await container.webhooks.endpoints.listEndpoints(session.companyId!);
+    return integrationsPage(reply, { session, memberships, overview, audit, webhooks });
   });
 }

@@ -1,0 +1,196 @@
+import { sql } from 'drizzle-orm';
+import { type Conn, selectRows } from '../../db/client.ts';
+
+/** A delivery a worker holds (by lease token) with everything needed to send it. */
+export interface ClaimedDelivery {
+  id: string;
+  companyId: number;
+  endpointId: string;
+  eventId: string;
+  event: string;
+  kind: 'event' | 'test';
+  /** The number of this attempt, over the delivery's whole life. */
+  attempts: number;
+  /** The number of this attempt in the current round (drives the retry schedule). */
+  roundAttempts: number;
+  /** A previous holder never settled: its attempt was lost with the worker. */
+  lostAttempt: boolean;
+  payload: { event: string; data: Record<string, unknown> };
+  causedBy: string | null;
+  url: string;
+  secretEncrypted: string;
+  previousSecretEncrypted: string | null;
+  previousSecretExpiresAt: Date | null;
+  headersEncrypted: string | null;
+}
+
+const iso = (date: Date) => date.toISOString();
+
+/**
+ * Fans undispatched outbox events out to the matching enabled endpoints, oldest first, and marks
+ * them dispatched, in one statement. SKIP LOCKED lets several workers relay at once without
+ * waiting on or repeating each other; the unique (endpoint, event) makes a repeat harmless.
+ */
+export async function relayOutbox(conn: Conn, now: Date, limit: number): Promise<{ events: number; deliveries: number }> {
+  const [row] = await selectRows<{ events: number; deliveries: number }>(
+    conn,
+    sql`WITH claimed AS (
+      SELECT o.id, o.company_id, o.event, o.created_at FROM outbox_events o
+      WHERE o.dispatched_at IS NULL
+      ORDER BY o.created_at, o.id
+      LIMIT ${limit}
+      FOR UPDATE SKIP LOCKED
+    ), marked AS (
+      UPDATE outbox_events o SET dispatched_at = ${iso(now)}::timestamptz FROM claimed c WHERE o.id = c.id RETURNING o.id
+    ), inserted AS (
+      INSERT INTO webhook_deliveries
+        (id, company_id, endpoint_id, event_id, event, kind, status, next_attempt_at, event_created_at, created_at, updated_at)
+      SELECT gen_random_uuid(), c.company_id, e.id, c.id, c.event, 'event', 'pending',
+        ${iso(now)}::timestamptz, c.created_at, ${iso(now)}::timestamptz, ${iso(now)}::timestamptz
+      FROM claimed c
+      JOIN webhook_endpoints e ON e.company_id = c.company_id AND e.enabled
+        AND (e.events IS NULL OR c.event = ANY (e.events))
+      ON CONFLICT (endpoint_id, event_id) DO NOTHING
+      RETURNING 1
+    )
+    SELECT (SELECT count(*)::int FROM marked) AS events, (SELECT count(*)::int FROM inserted) AS deliveries`,
+  );
+  return { events: Number(row?.events ?? 0), deliveries: Number(row?.deliveries ?? 0) };
+}
+
+interface ClaimRow {
+  id: string;
+  company_id: number;
+  endpoint_id: string;
+  event_id: string;
+  event: string;
+  kind: 'event' | 'test';
+  attempts: number;
+  round_attempts: number;
+  lost_token: string | null;
+  payload: ClaimedDelivery['payload'] | string;
+  caused_by: string | null;
+  url: string;
+  secret_encrypted: string;
+  previous_secret_encrypted: string | null;
+  previous_secret_expires_ms: number | null;
+  headers_encrypted: string | null;
+}
+
+export interface ClaimOptions {
+  now: Date;
+  limit: number;
+  token: string;
+  /** Lease of the first delivery of an endpoint in this claim; each next one of the same endpoint adds `perAttemptMs`. */
+  leaseMs: number;
+  perAttemptMs: number;
+}
+
+/**
+ * Claims due deliveries of enabled endpoints: oldest event first, at most `limit`, skipping rows
+ * another worker is claiming. Each claimed row gets this claim's token, one more attempt, and
+ * next_attempt_at pushed to the end of its lease: if the worker dies, the row is due again then.
+ * Deliveries of one endpoint are returned in event order, to be sent one after the other.
+ */
+export async function claimDeliveries(conn: Conn, options: ClaimOptions): Promise<ClaimedDelivery[]> {
+  const rows = await selectRows<ClaimRow>(
+    conn,
+    sql`WITH picked AS (
+      SELECT d.id, d.endpoint_id, d.lease_token, d.event_created_at FROM webhook_deliveries d
+      WHERE d.status = 'pending' AND d.next_attempt_at <= ${iso(options.now)}::timestamptz
+        AND EXISTS (SELECT 1 FROM webhook_endpoints e WHERE e.id = d.endpoint_id AND e.enabled)
+      ORDER BY d.next_attempt_at, d.event_created_at, d.id
+      LIMIT ${options.limit}
+      FOR UPDATE SKIP LOCKED
+    ), ranked AS (
+      SELECT p.*, row_number() OVER (PARTITION BY p.endpoint_id ORDER BY p.event_created_at, p.id) AS pos FROM picked p
+    ), claimed AS (
+      UPDATE webhook_deliveries d SET
+        attempts = d.attempts + 1,
+        round_attempts = d.round_attempts + 1,
+        lease_token = ${options.token}::uuid,
+        next_attempt_at = ${iso(options.now)}::timestamptz
+          + make_interval(secs => (${options.leaseMs}::float8 + (r.pos - 1) * ${options.perAttemptMs}::float8) / 1000),
+        updated_at = ${iso(options.now)}::timestamptz
+      FROM ranked r WHERE d.id = r.id
+      RETURNING d.id, d.company_id, d.endpoint_id, d.event_id, d.event, d.kind, d.attempts, d.round_attempts,
+        r.lease_token AS lost_token, r.pos, r.event_created_at
+    )
+    SELECT c.id, c.company_id, c.endpoint_id, c.event_id, c.event, c.kind, c.attempts, c.round_attempts, c.lost_token,
+      o.payload, o.caused_by, e.url, e.secret_encrypted, e.previous_secret_encrypted,
+      (extract(epoch FROM e.previous_secret_expires_at) * 1000)::float8 AS previous_secret_expires_ms, e.headers_encrypted
+    FROM claimed c
+    JOIN outbox_events o ON o.id = c.event_id
+    JOIN webhook_endpoints e ON e.id = c.endpoint_id
+    ORDER BY c.endpoint_id, c.pos`,
+  );
+  return rows.map(toClaimed);
+}
+
+function toClaimed(row: ClaimRow): ClaimedDelivery {
+  return {
+    id: row.id,
+    companyId: Number(row.company_id),
+    endpointId: row.endpoint_id,
+    eventId: row.event_id,
+    event: row.event,
+    kind: row.kind,
+    attempts: Number(row.attempts),
+    roundAttempts: Number(row.round_attempts),
+    lostAttempt: row.lost_token !== null,
+    payload: typeof row.payload === 'string' ? JSON.parse(row.payload) : row.payload,
+    causedBy: row.caused_by,
+    url: row.url,
+    secretEncrypted: row.secret_encrypted,
+    previousSecretEncrypted: row.previous_secret_encrypted,
+    previousSecretExpiresAt: row.previous_secret_expires_ms === null ? null : new Date(Number(row.previous_secret_expires_ms)),
+    headersEncrypted: row.headers_encrypted,
+  };
+}
+
+/** Fails every pending delivery of an endpoint that was just disabled. */
+export async function failPendingDeliveries(conn: Conn, endpointId: string, now: Date, reason: string) {
+  await conn.execute(sql`UPDATE webhook_deliveries
+    SET status = 'failed', next_attempt_at = NULL, lease_token = NULL, last_error = ${reason}, updated_at = ${iso(now)}::timestamptz
+    WHERE endpoint_id = ${endpointId}::uuid AND status = 'pending'`);
+}
+
+/** Wakes the workers (LISTEN mostrador_webhooks) when the transaction commits. */
+export async function notifyWorkers(conn: Conn) {
+  await conn.execute(sql`SELECT pg_notify('mostrador_webhooks', '')`);
+}
+
+export interface DeliveredAttempt {
+  delivery: Pick<ClaimedDelivery, 'id' | 'companyId' | 'attempts'>;
+  token: string;
+  startedAt: Date;
+  statusCode: number;
+  durationMs: number;
+  responseBody: string | null;
+}
+
+/**
+ * Successes in one statement (one round trip for many): log each attempt, mark each delivery
+ * delivered if its worker still holds it, and clear the endpoints' failure clocks.
+ */
+export async function settleDelivered(conn: Conn, now: Date, attempts: DeliveredAttempt[]): Promise<void> {
+  const column = <T>(pick: (a: DeliveredAttempt) => T) => sql.param(attempts.map(pick));
+  await conn.execute(sql`WITH input AS (
+      SELECT * FROM unnest(
+        ${column((a) => a.delivery.id)}::uuid[], ${column((a) => a.token)}::uuid[], ${column((a) => a.delivery.companyId)}::int[],
+        ${column((a) => a.delivery.attempts)}::int[], ${column((a) => iso(a.startedAt))}::timestamptz[],
+        ${column((a) => a.durationMs)}::int[], ${column((a) => a.statusCode)}::int[], ${column((a) => a.responseBody)}::text[]
+      ) AS t(id, token, company_id, attempt, started_at, duration_ms, status_code, response_body)
+    ), settled AS (
+      UPDATE webhook_deliveries d SET status = 'delivered', next_attempt_at = NULL, lease_token = NULL,
+        last_status_code = i.status_code, last_error = NULL, updated_at = ${iso(now)}::timestamptz,
+        delivered_at = ${iso(now)}::timestamptz
+      FROM input i WHERE d.id = i.id AND d.lease_token = i.token
+      RETURNING d.endpoint_id, d.kind
+    ), logged AS (
+      INSERT INTO webhook_attempts (company_id, delivery_id, attempt, started_at, duration_ms, status_code, response_body, outcome)
+      SELECT company_id, id, attempt, started_at, duration_ms, status_code, response_body, 'delivered' FROM input
+    )
+    UPDATE webhook_endpoints e SET failing_since = NULL
+    WHERE e.failing_since IS NOT NULL AND e.id IN (SELECT endpoint_id FROM settled WHERE kind = 'event')`);
+}

@@ -1,0 +1,232 @@
+import { randomUUID } from 'node:crypto';
+import { and, asc, eq } from 'drizzle-orm';
+import type { Database, Tx } from '../../db/client.ts';
+import { companies, webhookEndpoints } from '../../db/schema/index.ts';
+import { AppError, type ErrorDetail } from '../../lib/errors.ts';
+import { type Cipher, generateSecret } from '../../lib/secrets.ts';
+import type { Clock } from '../../lib/time.ts';
+import { type AuditAction, type AuditActor, type AuditOrigin, recordAudit } from '../audit/audit.repo.ts';
+import { failPendingDeliveries } from './deliveries.repo.ts';
+import {
+  checkDescription,
+  checkEvents,
+  checkHeaders,
+  checkSecret,
+  checkUrl,
+  type EndpointInput,
+  type EndpointPatch,
+  type TargetRules,
+  throwIfProblems,
+} from './endpoint-input.ts';
+
+export const WEBHOOK_SECRET_PREFIX = 'mos_whs_';
+/** After a rotation the previous secret still signs for this long. */
+export const ROTATION_OVERLAP_MS = 24 * 3600 * 1000;
+
+type EndpointRow = typeof webhookEndpoints.$inferSelect;
+
+/** An endpoint as its company sees it: never the secret, only the names of the extra headers. */
+export function endpointToWire(row: EndpointRow) {
+  return {
+    id: row.id,
+    url: row.url,
+    description: row.description,
+    events: row.events,
+    headers: row.headerNames,
+    enabled: row.enabled,
+    disabled_reason: row.disabledReason,
+    disabled_at: row.disabledAt?.toISOString() ?? null,
+    failing_since: row.failingSince?.toISOString() ?? null,
+    previous_secret_expires_at: row.previousSecretExpiresAt?.toISOString() ?? null,
+    created_at: row.createdAt.toISOString(),
+    updated_at: row.updatedAt.toISOString(),
+  };
+}
+export type EndpointWire = ReturnType<typeof endpointToWire>;
+
+/** Who asked for a change (a company admin's session), for the audit log; absent for the command line. */
+export interface EndpointAudit {
+  actor: AuditActor | null;
+  origin: AuditOrigin | null;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export interface EndpointServiceDeps {
+  db: Database;
+  cipher: Cipher;
+  clock: Clock;
+  rules: TargetRules;
+}
+
+export type EndpointService = ReturnType<typeof createEndpointService>;
+
+/**
+ * Webhook endpoints of a company: every call is scoped by companyId (another company's endpoint is
+ * not found), and every change is written to the audit log in its own transaction.
+ */
+export function createEndpointService({ db, cipher, clock, rules }: EndpointServiceDeps) {
+  function sealHeaders(headers: Record<string, string>) {
+    const names = Object.keys(headers);
+    return { headersEncrypted: names.length ? cipher.encrypt(JSON.stringify(headers)) : null, headerNames: names };
+  }
+
+  async function audit(tx: Tx, action: AuditAction, companyId: number, who: EndpointAudit, details: Record<string, unknown>) {
+    await recordAudit(tx, { action, companyId, actor: who.actor, origin: who.origin, details });
+  }
+
+  async function createEndpoint(
+    companyId: number,
+    input: EndpointInput,
+    who: EndpointAudit = { actor: null, origin: null },
+  ): Promise<{ endpoint: EndpointWire; secret: string }> {
+    const problems: ErrorDetail[] = [];
+    const url = checkUrl(input.url, rules, problems);
+    const events = checkEvents(input.events, problems);
+    const headers = checkHeaders(input.headers, problems);
+    const description = checkDescription(input.description, problems);
+    const given = checkSecret(input.secret, problems);
+    throwIfProblems(problems);
+    const secret = given ?? generateSecret(WEBHOOK_SECRET_PREFIX);
+    const now = clock.now();
+    const row = await db.orm.transaction(async (tx) => {
+      const [company] = await tx.select({ id: companies.id }).from(companies).where(eq(companies.id, companyId));
+      if (!company) throw new AppError('not_found', `company ${companyId} not found`);
+      const [created] = await tx
+        .insert(webhookEndpoints)
+        .values({
+          id: randomUUID(),
+          companyId,
+          url: url!,
+          description,
+          events,
+          ...sealHeaders(headers),
+          secretEncrypted: cipher.encrypt(secret),
+          createdAt: now,
+          updatedAt: now,
+        })
+        .returning();
+      await audit(tx, 'webhook.created', companyId, who, { endpoint_id: created!.id, url: created!.url, own_secret: !!given });
+      return created!;
+    });
+    return { endpoint: endpointToWire(row), secret };
+  }
+
+  async function listEndpoints(companyId: number): Promise<EndpointWire[]> {
+    const rows = await db.orm
+      .select()
+      .from(webhookEndpoints)
+      .where(eq(webhookEndpoints.companyId, companyId))
+      .orderBy(asc(webhookEndpoints.createdAt), asc(webhookEndpoints.id));
+    return rows.map(endpointToWire);
+  }
+
+  /** The company's endpoint, locked when `tx` is given; 404 for an unknown id or another company's. */
+  async function findRow(companyId: number, id: string, tx?: Tx): Promise<EndpointRow> {
+    let row: EndpointRow | undefined;
+    if (UUID.test(id)) {
+      const query = (tx ?? db.orm)
+        .select()
+        .from(webhookEndpoints)
+        .where(and(eq(webhookEndpoints.companyId, companyId), eq(webhookEndpoints.id, id)));
+      [row] = tx ? await query.for('update') : await query;
+    }
+    if (!row) throw new AppError('not_found', `webhook endpoint ${id} not found`);
+    return row;
+  }
+
+  async function getEndpoint(companyId: number, id: string): Promise<EndpointWire> {
+    return endpointToWire(await findRow(companyId, id));
+  }
+
+  function checkPatch(patch: EndpointPatch) {
+    const problems: ErrorDetail[] = [];
+    const set: Partial<typeof webhookEndpoints.$inferInsert> = {};
+    if (patch.url !== undefined) set.url = checkUrl(patch.url, rules, problems)!;
+    if (patch.events !== undefined) set.events = checkEvents(patch.events, problems);
+    if (patch.headers !== undefined) Object.assign(set, sealHeaders(checkHeaders(patch.headers, problems)));
+    if (patch.description !== undefined) set.description = checkDescription(patch.description, problems);
+    if (patch.enabled !== undefined && typeof patch.enabled !== 'boolean')
+      problems.push({ path: 'enabled', message: 'must be a boolean' });
+    throwIfProblems(problems);
+    return set;
+  }
+
+  /** Changes what is given; enabling clears the failure state, disabling fails what was pending. */
+  async function updateEndpoint(
+    companyId: number,
+    id: string,
+    patch: EndpointPatch,
+    who: EndpointAudit = { actor: null, origin: null },
+  ): Promise<EndpointWire> {
+    const set = checkPatch(patch);
+    const now = clock.now();
+    return db.orm.transaction(async (tx) => {
+      const current = await findRow(companyId, id, tx);
+      if (patch.enabled === true && !current.enabled) {
+        Object.assign(set, { enabled: true, disabledReason: null, disabledAt: null, failingSince: null });
+      }
+      if (patch.enabled === false && current.enabled) {
+        Object.assign(set, { enabled: false, disabledReason: 'manual', disabledAt: now });
+        await failPendingDeliveries(tx, current.id, now, 'endpoint disabled by an admin');
+      }
+      const [row] = await tx
+        .update(webhookEndpoints)
+        .set({ ...set, updatedAt: now })
+        .where(eq(webhookEndpoints.id, current.id))
+        .returning();
+      const changed = Object.keys(patch).filter((key) => patch[key as keyof EndpointPatch] !== undefined);
+      await audit(tx, 'webhook.updated', companyId, who, { endpoint_id: current.id, url: row!.url, changed });
+      return endpointToWire(row!);
+    });
+  }
+
+  async function removeEndpoint(companyId: number, id: string, who: EndpointAudit = { actor: null, origin: null }) {
+    return db.orm.transaction(async (tx) => {
+      const row = await findRow(companyId, id, tx);
+      await tx.delete(webhookEndpoints).where(eq(webhookEndpoints.id, row.id));
+      await audit(tx, 'webhook.removed', companyId, who, { endpoint_id: row.id, url: row.url });
+      return { id: row.id };
+    });
+  }
+
+  /**
+   * A new secret (generated, or the one given). By default the previous one keeps signing for 24 h,
+   * so deliveries carry both signatures while receivers switch; `keepPrevious: false` drops it now.
+   */
+  async function rotateSecret(
+    companyId: number,
+    id: string,
+    options: { secret?: string; keepPrevious?: boolean } = {},
+    who: EndpointAudit = { actor: null, origin: null },
+  ): Promise<{ endpoint: EndpointWire; secret: string }> {
+    const problems: ErrorDetail[] = [];
+    const given = checkSecret(options.secret, problems);
+    throwIfProblems(problems);
+    const secret = given ?? generateSecret(WEBHOOK_SECRET_PREFIX);
+    const now = clock.now();
+    const keep = options.keepPrevious ?? true;
+    const row = await db.orm.transaction(async (tx) => {
+      const current = await findRow(companyId, id, tx);
+      const [updated] = await tx
+        .update(webhookEndpoints)
+        .set({
+          secretEncrypted: cipher.encrypt(secret),
+          previousSecretEncrypted: keep ? current.secretEncrypted : null,
+          previousSecretExpiresAt: keep ? new Date(now.getTime() + ROTATION_OVERLAP_MS) : null,
+          updatedAt: now,
+        })
+        .where(eq(webhookEndpoints.id, current.id))
+        .returning();
+      await audit(tx, 'webhook.secret_rotated', companyId, who, {
+        endpoint_id: current.id,
+        kept_previous: keep,
+        own_secret: !!given,
+      });
+      return updated!;
+    });
+    return { endpoint: endpointToWire(row), secret };
+  }
+
+  return { createEndpoint, listEndpoints, getEndpoint, updateEndpoint, removeEndpoint, rotateSecret, findRow };
+}

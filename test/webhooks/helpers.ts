@@ -1,0 +1,56 @@
+import { createHmac } from 'node:crypto';
+import { buildTestApp, type TestApp } from '../app.ts';
+import { createTestClock, type Receiver } from '../fakes/webhook-receiver.ts';
+
+export type TestClock = ReturnType<typeof createTestClock>;
+
+/** The application with a movable clock, short delivery timeouts and no jitter (random 0.5 → factor 1). */
+export async function buildWebhookApp(env: Record<string, string> = {}): Promise<TestApp & { clock: TestClock }> {
+  const clock = createTestClock();
+  const t = await buildTestApp({
+    env: { ALLOW_PRIVATE_WEBHOOK_TARGETS: 'true', ...env },
+    overrides: { clock, webhookTuning: { timeoutMs: 400, random: () => 0.5, pollIntervalMs: 200 } },
+  });
+  return { ...t, clock };
+}
+
+export function hmacHex(secret: string, body: string) {
+  return createHmac('sha256', secret).update(body).digest('hex');
+}
+
+export async function deliveryRows(t: TestApp, endpointId: string) {
+  return t.container.db.query<{
+    id: string;
+    event_id: string;
+    event: string;
+    status: string;
+    attempts: number;
+    next_attempt_at: string | null;
+    last_error: string | null;
+    next_ms: number | null;
+  }>(
+    `SELECT id, event_id, event, status, attempts, next_attempt_at::text, last_error,
+       (extract(epoch FROM next_attempt_at) * 1000)::float8 AS next_ms
+     FROM webhook_deliveries WHERE endpoint_id = $1 ORDER BY event_created_at, id`,
+    [endpointId],
+  );
+}
+
+export async function attemptRows(t: TestApp, deliveryId: string) {
+  return t.container.db.query<{
+    attempt: number;
+    status_code: number | null;
+    error: string | null;
+    outcome: string;
+    response_body: string | null;
+    duration_ms: number | null;
+  }>(
+    'SELECT attempt, status_code, error, outcome, response_body, duration_ms FROM webhook_attempts WHERE delivery_id = $1 ORDER BY id',
+    [deliveryId],
+  );
+}
+
+/** The requests a receiver got for one event id. */
+export function requestsFor(receiver: Receiver, eventId: string) {
+  return receiver.requests.filter((r) => r.headers['x-event-id'] === eventId);
+}
