@@ -35,7 +35,7 @@ describe('webhook delivery', () => {
 
   async function eventsOf(companyId: number) {
     return t.container.db.query<{ id: string; event: string }>(
-      'SELECT id, event FROM outbox_events WHERE company_id = $1 ORDER BY created_at, id',
+      'SELECT id, event FROM outbox_events WHERE company_id = $1 ORDER BY created_at, seq',
       [companyId],
     );
   }
@@ -308,5 +308,23 @@ describe('webhook delivery', () => {
     ]);
     const stock = JSON.parse(receiver.requests[1]!.body).data.product;
     expect(stock).toMatchObject({ previous_stock: 0, current_stock: 12, change: 12, deposit_id: 1 });
+  });
+
+  it('holds a stock update back while the movement of the same change is still failing', async () => {
+    const { company, endpoint } = await setup({ events: ['movement.created', 'product.stock_updated'] });
+    await receiver.down();
+    await makeProduct(t.container, company.id, { stock: 5 });
+    await drain();
+    const pending = await deliveryRows(t, endpoint.id);
+    const attemptsByEvent = Object.fromEntries(pending.map((d) => [d.event, d.attempts]));
+    expect(attemptsByEvent).toEqual({ 'movement.created': 1, 'product.stock_updated': 0 });
+
+    await receiver.up();
+    receiver.set({ kind: 'status', status: 200 });
+    t.clock.advance(10_001);
+    await drain();
+    await drain();
+    expect(receiver.requests.map((r) => JSON.parse(r.body).event)).toEqual(['movement.created', 'product.stock_updated']);
+    expect((await deliveryRows(t, endpoint.id)).every((d) => d.status === 'delivered')).toBe(true);
   });
 });

@@ -31,7 +31,7 @@ export async function deliveryRows(t: TestApp, endpointId: string) {
   }>(
     `SELECT id, event_id, event, status, attempts, next_attempt_at::text, last_error,
        (extract(epoch FROM next_attempt_at) * 1000)::float8 AS next_ms
-     FROM webhook_deliveries WHERE endpoint_id = $1 ORDER BY event_created_at, id`,
+     FROM webhook_deliveries WHERE endpoint_id = $1 ORDER BY event_created_at, event_seq, id`,
     [endpointId],
   );
 }

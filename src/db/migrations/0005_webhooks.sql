@@ -3,6 +3,10 @@
 -- deliveries and marks them, in one transaction, so an event is never fanned out twice or lost.
 
 ALTER TABLE outbox_events ADD COLUMN dispatched_at timestamptz;
+-- The transaction that wrote the event: events of one change are delivered to an endpoint in order.
+ALTER TABLE outbox_events ADD COLUMN tx_id bigint NOT NULL DEFAULT txid_current();
+-- Insertion order (clock_timestamp() can repeat within a transaction on coarse clocks).
+ALTER TABLE outbox_events ADD COLUMN seq bigint GENERATED ALWAYS AS IDENTITY;
 -- Events recorded before webhooks existed had no endpoint to go to.
 UPDATE outbox_events SET dispatched_at = created_at;
 CREATE INDEX outbox_events_undispatched_idx ON outbox_events (created_at, id) WHERE dispatched_at IS NULL;
@@ -67,6 +71,9 @@ CREATE TABLE webhook_deliveries (
   last_status_code integer,
   last_error text,
   event_created_at timestamptz NOT NULL,
+  -- outbox_events.tx_id: a delivery waits while an earlier one of the same change is pending.
+  source_tx bigint,
+  event_seq bigint,
   created_at timestamptz NOT NULL,
   updated_at timestamptz NOT NULL,
   delivered_at timestamptz,
@@ -76,6 +83,7 @@ CREATE TABLE webhook_deliveries (
 CREATE INDEX webhook_deliveries_due_idx ON webhook_deliveries (next_attempt_at, event_created_at) WHERE status = 'pending';
 CREATE INDEX webhook_deliveries_endpoint_idx ON webhook_deliveries (company_id, endpoint_id, event_created_at DESC);
 CREATE INDEX webhook_deliveries_event_idx ON webhook_deliveries (event_id);
+CREATE INDEX webhook_deliveries_same_change_idx ON webhook_deliveries (endpoint_id, source_tx) WHERE status = 'pending';
 CREATE INDEX webhook_deliveries_settled_idx ON webhook_deliveries (updated_at) WHERE status <> 'pending';
 
 CREATE TABLE webhook_attempts (

@@ -220,4 +220,8 @@ export const outboxEvents = pgTable('outbox_events', {
   createdAt: tstz('created_at').notNull().default(sql`clock_timestamp()`),
   /** Set by the webhook relay (0005_webhooks.sql) once the event's deliveries exist. */
   dispatchedAt: tstz('dispatched_at'),
+  /** The writing transaction (0005): deliveries of one change keep their order. */
+  txId: bigint('tx_id', { mode: 'number' }).notNull().default(sql`txid_current()`),
+  /** Insertion order (0005): orders the events of one transaction. */
+  seq: bigint('seq', { mode: 'number' }).notNull().generatedAlwaysAsIdentity(),
 });

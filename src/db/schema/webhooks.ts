@@ -42,6 +42,8 @@ export const webhookDeliveries = pgTable('webhook_deliveries', {
   lastStatusCode: integer('last_status_code'),
   lastError: text('last_error'),
   eventCreatedAt: tstz('event_created_at').notNull(),
+  sourceTx: bigint('source_tx', { mode: 'number' }),
+  eventSeq: bigint('event_seq', { mode: 'number' }),
   createdAt: tstz('created_at').notNull(),
   updatedAt: tstz('updated_at').notNull(),
   deliveredAt: tstz('delivered_at'),

@@ -35,18 +35,18 @@ export async function relayOutbox(conn: Conn, now: Date, limit: number): Promise
   const [row] = await selectRows<{ events: number; deliveries: number }>(
     conn,
     sql`WITH claimed AS (
-      SELECT o.id, o.company_id, o.event, o.created_at FROM outbox_events o
+      SELECT o.id, o.company_id, o.event, o.created_at, o.tx_id, o.seq FROM outbox_events o
       WHERE o.dispatched_at IS NULL
-      ORDER BY o.created_at, o.id
+      ORDER BY o.created_at, o.seq
       LIMIT ${limit}
       FOR UPDATE SKIP LOCKED
     ), marked AS (
       UPDATE outbox_events o SET dispatched_at = ${iso(now)}::timestamptz FROM claimed c WHERE o.id = c.id RETURNING o.id
     ), inserted AS (
       INSERT INTO webhook_deliveries
-        (id, company_id, endpoint_id, event_id, event, kind, status, next_attempt_at, event_created_at, created_at, updated_at)
+        (id, company_id, endpoint_id, event_id, event, kind, status, next_attempt_at, event_created_at, source_tx, event_seq, created_at, updated_at)
       SELECT gen_random_uuid(), c.company_id, e.id, c.id, c.event, 'event', 'pending',
-        ${iso(now)}::timestamptz, c.created_at, ${iso(now)}::timestamptz, ${iso(now)}::timestamptz
+        ${iso(now)}::timestamptz, c.created_at, c.tx_id, c.seq, ${iso(now)}::timestamptz, ${iso(now)}::timestamptz
       FROM claimed c
       JOIN webhook_endpoints e ON e.company_id = c.company_id AND e.enabled
         AND (e.events IS NULL OR c.event = ANY (e.events))
@@ -90,20 +90,28 @@ export interface ClaimOptions {
  * Claims due deliveries of enabled endpoints: oldest event first, at most `limit`, skipping rows
  * another worker is claiming. Each claimed row gets this claim's token, one more attempt, and
  * next_attempt_at pushed to the end of its lease: if the worker dies, the row is due again then.
- * Deliveries of one endpoint are returned in event order, to be sent one after the other.
+ * Deliveries of one endpoint are returned in event order, to be sent one after the other; a delivery
+ * whose change (source transaction) has an earlier delivery still pending is not claimed yet.
  */
 export async function claimDeliveries(conn: Conn, options: ClaimOptions): Promise<ClaimedDelivery[]> {
   const rows = await selectRows<ClaimRow>(
     conn,
     sql`WITH picked AS (
-      SELECT d.id, d.endpoint_id, d.lease_token, d.event_created_at FROM webhook_deliveries d
+      SELECT d.id, d.endpoint_id, d.lease_token, d.event_created_at, d.event_seq FROM webhook_deliveries d
       WHERE d.status = 'pending' AND d.next_attempt_at <= ${iso(options.now)}::timestamptz
         AND EXISTS (SELECT 1 FROM webhook_endpoints e WHERE e.id = d.endpoint_id AND e.enabled)
-      ORDER BY d.next_attempt_at, d.event_created_at, d.id
+        -- Events of one change go in order: a movement before the stock update it caused, even
+        -- when the first attempt of the movement fails. The next waits until the earlier settles.
+        AND NOT EXISTS (
+          SELECT 1 FROM webhook_deliveries s
+          WHERE s.endpoint_id = d.endpoint_id AND s.source_tx = d.source_tx AND s.status = 'pending'
+            AND s.event_seq < d.event_seq
+        )
+      ORDER BY d.next_attempt_at, d.event_created_at, d.event_seq, d.id
       LIMIT ${options.limit}
       FOR UPDATE SKIP LOCKED
     ), ranked AS (
-      SELECT p.*, row_number() OVER (PARTITION BY p.endpoint_id ORDER BY p.event_created_at, p.id) AS pos FROM picked p
+      SELECT p.*, row_number() OVER (PARTITION BY p.endpoint_id ORDER BY p.event_created_at, p.event_seq, p.id) AS pos FROM picked p
     ), claimed AS (
       UPDATE webhook_deliveries d SET
         attempts = d.attempts + 1,
