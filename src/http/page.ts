@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyReply } from 'fastify';
+import { escapeHtml } from '../lib/html.ts';
 
 /** HTML text already escaped (or trusted markup); anything else interpolated into `html` is escaped. */
 export class SafeHtml {
@@ -9,11 +10,7 @@ export class SafeHtml {
   }
 }
 
-const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-
-export function escapeHtml(value: string): string {
-  return value.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
-}
+export { escapeHtml };
 
 function render(value: unknown): string {
   if (value instanceof SafeHtml) return value.value;

@@ -1,20 +1,11 @@
 import type { AddressInfo } from 'node:net';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium } from '../setup/browser.ts';
 import { KIOSK_IDLE_MS } from '../../src/modules/scanner/kiosk.page.ts';
 import { buildTestApp, type TestApp } from '../app.ts';
 import { type FakeDolarApi, startFakeDolarApi } from '../fakes/dolarapi.fake.ts';
 import { makeCompany, makeProduct } from '../factories.ts';
-
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-];
 
 describe('kiosk page in headless Chromium', () => {
   let t: TestApp;
@@ -47,7 +38,7 @@ describe('kiosk page in headless Chromium', () => {
     await makeProduct(t.container, shop.id, { name: 'Yerba mate compuesta 500 g', basePrice: 2300 });
     await t.app.listen({ port: 0, host: '127.0.0.1' });
     base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
-    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+    browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     page.on('pageerror', (err) => pageErrors.push(err.message));
     // A 404 answer is logged by Chromium as a failed resource; only script errors count here.

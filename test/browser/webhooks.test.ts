@@ -1,19 +1,10 @@
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium } from '../setup/browser.ts';
 import type { TestApp } from '../app.ts';
 import { type Receiver, startReceiver } from '../fakes/webhook-receiver.ts';
 import { makeCompany, makeProduct, makeUser } from '../factories.ts';
 import { buildWebhookApp, hmacHex, type TestClock } from '../webhooks/helpers.ts';
-
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-];
 
 describe('webhooks on the settings page, in a real browser', () => {
   let t: TestApp & { clock: TestClock };
@@ -23,7 +14,7 @@ describe('webhooks on the settings page, in a real browser', () => {
   beforeAll(async () => {
     t = await buildWebhookApp();
     base = await t.app.listen({ port: 0, host: '127.0.0.1' });
-    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+    browser = await launchChromium();
     receiver = await startReceiver();
   });
   afterAll(async () => {
