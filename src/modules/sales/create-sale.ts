@@ -176,11 +176,12 @@ function insertSaleStatement({ sale, items }: CreatedSale, gate: SQL, outbound: 
   );
   const c = sql`${sale.companyId}::integer`;
   return sql`WITH gate AS (${gate}),
-    facts AS (
+    facts AS MATERIALIZED (
       SELECT (SELECT status FROM sales WHERE company_id = ${c} AND id = ${sale.id}::integer) AS existing_status,
-             -- One primary-key probe per named product (never a scan of the company's catalogue).
+             -- The named products that exist, in one index scan (never a scan of the company's catalogue).
              (SELECT jsonb_agg(p.id ORDER BY p.n) FROM unnest(${productIds}::integer[]) WITH ORDINALITY AS p(id, n)
-               WHERE (SELECT true FROM products WHERE company_id = ${c} AND id = p.id) IS NULL) AS missing_products
+               WHERE p.id <> ALL (ARRAY(SELECT id FROM products WHERE company_id = ${c} AND id = ANY (${productIds}::integer[]))))
+               AS missing_products
     ),
     checked AS (
       SELECT CASE WHEN f.existing_status IS NULL AND f.missing_products IS NULL THEN true
