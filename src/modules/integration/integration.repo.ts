@@ -1,5 +1,5 @@
 import { type SQL, sql } from 'drizzle-orm';
-import { type Conn, selectRows } from '../../db/client.ts';
+import { type Conn, selectRows, selectRowsPrepared } from '../../db/client.ts';
 
 /** RFC 3339 in UTC with exactly six fractional digits: cursors must keep every microsecond. */
 const WIRE_TIME = (column: ReturnType<typeof sql>) => sql`to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
@@ -36,7 +36,7 @@ export function inboundEventInsert(e: NewInboundEvent): SQL {
 
 /** Stores an accepted event as the first write of the caller's transaction; null for a duplicate. */
 export async function insertInboundEvent(tx: Conn, e: NewInboundEvent): Promise<{ receivedAt: string } | null> {
-  const rows = await selectRows<{ received_at: string }>(tx, inboundEventInsert(e));
+  const rows = await selectRowsPrepared<{ received_at: string }>(tx, inboundEventInsert(e));
   return rows[0] ? { receivedAt: rows[0].received_at } : null;
 }
 
