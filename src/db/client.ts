@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
@@ -6,7 +7,7 @@ import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { unaccent } from '@electric-sql/pglite/contrib/unaccent';
 import type { ExtractTablesWithRelations, SQL } from 'drizzle-orm';
 import { drizzle as drizzleNodePg } from 'drizzle-orm/node-postgres';
-import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
+import { type PgDatabase, PgDialect, type PgQueryResultHKT, type PgTransaction } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import pg from 'pg';
 import * as schema from './schema/index.ts';
@@ -200,5 +201,19 @@ function isAlive(pid: number): boolean {
 /** Rows of a raw `sql` statement; node-postgres and PGlite both answer `{rows}`. */
 export async function selectRows<T>(conn: Conn, query: SQL): Promise<T[]> {
   const result = (await conn.execute(query)) as unknown as { rows: T[] };
+  return result.rows;
+}
+
+const dialect = new PgDialect();
+
+/**
+ * Rows of a raw `sql` statement run as a named prepared statement: node-postgres parses and plans
+ * it once per connection instead of on every call (PGlite runs it as usual). For hot statements;
+ * the name is derived from the text, so any two texts get two statements.
+ */
+export async function selectRowsPrepared<T>(conn: Conn, query: SQL): Promise<T[]> {
+  const built = dialect.sqlToQuery(query);
+  const name = `s_${createHash('sha1').update(built.sql).digest('base64url')}`;
+  const result = (await conn._.session.prepareQuery(built, undefined, name, false).execute()) as { rows: T[] };
   return result.rows;
 }

@@ -1,6 +1,15 @@
+import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { outboxEvents, sales } from '../../src/db/schema/index.ts';
 import { recordInvoice } from '../../src/modules/invoices/invoices.service.ts';
-import { cancelSale, createSale, findSaleItems, markSalePaid, SALE_TRANSITIONS } from '../../src/modules/sales/sales.service.ts';
+import {
+  cancelSale,
+  createSale,
+  findSaleItems,
+  markSalePaid,
+  SALE_TRANSITIONS,
+  saleToWire,
+} from '../../src/modules/sales/sales.service.ts';
 import { buildTestApp, type TestApp } from '../app.ts';
 import { makeCompany, makeProduct } from '../factories.ts';
 
@@ -83,5 +92,58 @@ describe('sales and invoices', () => {
     expect(await findSaleItems(t.container.db.orm, b.id, 5)).toEqual([]);
     // B can use the same sale number for its own sale: ids are per company.
     await saleIn(b.id, 5);
+  });
+
+  describe('createSale as one statement', () => {
+    it('returns the sale and items exactly as stored, and records the outbound event with them', async () => {
+      const company = await makeCompany(t.container);
+      const p = await makeProduct(t.container, company.id);
+      const created = await tx((c) =>
+        createSale(
+          c,
+          company.id,
+          {
+            customerId: 7,
+            total: '-0',
+            paymentMethod: 'efectivo',
+            items: [
+              { productId: p.id, quantity: 2, price: 0.1 },
+              { id: 9, productId: p.id, quantity: '0.0005', price: '12.345', subtotal: 0 },
+            ],
+          },
+          { now: new Date('2026-03-10T15:00:00.123Z'), causedBy: null },
+        ),
+      );
+      const [stored] = await t.container.db.orm
+        .select()
+        .from(sales)
+        .where(and(eq(sales.companyId, company.id), eq(sales.id, created.sale.id)));
+      expect(created.sale).toEqual(stored);
+      expect(created.items).toEqual(await findSaleItems(t.container.db.orm, company.id, created.sale.id));
+      const outbound = await t.container.db.orm
+        .select()
+        .from(outboxEvents)
+        .where(and(eq(outboxEvents.companyId, company.id), eq(outboxEvents.event, 'sales.created')));
+      expect(outbound.map((o) => o.payload)).toEqual([
+        { event: 'sales.created', data: { sale: saleToWire(stored!, created.items) } },
+      ]);
+    });
+
+    it('lists every missing product in the order the items name them, and writes nothing', async () => {
+      const company = await makeCompany(t.container);
+      const p = await makeProduct(t.container, company.id);
+      const items = [9, p.id, 7, 9].map((productId) => ({ productId, quantity: 1, price: 1 }));
+      await expect(tx((c) => createSale(c, company.id, { id: 3, total: 4, items }, opts()))).rejects.toThrow(
+        'sale 3 refers to products 9, 7 that do not exist',
+      );
+      const rows = await t.container.db.orm.select().from(sales).where(eq(sales.companyId, company.id));
+      expect(rows).toEqual([]);
+      expect(
+        await t.container.db.orm
+          .select()
+          .from(outboxEvents)
+          .where(and(eq(outboxEvents.companyId, company.id), eq(outboxEvents.event, 'sales.created'))),
+      ).toEqual([]);
+    });
   });
 });

@@ -3,7 +3,8 @@ import { AppError } from '../../lib/errors.ts';
 import { toCents } from '../../lib/money.ts';
 import { upsertProduct } from '../catalog/products.service.ts';
 import { recordInvoice } from '../invoices/invoices.service.ts';
-import { cancelSale, createSale, markSalePaid } from '../sales/sales.service.ts';
+import type { GatedOptions } from '../sales/create-sale.ts';
+import { type CreateSaleInput, cancelSale, createSale, markSalePaid } from '../sales/sales.service.ts';
 import { applyMovement, type LedgerOptions, setProductStock } from '../stock/stock.ledger.ts';
 import type { EventData, EventName } from './events.schemas.ts';
 
@@ -12,32 +13,49 @@ export type Effect = 'created' | 'updated' | 'unchanged' | 'stale';
 
 type Handler<E extends EventName> = (tx: Conn, companyId: number, data: EventData<E>, options: LedgerOptions) => Promise<Effect>;
 
+type GatedHandler<E extends EventName> = (
+  conn: Conn,
+  companyId: number,
+  data: EventData<E>,
+  options: GatedOptions,
+) => Promise<Effect | null>;
+
+/**
+ * Events whose domain write is one statement that can take the storing of the inbound event as
+ * its `gate`: stored and applied in a single statement, with no transaction round trips. They
+ * answer null when the gate stored nothing (a duplicate). Same domain function, same rules.
+ */
+export const GATED_HANDLERS: { [E in EventName]?: GatedHandler<E> } = {
+  async 'sales.created'(conn, companyId, { sale }, options) {
+    return (await createSale(conn, companyId, saleInput(sale), options)) ? 'created' : null;
+  },
+};
+
+function saleInput(sale: EventData<'sales.created'>['sale']): CreateSaleInput {
+  return {
+    id: sale.id,
+    customerId: sale.customer_id ?? null,
+    boxId: sale.box_id ?? null,
+    total: sale.total,
+    paymentMethod: sale.payment_method ?? null,
+    items: sale.items.map((item) => ({
+      ...(item.id === undefined ? {} : { id: item.id }),
+      productId: item.product_id,
+      quantity: item.quantity,
+      price: item.price,
+      ...(item.subtotal === undefined ? {} : { subtotal: item.subtotal }),
+    })),
+    ...(sale.created_at === undefined ? {} : { createdAt: new Date(sale.created_at) }),
+  };
+}
+
 /**
  * Each supported event mapped onto the domain functions, inside the caller's transaction (the one
  * that stored the inbound event). The domain records the outbound events, carrying `causedBy`.
  */
 export const EVENT_HANDLERS: { [E in EventName]: Handler<E> } = {
   async 'sales.created'(tx, companyId, { sale }, options) {
-    await createSale(
-      tx,
-      companyId,
-      {
-        id: sale.id,
-        customerId: sale.customer_id ?? null,
-        boxId: sale.box_id ?? null,
-        total: sale.total,
-        paymentMethod: sale.payment_method ?? null,
-        items: sale.items.map((item) => ({
-          ...(item.id === undefined ? {} : { id: item.id }),
-          productId: item.product_id,
-          quantity: item.quantity,
-          price: item.price,
-          ...(item.subtotal === undefined ? {} : { subtotal: item.subtotal }),
-        })),
-        ...(sale.created_at === undefined ? {} : { createdAt: new Date(sale.created_at) }),
-      },
-      options,
-    );
+    await createSale(tx, companyId, saleInput(sale), options);
     return 'created';
   },
 

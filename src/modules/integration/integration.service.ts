@@ -8,11 +8,19 @@ import { AppError, isAppError } from '../../lib/errors.ts';
 import { type Clock, parseRfc3339 } from '../../lib/time.ts';
 import type { Logger } from '../../logger.ts';
 import type { CompanyService } from '../companies/companies.service.ts';
+import type { GatedOptions } from '../sales/create-sale.ts';
 import type { LedgerOptions } from '../stock/stock.ledger.ts';
 import { createKeyCache } from './integration.auth.ts';
 import { checkIdempotencyKey, checkSentAt, verifySignature } from './integration.checks.ts';
-import { EVENT_HANDLERS, type Effect } from './integration.handlers.ts';
-import { findByIdempotencyKey, insertInboundEvent, listInboundEvents, purgeInboundEvents } from './integration.repo.ts';
+import { EVENT_HANDLERS, type Effect, GATED_HANDLERS } from './integration.handlers.ts';
+import {
+  findByIdempotencyKey,
+  inboundEventInsert,
+  insertInboundEvent,
+  listInboundEvents,
+  type NewInboundEvent,
+  purgeInboundEvents,
+} from './integration.repo.ts';
 import { EVENT_ENTITY, type ValidEvent, validateEnvelope } from './integration.validation.ts';
 
 export const POLL_DEFAULT_LIMIT = 50;
@@ -95,42 +103,58 @@ export function createIntegrationService({ db, clock, logger, companies, jobs, c
   ): Promise<IngestResult> {
     const id = randomUUID();
     const idempotencyKey = body.senderKey ?? id;
+    const event: NewInboundEvent = {
+      id,
+      companyId,
+      event: valid.event,
+      idempotencyKey,
+      payloadText: body.text,
+      bodySha256: body.bodySha256,
+      signatureValid: body.signatureValid,
+    };
+    const options = { causedBy: id, now: clock.now() };
+    const applied = (effect: Effect): IngestResult => ({ eventId: id, idempotent: false, bodyMismatch: false, effect });
+    if (GATED_HANDLERS[valid.event]) {
+      // One statement stores and applies the event: atomic without BEGIN/COMMIT round trips.
+      const effect = await applyEvent(db.orm, companyId, valid, { ...options, gate: inboundEventInsert(event) });
+      return effect ? applied(effect) : duplicate(db.orm, event);
+    }
     return db.orm.transaction(async (tx) => {
-      const stored = await insertInboundEvent(tx, {
-        id,
-        companyId,
-        event: valid.event,
-        idempotencyKey,
-        payloadText: body.text,
-        bodySha256: body.bodySha256,
-        signatureValid: body.signatureValid,
-      });
-      if (!stored) {
-        const prior = await findByIdempotencyKey(tx, companyId, valid.event, idempotencyKey);
-        const bodyMismatch = prior !== null && prior.bodySha256 !== body.bodySha256;
-        if (bodyMismatch) {
-          log.warn(
-            { companyId, event: valid.event, idempotencyKey, storedEventId: prior.id },
-            'idempotency key reused with a different body; answered as a duplicate and not applied',
-          );
-        }
-        return { eventId: prior?.id ?? id, idempotent: true, bodyMismatch, effect: null };
-      }
-      const effect = await applyEvent(tx, companyId, valid, { causedBy: id, now: clock.now() });
-      return { eventId: id, idempotent: false, bodyMismatch: false, effect };
+      if (!(await insertInboundEvent(tx, event))) return duplicate(tx, event);
+      return applied((await applyEvent(tx, companyId, valid, options))!);
     });
   }
 
-  async function applyEvent(tx: Conn, companyId: number, valid: ValidEvent, options: LedgerOptions): Promise<Effect> {
+  /** The answer to a duplicate: the stored event (committed by the time the conflict is reported). */
+  async function duplicate(conn: Conn, event: NewInboundEvent): Promise<IngestResult> {
+    const { companyId, idempotencyKey, bodySha256 } = event;
+    const prior = await findByIdempotencyKey(conn, companyId, event.event, idempotencyKey);
+    const bodyMismatch = prior !== null && prior.bodySha256 !== bodySha256;
+    if (bodyMismatch) {
+      log.warn(
+        { companyId, event: event.event, idempotencyKey, storedEventId: prior.id },
+        'idempotency key reused with a different body; answered as a duplicate and not applied',
+      );
+    }
+    return { eventId: prior?.id ?? event.id, idempotent: true, bodyMismatch, effect: null };
+  }
+
+  /** Runs the event's handler: the gated one (one statement, null for a duplicate) when `gate` is given. */
+  async function applyEvent(
+    conn: Conn,
+    companyId: number,
+    valid: ValidEvent,
+    options: LedgerOptions | GatedOptions,
+  ): Promise<Effect | null> {
     // The union of handlers cannot be called with the union of events without a cast: the pair always matches.
-    const handler = EVENT_HANDLERS[valid.event] as (
-      tx: Conn,
+    const handler = ('gate' in options ? GATED_HANDLERS[valid.event] : EVENT_HANDLERS[valid.event]) as (
+      conn: Conn,
       companyId: number,
       data: unknown,
-      o: LedgerOptions,
-    ) => Promise<Effect>;
+      o: LedgerOptions | GatedOptions,
+    ) => Promise<Effect | null>;
     try {
-      return await handler(tx, companyId, valid.data, options);
+      return await handler(conn, companyId, valid.data, options);
     } catch (err) {
       throw withDataPaths(err, EVENT_ENTITY[valid.event]);
     }
