@@ -14,14 +14,16 @@ CREATE INDEX outbox_events_dispatched_idx ON outbox_events (dispatched_at) WHERE
 
 -- Workers LISTEN on this channel; a notification is delivered when the inserting transaction commits,
 -- which is exactly when the event may be delivered. A periodic poll covers missed notifications.
+-- Only changes of companies with an enabled endpoint notify: a NOTIFY serialises committing
+-- transactions on a server-wide lock, a cost companies without webhooks should not pay.
 CREATE FUNCTION notify_webhook_dispatch() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  PERFORM pg_notify('mostrador_webhooks', '');
+  IF EXISTS (SELECT 1 FROM inserted i JOIN webhook_endpoints e ON e.company_id = i.company_id AND e.enabled) THEN
+    PERFORM pg_notify('mostrador_webhooks', '');
+  END IF;
   RETURN NULL;
 END
 $$;
-CREATE TRIGGER outbox_events_notify AFTER INSERT ON outbox_events
-  FOR EACH STATEMENT EXECUTE FUNCTION notify_webhook_dispatch();
 
 CREATE TABLE webhook_endpoints (
   id uuid PRIMARY KEY,
@@ -85,6 +87,10 @@ CREATE INDEX webhook_deliveries_endpoint_idx ON webhook_deliveries (company_id, 
 CREATE INDEX webhook_deliveries_event_idx ON webhook_deliveries (event_id);
 CREATE INDEX webhook_deliveries_same_change_idx ON webhook_deliveries (endpoint_id, source_tx) WHERE status = 'pending';
 CREATE INDEX webhook_deliveries_settled_idx ON webhook_deliveries (updated_at) WHERE status <> 'pending';
+
+CREATE TRIGGER outbox_events_notify AFTER INSERT ON outbox_events
+  REFERENCING NEW TABLE AS inserted
+  FOR EACH STATEMENT EXECUTE FUNCTION notify_webhook_dispatch();
 
 CREATE TABLE webhook_attempts (
   id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
