@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CliIo, runCli } from '../../src/cli/run.ts';
 import { sha256Hex } from '../../src/lib/secrets.ts';
 import { buildTestApp, type TestApp } from '../app.ts';
+import { runCliOn } from './run-cli.ts';
 
 describe('admin CLI', () => {
   let t: TestApp;
@@ -10,21 +10,7 @@ describe('admin CLI', () => {
   });
   afterAll(() => t.close());
 
-  async function cli(...argv: string[]) {
-    let out = '';
-    let err = '';
-    const io: CliIo = {
-      out: (text) => {
-        out += text;
-      },
-      err: (text) => {
-        err += text;
-      },
-    };
-    // The CLI closes its container when done; hand it one whose close() leaves the test database open.
-    const code = await runCli(argv, io, async () => ({ ...t.container, close: async () => {} }));
-    return { code, out, err };
-  }
+  const cli = (...argv: string[]) => runCliOn(t.container, argv);
 
   it('creates a company and prints exactly the documented JSON shape', async () => {
     const { code, out } = await cli('company', 'create', '--name', 'Ferretería Los Andes', '--cuit', '30-71234567-1', '--json');

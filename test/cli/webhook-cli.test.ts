@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CliIo, runCli } from '../../src/cli/run.ts';
 import { buildTestApp, type TestApp } from '../app.ts';
 import { makeCompany } from '../factories.ts';
+import { runCliOn } from './run-cli.ts';
 
 describe('webhook CLI', () => {
   let t: TestApp;
@@ -10,20 +10,7 @@ describe('webhook CLI', () => {
   });
   afterAll(() => t.close());
 
-  async function cli(...argv: string[]) {
-    let out = '';
-    let err = '';
-    const io: CliIo = {
-      out: (text) => {
-        out += text;
-      },
-      err: (text) => {
-        err += text;
-      },
-    };
-    const code = await runCli(argv, io, async () => ({ ...t.container, close: async () => {} }));
-    return { code, out, err };
-  }
+  const cli = (...argv: string[]) => runCliOn(t.container, argv);
 
   it('adds an endpoint and prints exactly {endpoint:{id,url},secret}', async () => {
     const company = await makeCompany(t.container);

@@ -9,18 +9,12 @@ export const KIOSK_IDLE_MS = 10_000;
  */
 export function renderKioskPage(companyName: string, timeZone: string): string {
   const name = escapeHtml(companyName);
-  return `<!doctype html>
-<html lang="es-AR">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1, user-scalable=no">
-<meta name="referrer" content="no-referrer">
-<link rel="icon" href="data:,">
-<title>Consultá el precio · ${name}</title>
-<link rel="stylesheet" href="/scanner/kiosk.css">
-<script src="/scanner/kiosk.js" defer></script>
-</head>
-<body data-idle-ms="${KIOSK_IDLE_MS}" data-time-zone="${escapeHtml(timeZone)}">
+  const head = kioskHead(
+    `Consultá el precio · ${companyName}`,
+    'width=device-width, initial-scale=1, user-scalable=no',
+    '<script src="/scanner/kiosk.js" defer></script>\n',
+  );
+  return `${head}<body data-idle-ms="${KIOSK_IDLE_MS}" data-time-zone="${escapeHtml(timeZone)}">
 <main id="kiosk">
   <header class="top"><span class="shop">${name}</span><button type="button" id="fullscreen">Pantalla completa</button></header>
   <section id="idle" class="screen" aria-hidden="false">
@@ -57,19 +51,24 @@ export function renderKioskPage(companyName: string, timeZone: string): string {
 
 /** The answer when the kiosk address is wrong (no token, or a token that is not valid). */
 export function renderKioskProblem(title: string, detail: string): string {
+  return `${kioskHead(title, 'width=device-width, initial-scale=1')}<body>
+<main id="kiosk"><section class="screen"><h1>${escapeHtml(title)}</h1><p>${escapeHtml(detail)}</p></section></main>
+</body>
+</html>
+`;
+}
+
+/** The document start shared by the kiosk's pages: no referrer (the token is in the address), no favicon request. */
+function kioskHead(title: string, viewport: string, extra = ''): string {
   return `<!doctype html>
 <html lang="es-AR">
 <head>
 <meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="viewport" content="${viewport}">
 <meta name="referrer" content="no-referrer">
 <link rel="icon" href="data:,">
 <title>${escapeHtml(title)}</title>
 <link rel="stylesheet" href="/scanner/kiosk.css">
-</head>
-<body>
-<main id="kiosk"><section class="screen"><h1>${escapeHtml(title)}</h1><p>${escapeHtml(detail)}</p></section></main>
-</body>
-</html>
+${extra}</head>
 `;
 }

@@ -8,11 +8,11 @@ import { notifyWorkers } from './deliveries.repo.ts';
 import type { AttemptReport, DeliveryRunner } from './delivery-runner.ts';
 import type { EndpointService } from './endpoints.service.ts';
 import { TEST_EVENT } from './webhook-events.ts';
+import { isUuid } from '../../lib/uuid.ts';
 
 /** Attempts, settled deliveries and dispatched events older than this are pruned. */
 export const RETENTION_DAYS = 30;
 const DAY_MS = 24 * 3600 * 1000;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 type DeliveryRow = typeof webhookDeliveries.$inferSelect;
 type AttemptRow = typeof webhookAttempts.$inferSelect;
@@ -75,7 +75,7 @@ export function createDeliveryService({ db, clock, endpoints, runner }: Delivery
     if (query.endpointId !== undefined)
       where.push(eq(webhookDeliveries.endpointId, (await endpoints.findRow(companyId, query.endpointId)).id));
     if (query.eventId !== undefined) {
-      if (!UUID.test(query.eventId)) return { deliveries: [], next_before: null };
+      if (!isUuid(query.eventId)) return { deliveries: [], next_before: null };
       where.push(eq(webhookDeliveries.eventId, query.eventId));
     }
     if (query.event !== undefined) where.push(eq(webhookDeliveries.event, query.event));
@@ -95,7 +95,7 @@ export function createDeliveryService({ db, clock, endpoints, runner }: Delivery
   }
 
   async function findDelivery(companyId: number, deliveryId: string) {
-    const [row] = UUID.test(deliveryId)
+    const [row] = isUuid(deliveryId)
       ? await db.orm
           .select()
           .from(webhookDeliveries)
@@ -137,7 +137,7 @@ export function createDeliveryService({ db, clock, endpoints, runner }: Delivery
    */
   async function redeliver(companyId: number, endpointId: string, eventId: string) {
     const endpoint = await requireEnabled(companyId, endpointId);
-    const [event] = UUID.test(eventId)
+    const [event] = isUuid(eventId)
       ? await db.orm
           .select()
           .from(outboxEvents)

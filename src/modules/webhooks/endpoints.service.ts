@@ -18,6 +18,7 @@ import {
   type TargetRules,
   throwIfProblems,
 } from './endpoint-input.ts';
+import { isUuid } from '../../lib/uuid.ts';
 
 export const WEBHOOK_SECRET_PREFIX = 'mos_whs_';
 /** After a rotation the previous secret still signs for this long. */
@@ -49,8 +50,6 @@ export interface EndpointAudit {
   actor: AuditActor | null;
   origin: AuditOrigin | null;
 }
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export interface EndpointServiceDeps {
   db: Database;
@@ -124,7 +123,7 @@ export function createEndpointService({ db, cipher, clock, rules }: EndpointServ
   /** The company's endpoint, locked when `tx` is given; 404 for an unknown id or another company's. */
   async function findRow(companyId: number, id: string, tx?: Tx): Promise<EndpointRow> {
     let row: EndpointRow | undefined;
-    if (UUID.test(id)) {
+    if (isUuid(id)) {
       const query = (tx ?? db.orm)
         .select()
         .from(webhookEndpoints)
