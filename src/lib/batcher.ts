@@ -1,0 +1,80 @@
+/**
+ * Natural batching: work submitted while `maxInFlight` batches are already running waits, and
+ * the next free slot takes everything waiting (up to `maxBatch` items and `maxWeight`, though
+ * never fewer than one item) as one batch, oldest first. Nothing is
+ * ever held back on a timer: on a quiet system every item runs at once, alone; under load the
+ * items that pile up during one round trip share the next one.
+ */
+export interface BatcherOptions<T, R> {
+  /** Runs one batch; answers one result per item, in the same order. */
+  run(items: T[]): Promise<R[]>;
+  maxBatch: number;
+  maxInFlight: number;
+  /** With `maxWeight`: how much an item counts towards it (such as its size in bytes). */
+  weigh?: (item: T) => number;
+  maxWeight?: number;
+}
+
+export interface Batcher<T, R> {
+  submit(item: T): Promise<R>;
+}
+
+interface Waiting<T, R> {
+  item: T;
+  resolve(result: R): void;
+  reject(err: unknown): void;
+}
+
+export function createBatcher<T, R>({
+  run,
+  maxBatch,
+  maxInFlight,
+  weigh = () => 0,
+  maxWeight = Number.POSITIVE_INFINITY,
+}: BatcherOptions<T, R>): Batcher<T, R> {
+  if (!(maxBatch >= 1 && maxInFlight >= 1)) throw new Error('a batcher needs maxBatch and maxInFlight of at least 1');
+  const queue: Waiting<T, R>[] = [];
+  let inFlight = 0;
+
+  function pump() {
+    while (inFlight < maxInFlight && queue.length > 0) {
+      const batch = queue.splice(0, batchLength());
+      inFlight++;
+      void runBatch(batch).finally(() => {
+        inFlight--;
+        pump();
+      });
+    }
+  }
+
+  /** How many of the oldest waiting items make the next batch. */
+  function batchLength() {
+    let weight = weigh(queue[0]!.item);
+    let length = 1;
+    while (length < Math.min(maxBatch, queue.length)) {
+      weight += weigh(queue[length]!.item);
+      if (weight > maxWeight) break;
+      length++;
+    }
+    return length;
+  }
+
+  async function runBatch(batch: Waiting<T, R>[]) {
+    try {
+      const results = await run(batch.map((w) => w.item));
+      if (results.length !== batch.length) throw new Error(`a batch of ${batch.length} answered ${results.length} results`);
+      for (const [n, w] of batch.entries()) w.resolve(results[n]!);
+    } catch (err) {
+      for (const w of batch) w.reject(err);
+    }
+  }
+
+  return {
+    submit(item) {
+      return new Promise<R>((resolve, reject) => {
+        queue.push({ item, resolve, reject });
+        pump();
+      });
+    },
+  };
+}
