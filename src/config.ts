@@ -34,6 +34,8 @@ export interface Config {
     readonly keyCacheTtlMs: number;
     /** Days inbound events are kept (the polling history and the idempotency window). */
     readonly retentionDays: number;
+    /** sales.created batch statements running at once per process (PostgreSQL; PGlite runs one). */
+    readonly batchConcurrency: number;
   };
   readonly shutdownTimeoutMs: number;
   readonly webhooks: {
@@ -149,6 +151,7 @@ export function loadConfig(env: Env = process.env): Config {
   const scannerRateLimit = int('SCANNER_RATE_LIMIT_PER_MINUTE', 120, 0, 1_000_000);
   const keyCacheTtlMs = int('INTEGRATION_KEY_CACHE_TTL_MS', 5000, 0, 60000);
   const retentionDays = int('INTEGRATION_RETENTION_DAYS', 90, 1, 3650);
+  const batchConcurrency = int('INGEST_BATCH_CONCURRENCY', 2, 1, 200);
 
   let secretKey = str('SECRET_KEY');
   if (secretKey !== undefined && secretKey.length < 32) {
@@ -172,7 +175,7 @@ export function loadConfig(env: Env = process.env): Config {
     auth,
     logLevel,
     demo: { seedOnEmpty },
-    integration: { keyCacheTtlMs, retentionDays },
+    integration: { keyCacheTtlMs, retentionDays, batchConcurrency },
     shutdownTimeoutMs,
     webhooks: { allowPrivateTargets, concurrency: webhookConcurrency },
     exchange: { sourceUrl: exchangeSourceUrl, fixedRate },

@@ -12,6 +12,7 @@ import { createSuperadminService, type SuperadminService } from './modules/super
 import { createExchangeService, type ExchangeService } from './modules/exchange/exchange.service.ts';
 import { createScannerService, type ScannerService } from './modules/scanner/scanner.service.ts';
 import { createIntegrationService, type IntegrationService } from './modules/integration/integration.service.ts';
+import { saleBatchOptions } from './modules/integration/sale-batcher.ts';
 import { createUserService, type UserService } from './modules/users/users.service.ts';
 import { createWebhooksModule, type WebhooksModule, type WebhooksModuleDeps } from './modules/webhooks/webhooks.module.ts';
 
@@ -65,7 +66,15 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   const webhooks = createWebhooksModule({ config, db, cipher, clock, logger, jobs, tuning: overrides.webhookTuning ?? {} });
   const scanner = createScannerService({ db, companies, clock, logger, rateLimitPerMinute: config.scanner.rateLimitPerMinute });
   const exchange = createExchangeService({ db, jobs, clock, logger, ...config.exchange });
-  const integration = createIntegrationService({ db, clock, logger, companies, jobs, config: config.integration });
+  const integration = createIntegrationService({
+    db,
+    clock,
+    logger,
+    companies,
+    jobs,
+    config: config.integration,
+    saleBatch: saleBatchOptions(db, Math.min(config.integration.batchConcurrency, config.db.poolMax)),
+  });
 
   let closed = false;
   return {

@@ -206,6 +206,10 @@ export async function selectRows<T>(conn: Conn, query: SQL): Promise<T[]> {
 
 const dialect = new PgDialect();
 
+function statementName(text: string) {
+  return `s_${createHash('sha1').update(text).digest('base64url')}`;
+}
+
 /**
  * Rows of a raw `sql` statement run as a named prepared statement: node-postgres parses and plans
  * it once per connection instead of on every call (PGlite runs it as usual). For hot statements;
@@ -213,7 +217,25 @@ const dialect = new PgDialect();
  */
 export async function selectRowsPrepared<T>(conn: Conn, query: SQL): Promise<T[]> {
   const built = dialect.sqlToQuery(query);
-  const name = `s_${createHash('sha1').update(built.sql).digest('base64url')}`;
-  const result = (await conn._.session.prepareQuery(built, undefined, name, false).execute()) as { rows: T[] };
+  const result = (await conn._.session.prepareQuery(built, undefined, statementName(built.sql), false).execute()) as {
+    rows: T[];
+  };
   return result.rows;
+}
+
+/** A statement whose text never changes, named once: each run only sends its parameters. */
+export interface PreparedStatement<T> {
+  run(conn: Conn, params: unknown[]): Promise<T[]>;
+}
+
+export function preparedStatement<T>(text: string): PreparedStatement<T> {
+  const name = statementName(text);
+  return {
+    async run(conn, params) {
+      const result = (await conn._.session.prepareQuery({ sql: text, params }, undefined, name, false).execute()) as {
+        rows: T[];
+      };
+      return result.rows;
+    },
+  };
 }

@@ -30,17 +30,3 @@ export function mapPgError(err: unknown): unknown {
       return err;
   }
 }
-
-/** SQLSTATE raised by refuse_write() (migration 0005): a business rule refused a single-statement write. */
-export const REFUSED_WRITE = 'MS422';
-
-/** The facts a refuse_write() call carried (its JSON DETAIL), or undefined for any other error. */
-export function refusedWriteFacts(err: unknown): unknown {
-  let current: unknown = err;
-  for (let depth = 0; depth < 5 && current && typeof current === 'object'; depth++) {
-    const { code, detail } = current as { code?: unknown; detail?: unknown };
-    if (code === REFUSED_WRITE && typeof detail === 'string') return JSON.parse(detail);
-    current = (current as { cause?: unknown }).cause;
-  }
-  return undefined;
-}

@@ -1,6 +1,9 @@
-import { and, eq } from 'drizzle-orm';
+import { randomUUID } from 'node:crypto';
+import { and, asc, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { selectRows } from '../../src/db/client.ts';
 import { outboxEvents, sales } from '../../src/db/schema/index.ts';
+import { createSalesFromEvents, prepareSaleFromEvent } from '../../src/modules/sales/create-sale.ts';
 import { recordInvoice } from '../../src/modules/invoices/invoices.service.ts';
 import {
   cancelSale,
@@ -12,6 +15,7 @@ import {
 } from '../../src/modules/sales/sales.service.ts';
 import { buildTestApp, type TestApp } from '../app.ts';
 import { makeCompany, makeProduct } from '../factories.ts';
+import { countRows } from '../integration-helpers.ts';
 
 describe('sales and invoices', () => {
   let t: TestApp;
@@ -144,6 +148,123 @@ describe('sales and invoices', () => {
           .from(outboxEvents)
           .where(and(eq(outboxEvents.companyId, company.id), eq(outboxEvents.event, 'sales.created'))),
       ).toEqual([]);
+    });
+  });
+
+  describe('createSalesFromEvents: many events in one statement', () => {
+    /** A sales.created event of a batch: sale `id`, items naming `productIds`, idempotency `key`. */
+    function entry(companyId: number, id: number, productIds: number[], key = `key-${id}`) {
+      const payloadText = JSON.stringify({ event: 'sales.created', data: { sale: { id } } });
+      return prepareSaleFromEvent({
+        companyId,
+        input: { id, total: productIds.length, items: productIds.map((productId) => ({ productId, quantity: 1, price: 1 })) },
+        inbound: {
+          id: randomUUID(),
+          event: 'sales.created',
+          idempotencyKey: key,
+          payloadText,
+          bodySha256: 'a'.repeat(64),
+          signatureValid: true,
+        },
+        now: new Date('2026-03-10T15:00:00Z'),
+      });
+    }
+
+    it('answers each event on its own: created, refused, duplicate of a stored or of an earlier event of the batch', async () => {
+      const company = await makeCompany(t.container);
+      const p = await makeProduct(t.container, company.id);
+      await saleIn(company.id, 1);
+      const stored = entry(company.id, 2, [p.id], 'stored');
+      expect((await createSalesFromEvents(t.container.db.orm, [stored]))[0]!.outcome).toBe('created');
+      const before = await countRows(t.container.db.orm, company.id);
+
+      const batch = [
+        entry(company.id, 3, [p.id]),
+        entry(company.id, 4, [p.id, 404, 405, 404]),
+        entry(company.id, 1, [p.id]),
+        entry(company.id, 5, [p.id], 'twice'),
+        entry(company.id, 6, [p.id], 'twice'),
+        entry(company.id, 2, [p.id], 'stored'),
+        entry(company.id, 7, [p.id]),
+      ];
+      const outcomes = await createSalesFromEvents(t.container.db.orm, batch);
+      expect(outcomes.map((o) => (o.outcome === 'refused' ? o.refusal : o.outcome))).toEqual([
+        'created',
+        { existingStatus: null, missingProducts: [404, 405] },
+        { existingStatus: 'pending', missingProducts: [] },
+        'created',
+        'duplicate',
+        'duplicate',
+        'created',
+      ]);
+      const after = await countRows(t.container.db.orm, company.id);
+      expect(after).toMatchObject({
+        inbound: before.inbound + 3,
+        sales: before.sales + 3,
+        sale_items: before.sale_items + 3,
+        outbox: before.outbox + 3,
+      });
+      const created = outcomes.flatMap((o) => (o.outcome === 'created' ? [o.created] : []));
+      for (const { sale, items } of created) {
+        const [row] = await t.container.db.orm
+          .select()
+          .from(sales)
+          .where(and(eq(sales.companyId, company.id), eq(sales.id, sale.id)));
+        expect(row).toEqual(sale);
+        expect(await findSaleItems(t.container.db.orm, company.id, sale.id)).toEqual(items);
+      }
+      const outbound = await t.container.db.orm
+        .select()
+        .from(outboxEvents)
+        .where(and(eq(outboxEvents.companyId, company.id), eq(outboxEvents.event, 'sales.created')))
+        .orderBy(asc(outboxEvents.seq));
+      expect(outbound.slice(-3).map((o) => [o.payload, o.causedBy])).toEqual(
+        [batch[0]!, batch[3]!, batch[6]!].map((b, n) => [
+          { event: 'sales.created', data: { sale: saleToWire(created[n]!.sale, created[n]!.items) } },
+          b.row.event_id,
+        ]),
+      );
+    });
+
+    it('stamps the stored events in batch order, each after every event received before', async () => {
+      const company = await makeCompany(t.container);
+      const p = await makeProduct(t.container, company.id);
+      await createSalesFromEvents(t.container.db.orm, [entry(company.id, 1, [p.id])]);
+      const batch = [2, 3, 4, 5].map((id) => entry(company.id, id, [p.id]));
+      await createSalesFromEvents(t.container.db.orm, batch);
+      // Microseconds apart: compared in the database, as JavaScript dates keep milliseconds only.
+      const rows = await selectRows<{ key: string; later: boolean; payload: unknown }>(
+        t.container.db.orm,
+        sql`SELECT idempotency_key AS key, payload,
+                   received_at > lag(received_at) OVER (ORDER BY received_at) AS later
+            FROM inbound_events WHERE company_id = ${company.id} ORDER BY received_at`,
+      );
+      expect(rows.map((r) => r.key)).toEqual(['key-1', 'key-2', 'key-3', 'key-4', 'key-5']);
+      expect(rows.map((r) => r.later)).toEqual([null, true, true, true, true]);
+      expect(rows[4]!.payload).toEqual({ event: 'sales.created', data: { sale: { id: 5 } } });
+    });
+
+    it('fails as a whole, writing nothing, when two events of the batch create the same sale', async () => {
+      const company = await makeCompany(t.container);
+      const p = await makeProduct(t.container, company.id);
+      const before = await countRows(t.container.db.orm, company.id);
+      await expect(
+        createSalesFromEvents(t.container.db.orm, [entry(company.id, 8, [p.id], 'a'), entry(company.id, 8, [p.id], 'b')]),
+      ).rejects.toThrow();
+      expect(await countRows(t.container.db.orm, company.id)).toEqual(before);
+    });
+
+    it('checks each sale against its own company only', async () => {
+      const a = await makeCompany(t.container);
+      const b = await makeCompany(t.container);
+      const pa = await makeProduct(t.container, a.id);
+      await saleIn(b.id, 9);
+      const outcomes = await createSalesFromEvents(t.container.db.orm, [
+        entry(a.id, 9, [pa.id]),
+        entry(b.id, 10, [pa.id + 1000]),
+      ]);
+      expect(outcomes.map((o) => o.outcome)).toEqual(['created', 'refused']);
+      expect((await countRows(t.container.db.orm, b.id)).inbound).toBe(0);
     });
   });
 });

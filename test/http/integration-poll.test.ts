@@ -3,9 +3,10 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertInboundEvent } from '../../src/modules/integration/integration.repo.ts';
 import { buildTestApp, type TestApp } from '../app.ts';
-import { makeCompany } from '../factories.ts';
-import { poll, sendEvent } from '../integration-helpers.ts';
+import { makeCompany, makeProduct } from '../factories.ts';
+import { poll, saleCreated, sendEvent } from '../integration-helpers.ts';
 import { isPostgresRun } from '../setup/db.ts';
+import { signal } from '../signal.ts';
 
 const WIRE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
 /** A cheap event: a product created. */
@@ -172,10 +173,7 @@ describe('GET /api/integration/in: polling', () => {
   describe.runIf(isPostgresRun())('on PostgreSQL, with concurrent writers', () => {
     it('does not serve an event while an older transaction is still open, so a late commit is not skipped', async () => {
       const company = await makeCompany(t.container);
-      let release!: () => void;
-      const gate = new Promise<void>((resolve) => {
-        release = resolve;
-      });
+      const { fired: gate, fire: release } = signal();
       let heldStamp = '';
       const held = t.container.db.orm.transaction(async (tx) => {
         const stored = await insertInboundEvent(tx, {
@@ -208,14 +206,8 @@ describe('GET /api/integration/in: polling', () => {
 
     it('is not held back by an unrelated transaction that stays open', async () => {
       const company = await makeCompany(t.container);
-      let release!: () => void;
-      const gate = new Promise<void>((resolve) => {
-        release = resolve;
-      });
-      let opened!: () => void;
-      const isOpen = new Promise<void>((resolve) => {
-        opened = resolve;
-      });
+      const { fired: gate, fire: release } = signal();
+      const { fired: isOpen, fire: opened } = signal();
       const unrelated = t.container.db.orm.transaction(async (tx) => {
         await tx.execute(sql`UPDATE companies SET settings = settings WHERE id = ${company.id}`);
         await tx.execute(sql`SELECT pg_current_xact_id()`);
@@ -236,6 +228,7 @@ describe('GET /api/integration/in: polling', () => {
 
     it('lets a poller loop with next_since see every event exactly once while writers keep committing', async () => {
       const company = await makeCompany(t.container);
+      const product = await makeProduct(t.container, company.id);
       const writers = 6;
       const perWriter = 25;
       const sent = new Set<string>();
@@ -243,7 +236,10 @@ describe('GET /api/integration/in: polling', () => {
       const write = async (w: number) => {
         for (let n = 0; n < perWriter; n++) {
           const key = `w${w}-${n}`;
-          const res = await sendEvent(t.app, company.integrationKey, stockEvent(w * 1000 + n + 1), { idempotencyKey: key });
+          // Sales arriving together are stored in shared transactions (several events per stamp), products one by one.
+          const id = w * 1000 + n + 1;
+          const envelope = n % 2 === 0 ? saleCreated(id, product.id) : stockEvent(id);
+          const res = await sendEvent(t.app, company.integrationKey, envelope, { idempotencyKey: key });
           expect(res.statusCode).toBe(200);
           sent.add(key);
           if (Math.random() < 0.3) await new Promise((resolve) => setTimeout(resolve, Math.random() * 5));

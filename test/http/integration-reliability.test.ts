@@ -1,10 +1,12 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { selectRows } from '../../src/db/client.ts';
 import { inboundEvents, outboxEvents, sales } from '../../src/db/schema/index.ts';
 import { buildTestApp, type TestApp } from '../app.ts';
 import { makeCompany, makeProduct } from '../factories.ts';
 import { countRows, poll, saleCreated, sendEvent } from '../integration-helpers.ts';
 import { isPostgresRun } from '../setup/db.ts';
+import { signal } from '../signal.ts';
 
 describe('inbound events under concurrency and failure', () => {
   let t: TestApp;
@@ -64,6 +66,80 @@ describe('inbound events under concurrency and failure', () => {
     expect(statuses).toEqual([200, 422, 422, 422, 422]);
     expect((await countRows(db(), c.companyId)).sales).toBe(1);
   });
+
+  it('answers each of many simultaneous sales.created as if it came alone, writing them in shared transactions', async () => {
+    const c = await setup();
+    const stored = await sendEvent(t.app, c.key, saleCreated(100, c.productId), { idempotencyKey: 'stored' });
+    expect(stored.statusCode).toBe(200);
+    const requests = Array.from({ length: 40 }, (_, n) => {
+      if (n % 8 === 3) return { kind: 'missing', send: () => sendEvent(t.app, c.key, saleCreated(200 + n, 9999)) };
+      if (n % 8 === 5) {
+        return {
+          kind: 'repeat',
+          send: () => sendEvent(t.app, c.key, saleCreated(100, c.productId), { idempotencyKey: 'stored' }),
+        };
+      }
+      if (n % 8 === 7) return { kind: 'exists', send: () => sendEvent(t.app, c.key, saleCreated(100, c.productId)) };
+      return { kind: 'new', send: () => sendEvent(t.app, c.key, saleCreated(200 + n, c.productId)) };
+    });
+    const responses = await Promise.all(requests.map((r) => r.send()));
+    responses.forEach((res, n) => {
+      const kind = requests[n]!.kind;
+      if (kind === 'new') expect(res.json()).toEqual({ status: 'ok' });
+      if (kind === 'repeat') {
+        expect(res.json()).toEqual({ status: 'ok', idempotent: true });
+        expect(res.headers['x-event-id']).toBe(stored.headers['x-event-id']);
+      }
+      if (kind === 'missing') {
+        expect(res.statusCode).toBe(422);
+        expect(res.json().error).toBe(`sale ${200 + n} refers to product 9999 that does not exist`);
+      }
+      if (kind === 'exists') {
+        expect(res.statusCode).toBe(422);
+        expect(res.json().error).toBe('sale 100 already exists (status pending)');
+      }
+    });
+    const created = requests.filter((r) => r.kind === 'new').length;
+    expect(await countRows(db(), c.companyId)).toMatchObject({ inbound: 1 + created, sales: 1 + created });
+  });
+
+  it.runIf(isPostgresRun())(
+    'writes the sales.created that arrive while earlier ones are being written in one transaction',
+    async () => {
+      const c = await setup();
+      // Hold the inbound stamp lock: the batches in flight wait on it, and what arrives meanwhile queues up.
+      const { fired: released, fire: release } = signal();
+      const { fired: isLocked, fire: locked } = signal();
+      const holder = db().transaction(async (tx) => {
+        await tx.execute(sql`SELECT pg_advisory_xact_lock(727002)`);
+        locked();
+        await released;
+      });
+      await isLocked;
+      const responses = Promise.all(
+        Array.from({ length: 20 }, (_, n) => sendEvent(t.app, c.key, saleCreated(300 + n, c.productId))),
+      );
+      const waiting = async () =>
+        (
+          await selectRows<{ n: number }>(
+            db(),
+            sql`SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND objid = 727002 AND NOT granted`,
+          )
+        )[0]!.n;
+      while ((await waiting()) < 1) await new Promise((resolve) => setTimeout(resolve, 10));
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      release();
+      await holder;
+      expect((await responses).map((r) => r.statusCode)).toEqual(Array(20).fill(200));
+      const perTransaction = await db()
+        .select({ events: sql<number>`count(*)::int` })
+        .from(inboundEvents)
+        .where(eq(inboundEvents.companyId, c.companyId))
+        .groupBy(inboundEvents.txId);
+      expect(perTransaction.reduce((sum, r) => sum + r.events, 0)).toBe(20);
+      expect(perTransaction.length).toBeLessThanOrEqual(t.container.config.integration.batchConcurrency + 1);
+    },
+  );
 
   describe('when the database fails in the middle of a request', () => {
     afterEach(async () => {

@@ -3,7 +3,6 @@ import { AppError } from '../../lib/errors.ts';
 import { toCents } from '../../lib/money.ts';
 import { upsertProduct } from '../catalog/products.service.ts';
 import { recordInvoice } from '../invoices/invoices.service.ts';
-import type { GatedOptions } from '../sales/create-sale.ts';
 import { type CreateSaleInput, cancelSale, createSale, markSalePaid } from '../sales/sales.service.ts';
 import { applyMovement, type LedgerOptions, setProductStock } from '../stock/stock.ledger.ts';
 import type { EventData, EventName } from './events.schemas.ts';
@@ -13,25 +12,8 @@ export type Effect = 'created' | 'updated' | 'unchanged' | 'stale';
 
 type Handler<E extends EventName> = (tx: Conn, companyId: number, data: EventData<E>, options: LedgerOptions) => Promise<Effect>;
 
-type GatedHandler<E extends EventName> = (
-  conn: Conn,
-  companyId: number,
-  data: EventData<E>,
-  options: GatedOptions,
-) => Promise<Effect | null>;
-
-/**
- * Events whose domain write is one statement that can take the storing of the inbound event as
- * its `gate`: stored and applied in a single statement, with no transaction round trips. They
- * answer null when the gate stored nothing (a duplicate). Same domain function, same rules.
- */
-export const GATED_HANDLERS: { [E in EventName]?: GatedHandler<E> } = {
-  async 'sales.created'(conn, companyId, { sale }, options) {
-    return (await createSale(conn, companyId, saleInput(sale), options)) ? 'created' : null;
-  },
-};
-
-function saleInput(sale: EventData<'sales.created'>['sale']): CreateSaleInput {
+/** A sales.created sale as the domain takes it. */
+export function saleInput(sale: EventData<'sales.created'>['sale']): CreateSaleInput & { id: number } {
   return {
     id: sale.id,
     customerId: sale.customer_id ?? null,

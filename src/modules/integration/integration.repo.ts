@@ -1,4 +1,4 @@
-import { type SQL, sql } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import { type Conn, selectRows, selectRowsPrepared } from '../../db/client.ts';
 
 /** RFC 3339 in UTC with exactly six fractional digits: cursors must keep every microsecond. */
@@ -17,26 +17,23 @@ export interface NewInboundEvent {
 }
 
 /**
- * The INSERT that stores an accepted event; it must be the first write of its transaction
- * (inbound_stamp() runs before anything else is written: see migration 0002). A concurrent or
+ * Stores an accepted event as the first write of the caller's transaction (inbound_stamp() runs
+ * before anything else is written: see migration 0002); null for a duplicate. A concurrent or
  * earlier event with the same (company, event, key) makes it a no-op: the unique index waits for
- * the other transaction and then reports the conflict, so exactly one of them applies. Returns
- * one row (received_at) when stored, none for a duplicate. Also usable as the `gate` of a
- * single-statement domain write.
+ * the other transaction and then reports the conflict, so exactly one of them applies.
+ * (sales.created events are also stored by the batched sales statement: src/modules/sales/create-sale.ts.)
  */
-export function inboundEventInsert(e: NewInboundEvent): SQL {
-  return sql`INSERT INTO inbound_events
+export async function insertInboundEvent(tx: Conn, e: NewInboundEvent): Promise<{ receivedAt: string } | null> {
+  const rows = await selectRowsPrepared<{ received_at: string }>(
+    tx,
+    sql`INSERT INTO inbound_events
           (id, company_id, event, idempotency_key, payload, body_sha256, signature_valid, received_at, tx_id)
         SELECT ${e.id}::uuid, ${e.companyId}::integer, ${e.event}::text, ${e.idempotencyKey}::text, ${e.payloadText}::json,
                ${e.bodySha256}::char(64), ${e.signatureValid}::boolean, s.received_at, s.tx_id
         FROM inbound_stamp() AS s
         ON CONFLICT (company_id, event, idempotency_key) DO NOTHING
-        RETURNING ${WIRE_TIME(sql`received_at`)} AS received_at`;
-}
-
-/** Stores an accepted event as the first write of the caller's transaction; null for a duplicate. */
-export async function insertInboundEvent(tx: Conn, e: NewInboundEvent): Promise<{ receivedAt: string } | null> {
-  const rows = await selectRowsPrepared<{ received_at: string }>(tx, inboundEventInsert(e));
+        RETURNING ${WIRE_TIME(sql`received_at`)} AS received_at`,
+  );
   return rows[0] ? { receivedAt: rows[0].received_at } : null;
 }
 

@@ -8,20 +8,19 @@ import { AppError, isAppError } from '../../lib/errors.ts';
 import { type Clock, parseRfc3339 } from '../../lib/time.ts';
 import type { Logger } from '../../logger.ts';
 import type { CompanyService } from '../companies/companies.service.ts';
-import type { GatedOptions } from '../sales/create-sale.ts';
 import type { LedgerOptions } from '../stock/stock.ledger.ts';
 import { createKeyCache } from './integration.auth.ts';
 import { checkIdempotencyKey, checkSentAt, verifySignature } from './integration.checks.ts';
-import { EVENT_HANDLERS, type Effect, GATED_HANDLERS } from './integration.handlers.ts';
+import { EVENT_HANDLERS, type Effect } from './integration.handlers.ts';
 import {
   findByIdempotencyKey,
-  inboundEventInsert,
   insertInboundEvent,
   listInboundEvents,
   type NewInboundEvent,
   purgeInboundEvents,
 } from './integration.repo.ts';
 import { EVENT_ENTITY, type ValidEvent, validateEnvelope } from './integration.validation.ts';
+import { type BatchedSaleOutcome, createSaleBatcher, type SaleBatchOptions } from './sale-batcher.ts';
 
 export const POLL_DEFAULT_LIMIT = 50;
 export const POLL_MAX_LIMIT = 200;
@@ -56,12 +55,15 @@ export interface IntegrationServiceDeps {
   companies: Pick<CompanyService, 'findCompanyIdByIntegrationKey'>;
   jobs: JobQueue;
   config: Config['integration'];
+  /** How sales.created events are batched (see sale-batcher.ts). */
+  saleBatch: SaleBatchOptions;
 }
 
 export type IntegrationService = ReturnType<typeof createIntegrationService>;
 
-export function createIntegrationService({ db, clock, logger, companies, jobs, config }: IntegrationServiceDeps) {
+export function createIntegrationService({ db, clock, logger, companies, jobs, config, saleBatch }: IntegrationServiceDeps) {
   const log = logger.child({ module: 'integration' });
+  const saleBatcher = createSaleBatcher(db, log, saleBatch);
   const keys = createKeyCache({
     lookup: (key) => companies.findCompanyIdByIntegrationKey(key),
     ttlMs: config.keyCacheTtlMs,
@@ -86,9 +88,24 @@ export function createIntegrationService({ db, clock, logger, companies, jobs, c
     const valid = validateEnvelope(parseJson(text), input.companyId);
     const bodySha256 = createHash('sha256').update(input.rawBody).digest('hex');
 
+    const body = { text, bodySha256, signatureValid, senderKey };
+    if (valid.event === 'sales.created') {
+      // The fast path: stored and applied in a statement shared with other sales arriving at the
+      // same time. A refused sale, or a batch that failed as a whole, takes the path below, which
+      // gives the exact answer (idempotency first, then the rule's 422).
+      const event = inboundEvent(input.companyId, valid, body);
+      let outcome: BatchedSaleOutcome;
+      try {
+        outcome = await saleBatcher.submit(input.companyId, valid.data, event, clock.now());
+      } catch (err) {
+        throw withDataPaths(err, EVENT_ENTITY[valid.event]);
+      }
+      if (outcome === 'created') return { eventId: event.id, idempotent: false, bodyMismatch: false, effect: 'created' };
+      if (outcome === 'duplicate') return duplicate(db.orm, event);
+    }
     for (let attempt = 1; ; attempt++) {
       try {
-        return await applyOnce(input.companyId, valid, { text, bodySha256, signatureValid, senderKey });
+        return await applyOnce(input.companyId, valid, body);
       } catch (err) {
         if (attempt >= MAX_ATTEMPTS || !(isUniqueViolation(err) || isSerializationFailure(err))) throw err;
         log.debug({ err, attempt }, 'inbound event transaction lost a race; running it again');
@@ -96,32 +113,13 @@ export function createIntegrationService({ db, clock, logger, companies, jobs, c
     }
   }
 
-  async function applyOnce(
-    companyId: number,
-    valid: ValidEvent,
-    body: { text: string; bodySha256: string; signatureValid: boolean; senderKey: string | null },
-  ): Promise<IngestResult> {
-    const id = randomUUID();
-    const idempotencyKey = body.senderKey ?? id;
-    const event: NewInboundEvent = {
-      id,
-      companyId,
-      event: valid.event,
-      idempotencyKey,
-      payloadText: body.text,
-      bodySha256: body.bodySha256,
-      signatureValid: body.signatureValid,
-    };
-    const options = { causedBy: id, now: clock.now() };
-    const applied = (effect: Effect): IngestResult => ({ eventId: id, idempotent: false, bodyMismatch: false, effect });
-    if (GATED_HANDLERS[valid.event]) {
-      // One statement stores and applies the event: atomic without BEGIN/COMMIT round trips.
-      const effect = await applyEvent(db.orm, companyId, valid, { ...options, gate: inboundEventInsert(event) });
-      return effect ? applied(effect) : duplicate(db.orm, event);
-    }
+  /** Stores the event and applies it in one transaction; a duplicate is answered, not applied. */
+  async function applyOnce(companyId: number, valid: ValidEvent, body: EventBody): Promise<IngestResult> {
+    const event = inboundEvent(companyId, valid, body);
     return db.orm.transaction(async (tx) => {
       if (!(await insertInboundEvent(tx, event))) return duplicate(tx, event);
-      return applied((await applyEvent(tx, companyId, valid, options))!);
+      const effect = await applyEvent(tx, companyId, valid, { causedBy: event.id, now: clock.now() });
+      return { eventId: event.id, idempotent: false, bodyMismatch: false, effect };
     });
   }
 
@@ -139,22 +137,17 @@ export function createIntegrationService({ db, clock, logger, companies, jobs, c
     return { eventId: prior?.id ?? event.id, idempotent: true, bodyMismatch, effect: null };
   }
 
-  /** Runs the event's handler: the gated one (one statement, null for a duplicate) when `gate` is given. */
-  async function applyEvent(
-    conn: Conn,
-    companyId: number,
-    valid: ValidEvent,
-    options: LedgerOptions | GatedOptions,
-  ): Promise<Effect | null> {
+  /** Runs the event's handler in the transaction that stored the event. */
+  async function applyEvent(tx: Conn, companyId: number, valid: ValidEvent, options: LedgerOptions): Promise<Effect> {
     // The union of handlers cannot be called with the union of events without a cast: the pair always matches.
-    const handler = ('gate' in options ? GATED_HANDLERS[valid.event] : EVENT_HANDLERS[valid.event]) as (
-      conn: Conn,
+    const handler = EVENT_HANDLERS[valid.event] as (
+      tx: Conn,
       companyId: number,
       data: unknown,
-      o: LedgerOptions | GatedOptions,
-    ) => Promise<Effect | null>;
+      o: LedgerOptions,
+    ) => Promise<Effect>;
     try {
-      return await handler(conn, companyId, valid.data, options);
+      return await handler(tx, companyId, valid.data, options);
     } catch (err) {
       throw withDataPaths(err, EVENT_ENTITY[valid.event]);
     }
@@ -189,6 +182,27 @@ export function createIntegrationService({ db, clock, logger, companies, jobs, c
   jobs.define({ name: PURGE_JOB, schedule: '17 4 * * *', handler: async () => void (await purgeExpired()) });
 
   return { authenticate, ingest, poll, purgeExpired };
+}
+
+interface EventBody {
+  text: string;
+  bodySha256: string;
+  signatureValid: boolean;
+  senderKey: string | null;
+}
+
+/** The row that stores an accepted event, under a new id. */
+function inboundEvent(companyId: number, valid: ValidEvent, body: EventBody): NewInboundEvent {
+  const id = randomUUID();
+  return {
+    id,
+    companyId,
+    event: valid.event,
+    idempotencyKey: body.senderKey ?? id,
+    payloadText: body.text,
+    bodySha256: body.bodySha256,
+    signatureValid: body.signatureValid,
+  };
 }
 
 function parseJson(text: string): unknown {

@@ -1,11 +1,9 @@
-import { type SQL, sql } from 'drizzle-orm';
-import { type Conn, selectRowsPrepared } from '../../db/client.ts';
+import { randomUUID } from 'node:crypto';
+import { type Conn, type PreparedStatement, preparedStatement } from '../../db/client.ts';
 import { nextId } from '../../db/ids.ts';
-import { refusedWriteFacts } from '../../db/pg-errors.ts';
 import type { saleItems, sales } from '../../db/schema/index.ts';
 import { AppError } from '../../lib/errors.ts';
 import { fromCents, fromMilli, lineTotalCents, moneyToNumber, quantityToNumber, toCents, toMilli } from '../../lib/money.ts';
-import { outboundEventInsert } from '../../outbox/outbox.repo.ts';
 import type { LedgerOptions } from '../stock/stock.ledger.ts';
 
 export interface SaleItemInput {
@@ -26,14 +24,36 @@ export interface CreateSaleInput {
   createdAt?: Date;
 }
 
-export interface GatedOptions extends LedgerOptions {
-  /**
-   * A data-modifying statement (such as storing the inbound event) that becomes the first part of
-   * the same single statement, as the CTE `gate`: the sale is written only when it returns a row,
-   * and nothing is written before it. Requires the sale id (no id is drawn).
-   */
-  gate: SQL;
+/**
+ * The inbound event that carries a sale (POST /api/integration/in): stored by the same statement
+ * that creates the sale, as its gate. A sale whose event is already stored is not created again.
+ */
+export interface SaleInboundEvent {
+  id: string;
+  event: string;
+  idempotencyKey: string;
+  /** The envelope exactly as received. */
+  payloadText: string;
+  bodySha256: string;
+  signatureValid: boolean;
 }
+
+/** One sale of a batch for createSalesFromEvents: the sale id is the sender's, never drawn. */
+export interface SaleFromEvent {
+  companyId: number;
+  input: CreateSaleInput & { id: number };
+  inbound: SaleInboundEvent;
+  now: Date;
+}
+
+/**
+ * What became of one sale of a batch: created with its event; a duplicate (its event was already
+ * stored: nothing written); or refused by a rule (nothing written; the caller decides what to say).
+ */
+export type SaleOutcome =
+  | { outcome: 'created'; created: CreatedSale }
+  | { outcome: 'duplicate' }
+  | { outcome: 'refused'; refusal: SaleRefusal };
 
 export type SaleRow = typeof sales.$inferSelect;
 export type SaleItemRow = typeof saleItems.$inferSelect;
@@ -63,48 +83,86 @@ export function saleToWire(sale: SaleRow, items: SaleItemRow[]) {
  * Records a new pending sale with its items; items must name existing products. Stock is not moved
  * (design §3). The sale, its items and its outbound event are written by ONE statement that also
  * checks the rules (the id is free, every product exists): atomic on its own, so it needs no
- * transaction around it. With `gate`, returns null when the gate let nothing through.
+ * transaction around it. A refused sale writes nothing and throws the rule's 422.
  */
 export async function createSale(
-  tx: Conn,
+  conn: Conn,
   companyId: number,
   input: CreateSaleInput,
   options: LedgerOptions,
-): Promise<CreatedSale>;
-export async function createSale(
-  conn: Conn,
+): Promise<CreatedSale> {
+  const id = input.id ?? (await nextId(conn, 'sales', companyId));
+  const prepared = prepareSale(companyId, { ...input, id }, options.now, options.causedBy ?? null, null);
+  const [result] = await runSalesStatement(conn, SALES_STATEMENT, [prepared.row]);
+  if (result?.outcome === 'created') return prepared.created;
+  throw saleRefusalError(id, refusalOf(result));
+}
+
+/**
+ * Stores inbound events and creates the sales they carry, many at once, in ONE statement (one
+ * transaction, one commit): the batched fast path of POST /api/integration/in. Each sale's rules
+ * are checked on their own; a refused or duplicate sale writes nothing and does not stop the
+ * others. Answers one outcome per sale, in order. The statement as a whole fails, writing
+ * nothing, when two of the sales have the same id or the database fails: callers then apply
+ * them one by one.
+ */
+export async function createSalesFromEvents(conn: Conn, sales: PreparedSale[]): Promise<SaleOutcome[]> {
+  const results = await runSalesStatement(
+    conn,
+    SALES_FROM_EVENTS_STATEMENT,
+    sales.map((p) => p.row),
+  );
+  return sales.map((p, n): SaleOutcome => {
+    const result = results[n];
+    if (result?.outcome === 'created') return { outcome: 'created', created: p.created };
+    if (result?.outcome === 'duplicate') return { outcome: 'duplicate' };
+    return { outcome: 'refused', refusal: refusalOf(result) };
+  });
+}
+
+/** A sale checked and turned into its statement row; throws the 422 of a malformed sale. */
+export type PreparedSale = ReturnType<typeof prepareSale>;
+
+export function prepareSaleFromEvent({ companyId, input, inbound, now }: SaleFromEvent): PreparedSale {
+  return prepareSale(companyId, input, now, inbound.id, inbound);
+}
+
+/** The sale's rows as stored, and its row of the statement's input (with its outbound event). */
+function prepareSale(
   companyId: number,
-  input: CreateSaleInput,
-  options: GatedOptions,
-): Promise<CreatedSale | null>;
-export async function createSale(
-  conn: Conn,
-  companyId: number,
-  input: CreateSaleInput,
-  options: LedgerOptions | GatedOptions,
-): Promise<CreatedSale | null> {
+  input: CreateSaleInput & { id: number },
+  now: Date,
+  causedBy: string | null,
+  inbound: SaleInboundEvent | null,
+) {
   if (input.items.length === 0) throw new AppError('validation_failed', 'a sale needs at least one item');
   if (toCents(input.total) < 0) throw new AppError('validation_failed', `sale total must not be negative (got ${input.total})`);
-  const gate = 'gate' in options ? options.gate : null;
-  if (gate && input.id === undefined) throw new Error('createSale with a gate needs the sale id');
-  const id = input.id ?? (await nextId(conn, 'sales', companyId));
-  const created = saleRows(companyId, id, input, options.now);
-  const { query: outbound } = outboundEventInsert(
-    {
-      companyId,
-      event: 'sales.created',
-      data: { sale: saleToWire(created.sale, created.items) },
-      causedBy: options.causedBy ?? null,
-    },
-    sql`sale`,
-  );
-  try {
-    const rows = await selectRowsPrepared<{ id: number }>(conn, insertSaleStatement(created, gate ?? sql`SELECT 1`, outbound));
-    return rows.length > 0 ? created : null;
-  } catch (err) {
-    const facts = refusedWriteFacts(err) as SaleRefusal | undefined;
-    throw facts?.rule === 'sales.create' ? saleRefusalError(id, facts, err) : err;
-  }
+  const created = saleRows(companyId, input.id, input, now);
+  const { sale, items } = created;
+  const row: StatementRow = {
+    company_id: companyId,
+    sale_id: sale.id,
+    customer_id: sale.customerId,
+    box_id: sale.boxId,
+    total: sale.total,
+    payment_method: sale.paymentMethod,
+    created_at: sale.createdAt.toISOString(),
+    updated_at: sale.updatedAt.toISOString(),
+    items: items.map((i) => ({ id: i.id, product_id: i.productId, quantity: i.quantity, price: i.price, subtotal: i.subtotal })),
+    product_ids: [...new Set(items.map((item) => item.productId))],
+    outbound_id: randomUUID(),
+    outbound: { event: 'sales.created', data: { sale: saleToWire(sale, items) } },
+    caused_by: causedBy,
+    ...(inbound && {
+      event_id: inbound.id,
+      event: inbound.event,
+      idempotency_key: inbound.idempotencyKey,
+      payload: inbound.payloadText,
+      body_sha256: inbound.bodySha256,
+      signature_valid: inbound.signatureValid,
+    }),
+  };
+  return { created, row };
 }
 
 /** The rows exactly as the statement stores them (numeric text as PostgreSQL prints it). */
@@ -143,65 +201,132 @@ function saleRows(companyId: number, id: number, input: CreateSaleInput, now: Da
   return { sale, items };
 }
 
-/** What refuse_write() reports when a rule of createSale fails. */
-interface SaleRefusal {
-  rule: 'sales.create';
-  existing_status: string | null;
-  missing_products: number[] | null;
+/** Why the statement refused a sale: it exists already, or names products that do not exist. */
+export interface SaleRefusal {
+  existingStatus: string | null;
+  missingProducts: number[];
 }
 
-function saleRefusalError(id: number, facts: SaleRefusal, cause: unknown): AppError {
-  if (facts.existing_status !== null) {
-    return new AppError('invalid_state', `sale ${id} already exists (status ${facts.existing_status})`, { cause });
+function refusalOf(result: StatementResult | undefined): SaleRefusal {
+  if (!result) throw new Error('the sales statement answered fewer rows than it was given');
+  return { existingStatus: result.existing_status, missingProducts: result.missing_products ?? [] };
+}
+
+/** The 422 of a refused sale, naming the sale and its state or the missing products. */
+export function saleRefusalError(id: number, refusal: SaleRefusal): AppError {
+  if (refusal.existingStatus !== null) {
+    return new AppError('invalid_state', `sale ${id} already exists (status ${refusal.existingStatus})`);
   }
-  const missing = facts.missing_products ?? [];
+  const missing = refusal.missingProducts;
   const plural = missing.length > 1;
   return new AppError(
     'invalid_reference',
     `sale ${id} refers to product${plural ? 's' : ''} ${missing.join(', ')} that do${plural ? '' : 'es'} not exist`,
-    { cause },
   );
 }
 
+/** One sale as the statement reads it (keys are the columns of `input` below). */
+interface StatementRow {
+  company_id: number;
+  sale_id: number;
+  customer_id: number | null;
+  box_id: number | null;
+  total: string;
+  payment_method: string | null;
+  created_at: string;
+  updated_at: string;
+  items: { id: number; product_id: number; quantity: string; price: string; subtotal: string }[];
+  product_ids: number[];
+  outbound_id: string;
+  outbound: Record<string, unknown>;
+  caused_by: string | null;
+  event_id?: string;
+  event?: string;
+  idempotency_key?: string;
+  payload?: string;
+  body_sha256?: string;
+  signature_valid?: boolean;
+}
+
+interface StatementResult {
+  outcome: 'created' | 'duplicate' | 'refused';
+  existing_status: string | null;
+  missing_products: number[] | null;
+}
+
+async function runSalesStatement(conn: Conn, statement: PreparedStatement<StatementResult>, rows: StatementRow[]) {
+  return statement.run(conn, [JSON.stringify(rows.map((row, n) => ({ ord: n + 1, ...row })))]);
+}
+
 /**
- * gate → rules → sale → items and outbound event, in one statement. The rules are read after the
- * gate let a row through and, when one fails, refuse_write() undoes the whole statement (gate
- * included). Missing products are listed in the order the items first name them.
+ * The sales statement: input → rules → (gate) → sale, items and outbound event → one outcome per
+ * input row. The rules are read from the statement's snapshot, per row; a refused row writes
+ * nothing and is reported with its facts, the others go on. With events, each admitted row first
+ * stores its inbound event (the gate): a row whose (company, event, key) is already stored, or
+ * stored by an earlier row of the same statement, creates nothing and is a duplicate; a refused
+ * row whose event is already stored is a duplicate too (the idempotency answer comes first).
+ * Missing products are listed in the order the items first name them.
  */
-function insertSaleStatement({ sale, items }: CreatedSale, gate: SQL, outbound: SQL): SQL {
-  // Validated integers, as an array literal (drizzle would expand a JS array into a list).
-  const productIds = `{${[...new Set(items.map((item) => item.productId))].join(',')}}`;
-  const itemsJson = JSON.stringify(
-    items.map((i) => ({ id: i.id, product_id: i.productId, quantity: i.quantity, price: i.price, subtotal: i.subtotal })),
-  );
-  const c = sql`${sale.companyId}::integer`;
-  return sql`WITH gate AS (${gate}),
+function salesStatement(withEvents: boolean): string {
+  const admittedEvents = withEvents
+    ? `stamp AS MATERIALIZED (SELECT * FROM inbound_stamp((SELECT count(*)::integer FROM admitted))),
+    gate AS (
+      INSERT INTO inbound_events
+        (id, company_id, event, idempotency_key, payload, body_sha256, signature_valid, received_at, tx_id)
+      SELECT a.event_id, a.company_id, a.event, a.idempotency_key, a.payload::json, a.body_sha256, a.signature_valid,
+             s.received_at + (row_number() OVER (ORDER BY a.ord) - 1) * interval '1 microsecond', s.tx_id
+      FROM admitted AS a CROSS JOIN stamp AS s
+      ON CONFLICT (company_id, event, idempotency_key) DO NOTHING
+      RETURNING id
+    ),
+    applied AS MATERIALIZED (SELECT a.* FROM admitted AS a JOIN gate AS g ON g.id = a.event_id),`
+    : 'applied AS MATERIALIZED (SELECT * FROM admitted),';
+  const outcome = withEvents
+    ? `CASE WHEN a.ord IS NOT NULL THEN 'created'
+            WHEN f.existing_status IS NULL AND f.missing_products IS NULL THEN 'duplicate'
+            WHEN EXISTS (SELECT 1 FROM inbound_events AS e WHERE e.company_id = i.company_id AND e.event = i.event
+                           AND e.idempotency_key = i.idempotency_key) THEN 'duplicate'
+            ELSE 'refused' END`
+    : `CASE WHEN a.ord IS NOT NULL THEN 'created' ELSE 'refused' END`;
+  return `WITH input AS MATERIALIZED (
+      SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(
+        ord integer, company_id integer, sale_id integer, customer_id integer, box_id integer, total numeric,
+        payment_method text, created_at timestamptz, updated_at timestamptz, items jsonb, product_ids integer[],
+        outbound_id uuid, outbound jsonb, caused_by uuid,
+        event_id uuid, event text, idempotency_key text, payload text, body_sha256 char(64), signature_valid boolean)
+    ),
     facts AS MATERIALIZED (
-      SELECT (SELECT status FROM sales WHERE company_id = ${c} AND id = ${sale.id}::integer) AS existing_status,
-             -- The named products that exist, in one index scan (never a scan of the company's catalogue).
-             (SELECT jsonb_agg(p.id ORDER BY p.n) FROM unnest(${productIds}::integer[]) WITH ORDINALITY AS p(id, n)
-               WHERE p.id <> ALL (ARRAY(SELECT id FROM products WHERE company_id = ${c} AND id = ANY (${productIds}::integer[]))))
+      SELECT i.ord,
+             (SELECT s.status FROM sales AS s WHERE s.company_id = i.company_id AND s.id = i.sale_id) AS existing_status,
+             (SELECT jsonb_agg(p.id ORDER BY p.n) FROM unnest(i.product_ids) WITH ORDINALITY AS p(id, n)
+               WHERE NOT EXISTS (SELECT 1 FROM products AS pr WHERE pr.company_id = i.company_id AND pr.id = p.id))
                AS missing_products
+      FROM input AS i
     ),
-    checked AS (
-      SELECT CASE WHEN f.existing_status IS NULL AND f.missing_products IS NULL THEN true
-                  ELSE refuse_write(jsonb_build_object('rule', 'sales.create', 'existing_status', f.existing_status,
-                                                       'missing_products', f.missing_products)) END AS ok
-      FROM gate CROSS JOIN facts AS f
+    admitted AS MATERIALIZED (
+      SELECT i.* FROM input AS i JOIN facts AS f USING (ord)
+      WHERE f.existing_status IS NULL AND f.missing_products IS NULL
     ),
+    ${admittedEvents}
     sale AS (
       INSERT INTO sales (company_id, id, customer_id, box_id, total, status, payment_method, created_at, updated_at)
-      SELECT ${c}, ${sale.id}::integer, ${sale.customerId}::integer, ${sale.boxId}::integer, ${sale.total}::numeric, 'pending',
-             ${sale.paymentMethod}::text, ${sale.createdAt.toISOString()}::timestamptz, ${sale.updatedAt.toISOString()}::timestamptz
-      FROM checked
-      RETURNING company_id, id
+      SELECT a.company_id, a.sale_id, a.customer_id, a.box_id, a.total, 'pending', a.payment_method, a.created_at, a.updated_at
+      FROM applied AS a
     ),
     items AS (
       INSERT INTO sale_items (company_id, sale_id, id, product_id, quantity, price, subtotal)
-      SELECT s.company_id, s.id, i.id, i.product_id, i.quantity, i.price, i.subtotal
-      FROM sale AS s CROSS JOIN jsonb_to_recordset(${itemsJson}::jsonb)
-        AS i(id integer, product_id integer, quantity numeric, price numeric, subtotal numeric)
+      SELECT a.company_id, a.sale_id, it.id, it.product_id, it.quantity, it.price, it.subtotal
+      FROM applied AS a CROSS JOIN jsonb_to_recordset(a.items)
+        AS it(id integer, product_id integer, quantity numeric, price numeric, subtotal numeric)
     ),
-    outbound AS (${outbound})
-    SELECT id FROM sale`;
+    outbound AS (
+      INSERT INTO outbox_events (id, company_id, event, payload, caused_by)
+      SELECT a.outbound_id, a.company_id, 'sales.created', a.outbound, a.caused_by FROM applied AS a
+    )
+    SELECT ${outcome} AS outcome, f.existing_status, f.missing_products
+    FROM input AS i JOIN facts AS f USING (ord) LEFT JOIN applied AS a USING (ord)
+    ORDER BY i.ord`;
 }
+
+const SALES_STATEMENT = preparedStatement<StatementResult>(salesStatement(false));
+const SALES_FROM_EVENTS_STATEMENT = preparedStatement<StatementResult>(salesStatement(true));
