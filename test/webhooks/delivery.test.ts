@@ -1,28 +1,16 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parseRfc3339 } from '../../src/lib/time.ts';
 import { createSale, markSalePaid } from '../../src/modules/sales/sales.service.ts';
 import type { EndpointInput } from '../../src/modules/webhooks/endpoint-input.ts';
 import { recordOutbound } from '../../src/outbox/outbox.repo.ts';
-import type { TestApp } from '../app.ts';
 import { type Receiver, startReceiver } from '../fakes/webhook-receiver.ts';
 import { makeCompany, makeProduct } from '../factories.ts';
-import { attemptRows, buildWebhookApp, deliveryRows, hmacHex, type TestClock } from './helpers.ts';
+import { attemptRows, deliveryRows, hmacHex, useWebhookFixture, type WebhookTestApp } from './helpers.ts';
 
 describe('webhook delivery', () => {
-  let t: TestApp & { clock: TestClock };
+  let t: WebhookTestApp;
   let receiver: Receiver;
-  beforeAll(async () => {
-    t = await buildWebhookApp();
-  });
-  afterAll(() => t.close());
-  beforeEach(async () => {
-    receiver = await startReceiver();
-  });
-  afterEach(async () => {
-    await receiver.close();
-    // Nothing of this test may be retried into the next one's receiver.
-    await t.container.db.query('DELETE FROM webhook_endpoints');
-  });
+  useWebhookFixture({ app: (app) => (t = app), receiver: (r) => (receiver = r) });
 
   const drain = () => t.container.webhooks.dispatcher.drain();
   const webhooks = () => t.container.webhooks;

@@ -1,11 +1,36 @@
 import { createHmac } from 'node:crypto';
+import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import { buildTestApp, type TestApp } from '../app.ts';
-import { createTestClock, type Receiver } from '../fakes/webhook-receiver.ts';
+import { createTestClock, type Receiver, startReceiver } from '../fakes/webhook-receiver.ts';
 
 export type TestClock = ReturnType<typeof createTestClock>;
+export type WebhookTestApp = TestApp & { clock: TestClock };
+
+/**
+ * The usual lifecycle of a webhook test file: one application for the file, a fresh receiver per
+ * test, and every endpoint removed after each test, so nothing of one test is retried into the
+ * next one's receiver. Hands both over as they are created.
+ */
+export function useWebhookFixture(use: { app(t: WebhookTestApp): void; receiver(r: Receiver): void }) {
+  let t: WebhookTestApp;
+  let receiver: Receiver;
+  beforeAll(async () => {
+    t = await buildWebhookApp();
+    use.app(t);
+  });
+  afterAll(() => t.close());
+  beforeEach(async () => {
+    receiver = await startReceiver();
+    use.receiver(receiver);
+  });
+  afterEach(async () => {
+    await receiver.close();
+    await t.container.db.query('DELETE FROM webhook_endpoints');
+  });
+}
 
 /** The application with a movable clock, short delivery timeouts and no jitter (random 0.5 → factor 1). */
-export async function buildWebhookApp(env: Record<string, string> = {}): Promise<TestApp & { clock: TestClock }> {
+export async function buildWebhookApp(env: Record<string, string> = {}): Promise<WebhookTestApp> {
   const clock = createTestClock();
   const t = await buildTestApp({
     env: { ALLOW_PRIVATE_WEBHOOK_TARGETS: 'true', ...env },

@@ -1,23 +1,12 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { TestApp } from '../app.ts';
-import { type Receiver, startReceiver } from '../fakes/webhook-receiver.ts';
+import { describe, expect, it } from 'vitest';
+import type { Receiver } from '../fakes/webhook-receiver.ts';
 import { makeCompany, makeProduct } from '../factories.ts';
-import { attemptRows, buildWebhookApp, deliveryRows, hmacHex, type TestClock } from './helpers.ts';
+import { attemptRows, deliveryRows, hmacHex, useWebhookFixture, type WebhookTestApp } from './helpers.ts';
 
 describe('webhook delivery log, replay and test events', () => {
-  let t: TestApp & { clock: TestClock };
+  let t: WebhookTestApp;
   let receiver: Receiver;
-  beforeAll(async () => {
-    t = await buildWebhookApp();
-  });
-  afterAll(() => t.close());
-  beforeEach(async () => {
-    receiver = await startReceiver();
-  });
-  afterEach(async () => {
-    await receiver.close();
-    await t.container.db.query('DELETE FROM webhook_endpoints');
-  });
+  useWebhookFixture({ app: (app) => (t = app), receiver: (r) => (receiver = r) });
 
   const drain = () => t.container.webhooks.dispatcher.drain();
   const endpoints = () => t.container.webhooks.endpoints;

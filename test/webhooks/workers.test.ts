@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openPostgres } from '../../src/db/client.ts';
 import { createLogger } from '../../src/logger.ts';
 import { claimDeliveries, relayOutbox } from '../../src/modules/webhooks/deliveries.repo.ts';
@@ -8,22 +8,12 @@ import { createWebhooksModule } from '../../src/modules/webhooks/webhooks.module
 import { TEST_SECRET_KEY, type TestApp, testConfig } from '../app.ts';
 import { type Receiver, startReceiver } from '../fakes/webhook-receiver.ts';
 import { makeCompany, makeProduct } from '../factories.ts';
-import { attemptRows, buildWebhookApp, deliveryRows, type TestClock } from './helpers.ts';
+import { attemptRows, buildWebhookApp, deliveryRows, type TestClock, useWebhookFixture, type WebhookTestApp } from './helpers.ts';
 
 describe('webhook workers', () => {
-  let t: TestApp & { clock: TestClock };
+  let t: WebhookTestApp;
   let receiver: Receiver;
-  beforeAll(async () => {
-    t = await buildWebhookApp();
-  });
-  afterAll(() => t.close());
-  beforeEach(async () => {
-    receiver = await startReceiver();
-  });
-  afterEach(async () => {
-    await receiver.close();
-    await t.container.db.query('DELETE FROM webhook_endpoints');
-  });
+  useWebhookFixture({ app: (app) => (t = app), receiver: (r) => (receiver = r) });
 
   async function setup() {
     const company = await makeCompany(t.container);
