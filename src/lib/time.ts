@@ -4,6 +4,9 @@ export interface Clock {
 
 export const systemClock: Clock = { now: () => new Date() };
 
+/** Milliseconds in a day (UTC days: no daylight saving in Argentina, none in our arithmetic). */
+export const DAY_MS = 86_400_000;
+
 /** RFC 3339 date-time with an explicit offset or Z (what x-sent-at and `since` accept). */
 const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d{1,9})?([Zz]|[+-]\d{2}:\d{2})$/;
 

@@ -4,7 +4,7 @@ import type { Database } from '../../db/client.ts';
 import { AppError } from '../../lib/errors.ts';
 import { createRateLimiter } from '../../lib/rate-limiter.ts';
 import { hashPassword, verifyPassword } from '../../lib/secrets.ts';
-import type { Clock } from '../../lib/time.ts';
+import { type Clock, DAY_MS } from '../../lib/time.ts';
 import type { Logger } from '../../logger.ts';
 import { type AuditOrigin, recordAudit } from '../audit/audit.repo.ts';
 import type { UserService } from '../users/users.service.ts';
@@ -21,7 +21,7 @@ import * as repo from './sessions.repo.ts';
 /** A session older than this (by its token) is reissued on use, pushing its end out again. */
 export const REFRESH_AFTER_MS = 5 * 60 * 1000;
 /** However much it is used, a session ends this long after login; then the user logs in again. */
-export const ABSOLUTE_SESSION_MS = 7 * 24 * 60 * 60 * 1000;
+export const ABSOLUTE_SESSION_MS = 7 * DAY_MS;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /** An authenticated session as handlers see it. `tokenIssuedAt` is null for external tokens. */
@@ -204,7 +204,7 @@ export function createAuthService(deps: AuthServiceDeps) {
   const listMemberships = (userId: number) => repo.listMemberships(db.orm, userId);
 
   async function deleteStaleSessions(olderThanDays = 30): Promise<number> {
-    return repo.deleteStaleSessions(db.orm, new Date(clock.now().getTime() - olderThanDays * 24 * 60 * 60 * 1000));
+    return repo.deleteStaleSessions(db.orm, new Date(clock.now().getTime() - olderThanDays * DAY_MS));
   }
 
   return {

@@ -10,6 +10,7 @@ import { recordInvoice } from '../invoices/invoices.service.ts';
 import { cancelSale, createSale, markSalePaid } from '../sales/sales.service.ts';
 import { applyMovement } from '../stock/stock.ledger.ts';
 import { type CatalogueLine, DEMO_CATEGORIES } from './catalogue.ts';
+import { DAY_MS } from '../../lib/time.ts';
 
 export interface DemoLogin {
   role: 'superadmin' | 'admin' | 'cashier';
@@ -190,7 +191,7 @@ async function seedSales(tx: Conn, companyId: number, productIds: number[], rng:
             pointOfSale: 3,
             number: 1287,
             cae: '76451234567890',
-            caeExpiration: new Date(createdAt.getTime() + 10 * 86_400_000),
+            caeExpiration: new Date(createdAt.getTime() + 10 * DAY_MS),
             total: totalCents / 100,
             issuedAt: createdAt,
           },

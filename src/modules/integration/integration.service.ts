@@ -5,7 +5,7 @@ import type { Conn, Database } from '../../db/client.ts';
 import { isSerializationFailure, isUniqueViolation } from '../../db/pg-errors.ts';
 import type { JobQueue } from '../../jobs/queue.ts';
 import { AppError, isAppError } from '../../lib/errors.ts';
-import { type Clock, parseRfc3339 } from '../../lib/time.ts';
+import { type Clock, DAY_MS, parseRfc3339 } from '../../lib/time.ts';
 import type { Logger } from '../../logger.ts';
 import type { CompanyService } from '../companies/companies.service.ts';
 import type { LedgerOptions } from '../stock/stock.ledger.ts';
@@ -173,7 +173,7 @@ export function createIntegrationService({ db, clock, logger, companies, jobs, c
 
   /** Deletes events older than the retention window (which is also the idempotency window). */
   async function purgeExpired(): Promise<number> {
-    const before = new Date(clock.now().getTime() - config.retentionDays * 86_400_000);
+    const before = new Date(clock.now().getTime() - config.retentionDays * DAY_MS);
     const deleted = await purgeInboundEvents(db.orm, before);
     if (deleted > 0) log.info({ deleted, before: before.toISOString() }, 'expired inbound events deleted');
     return deleted;

@@ -3,7 +3,7 @@ import { and, asc, desc, eq, gte, lt, type SQL, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client.ts';
 import { outboxEvents, webhookAttempts, webhookDeliveries } from '../../db/schema/index.ts';
 import { AppError } from '../../lib/errors.ts';
-import type { Clock } from '../../lib/time.ts';
+import { type Clock, DAY_MS } from '../../lib/time.ts';
 import { notifyWorkers } from './deliveries.repo.ts';
 import type { AttemptReport, DeliveryRunner } from './delivery-runner.ts';
 import type { EndpointService } from './endpoints.service.ts';
@@ -12,7 +12,6 @@ import { isUuid } from '../../lib/uuid.ts';
 
 /** Attempts, settled deliveries and dispatched events older than this are pruned. */
 export const RETENTION_DAYS = 30;
-const DAY_MS = 24 * 3600 * 1000;
 
 type DeliveryRow = typeof webhookDeliveries.$inferSelect;
 type AttemptRow = typeof webhookAttempts.$inferSelect;
