@@ -200,7 +200,6 @@ export function createDeliveryService({ db, clock, endpoints, runner }: Delivery
     const endpoint = await endpoints.findRow(companyId, endpointId);
     const now = clock.now();
     const eventId = randomUUID();
-    const deliveryId = randomUUID();
     const token = randomUUID();
     const payload = {
       event: TEST_EVENT,
@@ -211,20 +210,24 @@ export function createDeliveryService({ db, clock, endpoints, runner }: Delivery
         sent_at: now.toISOString(),
       },
     };
+    // The delivery as stored, already on its first attempt, and as the runner takes it.
+    const delivery = {
+      id: randomUUID(),
+      companyId,
+      endpointId: endpoint.id,
+      eventId,
+      event: TEST_EVENT,
+      kind: 'test' as const,
+      attempts: 1,
+      roundAttempts: 1,
+    };
     await db.orm.transaction(async (tx) => {
       await tx
         .insert(outboxEvents)
         .values({ id: eventId, companyId, event: TEST_EVENT, payload, createdAt: now, dispatchedAt: now });
       await tx.insert(webhookDeliveries).values({
-        id: deliveryId,
-        companyId,
-        endpointId: endpoint.id,
-        eventId,
-        event: TEST_EVENT,
-        kind: 'test',
+        ...delivery,
         status: 'pending',
-        attempts: 1,
-        roundAttempts: 1,
         leaseToken: token,
         // If this process dies mid-send, a worker finds the test due after the longest attempt.
         nextAttemptAt: new Date(now.getTime() + 60_000),
@@ -235,14 +238,7 @@ export function createDeliveryService({ db, clock, endpoints, runner }: Delivery
     });
     return runner.run(
       {
-        id: deliveryId,
-        companyId,
-        endpointId: endpoint.id,
-        eventId,
-        event: TEST_EVENT,
-        kind: 'test',
-        attempts: 1,
-        roundAttempts: 1,
+        ...delivery,
         lostAttempt: false,
         payload,
         causedBy: null,
