@@ -73,7 +73,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     companies,
     jobs,
     config: config.integration,
-    saleBatch: saleBatchOptions(db, Math.min(config.integration.batchConcurrency, config.db.poolMax)),
+    saleBatch: saleBatchOptions(db, config),
   });
 
   let closed = false;

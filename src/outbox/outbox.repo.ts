@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { type SQL, sql } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import type { Conn } from '../db/client.ts';
 
 export interface OutboundEventInput {
@@ -10,18 +10,15 @@ export interface OutboundEventInput {
   causedBy?: string | null;
 }
 
+const OUTBOX_INSERT = 'INSERT INTO outbox_events (id, company_id, event, payload, caused_by)';
+
 /**
- * The one INSERT of an outbound event row, for writers that build a single statement: with
- * `source`, the row is written once per row of that relation of the same statement (a CTE of
- * the change that caused it), so it exists exactly when the change does.
+ * For writers that build a single statement: the INSERT of one outbound event row per row of
+ * `select` (a SELECT over a CTE of the change that caused them, yielding id, company_id, event,
+ * payload and caused_by in that order), so the events exist exactly when the change does.
  */
-export function outboundEventInsert(input: OutboundEventInput, source?: SQL): { id: string; query: SQL } {
-  const id = randomUUID();
-  const payload = JSON.stringify({ event: input.event, data: input.data });
-  const query = sql`INSERT INTO outbox_events (id, company_id, event, payload, caused_by)
-    SELECT ${id}::uuid, ${input.companyId}::integer, ${input.event}::text, ${payload}::jsonb, ${input.causedBy ?? null}::uuid
-    ${source === undefined ? sql`` : sql`FROM ${source}`}`;
-  return { id, query };
+export function outboundRowsInsert(select: string): string {
+  return `${OUTBOX_INSERT} ${select}`;
 }
 
 /**
@@ -29,7 +26,11 @@ export function outboundEventInsert(input: OutboundEventInput, source?: SQL): { 
  * change that caused it was committed. Delivery reads these rows later.
  */
 export async function recordOutbound(conn: Conn, input: OutboundEventInput): Promise<string> {
-  const { id, query } = outboundEventInsert(input);
-  await conn.execute(query);
+  const id = randomUUID();
+  const payload = JSON.stringify({ event: input.event, data: input.data });
+  await conn.execute(
+    sql`${sql.raw(OUTBOX_INSERT)} VALUES (${id}::uuid, ${input.companyId}::integer, ${input.event}::text, ${payload}::jsonb,
+      ${input.causedBy ?? null}::uuid)`,
+  );
   return id;
 }

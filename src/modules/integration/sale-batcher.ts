@@ -53,8 +53,12 @@ export function createSaleBatcher(db: Database, log: Logger, options: SaleBatchO
 /**
  * Batches in flight for a database: PGlite runs one statement at a time. On PostgreSQL fewer,
  * larger batches did better than many small ones (npm run bench -- ingest: 2 in flight ≈ 1.3×
- * the throughput of 5 on two cores); INGEST_BATCH_CONCURRENCY sets it for bigger servers.
+ * the throughput of 5 on two cores); INGEST_BATCH_CONCURRENCY sets it for bigger servers, up to
+ * the pool's size.
  */
-export function saleBatchOptions(db: Pick<Database, 'kind'>, concurrency: number): SaleBatchOptions {
-  return { maxInFlight: db.kind === 'postgres' ? concurrency : 1 };
+export function saleBatchOptions(
+  db: Pick<Database, 'kind'>,
+  config: { integration: { batchConcurrency: number }; db: { poolMax: number } },
+): SaleBatchOptions {
+  return { maxInFlight: db.kind === 'postgres' ? Math.min(config.integration.batchConcurrency, config.db.poolMax) : 1 };
 }

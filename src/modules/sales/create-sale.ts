@@ -3,6 +3,7 @@ import { type Conn, type PreparedStatement, preparedStatement } from '../../db/c
 import { nextId } from '../../db/ids.ts';
 import type { saleItems, sales } from '../../db/schema/index.ts';
 import { AppError } from '../../lib/errors.ts';
+import { outboundRowsInsert } from '../../outbox/outbox.repo.ts';
 import { fromCents, fromMilli, lineTotalCents, moneyToNumber, quantityToNumber, toCents, toMilli } from '../../lib/money.ts';
 import type { LedgerOptions } from '../stock/stock.ledger.ts';
 
@@ -213,7 +214,7 @@ function refusalOf(result: StatementResult | undefined): SaleRefusal {
 }
 
 /** The 422 of a refused sale, naming the sale and its state or the missing products. */
-export function saleRefusalError(id: number, refusal: SaleRefusal): AppError {
+function saleRefusalError(id: number, refusal: SaleRefusal): AppError {
   if (refusal.existingStatus !== null) {
     return new AppError('invalid_state', `sale ${id} already exists (status ${refusal.existingStatus})`);
   }
@@ -320,8 +321,7 @@ function salesStatement(withEvents: boolean): string {
         AS it(id integer, product_id integer, quantity numeric, price numeric, subtotal numeric)
     ),
     outbound AS (
-      INSERT INTO outbox_events (id, company_id, event, payload, caused_by)
-      SELECT a.outbound_id, a.company_id, 'sales.created', a.outbound, a.caused_by FROM applied AS a
+      ${outboundRowsInsert("SELECT a.outbound_id, a.company_id, 'sales.created', a.outbound, a.caused_by FROM applied AS a")}
     )
     SELECT ${outcome} AS outcome, f.existing_status, f.missing_products
     FROM input AS i JOIN facts AS f USING (ord) LEFT JOIN applied AS a USING (ord)
