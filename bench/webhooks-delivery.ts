@@ -17,6 +17,7 @@ import { createContainer } from '../src/container.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { createLogger } from '../src/logger.ts';
 import { upsertProduct } from '../src/modules/catalog/products.service.ts';
+import { cliCtx } from '../src/http/request-context.ts';
 
 const SERVER = process.env['BENCH_DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test';
 const BURST = Number(process.env['BENCH_BURST'] ?? 5000);
@@ -111,7 +112,7 @@ export default async function run() {
   try {
     await migrate(container.db);
     const { company } = await container.companies.createCompany({ name: 'Bench' });
-    const created = await container.webhooks.endpoints.createEndpoint(company.id, {
+    const created = await container.webhooks.endpoints.createEndpoint(cliCtx(company.id), {
       url: receiver.url,
       events: ['product.upserted'],
     });

@@ -1,26 +1,33 @@
 import { randomUUID } from 'node:crypto';
+import cookie from '@fastify/cookie';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type RawServerDefault } from 'fastify';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import Fastify, { type FastifyBaseLogger } from 'fastify';
 import type { Container } from './container.ts';
+import type { App } from './http/app.types.ts';
+import { type AssetCatalog, loadAssets } from './http/assets.ts';
 import { registerErrorHandling } from './http/error-handler.ts';
-import { registerHealthRoutes } from './http/health.routes.ts';
-import { registerHomeRoute } from './http/home.routes.ts';
 import { registerRequestContext } from './http/request-context.ts';
-import { registerAccess } from './modules/auth/access.module.ts';
-import { registerWebhookRoutes } from './modules/webhooks/webhooks.routes.ts';
-import { registerPublicSurface } from './modules/public-surface.ts';
-import { registerIntegrationRoutes } from './modules/integration/integration.routes.ts';
+import { registerRoutes } from './http/routes.ts';
+import { enforceSurfaces, type RouteSurface } from './http/surfaces.ts';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
-/** The application instance every route module registers on (TypeBox-typed routes). */
-export type App = FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, FastifyBaseLogger, TypeBoxTypeProvider>;
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Every registered route with its surface (for the test that walks them). */
+    routeSurfaces(): RouteSurface[];
+  }
+  interface FastifyRequest {
+    /** The session behind this request (set by a session guard; null when anonymous). */
+    authSession: import('./modules/auth/auth.service.ts').AuthSession | null;
+  }
+}
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** Builds the HTTP application on a container. Never listens: main.ts and tests decide that. */
-export async function buildApp(container: Container): Promise<App> {
+export async function buildApp(container: Container, assets?: AssetCatalog): Promise<App> {
   const app = Fastify({
     loggerInstance: container.logger as FastifyBaseLogger,
     bodyLimit: BODY_LIMIT_BYTES,
@@ -37,6 +44,7 @@ export async function buildApp(container: Container): Promise<App> {
     forceCloseConnections: 'idle',
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  app.decorate('routeSurfaces', enforceSurfaces(app));
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
@@ -69,12 +77,9 @@ export async function buildApp(container: Container): Promise<App> {
     },
   });
 
-  registerHealthRoutes(app, container);
-  await registerAccess(app, container);
-  registerWebhookRoutes(app, container);
-  registerHomeRoute(app, container);
-  registerPublicSurface(app, container);
-  registerIntegrationRoutes(app, container);
+  await app.register(cookie);
+  app.decorateRequest('authSession', null);
+  await registerRoutes(app, container, assets ?? (await loadAssets()));
 
   return app;
 }

@@ -4,7 +4,7 @@ import { createJobQueue, type JobQueue } from './jobs/queue.ts';
 import { type Cipher, createCipher } from './lib/secrets.ts';
 import { type Clock, systemClock } from './lib/time.ts';
 import { createLogger, type Logger } from './logger.ts';
-import { defineAuthJobs } from './modules/auth/access.module.ts';
+import { defineAuthJobs } from './modules/auth/auth.jobs.ts';
 import { type AuthService, createAuthService } from './modules/auth/auth.service.ts';
 import { type CompanyService, createCompanyService } from './modules/companies/companies.service.ts';
 import { createSettingsService, type SettingsService } from './modules/settings/settings.service.ts';
@@ -13,6 +13,7 @@ import { createExchangeService, type ExchangeService } from './modules/exchange/
 import { createScannerService, type ScannerService } from './modules/scanner/scanner.service.ts';
 import { createIntegrationService, type IntegrationService } from './modules/integration/integration.service.ts';
 import { saleBatchOptions } from './modules/integration/sale-batcher.ts';
+import { createMemberService, type MemberService } from './modules/users/members.service.ts';
 import { createUserService, type UserService } from './modules/users/users.service.ts';
 import { createWebhooksModule, type WebhooksModule, type WebhooksModuleDeps } from './modules/webhooks/webhooks.module.ts';
 
@@ -26,6 +27,7 @@ export interface Container {
   readonly jobs: JobQueue;
   readonly companies: CompanyService;
   readonly users: UserService;
+  readonly members: MemberService;
   readonly auth: AuthService;
   readonly settings: SettingsService;
   readonly superadmin: SuperadminService;
@@ -59,6 +61,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   const jobs = createJobQueue(db, logger);
   const companies = createCompanyService({ db, cipher, clock });
   const users = createUserService({ db, clock });
+  const members = createMemberService({ db, clock, users });
   const auth = createAuthService({ db, config, clock, logger, users });
   const settings = createSettingsService({ db, config, clock, companies });
   const superadmin = createSuperadminService({ db, companies });
@@ -86,6 +89,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     jobs,
     companies,
     users,
+    members,
     auth,
     settings,
     superadmin,

@@ -1,5 +1,6 @@
 import { Writable } from 'node:stream';
-import { type App, buildApp } from '../src/app.ts';
+import { buildApp } from '../src/app.ts';
+import type { App } from '../src/http/app.types.ts';
 import { type Config, loadConfig } from '../src/config.ts';
 import { type Container, type ContainerOverrides, createContainer } from '../src/container.ts';
 import { createLogger } from '../src/logger.ts';

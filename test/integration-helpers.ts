@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
-import type { App } from '../src/app.ts';
+import type { App } from '../src/http/app.types.ts';
 import type { Conn } from '../src/db/client.ts';
 import { selectRows } from '../src/db/client.ts';
 import { hmacSha256Hex } from '../src/lib/secrets.ts';

@@ -1,5 +1,5 @@
 import type { LightMyRequestResponse } from 'fastify';
-import type { App } from '../src/app.ts';
+import type { App } from '../src/http/app.types.ts';
 import type { Clock } from '../src/lib/time.ts';
 
 /** A clock tests move by hand (sessions expire, rate windows reset). */

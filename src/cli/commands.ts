@@ -6,6 +6,7 @@ import { seedDemo } from '../modules/demo/demo.service.ts';
 import { MEMBERSHIP_ROLES, type MembershipRole } from '../modules/users/users.service.ts';
 import { parseOptions, positiveInt, requireOption, UsageError } from './args.ts';
 import { WEBHOOK_COMMANDS } from './webhook-commands.ts';
+import { cliCtx } from '../http/request-context.ts';
 
 export interface CommandResult {
   json: unknown;
@@ -155,7 +156,7 @@ export const COMMANDS: Command[] = [
       return { email: requireOption(o.email, 'email'), json: o.json };
     },
     async run(container, { email }) {
-      const user = await container.users.disableUser(email);
+      const user = await container.users.disableUser(cliCtx(), email);
       return {
         json: {
           user: { id: user.id, email: user.email, disabled_at: user.disabledAt?.toISOString() ?? null },
@@ -172,7 +173,7 @@ export const COMMANDS: Command[] = [
       return { email: requireOption(o.email, 'email'), password: requireOption(o.password, 'password'), json: o.json };
     },
     async run(container, { email, password }) {
-      const user = await container.users.setPassword(email, password);
+      const user = await container.users.setPassword(cliCtx(), email, password);
       return {
         json: { user: { id: user.id, email: user.email }, ended_sessions: user.endedSessions },
         text: `Contraseña nueva para #${user.id} ${user.email}; sesiones cerradas: ${user.endedSessions}.`,

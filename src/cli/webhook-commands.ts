@@ -1,5 +1,6 @@
 import { parseOptions, positiveInt, requireOption, UsageError } from './args.ts';
 import type { Command } from './commands.ts';
+import { cliCtx } from '../http/request-context.ts';
 
 // commands.ts imports this file: a local helper avoids a runtime import cycle.
 const define = <P extends { json?: boolean }>(command: Command<P>) => command as unknown as Command;
@@ -49,7 +50,7 @@ export const WEBHOOK_COMMANDS: Command[] = [
       };
     },
     async run(container, { companyId, url, events, headers, description, secret }) {
-      const created = await container.webhooks.endpoints.createEndpoint(companyId, {
+      const created = await container.webhooks.endpoints.createEndpoint(cliCtx(companyId), {
         url,
         events,
         headers,
@@ -93,7 +94,7 @@ export const WEBHOOK_COMMANDS: Command[] = [
       return { companyId: positiveInt(o.company, 'company'), id: requireOption(o.id, 'id'), json: o.json };
     },
     async run(container, { companyId, id }) {
-      const removed = await container.webhooks.endpoints.removeEndpoint(companyId, id);
+      const removed = await container.webhooks.endpoints.removeEndpoint(cliCtx(companyId), id);
       return { json: { removed }, text: `Webhook eliminado: ${removed.id}` };
     },
   }),

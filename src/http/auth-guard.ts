@@ -1,43 +1,10 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { App } from '../app.ts';
 import type { Config } from '../config.ts';
-import type { Container } from '../container.ts';
 import { AppError } from '../lib/errors.ts';
-import type { AuditOrigin } from '../modules/audit/audit.repo.ts';
-import type { AuthSession, IssuedToken } from '../modules/auth/auth.service.ts';
+import type { AuthService, AuthSession, IssuedToken } from '../modules/auth/auth.service.ts';
 import { isSameOriginRequest, isUnsafeMethod } from '../modules/auth/csrf.ts';
 import { setActor } from './request-context.ts';
-
-/**
- * The one guard of every session surface. A request whose path (as sent, or as routed) starts
- * with a prefix below is authenticated here before any handler runs, so a route added later
- * under `/api/superadmin` or `/superadmin` is protected without doing anything.
- */
-export type Requirement = 'user' | 'superadmin' | 'company_admin';
-
-export interface GuardedSurface {
-  prefix: string;
-  /** 'api': 401/403 JSON. 'page': visitors go to /login?next=…, the rest of the refused to `/`. */
-  kind: 'api' | 'page';
-  requires: Requirement;
-}
-
-export const ACCESS_SURFACES: readonly GuardedSurface[] = [
-  { prefix: '/api/superadmin', kind: 'api', requires: 'superadmin' },
-  { prefix: '/superadmin', kind: 'page', requires: 'superadmin' },
-  { prefix: '/api/settings', kind: 'api', requires: 'company_admin' },
-  // The settings pages show a cashier a "not allowed here" view with a company switch.
-  { prefix: '/settings', kind: 'page', requires: 'user' },
-  { prefix: '/api/auth/me', kind: 'api', requires: 'user' },
-  { prefix: '/api/auth/company', kind: 'api', requires: 'user' },
-];
-
-declare module 'fastify' {
-  interface FastifyRequest {
-    /** The session behind this request (set by the guard; null when anonymous). */
-    authSession: AuthSession | null;
-  }
-}
+import { isApiRequest, type PageRefusal, type SurfaceGuard } from './surfaces.ts';
 
 export function sessionCookieName(config: Config): string {
   // __Host- makes browsers refuse the cookie unless Secure, host-only and Path=/.
@@ -58,12 +25,6 @@ export function clearSessionCookie(reply: FastifyReply, config: Config) {
   reply.clearCookie(sessionCookieName(config), { httpOnly: true, sameSite: 'lax', secure: config.http.isHttps, path: '/' });
 }
 
-/** From where the request came, for the audit log. */
-export function requestOrigin(request: FastifyRequest): AuditOrigin {
-  const agent = request.headers['user-agent'];
-  return { ip: request.ip ?? null, userAgent: typeof agent === 'string' ? agent : null, requestId: request.id };
-}
-
 const BEARER_JWT = /^Bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)$/;
 
 function readToken(request: FastifyRequest, config: Config): { token: string; via: 'bearer' | 'cookie' } | null {
@@ -82,11 +43,11 @@ function readToken(request: FastifyRequest, config: Config): { token: string; vi
 export async function authenticateRequest(
   request: FastifyRequest,
   reply: FastifyReply,
-  { auth, config }: Container,
+  { auth, config }: { auth: AuthService; config: Config },
 ): Promise<AuthSession | null> {
   const found = readToken(request, config);
   if (!found) return null;
-  const session = await auth.authenticate(found.token, requestOrigin(request));
+  const session = await auth.authenticate(found.token, request.ctx.origin);
   if (!session) {
     if (found.via === 'cookie') clearSessionCookie(reply, config);
     return null;
@@ -110,40 +71,53 @@ export async function authenticateRequest(
   return session;
 }
 
+/** What a session surface asks of the person. */
+export type Requirement = 'session' | 'member' | 'admin' | 'superadmin';
+
 export function meetsRequirement(session: AuthSession, requires: Requirement): boolean {
   if (requires === 'superadmin') return session.isSuperadmin;
-  if (requires === 'company_admin') return session.companyId !== null && session.role === 'admin';
+  if (requires === 'admin') return session.companyId !== null && session.role === 'admin';
+  if (requires === 'member') return session.companyId !== null && session.role !== null;
   return true;
-}
-
-export function findSurface(request: FastifyRequest, surfaces: readonly GuardedSurface[]): GuardedSurface | undefined {
-  const path = request.url.split('?')[0]!;
-  const routed = request.routeOptions.url ?? '';
-  return surfaces.find((s) => path.startsWith(s.prefix) || routed.startsWith(s.prefix));
 }
 
 export function loginRedirect(request: FastifyRequest): string {
   return `/login?next=${encodeURIComponent(request.url)}`;
 }
 
-export function registerAuthGuard(app: App, container: Container, surfaces: readonly GuardedSurface[] = ACCESS_SURFACES) {
-  app.decorateRequest('authSession', null);
-  app.addHook('onRequest', async (request, reply) => {
-    const surface = findSurface(request, surfaces);
-    if (!surface) return;
-    reply.header('cache-control', 'no-store');
-    const session = await authenticateRequest(request, reply, container);
-    if (!session) {
-      if (surface.kind === 'page') return reply.redirect(loginRedirect(request), 302);
-      throw new AppError('unauthenticated', 'log in first: this needs a session');
-    }
-    if (!meetsRequirement(session, surface.requires)) {
-      if (surface.kind === 'page') return reply.redirect('/', 302);
-      throw new AppError('forbidden', forbiddenMessage(surface.requires));
-    }
-  });
+const FORBIDDEN: Record<Requirement, string> = {
+  session: 'log in first: this needs a session',
+  member: 'only a member (admin or cashier) of the selected company may use this',
+  admin: 'only an admin of the selected company may use this',
+  superadmin: 'only superadmins may use this',
+};
+
+export interface SessionGuardDeps {
+  auth: AuthService;
+  config: Config;
+  /** What a signed-in person who may not open a page sees (the operator pages redirect instead). */
+  refusedPage: PageRefusal;
 }
 
-function forbiddenMessage(requires: Requirement): string {
-  return requires === 'superadmin' ? 'only superadmins may use this' : 'only an admin of the selected company may use this';
+/**
+ * The guard of the session surfaces. APIs answer 401 without a session and 403 without the role;
+ * pages send visitors to /login?next=…, and show the signed-in but refused a page that says why
+ * (operator pages send them to `/`, as the contract asks).
+ */
+export function sessionGuard(requires: Requirement, deps: SessionGuardDeps): SurfaceGuard {
+  return {
+    onRequest: async (request, reply) => {
+      reply.header('cache-control', 'no-store');
+      const api = isApiRequest(request);
+      const session = await authenticateRequest(request, reply, deps);
+      if (!session) {
+        if (!api) return reply.redirect(loginRedirect(request), 302);
+        throw new AppError('unauthenticated', FORBIDDEN.session);
+      }
+      if (meetsRequirement(session, requires)) return;
+      if (api) throw new AppError('forbidden', FORBIDDEN[requires]);
+      if (requires === 'superadmin') return reply.redirect('/', 302);
+      return deps.refusedPage(request, reply);
+    },
+  };
 }

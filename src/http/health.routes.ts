@@ -1,11 +1,11 @@
 import { Type } from 'typebox';
-import type { App } from '../app.ts';
-import type { Container } from '../container.ts';
+import type { App } from './app.types.ts';
+import type { Database } from '../db/client.ts';
 import { AppError } from '../lib/errors.ts';
 
 const READY_TIMEOUT_MS = 2000;
 
-export function registerHealthRoutes(app: App, { db }: Container) {
+export function registerHealthRoutes(app: App, { db }: { db: Database }) {
   const Status = Type.Object({ status: Type.String() });
 
   app.get('/healthz', { schema: { hide: true, response: { 200: Status } } }, async () => ({ status: 'ok' }));

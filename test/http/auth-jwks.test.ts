@@ -8,6 +8,7 @@ import { buildTestApp, captureLogs, type TestApp } from '../app.ts';
 import { makeCompany, makeUser } from '../factories.ts';
 import { IDP_AUDIENCE, IDP_ISSUER, startJwksServer } from '../fakes/jwks-server.ts';
 import { SAME_ORIGIN } from '../sessions.ts';
+import { cliCtx } from '../../src/http/request-context.ts';
 
 describe('sessions signed by an external identity provider (AUTH_JWKS_URL)', () => {
   let idp: Awaited<ReturnType<typeof startJwksServer>>;
@@ -114,7 +115,7 @@ describe('sessions signed by an external identity provider (AUTH_JWKS_URL)', () 
     const user = await makeUser(t.container, { superadmin: true });
     const token = await idp.sign({ sub: randomUUID(), email: user.email });
     expect((await operatorList(bearer(token))).statusCode).toBe(200);
-    await t.container.users.disableUser(user.email);
+    await t.container.users.disableUser(cliCtx(), user.email);
     expect((await operatorList(bearer(token))).statusCode).toBe(401);
   });
 

@@ -4,6 +4,7 @@ import { selectRows } from '../../src/db/client.ts';
 import { buildTestApp, type TestApp } from '../app.ts';
 import { makeCompany, makeUser } from '../factories.ts';
 import { login, manualClock, SAME_ORIGIN, sessionCookieFrom } from '../sessions.ts';
+import { cliCtx } from '../../src/http/request-context.ts';
 
 const clock = manualClock();
 
@@ -48,7 +49,7 @@ describe('login and logout', () => {
       'a disabled user',
       async () => {
         const u = await makeUser(t.container);
-        await t.container.users.disableUser(u.email);
+        await t.container.users.disableUser(cliCtx(), u.email);
         return { email: u.email, password: u.password };
       },
     ],
@@ -210,22 +211,25 @@ describe('login page', () => {
     const res = await t.app.inject({ url: '/login?next=%2Fsuperadmin%2Fcompanies' });
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
-    expect(res.headers['content-security-policy']).toContain("script-src 'nonce-");
-    expect(res.body).toContain('Ingresá a Mostrador');
-    expect(res.body).toContain('data-next="/superadmin/companies"');
+    expect(res.headers['content-security-policy']).toContain("script-src 'self'");
+    expect(res.headers['content-security-policy']).not.toContain('unsafe-inline');
+    expect(res.body).toContain('<title>Ingresar · Mostrador</title>');
+    expect(res.body).toContain('"next":"/superadmin/companies"');
+    expect(res.body).toContain('"signed_in":null');
   });
 
   it.each(['https://evil.example/', '//evil.example', '/\\evil.example'])('ignores the off-site next %s', async (next) => {
     const res = await t.app.inject({ url: `/login?next=${encodeURIComponent(next)}` });
-    expect(res.body).toContain('data-next="/"');
+    expect(res.body).toContain('"next":"/"');
     expect(res.body).not.toContain('evil.example');
   });
 
-  it('sends someone already logged in straight to next', async () => {
+  it('tells someone already logged in who they are, with the way on and the way to switch accounts', async () => {
     const user = await makeUser(t.container);
     const { cookie } = await login(t.app, user.email, user.password);
     const res = await t.app.inject({ url: '/login?next=%2Fsettings%2Fintegrations', headers: { cookie } });
-    expect(res.statusCode).toBe(302);
-    expect(res.headers.location).toBe('/settings/integrations');
+    expect(res.statusCode).toBe(200);
+    expect(res.body).toContain('"next":"/settings/integrations"');
+    expect(res.body).toContain(`"signed_in":{"email":"${user.email}"`);
   });
 });

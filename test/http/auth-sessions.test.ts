@@ -7,6 +7,7 @@ import { deriveSessionKey } from '../../src/modules/auth/session-token.ts';
 import { buildTestApp, TEST_SECRET_KEY, type TestApp } from '../app.ts';
 import { makeCompany, makeUser } from '../factories.ts';
 import { login, manualClock, SAME_ORIGIN, sessionCookieFrom } from '../sessions.ts';
+import { cliCtx } from '../../src/http/request-context.ts';
 
 const HOUR = 3600 * 1000;
 const clock = manualClock();
@@ -92,7 +93,7 @@ describe('sessions', () => {
     const user = await makeUser(t.container, { superadmin: true });
     const { cookie } = await login(t.app, user.email, user.password);
     expect((await me(cookie)).statusCode).toBe(200);
-    const disabled = await t.container.users.disableUser(user.email);
+    const disabled = await t.container.users.disableUser(cliCtx(), user.email);
     expect(disabled.endedSessions).toBe(1);
     expect(disabled.disabledAt).not.toBeNull();
     expect((await me(cookie)).statusCode).toBe(401);
@@ -107,7 +108,7 @@ describe('sessions', () => {
   it('ends open sessions when the password is changed; the new password works, the old does not', async () => {
     const user = await makeUser(t.container);
     const { cookie } = await login(t.app, user.email, user.password);
-    const changed = await t.container.users.setPassword(user.email, 'a-brand-new-password');
+    const changed = await t.container.users.setPassword(cliCtx(), user.email, 'a-brand-new-password');
     expect(changed.endedSessions).toBe(1);
     expect((await me(cookie)).statusCode).toBe(401);
     await expect(login(t.app, user.email, user.password)).rejects.toThrow(/401/);
@@ -142,11 +143,13 @@ describe('sessions', () => {
 
   it('refuses a short password and unknown emails when setting passwords or disabling', async () => {
     const user = await makeUser(t.container);
-    await expect(t.container.users.setPassword(user.email, 'short')).rejects.toMatchObject({ code: 'validation_failed' });
-    await expect(t.container.users.setPassword('ghost@example.com', 'long-enough-pass')).rejects.toMatchObject({
+    await expect(t.container.users.setPassword(cliCtx(), user.email, 'short')).rejects.toMatchObject({
+      code: 'validation_failed',
+    });
+    await expect(t.container.users.setPassword(cliCtx(), 'ghost@example.com', 'long-enough-pass')).rejects.toMatchObject({
       code: 'not_found',
     });
-    await expect(t.container.users.disableUser('ghost@example.com')).rejects.toMatchObject({ code: 'not_found' });
+    await expect(t.container.users.disableUser(cliCtx(), 'ghost@example.com')).rejects.toMatchObject({ code: 'not_found' });
   });
 
   it('refuses a token whose payload was changed (forged)', async () => {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '../../src/lib/errors.ts';
 import { buildTestApp, captureLogs, type TestApp } from '../app.ts';
+import { registerSurface } from '../../src/http/surfaces.ts';
 
 describe('error answers and logs', () => {
   let t: TestApp;
@@ -13,17 +14,19 @@ describe('error answers and logs', () => {
   it('answers an unknown error as 500 internal with nothing internal leaked', async () => {
     const { buildApp } = await import('../../src/app.ts');
     const app = await buildApp(t.container);
-    app.get('/boom', async () => {
-      throw new Error('connection to 10.0.0.5 failed: password authentication failed for user "mostrador"');
+    await registerSurface(app, 'public', {}, (scope) => {
+      scope.get('/boom', async () => {
+        throw new Error('connection to 10.0.0.5 failed: password authentication failed for user "mostrador"');
+      });
+      scope.get('/conflict', async () => {
+        throw new AppError('conflict', 'sale 5 already exists');
+      });
+      scope.post(
+        '/echo',
+        { schema: { body: { type: 'object', required: ['a'], properties: { a: { type: 'integer' } } } } },
+        async () => ({}),
+      );
     });
-    app.get('/conflict', async () => {
-      throw new AppError('conflict', 'sale 5 already exists');
-    });
-    app.post(
-      '/echo',
-      { schema: { body: { type: 'object', required: ['a'], properties: { a: { type: 'integer' } } } } },
-      async () => ({}),
-    );
     const boom = await app.inject({ method: 'GET', url: '/boom' });
     expect(boom.statusCode).toBe(500);
     expect(boom.json()).toEqual({ error: 'internal error', code: 'internal' });

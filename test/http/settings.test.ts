@@ -68,7 +68,7 @@ describe('merchant settings: integrations', () => {
     expect(body.endpoints.integration).toBe('http://localhost:3000/api/integration/in');
     const page = await t.app.inject({ url: '/settings/integrations', headers: { cookie } });
     expect(page.statusCode).toBe(200);
-    expect(page.body).toContain('Clave de integración');
+    expect(page.body).toContain('<title>Integraciones · Mostrador</title>');
     expect(page.body).toContain(body.integration_key.masked);
     expect(page.body).not.toContain(company.integrationKey);
     expect(page.body).not.toContain(company.scannerToken);
@@ -180,7 +180,8 @@ describe('merchant settings: integrations', () => {
     const { cookie, company } = await companyWith('cashier');
     const page = await t.app.inject({ url: '/settings/integrations', headers: { cookie } });
     expect(page.statusCode).toBe(403);
-    expect(page.body).toContain('tu rol es caja');
+    expect(page.body).toContain('<title>Sin permiso · Mostrador</title>');
+    expect(page.body).toContain('"role":"cashier"');
     expect(page.body).not.toContain(company.integrationKey.slice(-4));
   });
 });

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type App, buildApp } from '../../src/app.ts';
+import { buildApp } from '../../src/app.ts';
+import type { App } from '../../src/http/app.types.ts';
 import { buildTestApp, type TestApp } from '../app.ts';
+import { registerSurface } from '../../src/http/surfaces.ts';
 
 describe('client address behind proxies', () => {
   let direct: TestApp;
@@ -19,7 +21,9 @@ describe('client address behind proxies', () => {
   async function ipSeenBy(t: TestApp) {
     const app = await buildApp(t.container);
     apps.push(app);
-    app.get('/test-ip', async (request) => ({ ip: request.ip }));
+    await registerSurface(app, 'public', {}, (scope) => {
+      scope.get('/test-ip', async (request) => ({ ip: request.ip }));
+    });
     const res = await app.inject({
       method: 'GET',
       url: '/test-ip',

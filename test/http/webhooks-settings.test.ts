@@ -141,8 +141,8 @@ describe('webhooks in the merchant settings API', () => {
     expect(audit.map((a) => a.action)).toEqual([
       'webhook.created',
       'webhook.secret_rotated',
-      'webhook.updated',
-      'webhook.updated',
+      'webhook.disabled',
+      'webhook.enabled',
       'webhook.removed',
     ]);
     expect(audit.every((a) => a.actor_email === admin.user.email)).toBe(true);

@@ -6,6 +6,7 @@ import { recordOutbound } from '../../src/outbox/outbox.repo.ts';
 import { type Receiver, startReceiver } from '../fakes/webhook-receiver.ts';
 import { makeCompany, makeProduct } from '../factories.ts';
 import { attemptRows, deliveryRows, hmacHex, useWebhookFixture, type WebhookTestApp } from './helpers.ts';
+import { cliCtx } from '../../src/http/request-context.ts';
 
 describe('webhook delivery', () => {
   let t: WebhookTestApp;
@@ -17,7 +18,7 @@ describe('webhook delivery', () => {
 
   async function setup(input: Partial<EndpointInput> = {}) {
     const company = await makeCompany(t.container);
-    const created = await webhooks().endpoints.createEndpoint(company.id, { url: `${receiver.url}/hooks`, ...input });
+    const created = await webhooks().endpoints.createEndpoint(cliCtx(company.id), { url: `${receiver.url}/hooks`, ...input });
     return { company, ...created };
   }
 
@@ -227,7 +228,7 @@ describe('webhook delivery', () => {
 
   it('signs with both secrets for 24 h after a rotation, then with the new one only', async () => {
     const { company, endpoint, secret: first } = await setup();
-    const rotated = await webhooks().endpoints.rotateSecret(company.id, endpoint.id);
+    const rotated = await webhooks().endpoints.rotateSecret(cliCtx(company.id), endpoint.id);
     expect(rotated.secret).not.toBe(first);
     expect(rotated.endpoint.previous_secret_expires_at).not.toBeNull();
     await makeProduct(t.container, company.id);
@@ -241,7 +242,7 @@ describe('webhook delivery', () => {
     const after = receiver.requests[1]!;
     expect(after.headers['x-signature']).toBe(hmacHex(rotated.secret, after.body));
 
-    const replaced = await webhooks().endpoints.rotateSecret(company.id, endpoint.id, { keepPrevious: false });
+    const replaced = await webhooks().endpoints.rotateSecret(cliCtx(company.id), endpoint.id, { keepPrevious: false });
     await makeProduct(t.container, company.id);
     await drain();
     const now = receiver.requests[2]!;
@@ -272,7 +273,7 @@ describe('webhook delivery', () => {
     const other = await startReceiver();
     try {
       const b = await makeCompany(t.container);
-      await webhooks().endpoints.createEndpoint(b.id, { url: `${other.url}/b` });
+      await webhooks().endpoints.createEndpoint(cliCtx(b.id), { url: `${other.url}/b` });
       const productA = await makeProduct(t.container, a.company.id);
       const productB = await makeProduct(t.container, b.id);
       await drain();

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Receiver } from '../fakes/webhook-receiver.ts';
 import { makeCompany, makeProduct } from '../factories.ts';
 import { attemptRows, deliveryRows, hmacHex, useWebhookFixture, type WebhookTestApp } from './helpers.ts';
+import { cliCtx } from '../../src/http/request-context.ts';
 
 describe('webhook delivery log, replay and test events', () => {
   let t: WebhookTestApp;
@@ -14,7 +15,7 @@ describe('webhook delivery log, replay and test events', () => {
 
   async function setup() {
     const company = await makeCompany(t.container);
-    const created = await endpoints().createEndpoint(company.id, { url: `${receiver.url}/hooks` });
+    const created = await endpoints().createEndpoint(cliCtx(company.id), { url: `${receiver.url}/hooks` });
     return { company, ...created };
   }
 
@@ -44,7 +45,7 @@ describe('webhook delivery log, replay and test events', () => {
     const [event] = await t.container.db.query<{ id: string }>('SELECT id FROM outbox_events WHERE company_id = $1', [
       company.id,
     ]);
-    const { endpoint } = await endpoints().createEndpoint(company.id, { url: `${receiver.url}/late` });
+    const { endpoint } = await endpoints().createEndpoint(cliCtx(company.id), { url: `${receiver.url}/late` });
     await deliveries().redeliver(company.id, endpoint.id, event!.id);
     await drain();
     expect(receiver.requests.map((r) => r.headers['x-idempotency-key'])).toEqual([event!.id]);
@@ -56,7 +57,7 @@ describe('webhook delivery log, replay and test events', () => {
     for (let i = 0; i < 3; i++) await makeProduct(t.container, company.id);
     await drain();
     // An admin disables the endpoint while it is down: what was pending fails.
-    await endpoints().updateEndpoint(company.id, endpoint.id, { enabled: false });
+    await endpoints().updateEndpoint(cliCtx(company.id), endpoint.id, { enabled: false });
     let rows = await deliveryRows(t, endpoint.id);
     expect(rows.map((d) => d.status)).toEqual(['failed', 'failed', 'failed']);
     expect(rows[0]!.last_error).toBe('endpoint disabled by an admin');
@@ -65,7 +66,7 @@ describe('webhook delivery log, replay and test events', () => {
     });
 
     await receiver.up();
-    await endpoints().updateEndpoint(company.id, endpoint.id, { enabled: true });
+    await endpoints().updateEndpoint(cliCtx(company.id), endpoint.id, { enabled: true });
     const [{ since }] = (await t.container.db.query<{ since: string }>(
       `SELECT to_json(d.event_created_at) #>> '{}' AS since FROM webhook_deliveries d WHERE d.id = $1`,
       [rows[1]!.id],
@@ -157,9 +158,9 @@ describe('webhook delivery log, replay and test events', () => {
     const other = await makeCompany(t.container);
     const notFound = { code: 'not_found' };
     await expect(endpoints().getEndpoint(other.id, endpoint.id)).rejects.toMatchObject(notFound);
-    await expect(endpoints().updateEndpoint(other.id, endpoint.id, { enabled: false })).rejects.toMatchObject(notFound);
-    await expect(endpoints().rotateSecret(other.id, endpoint.id)).rejects.toMatchObject(notFound);
-    await expect(endpoints().removeEndpoint(other.id, endpoint.id)).rejects.toMatchObject(notFound);
+    await expect(endpoints().updateEndpoint(cliCtx(other.id), endpoint.id, { enabled: false })).rejects.toMatchObject(notFound);
+    await expect(endpoints().rotateSecret(cliCtx(other.id), endpoint.id)).rejects.toMatchObject(notFound);
+    await expect(endpoints().removeEndpoint(cliCtx(other.id), endpoint.id)).rejects.toMatchObject(notFound);
     await expect(deliveries().getDelivery(other.id, delivery!.id)).rejects.toMatchObject(notFound);
     await expect(deliveries().listDeliveries(other.id, { endpointId: endpoint.id })).rejects.toMatchObject(notFound);
     await expect(deliveries().redeliver(other.id, endpoint.id, delivery!.event_id)).rejects.toMatchObject(notFound);
@@ -168,7 +169,7 @@ describe('webhook delivery log, replay and test events', () => {
     expect(await endpoints().listEndpoints(other.id)).toEqual([]);
     expect((await deliveries().listDeliveries(other.id)).deliveries).toEqual([]);
     // The other company's own endpoint cannot redeliver this company's event either.
-    const { endpoint: theirs } = await endpoints().createEndpoint(other.id, { url: `${receiver.url}/other` });
+    const { endpoint: theirs } = await endpoints().createEndpoint(cliCtx(other.id), { url: `${receiver.url}/other` });
     await expect(deliveries().redeliver(other.id, theirs.id, delivery!.event_id)).rejects.toMatchObject(notFound);
     expect(await endpoints().getEndpoint(company.id, endpoint.id)).toMatchObject({ enabled: true });
   });
@@ -177,7 +178,7 @@ describe('webhook delivery log, replay and test events', () => {
     const { company, endpoint } = await setup();
     await makeProduct(t.container, company.id);
     await drain();
-    expect(await endpoints().removeEndpoint(company.id, endpoint.id)).toEqual({ id: endpoint.id });
+    expect(await endpoints().removeEndpoint(cliCtx(company.id), endpoint.id)).toEqual({ id: endpoint.id });
     expect(await deliveryRows(t, endpoint.id)).toEqual([]);
     await expect(endpoints().getEndpoint(company.id, endpoint.id)).rejects.toMatchObject({ code: 'not_found' });
   });

@@ -6,6 +6,7 @@ import { applyMovement, setProductStock } from '../../src/modules/stock/stock.le
 import type { TestApp } from '../app.ts';
 import { makeCompany, makeProduct } from '../factories.ts';
 import { attemptRows, buildWebhookApp, deliveryRows, type TestClock } from './helpers.ts';
+import { cliCtx } from '../../src/http/request-context.ts';
 
 /**
  * Issue 6, item 5: company A's endpoint points at company B's /api/integration/in (B's key as the
@@ -41,7 +42,7 @@ describe('Mostrador to Mostrador', () => {
   it('carries products, a paid sale, an invoice, a movement and a stock change from A into B, once', async () => {
     const a = await makeCompany(t.container, { name: 'Sucursal Norte' });
     const b = await makeCompany(t.container, { name: 'Casa Central' });
-    const { endpoint } = await t.container.webhooks.endpoints.createEndpoint(a.id, {
+    const { endpoint } = await t.container.webhooks.endpoints.createEndpoint(cliCtx(a.id), {
       url: `${base}/api/integration/in`,
       headers: { Authorization: `Bearer ${b.integrationKey}` },
       secret: b.integrationKey,

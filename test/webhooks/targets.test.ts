@@ -3,6 +3,7 @@ import type { TestApp } from '../app.ts';
 import { type Receiver, startReceiver } from '../fakes/webhook-receiver.ts';
 import { makeCompany, makeProduct } from '../factories.ts';
 import { attemptRows, buildWebhookApp, deliveryRows, type TestClock } from './helpers.ts';
+import { cliCtx } from '../../src/http/request-context.ts';
 
 describe('webhook endpoints without ALLOW_PRIVATE_WEBHOOK_TARGETS', () => {
   let t: TestApp & { clock: TestClock };
@@ -29,7 +30,7 @@ describe('webhook endpoints without ALLOW_PRIVATE_WEBHOOK_TARGETS', () => {
     'http://0.0.0.0/hook',
   ])('refuses %s when the endpoint is registered', async (url) => {
     const company = await makeCompany(t.container);
-    await expect(t.container.webhooks.endpoints.createEndpoint(company.id, { url })).rejects.toMatchObject({
+    await expect(t.container.webhooks.endpoints.createEndpoint(cliCtx(company.id), { url })).rejects.toMatchObject({
       code: 'validation_failed',
       details: [{ path: 'url', message: expect.stringContaining('private or loopback') }],
     });
@@ -38,16 +39,18 @@ describe('webhook endpoints without ALLOW_PRIVATE_WEBHOOK_TARGETS', () => {
 
   it('accepts a public https target', async () => {
     const company = await makeCompany(t.container);
-    const { endpoint } = await t.container.webhooks.endpoints.createEndpoint(company.id, {
+    const { endpoint } = await t.container.webhooks.endpoints.createEndpoint(cliCtx(company.id), {
       url: 'https://hooks.example.com/mostrador',
     });
     expect(endpoint.url).toBe('https://hooks.example.com/mostrador');
-    await t.container.webhooks.endpoints.removeEndpoint(company.id, endpoint.id);
+    await t.container.webhooks.endpoints.removeEndpoint(cliCtx(company.id), endpoint.id);
   });
 
   it('checks the resolved address when sending: a name that resolves to loopback is refused, nothing is sent', async () => {
     const company = await makeCompany(t.container);
-    const { endpoint } = await t.container.webhooks.endpoints.createEndpoint(company.id, { url: 'https://hooks.example.com/x' });
+    const { endpoint } = await t.container.webhooks.endpoints.createEndpoint(cliCtx(company.id), {
+      url: 'https://hooks.example.com/x',
+    });
     // As if DNS changed after registration: the stored name now points at this machine.
     await t.container.db.query('UPDATE webhook_endpoints SET url = $1 WHERE id = $2', [
       `http://localhost:${receiver.port}/hooks`,
@@ -82,7 +85,7 @@ describe('webhook endpoint input', () => {
     [{ url: 'https://example.com', secret: 'short' }, 'secret', '24 to 256 characters'],
   ])('refuses %j naming the field', async (input, path, message) => {
     const company = await makeCompany(t.container);
-    await expect(t.container.webhooks.endpoints.createEndpoint(company.id, input as never)).rejects.toMatchObject({
+    await expect(t.container.webhooks.endpoints.createEndpoint(cliCtx(company.id), input as never)).rejects.toMatchObject({
       code: 'validation_failed',
       details: expect.arrayContaining([{ path, message: expect.stringContaining(message) }]),
     });
@@ -91,7 +94,7 @@ describe('webhook endpoint input', () => {
 
   it('stores the secret and the extra headers encrypted, and never shows them back', async () => {
     const company = await makeCompany(t.container);
-    const created = await t.container.webhooks.endpoints.createEndpoint(company.id, {
+    const created = await t.container.webhooks.endpoints.createEndpoint(cliCtx(company.id), {
       url: 'https://erp.example.com/in',
       headers: { Authorization: 'Bearer mos_int_supersecretvalue' },
       events: ['product.upserted', 'product.upserted'],
@@ -110,7 +113,7 @@ describe('webhook endpoint input', () => {
   it('accepts a secret of the admin’s own (another Mostrador’s integration key)', async () => {
     const company = await makeCompany(t.container);
     const other = await makeCompany(t.container);
-    const created = await t.container.webhooks.endpoints.createEndpoint(company.id, {
+    const created = await t.container.webhooks.endpoints.createEndpoint(cliCtx(company.id), {
       url: 'https://otro.example.com/api/integration/in',
       secret: other.integrationKey,
     });

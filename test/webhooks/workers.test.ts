@@ -9,6 +9,7 @@ import { TEST_SECRET_KEY, type TestApp, testConfig } from '../app.ts';
 import { type Receiver, startReceiver } from '../fakes/webhook-receiver.ts';
 import { makeCompany, makeProduct } from '../factories.ts';
 import { attemptRows, buildWebhookApp, deliveryRows, type TestClock, useWebhookFixture, type WebhookTestApp } from './helpers.ts';
+import { cliCtx } from '../../src/http/request-context.ts';
 
 describe('webhook workers', () => {
   let t: WebhookTestApp;
@@ -17,7 +18,9 @@ describe('webhook workers', () => {
 
   async function setup() {
     const company = await makeCompany(t.container);
-    const { endpoint } = await t.container.webhooks.endpoints.createEndpoint(company.id, { url: `${receiver.url}/hooks` });
+    const { endpoint } = await t.container.webhooks.endpoints.createEndpoint(cliCtx(company.id), {
+      url: `${receiver.url}/hooks`,
+    });
     return { company, endpoint };
   }
 
@@ -164,7 +167,9 @@ describe.runIf(!!process.env['TEST_DATABASE_URL'])('a worker process killed mid-
 
   it('is retried by another worker with the same idempotency key; the lost attempt is logged', async () => {
     const company = await makeCompany(t.container);
-    const { endpoint } = await t.container.webhooks.endpoints.createEndpoint(company.id, { url: `${receiver.url}/hooks` });
+    const { endpoint } = await t.container.webhooks.endpoints.createEndpoint(cliCtx(company.id), {
+      url: `${receiver.url}/hooks`,
+    });
     receiver.set({ kind: 'hang' });
     const stderr: string[] = [];
     child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {

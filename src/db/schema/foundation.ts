@@ -36,6 +36,7 @@ export const memberships = pgTable(
     userId: integer('user_id').notNull(),
     role: text('role').$type<'admin' | 'cashier'>().notNull(),
     createdAt: tstz('created_at').notNull().defaultNow(),
+    disabledAt: tstz('disabled_at'),
   },
   (t) => [primaryKey({ columns: [t.companyId, t.userId] })],
 );

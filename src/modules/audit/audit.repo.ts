@@ -1,6 +1,7 @@
 import { and, desc, eq, lt } from 'drizzle-orm';
 import type { Conn } from '../../db/client.ts';
 import { auditLog } from '../../db/schema/index.ts';
+import type { RequestCtx, RequestOrigin } from '../../http/request-context.ts';
 
 /** What can be audited; the names are stable (operators filter and alert on them). */
 export type AuditAction =
@@ -14,17 +15,20 @@ export type AuditAction =
   | 'company.created'
   | 'user.disabled'
   | 'user.password_set'
+  | 'user.password_reset'
+  | 'member.added'
+  | 'member.role_changed'
+  | 'member.disabled'
+  | 'member.enabled'
   | 'webhook.created'
   | 'webhook.updated'
+  | 'webhook.enabled'
+  | 'webhook.disabled'
   | 'webhook.removed'
   | 'webhook.secret_rotated';
 
 /** From where a change was asked: the HTTP client (null fields for the command line). */
-export interface AuditOrigin {
-  ip: string | null;
-  userAgent: string | null;
-  requestId: string | null;
-}
+export type AuditOrigin = RequestOrigin;
 
 export interface AuditActor {
   userId: number;
@@ -40,6 +44,12 @@ export interface AuditEntryInput {
 }
 
 const MAX_USER_AGENT = 512;
+
+/** Who did it, for which company and from where, as the audit log records it: all from the request's ctx. */
+export function auditBy(ctx: RequestCtx): Pick<AuditEntryInput, 'actor' | 'companyId' | 'origin'> {
+  const actor = ctx.actor.kind === 'user' ? { userId: ctx.actor.userId, email: ctx.actor.email } : null;
+  return { actor, companyId: ctx.companyId, origin: ctx.actor.kind === 'cli' ? null : ctx.origin };
+}
 
 /** Writes one audit row in the caller's transaction, so it exists exactly when the change does. */
 export async function recordAudit(conn: Conn, entry: AuditEntryInput): Promise<void> {

@@ -1,23 +1,40 @@
 import { Type } from 'typebox';
-import type { App } from '../../app.ts';
-import type { Container } from '../../container.ts';
-import { authenticateRequest, clearSessionCookie, requestOrigin, setSessionCookie } from '../../http/auth-guard.ts';
+import type { Config } from '../../config.ts';
+import type { App } from '../../http/app.types.ts';
+import { authenticateRequest, clearSessionCookie, setSessionCookie } from '../../http/auth-guard.ts';
+import { userCtx } from '../../http/request-context.ts';
+import { homeOf, type Shell } from '../../http/shell.ts';
 import { AppError } from '../../lib/errors.ts';
-import type { AuthSession } from './auth.service.ts';
+import { MIN_PASSWORD_LENGTH, type UserService } from '../users/users.service.ts';
+import type { AuthService, AuthSession } from './auth.service.ts';
 import { isCrossSiteRequest } from './csrf.ts';
-import { loginPage } from './login.page.ts';
 import { safeNextPath } from './safe-next.ts';
+import type { SessionWire } from './session.wire.ts';
 
 const LoginBody = Type.Object({
   email: Type.String({ minLength: 1, maxLength: 254 }),
   password: Type.String({ minLength: 1, maxLength: 1024 }),
 });
 const CompanyBody = Type.Object({ company_id: Type.Integer({ minimum: 1 }) });
+const PasswordBody = Type.Object(
+  {
+    current_password: Type.String({ minLength: 1, maxLength: 1024 }),
+    new_password: Type.String({ minLength: 1, maxLength: 1024 }),
+  },
+  { additionalProperties: false },
+);
 const LoginQuery = Type.Object({ next: Type.Optional(Type.String({ maxLength: 2048 })) });
 
+export interface AuthRouteDeps {
+  auth: AuthService;
+  users: UserService;
+  config: Config;
+  shell: Shell;
+}
+
 /** What the browser may know about its own session (never the token itself). */
-export async function describeSession(container: Container, session: AuthSession) {
-  const memberships = await container.auth.listMemberships(session.userId);
+export async function describeSession(auth: AuthService, session: AuthSession): Promise<SessionWire> {
+  const memberships = await auth.listMemberships(session.userId);
   return {
     user: { id: session.userId, email: session.email, display_name: session.displayName, is_superadmin: session.isSuperadmin },
     company: session.companyId === null ? null : { id: session.companyId, name: session.companyName, role: session.role },
@@ -26,41 +43,71 @@ export async function describeSession(container: Container, session: AuthSession
   };
 }
 
-export function registerAuthRoutes(app: App, container: Container) {
-  const { auth, config } = container;
+/** Public surface: `/` (each person to their place), the login page, login and logout. */
+export function registerAuthPublicRoutes(app: App, { auth, config, shell }: AuthRouteDeps) {
+  app.get('/', { schema: { hide: true } }, async (request, reply) => {
+    const session = await authenticateRequest(request, reply, { auth, config });
+    return reply.redirect(session ? homeOf(session) : '/docs');
+  });
 
   app.post('/api/auth/login', { schema: { hide: true, body: LoginBody } }, async (request, reply) => {
     // Login CSRF: a page of another site must not log the browser into an account of its choice.
     if (isCrossSiteRequest(request, config.http.publicBaseUrl)) {
       throw new AppError('forbidden', 'cross-site login refused');
     }
-    const issued = await auth.login(request.body, requestOrigin(request));
+    const issued = await auth.login(request.ctx, request.body);
     setSessionCookie(reply, config, issued);
-    const session = await auth.authenticate(issued.token, requestOrigin(request));
+    const session = await auth.authenticate(issued.token, request.ctx.origin);
     if (!session) throw new AppError('internal', 'the new session could not be read back');
-    return describeSession(container, session);
+    return describeSession(auth, session);
   });
 
   app.post('/api/auth/logout', { schema: { hide: true } }, async (request, reply) => {
-    const session = await authenticateRequest(request, reply, container);
-    if (session) await auth.logout(session, requestOrigin(request));
+    const session = await authenticateRequest(request, reply, { auth, config });
+    if (session) await auth.logout(request.ctx, session);
     clearSessionCookie(reply, config);
     return reply.code(204).send();
   });
 
-  app.get('/api/auth/me', { schema: { hide: true } }, async (request) => describeSession(container, request.authSession!));
+  // Signed in already: the page says who, and offers to go on or to switch accounts.
+  app.get('/login', { schema: { hide: true, querystring: LoginQuery } }, async (request, reply) => {
+    const session = await authenticateRequest(request, reply, { auth, config });
+    const next = safeNextPath(request.query.next);
+    const data = {
+      next: session && next === '/' ? homeOf(session) : next,
+      signed_in: session ? { email: session.email, name: session.displayName } : null,
+    };
+    return shell.send(request, reply, { title: 'Ingresar', entry: 'login', data });
+  });
+}
+
+/** Session surface: anyone signed in, whatever their role. */
+export function registerAccountRoutes(app: App, { auth, users, shell }: AuthRouteDeps) {
+  app.get('/api/auth/me', { schema: { hide: true } }, async (request) => describeSession(auth, request.authSession!));
 
   app.post('/api/auth/company', { schema: { hide: true, body: CompanyBody } }, async (request) => {
     const session = request.authSession!;
-    await auth.selectCompany(session, request.body.company_id, requestOrigin(request));
+    await auth.selectCompany(request.ctx, session, request.body.company_id);
     const updated = await auth.reloadSession(session);
-    return describeSession(container, updated ?? session);
+    return describeSession(auth, updated ?? session);
   });
 
-  app.get('/login', { schema: { hide: true, querystring: LoginQuery } }, async (request, reply) => {
-    const next = safeNextPath(request.query.next);
-    const session = await authenticateRequest(request, reply, container);
-    if (session) return reply.redirect(next, 302);
-    return loginPage(reply, next);
+  app.post('/api/auth/password', { schema: { hide: true, body: PasswordBody } }, async (request) => {
+    const { endedSessions } = await users.changeOwnPassword(
+      userCtx(request.ctx),
+      request.authSession!.sessionId,
+      request.body.current_password,
+      request.body.new_password,
+    );
+    return { ended_sessions: endedSessions };
+  });
+
+  app.get('/cuenta', { schema: { hide: true } }, async (request, reply) => {
+    const me = await describeSession(auth, request.authSession!);
+    return shell.send(request, reply, {
+      title: 'Mi cuenta',
+      entry: 'account',
+      data: { ...me, min_password: MIN_PASSWORD_LENGTH },
+    });
   });
 }

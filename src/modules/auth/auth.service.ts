@@ -6,6 +6,7 @@ import { createRateLimiter } from '../../lib/rate-limiter.ts';
 import { hashPassword, verifyPassword } from '../../lib/secrets.ts';
 import { type Clock, DAY_MS } from '../../lib/time.ts';
 import type { Logger } from '../../logger.ts';
+import type { RequestCtx } from '../../http/request-context.ts';
 import { type AuditOrigin, recordAudit } from '../audit/audit.repo.ts';
 import type { UserService } from '../users/users.service.ts';
 import { createExternalSessions } from './external-sessions.ts';
@@ -90,7 +91,8 @@ export function createAuthService(deps: AuthServiceDeps) {
   }
 
   /** Checks email and password; every failure is the same 401 (the audit log keeps the reason). */
-  async function login(input: { email: string; password: string }, origin: AuditOrigin): Promise<IssuedToken> {
+  async function login(ctx: RequestCtx, input: { email: string; password: string }): Promise<IssuedToken> {
+    const { origin } = ctx;
     const email = input.email.trim().toLowerCase();
     checkRate(origin.ip ?? 'unknown', email);
     const user = await users.findUserByEmail(email);
@@ -166,7 +168,8 @@ export function createAuthService(deps: AuthServiceDeps) {
     return { token, expiresAt };
   }
 
-  async function logout(session: AuthSession, origin: AuditOrigin): Promise<void> {
+  async function logout(ctx: RequestCtx, session: AuthSession): Promise<void> {
+    const { origin } = ctx;
     await db.orm.transaction(async (tx) => {
       await repo.endSession(tx, session.sessionId, clock.now());
       await recordAudit(tx, {
@@ -180,7 +183,8 @@ export function createAuthService(deps: AuthServiceDeps) {
   }
 
   /** Makes `companyId` the session's company; only a company the user belongs to (else 404). */
-  async function selectCompany(session: AuthSession, companyId: number, origin: AuditOrigin): Promise<void> {
+  async function selectCompany(ctx: RequestCtx, session: AuthSession, companyId: number): Promise<void> {
+    const { origin } = ctx;
     await db.orm.transaction(async (tx) => {
       const member = (await repo.listMemberships(tx, session.userId)).find((m) => m.companyId === companyId);
       if (!member) throw new AppError('not_found', `company ${companyId} not found among your companies`);

@@ -46,7 +46,7 @@ async function findLiveSession(conn: Conn, where: SQL, now: Date): Promise<Sessi
         FROM sessions s
         JOIN users u ON u.id = s.user_id
         LEFT JOIN LATERAL (
-          SELECT mm.company_id, mm.role FROM memberships mm WHERE mm.user_id = s.user_id
+          SELECT mm.company_id, mm.role FROM memberships mm WHERE mm.user_id = s.user_id AND mm.disabled_at IS NULL
           ORDER BY (mm.company_id = s.company_id) DESC NULLS LAST, (mm.role = 'admin') DESC, mm.created_at, mm.company_id
           LIMIT 1
         ) m ON true
@@ -125,11 +125,13 @@ export async function endSession(conn: Conn, sessionId: string, now: Date): Prom
 }
 
 /** Ends every open session of a user (disabled account, new password). */
-export async function endUserSessions(conn: Conn, userId: number, now: Date): Promise<number> {
+/** Ends the user's open sessions, except `keepSessionId` (the one that asked, when it stays). */
+export async function endUserSessions(conn: Conn, userId: number, now: Date, keepSessionId?: string): Promise<number> {
+  const keep = keepSessionId ? sql`${sessions.id} <> ${keepSessionId}::uuid` : sql`true`;
   const ended = await conn
     .update(sessions)
     .set({ endedAt: now })
-    .where(and(eq(sessions.userId, userId), isNull(sessions.endedAt)))
+    .where(and(eq(sessions.userId, userId), isNull(sessions.endedAt), keep))
     .returning({ id: sessions.id });
   return ended.length;
 }
@@ -158,7 +160,7 @@ export async function listMemberships(conn: Conn, userId: number): Promise<Membe
     .select({ companyId: memberships.companyId, companyName: companies.name, role: memberships.role })
     .from(memberships)
     .innerJoin(companies, eq(companies.id, memberships.companyId))
-    .where(eq(memberships.userId, userId))
+    .where(and(eq(memberships.userId, userId), isNull(memberships.disabledAt)))
     .orderBy(asc(companies.name), asc(companies.id));
 }
 

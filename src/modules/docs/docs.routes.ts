@@ -1,7 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import type { App } from '../../app.ts';
-import type { Container } from '../../container.ts';
+import type { App } from '../../http/app.types.ts';
+import type { AssetCatalog } from '../../http/assets.ts';
+import { PAGE_CSP } from '../../http/page.ts';
+import type { Logger } from '../../logger.ts';
 import { etagOf, sendCacheable } from '../../http/cacheable.ts';
 import { errorResponses } from '../../http/error-body.schema.ts';
 import { AppError } from '../../lib/errors.ts';
@@ -14,8 +16,6 @@ import { loadPriceList } from './price-list.ts';
 const MARKDOWN = 'text/markdown; charset=utf-8';
 const HTML = 'text/html; charset=utf-8';
 const CACHE = 'public, max-age=300';
-/** Docs pages carry no script: nothing but our stylesheet and images may load. */
-const HTML_CSP = "default-src 'none'; style-src 'self'; img-src 'self' https: data:; base-uri 'none'; form-action 'none'";
 
 const markdownResponse = (description: string) => ({ description, content: { 'text/markdown': { schema: Type.String() } } });
 const pageResponse = {
@@ -25,7 +25,7 @@ const pageResponse = {
 
 function send(request: FastifyRequest, reply: FastifyReply, item: Representation, contentType: string, vary?: string): void {
   reply.header('x-content-type-options', 'nosniff');
-  if (contentType === HTML) reply.header('content-security-policy', HTML_CSP);
+  if (contentType === HTML) reply.header('content-security-policy', PAGE_CSP);
   sendCacheable(request, reply, { ...item, contentType, cacheControl: CACHE, ...(vary ? { vary } : {}) });
 }
 
@@ -145,20 +145,21 @@ function registerPageRoutes(app: App, site: DocsSite) {
     { schema: { hide: true } },
     page((request) => (request.params as { '*': string })['*']),
   );
-  app.get('/docs/assets/docs.css', { schema: { hide: true } }, (request, reply) =>
-    send(request, reply, site.css, 'text/css; charset=utf-8'),
-  );
 }
 
 /** The docs site, the llms files and the OpenAPI document. */
-export function registerDocsRoutes(app: App, container: Container) {
+export function registerDocsRoutes(
+  app: App,
+  { logger, baseUrl, assets }: { logger: Logger; baseUrl: string; assets: AssetCatalog },
+) {
   const loaded = loadDocFiles();
-  for (const skipped of loaded.skipped) container.logger.warn(skipped, 'docs file skipped');
+  for (const skipped of loaded.skipped) logger.warn(skipped, 'docs file skipped');
   const site = createDocsSite({
     entries: [...loaded.entries, apiReferenceEntry(app)],
     priceList: loadPriceList(),
-    baseUrl: container.config.http.publicBaseUrl,
+    baseUrl,
     llmsTemplate: loadLlmsTemplate(),
+    cssHref: assets.url('docs.css'),
   });
   registerLlmsRoutes(app, site);
   registerOpenApiRoute(app);

@@ -1,5 +1,4 @@
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { etagOf } from '../../http/cacheable.ts';
 import { escapeHtml } from '../../lib/html.ts';
 import { type DocEntry, sortEntries } from './docs.catalog.ts';
@@ -8,8 +7,6 @@ import { renderMarkdown } from './markdown.ts';
 import { type PriceList, renderPriceList } from './price-list.ts';
 
 export const LLMS_TEMPLATE_PATH = new URL('../../../content/llms.md', import.meta.url);
-const CSS_PATH = new URL('./public/docs.css', import.meta.url);
-const HLJS_CSS_PATH = createRequire(import.meta.url).resolve('highlight.js/styles/github.min.css');
 
 export interface Representation {
   body: string;
@@ -22,6 +19,8 @@ export interface DocsSiteOptions {
   /** Absolute links in the llms files start here (PUBLIC_BASE_URL). */
   baseUrl: string;
   llmsTemplate: string;
+  /** The hashed address of the docs stylesheet (src/http/assets.ts). */
+  cssHref: string;
 }
 
 export type DocsSite = ReturnType<typeof createDocsSite>;
@@ -30,7 +29,7 @@ export type DocsSite = ReturnType<typeof createDocsSite>;
  * Every representation the docs serve (HTML page, markdown page, the llms files), built once on
  * first use and kept with its ETag. Pages can use `{{price-list}}` and `{{pages}}` in their text.
  */
-export function createDocsSite({ entries, priceList, baseUrl, llmsTemplate }: DocsSiteOptions) {
+export function createDocsSite({ entries, priceList, baseUrl, llmsTemplate, cssHref }: DocsSiteOptions) {
   const sorted = sortEntries(entries);
   const bySlug = new Map(sorted.map((entry) => [entry.slug, entry]));
   const nav = sorted.map(({ slug, title }) => ({ slug, title }));
@@ -77,6 +76,7 @@ export function createDocsSite({ entries, priceList, baseUrl, llmsTemplate }: Do
         title: entry.title,
         description: entry.description,
         nav,
+        cssHref,
         current: slug,
         contentHtml: renderMarkdown(markdown(slug)!.body),
       }),
@@ -88,6 +88,7 @@ export function createDocsSite({ entries, priceList, baseUrl, llmsTemplate }: Do
       title: 'Página no encontrada',
       description: 'La página que buscás no existe.',
       nav,
+      cssHref,
       current: null,
       contentHtml: `<h1>Página no encontrada</h1><p>No hay ninguna página en <code>${escapeHtml(path)}</code>. Elegí una del menú o volvé al <a href="/docs">inicio</a>.</p>`,
     });
@@ -125,9 +126,7 @@ export function createDocsSite({ entries, priceList, baseUrl, llmsTemplate }: Do
 
   const llms = () => memo('llms:root', () => `${expand(llmsTemplate).trim()}\n`);
 
-  const css = memo('css', () => `${readFileSync(CSS_PATH, 'utf8')}\n${readFileSync(HLJS_CSS_PATH, 'utf8')}`);
-
-  return { slugs: () => sorted.map((e) => e.slug), markdown, html, notFoundHtml, docsIndex, full, llms, css };
+  return { slugs: () => sorted.map((e) => e.slug), markdown, html, notFoundHtml, docsIndex, full, llms };
 }
 
 export function loadLlmsTemplate(path: URL | string = LLMS_TEMPLATE_PATH): string {

@@ -9,6 +9,7 @@ export interface LayoutInput {
   title: string;
   description: string;
   nav: NavItem[];
+  cssHref: string;
   /** The page shown (highlighted in the navigation); null for the not-found page. */
   current: string | null;
   contentHtml: string;
@@ -26,7 +27,7 @@ function renderNav(nav: NavItem[], current: string | null): string {
 }
 
 /** The HTML shell of every docs page: navigation, the llms.txt links, the rendered content. */
-export function renderLayout({ title, description, nav, current, contentHtml }: LayoutInput): string {
+export function renderLayout({ title, description, nav, cssHref, current, contentHtml }: LayoutInput): string {
   const markdownLink = current ? ` · <a href="${markdownHref(current)}">Ver en markdown</a>` : '';
   return `<!doctype html>
 <html lang="es-AR">
@@ -36,7 +37,7 @@ export function renderLayout({ title, description, nav, current, contentHtml }: 
 <title>${escapeHtml(title)} · Mostrador</title>
 <meta name="description" content="${escapeHtml(description)}">
 ${current ? `<link rel="alternate" type="text/markdown" href="${markdownHref(current)}">` : ''}
-<link rel="stylesheet" href="/docs/assets/docs.css">
+<link rel="stylesheet" href="${cssHref}">
 </head>
 <body>
 <header class="site"><a class="brand" href="/docs">Mostrador · Documentación</a><span class="agents"><a href="/llms.txt">llms.txt</a> · <a href="/docs/llms.txt">índice para agentes</a> · <a href="/openapi.json">OpenAPI</a></span></header>

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import type { App } from '../../app.ts';
+import type { App } from '../../http/app.types.ts';
 import { errorResponses } from '../../http/error-body.schema.ts';
 import { openCorsNoStore, preflight } from '../../http/public-cors.ts';
 import type { ExchangeService } from './exchange.service.ts';

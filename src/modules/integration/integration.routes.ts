@@ -1,7 +1,8 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
-import type { App } from '../../app.ts';
-import type { Container } from '../../container.ts';
+import type { App } from '../../http/app.types.ts';
+import type { SurfaceGuard } from '../../http/surfaces.ts';
+import type { IntegrationService } from './integration.service.ts';
 import { setActor } from '../../http/request-context.ts';
 import { AppError } from '../../lib/errors.ts';
 import { EventEnvelope } from './events.schemas.ts';
@@ -12,20 +13,13 @@ const PATH = '/api/integration/in';
 /** Design §4: bodies over 1 MiB are refused with 413 while they are read. */
 export const INGEST_BODY_LIMIT_BYTES = 1024 * 1024;
 
-/** POST and GET /api/integration/in, in their own scope (raw-body JSON parser, integration-key auth). */
-export function registerIntegrationRoutes(app: App, { integration }: Container) {
-  app.register(async (plain) => {
-    const scope = plain.withTypeProvider<TypeBoxTypeProvider>();
-    // The signature covers the exact bytes: keep them, and parse JSON only after the checks that
-    // come first (design §4). Fastify enforces the size limit while reading (413).
-    scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser(
-      'application/json',
-      { parseAs: 'buffer', bodyLimit: INGEST_BODY_LIMIT_BYTES },
-      (_request, body, done) => done(null, body),
-    );
-
-    scope.addHook('onRequest', async (request: FastifyRequest) => {
+/**
+ * The guard of the integration surface: the company's integration key as a bearer (401 otherwise).
+ * It runs before the body is read, so an unknown caller costs no parsing.
+ */
+export function integrationGuard(integration: IntegrationService): SurfaceGuard {
+  return {
+    onRequest: async (request: FastifyRequest) => {
       const key = integrationKeyOf(request);
       const companyId = key === null ? null : await integration.authenticate(key);
       if (companyId === null) {
@@ -38,7 +32,22 @@ export function registerIntegrationRoutes(app: App, { integration }: Container) 
         );
       }
       setActor(request.ctx, { kind: 'integration', companyId });
-    });
+    },
+  };
+}
+
+/** POST and GET /api/integration/in, in their own scope (raw-body JSON parser); registered in the integration surface. */
+export function registerIntegrationRoutes(app: App, integration: IntegrationService) {
+  app.register(async (plain) => {
+    const scope = plain.withTypeProvider<TypeBoxTypeProvider>();
+    // The signature covers the exact bytes: keep them, and parse JSON only after the checks that
+    // come first (design §4). Fastify enforces the size limit while reading (413).
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser(
+      'application/json',
+      { parseAs: 'buffer', bodyLimit: INGEST_BODY_LIMIT_BYTES },
+      (_request, body, done) => done(null, body),
+    );
 
     scope.post(
       PATH,

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
-import type { App } from '../../app.ts';
+import type { App } from '../../http/app.types.ts';
 import { etagOf, sendCacheable } from '../../http/cacheable.ts';
 import { renderKioskPage, renderKioskProblem } from './kiosk.page.ts';
 import type { ScannerService } from './scanner.service.ts';

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import type { App } from '../../app.ts';
+import type { App } from '../../http/app.types.ts';
 import { validationDetails } from '../../http/error-handler.ts';
 import { openCorsNoStore, preflight } from '../../http/public-cors.ts';
 import { AppError } from '../../lib/errors.ts';
@@ -12,7 +12,7 @@ const REQUIRED = ['token', 'query'] as const;
  * A missing or empty required parameter is named in a 400 `missing_parameter`; any other bad
  * parameter is a 400 `bad_request` with its path.
  */
-function checkParameters(request: FastifyRequest) {
+export function checkParameters(request: FastifyRequest) {
   const query = request.query as Partial<Record<string, unknown>>;
   const missing = REQUIRED.filter((name) => typeof query[name] !== 'string' || (query[name] as string).trim() === '');
   if (missing.length > 0) {

@@ -1,68 +1,77 @@
-import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import type { App } from '../../app.ts';
-import type { Container } from '../../container.ts';
-import { meetsRequirement, requestOrigin } from '../../http/auth-guard.ts';
-import type { SettingsCaller } from './settings.service.ts';
-import { integrationsPage, notAllowedPage } from './integrations.page.ts';
+import type { App } from '../../http/app.types.ts';
+import { companyCtx } from '../../http/request-context.ts';
+import type { Shell } from '../../http/shell.ts';
+import { registerMemberRoutes, sessionCompany } from '../users/members.routes.ts';
+import type { MemberService } from '../users/members.service.ts';
+import type { EndpointService } from '../webhooks/endpoints.service.ts';
+import type { SettingsService } from './settings.service.ts';
 
-// Under /api/settings the access guard admits only an admin of the session's company; the
-// company always comes from the session (a company_id in the body or query is ignored).
+// Registered in the company-admin surface: only an admin of the session's company gets here, and
+// the company always comes from the session (a company_id in the body or query is ignored).
 
 const AuditQuery = Type.Object({
   limit: Type.Integer({ minimum: 1, maximum: 200, default: 50 }),
   before: Type.Optional(Type.Integer({ minimum: 1 })),
 });
 
-function callerOf(request: FastifyRequest): SettingsCaller {
-  const session = request.authSession!;
-  return {
-    actor: { userId: session.userId, email: session.email },
-    companyId: session.companyId!,
-    origin: requestOrigin(request),
-  };
+export interface SettingsRouteDeps {
+  settings: SettingsService;
+  endpoints: EndpointService;
+  members: MemberService;
+  shell: Shell;
 }
 
-export function registerSettingsRoutes(app: App, container: Container) {
-  const { settings, auth } = container;
-
+export function registerSettingsRoutes(app: App, { settings, endpoints, members, shell }: SettingsRouteDeps) {
   app.get('/api/settings/integrations', { schema: { hide: true } }, async (request) =>
-    settings.overview(request.authSession!.companyId!),
+    settings.overview(companyCtx(request.ctx).companyId),
   );
 
   app.post('/api/settings/integrations/key/reveal', { schema: { hide: true } }, async (request) =>
-    settings.revealIntegrationKey(callerOf(request)),
+    settings.revealIntegrationKey(companyCtx(request.ctx)),
   );
 
   app.post('/api/settings/integrations/key/rotate', { schema: { hide: true } }, async (request) =>
-    settings.rotateIntegrationKey(callerOf(request)),
+    settings.rotateIntegrationKey(companyCtx(request.ctx)),
   );
 
   app.post('/api/settings/integrations/scanner-token/rotate', { schema: { hide: true } }, async (request) =>
-    settings.rotateScannerToken(callerOf(request)),
+    settings.rotateScannerToken(companyCtx(request.ctx)),
   );
 
-  app.get('/api/settings/audit', { schema: { hide: true, querystring: AuditQuery } }, async (request) => {
-    const entries = await settings.listAudit(request.authSession!.companyId!, {
+  app.get('/api/settings/audit', { schema: { hide: true, querystring: AuditQuery } }, async (request) => ({
+    entries: await settings.listAudit(companyCtx(request.ctx).companyId, {
       limit: request.query.limit,
       beforeId: request.query.before,
-    });
-    return { entries };
-  });
+    }),
+  }));
+
+  registerMemberRoutes(app, members, '/api/settings/members', sessionCompany);
 
   app.get('/settings', { schema: { hide: true } }, async (_request, reply) => reply.redirect('/settings/integrations', 302));
 
-  // The guard only requires a session here: a cashier gets a page that says so and offers the
-  // companies where they are admin, instead of a bare redirect.
   app.get('/settings/integrations', { schema: { hide: true } }, async (request, reply) => {
-    const session = request.authSession!;
-    const memberships = await auth.listMemberships(session.userId);
-    if (!meetsRequirement(session, 'company_admin')) {
-      return notAllowedPage(reply, { session, memberships });
-    }
-    const overview = await settings.overview(session.companyId!);
-    const audit = await settings.listAudit(session.companyId!, { limit: 20 });
-    const webhooks = await container.webhooks.endpoints.listEndpoints(session.companyId!);
-    return integrationsPage(reply, { session, memberships, overview, audit, webhooks });
+    const { companyId } = companyCtx(request.ctx);
+    const [overview, audit, webhooks] = await Promise.all([
+      settings.overview(companyId),
+      settings.listAudit(companyId, { limit: 20 }),
+      endpoints.listEndpoints(companyId),
+    ]);
+    return shell.send(request, reply, {
+      title: 'Integraciones',
+      entry: 'settings-integrations',
+      data: { overview, audit, webhooks },
+    });
+  });
+
+  app.get('/settings/people', { schema: { hide: true } }, async (request, reply) => {
+    const ctx = companyCtx(request.ctx);
+    const data = {
+      company: request.authSession!.companyName,
+      members: await members.listMembers(ctx.companyId),
+      me: ctx.actor.kind === 'user' ? ctx.actor.userId : null,
+      api: '/api/settings/members',
+    };
+    return shell.send(request, reply, { title: 'Personas', entry: 'settings-people', data });
   });
 }

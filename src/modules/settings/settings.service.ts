@@ -1,11 +1,11 @@
-import { and, eq, isNull } from 'drizzle-orm';
 import type { Config } from '../../config.ts';
 import type { Database } from '../../db/client.ts';
-import { integrationKeys, scannerTokens } from '../../db/schema/index.ts';
+import type { CompanyCtx } from '../../http/request-context.ts';
 import { AppError } from '../../lib/errors.ts';
 import type { Clock } from '../../lib/time.ts';
-import { type AuditActor, type AuditOrigin, listCompanyAudit, recordAudit } from '../audit/audit.repo.ts';
+import { auditBy, listCompanyAudit, recordAudit } from '../audit/audit.repo.ts';
 import { type CompanyService, INTEGRATION_KEY_PREFIX } from '../companies/companies.service.ts';
+import { findSecretsIssuedAt } from './settings.repo.ts';
 import { buildIntegrationExamples, buildScannerExamples, maskSecret } from './examples.ts';
 
 export interface SettingsServiceDeps {
@@ -15,37 +15,19 @@ export interface SettingsServiceDeps {
   companies: CompanyService;
 }
 
-/** Who acts, for which company (from the session only), and from where. */
-export interface SettingsCaller {
-  actor: AuditActor;
-  companyId: number;
-  origin: AuditOrigin;
-}
-
 export type SettingsService = ReturnType<typeof createSettingsService>;
+export type SettingsOverview = Awaited<ReturnType<SettingsService['overview']>>;
 
 /** A company admin's view of the company's integration secrets. Every reveal and rotation is audited. */
 export function createSettingsService({ db, config, clock, companies }: SettingsServiceDeps) {
   const baseUrl = config.http.publicBaseUrl;
-
-  async function activeSince(companyId: number) {
-    const [key] = await db.orm
-      .select({ createdAt: integrationKeys.createdAt })
-      .from(integrationKeys)
-      .where(and(eq(integrationKeys.companyId, companyId), isNull(integrationKeys.revokedAt)));
-    const [token] = await db.orm
-      .select({ createdAt: scannerTokens.createdAt })
-      .from(scannerTokens)
-      .where(and(eq(scannerTokens.companyId, companyId), isNull(scannerTokens.revokedAt)));
-    return { key: key?.createdAt ?? null, token: token?.createdAt ?? null };
-  }
 
   /** The masked key (never the whole), when each secret was issued, and the endpoints to use. */
   async function overview(companyId: number) {
     const company = await companies.findCompany(companyId);
     if (!company) throw new AppError('not_found', `company ${companyId} not found`);
     const key = await companies.revealIntegrationKey(companyId);
-    const since = await activeSince(companyId);
+    const since = await findSecretsIssuedAt(db.orm, companyId);
     return {
       company: { id: company.id, name: company.name },
       integration_key: key
@@ -57,24 +39,24 @@ export function createSettingsService({ db, config, clock, companies }: Settings
   }
 
   /** The whole key and examples that use it; the audit row is written before the key leaves. */
-  async function revealIntegrationKey(caller: SettingsCaller) {
-    const key = await companies.revealIntegrationKey(caller.companyId);
+  async function revealIntegrationKey(ctx: CompanyCtx) {
+    const key = await companies.revealIntegrationKey(ctx.companyId);
     if (!key) throw new AppError('not_found', 'this company has no active integration key; rotate to create one');
     await recordAudit(db.orm, {
       action: 'integration_key.revealed',
-      ...auditOf(caller),
+      ...auditBy(ctx),
       details: { masked: maskSecret(key, INTEGRATION_KEY_PREFIX) },
     });
     return { integration_key: key, examples: buildIntegrationExamples({ baseUrl, integrationKey: key, now: clock.now() }) };
   }
 
   /** A new key; the old one stops working at once. */
-  async function rotateIntegrationKey(caller: SettingsCaller) {
+  async function rotateIntegrationKey(ctx: CompanyCtx) {
     const key = await db.orm.transaction(async (tx) => {
-      const { integrationKey } = await companies.rotateSecrets(caller.companyId, { integration: true, scanner: false }, tx);
+      const { integrationKey } = await companies.rotateSecrets(ctx.companyId, { integration: true, scanner: false }, tx);
       await recordAudit(tx, {
         action: 'integration_key.rotated',
-        ...auditOf(caller),
+        ...auditBy(ctx),
         details: { masked: maskSecret(integrationKey!, INTEGRATION_KEY_PREFIX) },
       });
       return integrationKey!;
@@ -83,10 +65,10 @@ export function createSettingsService({ db, config, clock, companies }: Settings
   }
 
   /** A new scanner token, shown this once (only its hash is kept); the old one stops working at once. */
-  async function rotateScannerToken(caller: SettingsCaller) {
+  async function rotateScannerToken(ctx: CompanyCtx) {
     const token = await db.orm.transaction(async (tx) => {
-      const { scannerToken } = await companies.rotateSecrets(caller.companyId, { integration: false, scanner: true }, tx);
-      await recordAudit(tx, { action: 'scanner_token.rotated', ...auditOf(caller), details: {} });
+      const { scannerToken } = await companies.rotateSecrets(ctx.companyId, { integration: false, scanner: true }, tx);
+      await recordAudit(tx, { action: 'scanner_token.rotated', ...auditBy(ctx), details: {} });
       return scannerToken!;
     });
     return { scanner_token: token, examples: buildScannerExamples(baseUrl, token) };
@@ -97,8 +79,4 @@ export function createSettingsService({ db, config, clock, companies }: Settings
   }
 
   return { overview, revealIntegrationKey, rotateIntegrationKey, rotateScannerToken, listAudit };
-}
-
-function auditOf(caller: SettingsCaller) {
-  return { actor: caller.actor, companyId: caller.companyId, origin: caller.origin };
 }

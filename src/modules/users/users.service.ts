@@ -2,9 +2,10 @@ import { and, eq, sql } from 'drizzle-orm';
 import type { Conn, Database } from '../../db/client.ts';
 import { companies, memberships, superadmins, users } from '../../db/schema/index.ts';
 import { AppError, type ErrorDetail } from '../../lib/errors.ts';
-import { hashPassword } from '../../lib/secrets.ts';
 import { type Clock, systemClock } from '../../lib/time.ts';
-import { type AuditActor, type AuditOrigin, recordAudit } from '../audit/audit.repo.ts';
+import type { RequestCtx, UserCtx } from '../../http/request-context.ts';
+import { hashPassword, verifyPassword } from '../../lib/secrets.ts';
+import { auditBy, recordAudit } from '../audit/audit.repo.ts';
 import { endUserSessions } from '../auth/sessions.repo.ts';
 
 export type MembershipRole = 'admin' | 'cashier';
@@ -29,12 +30,6 @@ export interface User {
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 export type UserService = ReturnType<typeof createUserService>;
-
-/** Who asked for an account change; both null when it comes from the command line. */
-export interface ChangeSource {
-  actor?: AuditActor | null;
-  origin?: AuditOrigin | null;
-}
 
 export function createUserService({ db, clock = systemClock }: { db: Database; clock?: Clock }) {
   function validate(input: CreateUserInput) {
@@ -88,7 +83,7 @@ export function createUserService({ db, clock = systemClock }: { db: Database; c
   }
 
   /** Blocks the account: its open sessions end at once and it cannot log in again. */
-  async function disableUser(email: string, source: ChangeSource = {}): Promise<User & { endedSessions: number }> {
+  async function disableUser(ctx: RequestCtx, email: string): Promise<User & { endedSessions: number }> {
     return db.orm.transaction(async (tx) => {
       const user = await lockUserByEmail(tx, email);
       const now = clock.now();
@@ -100,9 +95,8 @@ export function createUserService({ db, clock = systemClock }: { db: Database; c
       const endedSessions = await endUserSessions(tx, user.id, now);
       await recordAudit(tx, {
         action: 'user.disabled',
-        actor: source.actor ?? null,
+        ...auditBy(ctx),
         companyId: null,
-        origin: source.origin ?? null,
         details: { user_id: user.id, email: user.email, ended_sessions: endedSessions },
       });
       return { ...toUser(row!), endedSessions };
@@ -110,15 +104,8 @@ export function createUserService({ db, clock = systemClock }: { db: Database; c
   }
 
   /** Sets a new password and ends the user's open sessions (whoever knew the old one is out). */
-  async function setPassword(
-    email: string,
-    password: string,
-    source: ChangeSource = {},
-  ): Promise<User & { endedSessions: number }> {
-    if ((password ?? '').length < MIN_PASSWORD_LENGTH) {
-      const details = [{ path: 'password', message: `must have at least ${MIN_PASSWORD_LENGTH} characters` }];
-      throw new AppError('validation_failed', `password must have at least ${MIN_PASSWORD_LENGTH} characters`, { details });
-    }
+  async function setPassword(ctx: RequestCtx, email: string, password: string): Promise<User & { endedSessions: number }> {
+    checkPasswordLength(password, 'password');
     const passwordHash = await hashPassword(password);
     return db.orm.transaction(async (tx) => {
       const user = await lockUserByEmail(tx, email);
@@ -126,13 +113,47 @@ export function createUserService({ db, clock = systemClock }: { db: Database; c
       const endedSessions = await endUserSessions(tx, user.id, clock.now());
       await recordAudit(tx, {
         action: 'user.password_set',
-        actor: source.actor ?? null,
+        ...auditBy(ctx),
         companyId: null,
-        origin: source.origin ?? null,
         details: { user_id: user.id, email: user.email, ended_sessions: endedSessions },
       });
       return { ...toUser(row!), endedSessions };
     });
+  }
+
+  /**
+   * The signed-in person changes their own password: the current one is checked, their other
+   * sessions end (whoever knew the old password is out), this one stays.
+   */
+  async function changeOwnPassword(
+    ctx: UserCtx,
+    currentSessionId: string,
+    current: string,
+    next: string,
+  ): Promise<{ endedSessions: number }> {
+    checkPasswordLength(next, 'new_password');
+    const user = await findUserById(ctx.actor.userId);
+    if (!user?.passwordHash || !(await verifyPassword(current, user.passwordHash))) {
+      throw new AppError('validation_failed', 'the current password is not right', {
+        details: [{ path: 'current_password', message: 'is not right' }],
+      });
+    }
+    const passwordHash = await hashPassword(next);
+    return db.orm.transaction(async (tx) => {
+      await storePasswordHash(tx, user.id, passwordHash);
+      const endedSessions = await endUserSessions(tx, user.id, clock.now(), currentSessionId);
+      await recordAudit(tx, {
+        action: 'user.password_set',
+        ...auditBy(ctx),
+        companyId: null,
+        details: { user_id: user.id, email: user.email, ended_sessions: endedSessions, own: true },
+      });
+      return { endedSessions };
+    });
+  }
+
+  async function storePasswordHash(conn: Conn, userId: number, passwordHash: string): Promise<void> {
+    await conn.update(users).set({ passwordHash }).where(eq(users.id, userId));
   }
 
   async function lockUserByEmail(conn: Conn, email: string) {
@@ -173,10 +194,19 @@ export function createUserService({ db, clock = systemClock }: { db: Database; c
     findUserById,
     disableUser,
     setPassword,
+    changeOwnPassword,
+    storePasswordHash,
     addMembership,
     isSuperadmin,
     findMembership,
   };
+}
+
+function checkPasswordLength(password: string, path: string) {
+  if ((password ?? '').length < MIN_PASSWORD_LENGTH) {
+    const details = [{ path, message: `must have at least ${MIN_PASSWORD_LENGTH} characters` }];
+    throw new AppError('validation_failed', `${path} must have at least ${MIN_PASSWORD_LENGTH} characters`, { details });
+  }
 }
 
 function toUser(row: typeof users.$inferSelect): User {

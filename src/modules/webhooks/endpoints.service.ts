@@ -5,7 +5,8 @@ import { companies, webhookEndpoints } from '../../db/schema/index.ts';
 import { AppError, type ErrorDetail } from '../../lib/errors.ts';
 import { type Cipher, generateSecret } from '../../lib/secrets.ts';
 import type { Clock } from '../../lib/time.ts';
-import { type AuditAction, type AuditActor, type AuditOrigin, recordAudit } from '../audit/audit.repo.ts';
+import type { CompanyCtx } from '../../http/request-context.ts';
+import { type AuditAction, auditBy, recordAudit } from '../audit/audit.repo.ts';
 import { failPendingDeliveries } from './deliveries.repo.ts';
 import {
   checkDescription,
@@ -45,12 +46,6 @@ export function endpointToWire(row: EndpointRow) {
 }
 export type EndpointWire = ReturnType<typeof endpointToWire>;
 
-/** Who asked for a change (a company admin's session), for the audit log; absent for the command line. */
-export interface EndpointAudit {
-  actor: AuditActor | null;
-  origin: AuditOrigin | null;
-}
-
 export interface EndpointServiceDeps {
   db: Database;
   cipher: Cipher;
@@ -70,15 +65,12 @@ export function createEndpointService({ db, cipher, clock, rules }: EndpointServ
     return { headersEncrypted: names.length ? cipher.encrypt(JSON.stringify(headers)) : null, headerNames: names };
   }
 
-  async function audit(tx: Tx, action: AuditAction, companyId: number, who: EndpointAudit, details: Record<string, unknown>) {
-    await recordAudit(tx, { action, companyId, actor: who.actor, origin: who.origin, details });
+  async function audit(tx: Tx, action: AuditAction, ctx: CompanyCtx, details: Record<string, unknown>) {
+    await recordAudit(tx, { action, ...auditBy(ctx), details });
   }
 
-  async function createEndpoint(
-    companyId: number,
-    input: EndpointInput,
-    who: EndpointAudit = { actor: null, origin: null },
-  ): Promise<{ endpoint: EndpointWire; secret: string }> {
+  async function createEndpoint(ctx: CompanyCtx, input: EndpointInput): Promise<{ endpoint: EndpointWire; secret: string }> {
+    const { companyId } = ctx;
     const problems: ErrorDetail[] = [];
     const url = checkUrl(input.url, rules, problems);
     const events = checkEvents(input.events, problems);
@@ -105,7 +97,7 @@ export function createEndpointService({ db, cipher, clock, rules }: EndpointServ
           updatedAt: now,
         })
         .returning();
-      await audit(tx, 'webhook.created', companyId, who, { endpoint_id: created!.id, url: created!.url, own_secret: !!given });
+      await audit(tx, 'webhook.created', ctx, { endpoint_id: created!.id, url: created!.url, own_secret: !!given });
       return created!;
     });
     return { endpoint: endpointToWire(row), secret };
@@ -152,12 +144,8 @@ export function createEndpointService({ db, cipher, clock, rules }: EndpointServ
   }
 
   /** Changes what is given; enabling clears the failure state, disabling fails what was pending. */
-  async function updateEndpoint(
-    companyId: number,
-    id: string,
-    patch: EndpointPatch,
-    who: EndpointAudit = { actor: null, origin: null },
-  ): Promise<EndpointWire> {
+  async function updateEndpoint(ctx: CompanyCtx, id: string, patch: EndpointPatch): Promise<EndpointWire> {
+    const { companyId } = ctx;
     const set = checkPatch(patch);
     const now = clock.now();
     return db.orm.transaction(async (tx) => {
@@ -175,16 +163,16 @@ export function createEndpointService({ db, cipher, clock, rules }: EndpointServ
         .where(eq(webhookEndpoints.id, current.id))
         .returning();
       const changed = Object.keys(patch).filter((key) => patch[key as keyof EndpointPatch] !== undefined);
-      await audit(tx, 'webhook.updated', companyId, who, { endpoint_id: current.id, url: row!.url, changed });
+      await audit(tx, updateAction(changed, patch.enabled), ctx, { endpoint_id: current.id, url: row!.url, changed });
       return endpointToWire(row!);
     });
   }
 
-  async function removeEndpoint(companyId: number, id: string, who: EndpointAudit = { actor: null, origin: null }) {
+  async function removeEndpoint(ctx: CompanyCtx, id: string) {
     return db.orm.transaction(async (tx) => {
-      const row = await findRow(companyId, id, tx);
+      const row = await findRow(ctx.companyId, id, tx);
       await tx.delete(webhookEndpoints).where(eq(webhookEndpoints.id, row.id));
-      await audit(tx, 'webhook.removed', companyId, who, { endpoint_id: row.id, url: row.url });
+      await audit(tx, 'webhook.removed', ctx, { endpoint_id: row.id, url: row.url });
       return { id: row.id };
     });
   }
@@ -194,11 +182,11 @@ export function createEndpointService({ db, cipher, clock, rules }: EndpointServ
    * so deliveries carry both signatures while receivers switch; `keepPrevious: false` drops it now.
    */
   async function rotateSecret(
-    companyId: number,
+    ctx: CompanyCtx,
     id: string,
     options: { secret?: string; keepPrevious?: boolean } = {},
-    who: EndpointAudit = { actor: null, origin: null },
   ): Promise<{ endpoint: EndpointWire; secret: string }> {
+    const { companyId } = ctx;
     const problems: ErrorDetail[] = [];
     const given = checkSecret(options.secret, problems);
     throwIfProblems(problems);
@@ -217,7 +205,7 @@ export function createEndpointService({ db, cipher, clock, rules }: EndpointServ
         })
         .where(eq(webhookEndpoints.id, current.id))
         .returning();
-      await audit(tx, 'webhook.secret_rotated', companyId, who, {
+      await audit(tx, 'webhook.secret_rotated', ctx, {
         endpoint_id: current.id,
         kept_previous: keep,
         own_secret: !!given,
@@ -228,4 +216,10 @@ export function createEndpointService({ db, cipher, clock, rules }: EndpointServ
   }
 
   return { createEndpoint, listEndpoints, getEndpoint, updateEndpoint, removeEndpoint, rotateSecret, findRow };
+}
+
+/** A change of `enabled` alone is named for what it did ("Webhook desactivado"), not as a generic update. */
+function updateAction(changed: string[], enabled: boolean | undefined): AuditAction {
+  if (changed.length === 1 && enabled !== undefined) return enabled ? 'webhook.enabled' : 'webhook.disabled';
+  return 'webhook.updated';
 }

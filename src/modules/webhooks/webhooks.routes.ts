@@ -1,16 +1,15 @@
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import type { App } from '../../app.ts';
-import type { Container } from '../../container.ts';
-import { requestOrigin } from '../../http/auth-guard.ts';
+import type { App } from '../../http/app.types.ts';
+import { type CompanyCtx, companyCtx } from '../../http/request-context.ts';
 import { AppError } from '../../lib/errors.ts';
 import { parseRfc3339 } from '../../lib/time.ts';
-import type { EndpointAudit } from './endpoints.service.ts';
+import type { WebhooksModule } from './webhooks.module.ts';
 import { OUTBOUND_EVENTS } from './webhook-events.ts';
 
-// Everything here sits under /api/settings: the access guard admits only an admin of the session's
-// company, and a cookie-authenticated write must come from our own origin (CSRF). The company is
-// always the session's; another company's endpoint or delivery is a 404.
+// Registered in the company-admin surface: only an admin of the session's company gets here, and a
+// cookie-authenticated write must come from our own origin (CSRF). The company is always the
+// session's; another company's endpoint or delivery is a 404.
 
 const BASE = '/api/settings/integrations/webhooks';
 const Events = Type.Union([Type.Array(Type.String({ maxLength: 100 }), { maxItems: 50 }), Type.Null()]);
@@ -52,12 +51,11 @@ const DeliveriesQuery = Type.Object({
 });
 
 function companyOf(request: FastifyRequest): number {
-  return request.authSession!.companyId!;
+  return companyCtx(request.ctx).companyId;
 }
 
-function whoOf(request: FastifyRequest): EndpointAudit {
-  const session = request.authSession!;
-  return { actor: { userId: session.userId, email: session.email }, origin: requestOrigin(request) };
+function ctxOf(request: FastifyRequest): CompanyCtx {
+  return companyCtx(request.ctx);
 }
 
 function timestamp(value: string, field: string, code: 'validation_failed' | 'bad_request'): Date {
@@ -75,7 +73,7 @@ function timestamp(value: string, field: string, code: 'validation_failed' | 'ba
 }
 
 /** The company admin's JSON API for outbound webhooks (the settings page uses it). */
-export function registerWebhookRoutes(app: App, { webhooks }: Container) {
+export function registerWebhookRoutes(app: App, webhooks: Pick<WebhooksModule, 'endpoints' | 'deliveries'>) {
   const { endpoints, deliveries } = webhooks;
 
   app.get(BASE, { schema: { hide: true } }, async (request) => ({
@@ -84,7 +82,7 @@ export function registerWebhookRoutes(app: App, { webhooks }: Container) {
   }));
 
   app.post(BASE, { schema: { hide: true, body: CreateBody } }, async (request, reply) =>
-    reply.code(201).send(await endpoints.createEndpoint(companyOf(request), request.body, whoOf(request))),
+    reply.code(201).send(await endpoints.createEndpoint(ctxOf(request), request.body)),
   );
 
   app.get(`${BASE}/:id`, { schema: { hide: true, params: IdParams } }, async (request) => ({
@@ -92,21 +90,19 @@ export function registerWebhookRoutes(app: App, { webhooks }: Container) {
   }));
 
   app.patch(`${BASE}/:id`, { schema: { hide: true, params: IdParams, body: UpdateBody } }, async (request) => ({
-    endpoint: await endpoints.updateEndpoint(companyOf(request), request.params.id, request.body, whoOf(request)),
+    endpoint: await endpoints.updateEndpoint(ctxOf(request), request.params.id, request.body),
   }));
 
   app.delete(`${BASE}/:id`, { schema: { hide: true, params: IdParams } }, async (request) => ({
-    removed: await endpoints.removeEndpoint(companyOf(request), request.params.id, whoOf(request)),
+    removed: await endpoints.removeEndpoint(ctxOf(request), request.params.id),
   }));
 
   app.post(`${BASE}/:id/rotate-secret`, { schema: { hide: true, params: IdParams, body: RotateBody } }, async (request) => {
     const { secret, keep_previous: keepPrevious } = request.body ?? {};
-    return endpoints.rotateSecret(
-      companyOf(request),
-      request.params.id,
-      { ...(secret !== undefined ? { secret } : {}), ...(keepPrevious !== undefined ? { keepPrevious } : {}) },
-      whoOf(request),
-    );
+    return endpoints.rotateSecret(ctxOf(request), request.params.id, {
+      ...(secret !== undefined ? { secret } : {}),
+      ...(keepPrevious !== undefined ? { keepPrevious } : {}),
+    });
   });
 
   app.post(`${BASE}/:id/test`, { schema: { hide: true, params: IdParams } }, async (request) => {

@@ -1,0 +1,58 @@
+import type { Container } from '../container.ts';
+import { registerAccountRoutes, registerAuthPublicRoutes } from '../modules/auth/auth.routes.ts';
+import { registerDocsRoutes } from '../modules/docs/docs.routes.ts';
+import { registerExchangeRoutes } from '../modules/exchange/exchange.routes.ts';
+import { integrationGuard, registerIntegrationRoutes } from '../modules/integration/integration.routes.ts';
+import { registerKioskPage } from '../modules/scanner/kiosk.routes.ts';
+import { scannerGuard } from '../modules/scanner/scanner.guard.ts';
+import { registerScannerApi } from '../modules/scanner/scanner.routes.ts';
+import { registerSettingsRoutes } from '../modules/settings/settings.routes.ts';
+import { registerSuperadminRoutes } from '../modules/superadmin/superadmin.routes.ts';
+import { registerWebhookRoutes } from '../modules/webhooks/webhooks.routes.ts';
+import type { App } from './app.types.ts';
+import { type AssetCatalog, registerAssetRoutes } from './assets.ts';
+import { sessionGuard } from './auth-guard.ts';
+import { registerHealthRoutes } from './health.routes.ts';
+import { createShell } from './shell.ts';
+import { registerSurface } from './surfaces.ts';
+
+/**
+ * Every route of the application, by surface: where a route is registered decides who may call it
+ * (src/http/surfaces.ts). Each registrar receives the services it uses, not the container.
+ */
+export async function registerRoutes(app: App, container: Container, assets: AssetCatalog) {
+  const { auth, users, members, config, settings, superadmin, webhooks, scanner, exchange, integration, db, logger } = container;
+  const shell = createShell({ assets, auth });
+  const accounts = { auth, users, config, shell };
+  const sessions = { auth, config, refusedPage: shell.refused };
+
+  await registerSurface(app, 'public', {}, (scope) => {
+    registerHealthRoutes(scope, { db });
+    registerAssetRoutes(scope, assets);
+    registerAuthPublicRoutes(scope, accounts);
+    // The kiosk page checks its token itself: a wrong one gets a page that says so, not JSON.
+    registerKioskPage(scope, scanner);
+    registerExchangeRoutes(scope, exchange);
+    registerDocsRoutes(scope, { logger, baseUrl: config.http.publicBaseUrl, assets });
+  });
+
+  await registerSurface(app, 'integration', integrationGuard(integration), (scope) =>
+    registerIntegrationRoutes(scope, integration),
+  );
+
+  await registerSurface(app, 'scanner', scannerGuard(scanner), (scope) => registerScannerApi(scope, scanner));
+
+  await registerSurface(app, 'session', sessionGuard('session', sessions), (scope) => registerAccountRoutes(scope, accounts));
+
+  // Company members, admins and cashiers alike: the register and the back office's read screens come here.
+  await registerSurface(app, 'member', sessionGuard('member', sessions), () => {});
+
+  await registerSurface(app, 'admin', sessionGuard('admin', sessions), (scope) => {
+    registerSettingsRoutes(scope, { settings, endpoints: webhooks.endpoints, members, shell });
+    registerWebhookRoutes(scope, webhooks);
+  });
+
+  await registerSurface(app, 'superadmin', sessionGuard('superadmin', sessions), (scope) =>
+    registerSuperadminRoutes(scope, { superadmin, settings, members, shell }),
+  );
+}

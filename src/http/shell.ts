@@ -1,0 +1,131 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { AuthService, AuthSession } from '../modules/auth/auth.service.ts';
+import type { MembershipSummary } from '../modules/auth/sessions.repo.ts';
+import type { AssetCatalog } from './assets.ts';
+import { html, jsonForScript, type SafeHtml, sendHtml } from './page.ts';
+
+/**
+ * The app shell of every signed-in page (and of the login page): server-rendered header with the
+ * company (a switch when the person is in several), the person and "Cerrar sesión"; navigation by
+ * role listing only screens that exist; the page's initial data as JSON; the page's entry script.
+ */
+
+interface NavItem {
+  href: string;
+  label: string;
+  shows(session: AuthSession): boolean;
+}
+
+const isAdmin = (s: AuthSession) => s.companyId !== null && s.role === 'admin';
+
+export const NAV: readonly NavItem[] = [
+  { href: '/superadmin/companies', label: 'Empresas', shows: (s) => s.isSuperadmin },
+  { href: '/settings/integrations', label: 'Integraciones', shows: isAdmin },
+  { href: '/settings/people', label: 'Personas', shows: isAdmin },
+  { href: '/cuenta', label: 'Mi cuenta', shows: () => true },
+  { href: '/docs', label: 'Ayuda', shows: () => true },
+];
+
+export const ROLE_LABELS: Record<string, string> = { admin: 'administración', cashier: 'caja' };
+
+/** Where `/` takes a person: the first screen of their navigation. */
+export function homeOf(session: AuthSession): string {
+  return NAV.find((item) => item.href !== '/docs' && item.shows(session))?.href ?? '/cuenta';
+}
+
+export interface ShellPage {
+  title: string;
+  /** The page's entry in src/web/entries, without extension ("settings-integrations"). */
+  entry: string;
+  /** Initial data for the page's component. */
+  data: unknown;
+  status?: number;
+}
+
+export interface Viewer {
+  session: AuthSession | null;
+  memberships: MembershipSummary[];
+  path: string;
+}
+
+function companyPart(viewer: Viewer & { session: AuthSession }): SafeHtml {
+  const { session, memberships } = viewer;
+  if (memberships.length > 1) {
+    const options = memberships.map(
+      (m) =>
+        html`<option value="${m.companyId}"${m.companyId === session.companyId ? html` selected` : ''}>${m.companyName} (${ROLE_LABELS[m.role]})</option>`,
+    );
+    return html`<label class="visually-hidden" for="company-switch">Empresa</label><select id="company-switch" data-company-switch aria-label="Empresa">${options}</select>`;
+  }
+  if (session.companyName) return html`<span class="company">${session.companyName}</span>`;
+  return html``;
+}
+
+function header(viewer: Viewer, assets: AssetCatalog): SafeHtml {
+  const brand = html`<a class="brand" href="/"><img src="${assets.url('favicon.svg')}" alt="">Mostrador</a>`;
+  const { session } = viewer;
+  if (!session) return html`<header class="shell-header"><div class="shell-bar">${brand}</div></header>`;
+  const signed = { ...viewer, session };
+  const nav = NAV.filter((item) => item.shows(session)).map(
+    (item) =>
+      html`<a href="${item.href}"${viewer.path.startsWith(item.href) ? html` aria-current="page"` : ''}>${item.label}</a>`,
+  );
+  return html`<header class="shell-header"><div class="shell-bar">${brand}
+<div class="who">${companyPart(signed)}<span class="muted" id="shell-user">${session.displayName ?? session.email}</span>
+<button type="button" class="secondary" data-logout>Cerrar sesión</button></div></div>
+<nav class="shell-nav" aria-label="Secciones">${nav}</nav></header>`;
+}
+
+export function renderShell(assets: AssetCatalog, page: ShellPage, viewer: Viewer): string {
+  return html`<!doctype html>
+<html lang="es-AR"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<title>${page.title} · Mostrador</title>
+<link rel="icon" href="${assets.url('favicon.svg')}" type="image/svg+xml">
+<link rel="stylesheet" href="${assets.url('app.css')}">
+<script type="module" src="${assets.url(`${page.entry}.js`)}"></script></head>
+<body>${header(viewer, assets)}
+<main id="app"><noscript>Esta página necesita JavaScript activado.</noscript></main>
+<script type="application/json" id="page-data">${jsonForScript(page.data)}</script>
+</body></html>`.value;
+}
+
+export type Shell = ReturnType<typeof createShell>;
+
+/** Sends shell pages for the request's session (set by the guard of its surface, or none on public pages). */
+export function createShell({ assets, auth }: { assets: AssetCatalog; auth: AuthService }) {
+  async function viewerOf(request: FastifyRequest): Promise<Viewer> {
+    const session = request.authSession;
+    const memberships = session ? await auth.listMemberships(session.userId) : [];
+    return { session, memberships, path: request.url.split('?')[0]! };
+  }
+
+  async function send(request: FastifyRequest, reply: FastifyReply, page: ShellPage) {
+    return sendHtml(reply, renderShell(assets, page, await viewerOf(request)), { status: page.status ?? 200 });
+  }
+
+  /** A signed-in person on a page their role in this company does not open: why, and where to go. */
+  async function refused(request: FastifyRequest, reply: FastifyReply) {
+    const viewer = await viewerOf(request);
+    const session = viewer.session!;
+    return sendHtml(
+      reply,
+      renderShell(
+        assets,
+        {
+          title: 'Sin permiso',
+          entry: 'refused',
+          data: {
+            company: session.companyName,
+            role: session.role,
+            home: homeOf(session),
+            admin_of: viewer.memberships.filter((m) => m.role === 'admin').map((m) => ({ id: m.companyId, name: m.companyName })),
+          },
+        },
+        viewer,
+      ),
+      { status: 403 },
+    );
+  }
+
+  return { send, refused, viewerOf };
+}

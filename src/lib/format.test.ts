@@ -1,0 +1,27 @@
+import { describe, expect, it } from 'vitest';
+import { formatCount, formatDate, formatDateTime, formatRelative } from './format.ts';
+
+describe('es-AR formatting', () => {
+  it('writes moments in Buenos Aires time as dd/mm/aaaa, hh:mm', () => {
+    expect(formatDateTime('2026-11-21T13:15:09Z')).toBe('21/11/2026, 10:15');
+    expect(formatDateTime('2026-11-21T13:15:09Z', { seconds: true })).toBe('21/11/2026, 10:15:09');
+  });
+
+  it('keeps a calendar date on its own day', () => {
+    expect(formatDate('2026-03-01')).toBe('01/03/2026');
+    expect(formatDate('2026-03-01T02:00:00Z')).toBe('28/02/2026');
+  });
+
+  it('groups thousands with a dot', () => {
+    expect(formatCount(1184)).toBe('1.184');
+    expect(formatCount(1234567)).toBe('1.234.567');
+  });
+
+  it('says how long ago, then the date', () => {
+    const now = new Date('2026-11-21T12:00:00Z');
+    expect(formatRelative('2026-11-21T11:55:00Z', now)).toBe('hace 5 minutos');
+    expect(formatRelative('2026-11-20T12:00:00Z', now)).toBe('ayer');
+    expect(formatRelative('2026-11-21T11:59:50Z', now)).toBe('recién');
+    expect(formatRelative('2026-11-01T12:00:00Z', now)).toBe('01/11/2026');
+  });
+});

@@ -1,0 +1,64 @@
+/**
+ * es-AR formatting shared by the server and the browser (src/web imports this file): dates as
+ * dd/mm/aaaa in Buenos Aires time, numbers with a dot for thousands. Money is formatArs in money.ts.
+ */
+
+export const AR_TIME_ZONE = 'America/Argentina/Buenos_Aires';
+
+const DATE_TIME = new Intl.DateTimeFormat('es-AR', {
+  day: '2-digit',
+  month: '2-digit',
+  year: 'numeric',
+  hour: '2-digit',
+  minute: '2-digit',
+  hourCycle: 'h23',
+  timeZone: AR_TIME_ZONE,
+});
+const DATE_TIME_SECONDS = new Intl.DateTimeFormat('es-AR', {
+  day: '2-digit',
+  month: '2-digit',
+  year: 'numeric',
+  hour: '2-digit',
+  minute: '2-digit',
+  second: '2-digit',
+  hourCycle: 'h23',
+  timeZone: AR_TIME_ZONE,
+});
+const DATE = new Intl.DateTimeFormat('es-AR', { day: '2-digit', month: '2-digit', year: 'numeric', timeZone: AR_TIME_ZONE });
+const INTEGER = new Intl.NumberFormat('es-AR', { maximumFractionDigits: 0 });
+
+/** A moment as an Argentine reader expects it ("21/11/2026, 10:15"), in Buenos Aires time. */
+export function formatDateTime(value: Date | string, options: { seconds?: boolean } = {}): string {
+  return (options.seconds ? DATE_TIME_SECONDS : DATE_TIME).format(new Date(value));
+}
+
+/** A day: "21/11/2026". A plain calendar date (2026-11-21) is taken as that day, not as UTC midnight. */
+export function formatDate(value: Date | string): string {
+  if (typeof value === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(value)) {
+    const [year, month, day] = value.split('-');
+    return `${day}/${month}/${year}`;
+  }
+  return DATE.format(new Date(value));
+}
+
+/** A count: "1.184". */
+export function formatCount(value: number): string {
+  return INTEGER.format(value);
+}
+
+const RELATIVE = new Intl.RelativeTimeFormat('es-AR', { numeric: 'auto' });
+const UNITS: [Intl.RelativeTimeFormatUnit, number][] = [
+  ['day', 86_400_000],
+  ['hour', 3_600_000],
+  ['minute', 60_000],
+];
+
+/** "hace 5 minutos", "ayer"; past a week, the date itself. */
+export function formatRelative(value: Date | string, now: Date = new Date()): string {
+  const diff = new Date(value).getTime() - now.getTime();
+  if (Math.abs(diff) >= 7 * 86_400_000) return formatDate(value);
+  for (const [unit, ms] of UNITS) {
+    if (Math.abs(diff) >= ms) return RELATIVE.format(Math.round(diff / ms), unit);
+  }
+  return 'recién';
+}

@@ -1,0 +1,23 @@
+import type { FastifyRequest } from 'fastify';
+import { setActor } from '../../http/request-context.ts';
+import type { SurfaceGuard } from '../../http/surfaces.ts';
+import { AppError } from '../../lib/errors.ts';
+import { checkParameters } from './scanner.routes.ts';
+import type { ScannerService } from './scanner.service.ts';
+
+/**
+ * The guard of the scanner-token surface. It runs after validation so that a missing parameter is
+ * the contract's 400 before any 401; then the per-company token must be valid (401).
+ */
+export function scannerGuard(scanner: ScannerService): SurfaceGuard {
+  return {
+    preHandler: async (request: FastifyRequest) => {
+      if (request.method === 'OPTIONS') return; // CORS preflight: no token, nothing served
+      checkParameters(request);
+      const { token } = request.query as { token: string };
+      const company = await scanner.kioskCompany(token.trim());
+      if (!company) throw new AppError('unauthenticated', 'invalid scanner token');
+      setActor(request.ctx, { kind: 'scanner', companyId: company.id });
+    },
+  };
+}

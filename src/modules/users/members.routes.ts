@@ -1,0 +1,56 @@
+import type { FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import type { App } from '../../http/app.types.ts';
+import { type CompanyCtx, companyCtx } from '../../http/request-context.ts';
+import type { MemberService } from './members.service.ts';
+
+export const MemberRole = Type.Union([Type.Literal('admin'), Type.Literal('cashier')]);
+export const AddMemberBody = Type.Object(
+  {
+    email: Type.String({ minLength: 3, maxLength: 254 }),
+    display_name: Type.Optional(Type.String({ maxLength: 120 })),
+    role: MemberRole,
+  },
+  { additionalProperties: false },
+);
+export const ChangeRoleBody = Type.Object({ role: MemberRole }, { additionalProperties: false });
+const UserParams = Type.Object({ userId: Type.Integer({ minimum: 1, maximum: 2_147_483_647 }) });
+
+/**
+ * The people API of one company, mounted twice: for a company admin under /api/settings/members
+ * (the session's company) and for operators under /api/superadmin/companies/:companyId/members.
+ * `ctxOf` gives the ctx whose company is the one managed.
+ */
+export function registerMemberRoutes(
+  app: App,
+  members: MemberService,
+  base: string,
+  ctxOf: (request: FastifyRequest) => Promise<CompanyCtx>,
+) {
+  app.get(base, { schema: { hide: true } }, async (request) => ({
+    members: await members.listMembers((await ctxOf(request)).companyId),
+  }));
+
+  app.post(base, { schema: { hide: true, body: AddMemberBody } }, async (request, reply) =>
+    reply.code(201).send(await members.addMember(await ctxOf(request), request.body)),
+  );
+
+  app.patch(`${base}/:userId`, { schema: { hide: true, params: UserParams, body: ChangeRoleBody } }, async (request) => ({
+    member: await members.changeRole(await ctxOf(request), request.params.userId, request.body.role),
+  }));
+
+  app.post(`${base}/:userId/disable`, { schema: { hide: true, params: UserParams } }, async (request) => ({
+    member: await members.setAccess(await ctxOf(request), request.params.userId, false),
+  }));
+
+  app.post(`${base}/:userId/enable`, { schema: { hide: true, params: UserParams } }, async (request) => ({
+    member: await members.setAccess(await ctxOf(request), request.params.userId, true),
+  }));
+
+  app.post(`${base}/:userId/reset-password`, { schema: { hide: true, params: UserParams } }, async (request) =>
+    members.resetPassword(await ctxOf(request), request.params.userId),
+  );
+}
+
+/** The admin surface's company: the session's own. */
+export const sessionCompany = async (request: FastifyRequest) => companyCtx(request.ctx);

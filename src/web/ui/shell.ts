@@ -1,0 +1,28 @@
+import { api, errorText } from './api.ts';
+
+/**
+ * The header of the app shell is rendered by the server; this wires its two controls: the company
+ * switch (for people in several companies) and "Cerrar sesión".
+ */
+export function wireShell() {
+  const logout = document.querySelector<HTMLButtonElement>('[data-logout]');
+  logout?.addEventListener('click', async () => {
+    logout.disabled = true;
+    try {
+      await api('POST', '/api/auth/logout');
+    } finally {
+      location.assign('/login');
+    }
+  });
+  const select = document.querySelector<HTMLSelectElement>('[data-company-switch]');
+  select?.addEventListener('change', async () => {
+    select.disabled = true;
+    try {
+      await api('POST', '/api/auth/company', { body: { company_id: Number(select.value) } });
+      location.assign('/');
+    } catch (err) {
+      select.disabled = false;
+      window.alert(errorText(err));
+    }
+  });
+}
