@@ -95,24 +95,25 @@ export function createMemberService({ db, clock, users }: { db: Database; clock:
   ): Promise<{ member: MemberWire; temporary_password: string | null }> {
     if (!MEMBERSHIP_ROLES.includes(input.role))
       throw new AppError('validation_failed', `role must be one of ${MEMBERSHIP_ROLES.join(', ')}`);
-    const existing = await users.findUserByEmail(input.email);
-    const password = existing ? null : temporaryPassword();
-    const userId = existing
-      ? existing.id
-      : (
-          await users.createUser({
-            email: input.email,
-            password: password!,
-            displayName: input.display_name?.trim() || null,
-          })
-        ).id;
+    // One transaction: a new account exists only if its membership does too.
+    let password: string | null = null;
     const member = await db.orm.transaction(async (tx) => {
+      const existing = await users.findUserByEmail(input.email, tx);
+      if (!existing) password = temporaryPassword();
+      const userId = existing
+        ? existing.id
+        : (
+            await users.createUser(
+              { email: input.email, password: password!, displayName: input.display_name?.trim() || null },
+              tx,
+            )
+          ).id;
       if (await repo.findMember(tx, ctx.companyId, userId)) {
         throw new AppError('conflict', `${input.email.trim().toLowerCase()} is already a member of this company`);
       }
       await repo.insertMembership(tx, ctx.companyId, userId, input.role);
       const row = (await repo.findMember(tx, ctx.companyId, userId))!;
-      await audit(tx, ctx, 'member.added', row, { role: input.role, new_account: password !== null });
+      await audit(tx, ctx, 'member.added', row, { role: input.role, new_account: !existing });
       return row;
     });
     return { member: toWire(member), temporary_password: password };

@@ -1,0 +1,203 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildTestApp, type TestApp } from '../app.ts';
+import { makeCompany, makeUser } from '../factories.ts';
+import { login, SAME_ORIGIN } from '../sessions.ts';
+
+describe('people of a company', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await buildTestApp({ env: { AUTH_LOGIN_LIMIT_PER_CLIENT: '1000', AUTH_LOGIN_LIMIT_PER_ACCOUNT: '1000' } });
+  });
+  afterAll(() => t.close());
+
+  async function adminOf(name = 'Almacén') {
+    const company = await makeCompany(t.container, { name });
+    const admin = await makeUser(t.container, { companyId: company.id, role: 'admin' });
+    const { cookie } = await login(t.app, admin.email, admin.password);
+    return { company, admin, headers: { cookie, ...SAME_ORIGIN } };
+  }
+
+  const call = (method: string, url: string, headers: Record<string, string>, payload?: Record<string, unknown>) =>
+    t.app.inject({ method: method as 'GET', url, headers, ...(payload !== undefined ? { payload } : {}) });
+
+  const auditOf = (companyId: number) =>
+    t.container.db.query<{ action: string; actor_email: string | null; details: Record<string, unknown> }>(
+      `SELECT action, actor_email, details FROM audit_log WHERE company_id = $1 AND (action LIKE 'member.%' OR action = 'user.password_reset') ORDER BY id`,
+      [companyId],
+    );
+
+  it('adds a new person with a temporary password shown once, who can then log in as a cashier', async () => {
+    const { company, admin, headers } = await adminOf();
+    const res = await call('POST', '/api/settings/members', headers, {
+      email: 'Cajera@Example.com',
+      display_name: 'Ana',
+      role: 'cashier',
+    });
+    expect(res.statusCode).toBe(201);
+    const body = res.json();
+    expect(body.member).toMatchObject({ email: 'cajera@example.com', display_name: 'Ana', role: 'cashier', disabled_at: null });
+    expect(body.temporary_password).toMatch(/^[a-z2-9]{4}-[a-z2-9]{4}-[a-z2-9]{4}$/);
+    const session = await login(t.app, 'cajera@example.com', body.temporary_password);
+    const me = (await t.app.inject({ url: '/api/auth/me', headers: { cookie: session.cookie } })).json();
+    expect(me.company).toMatchObject({ id: company.id, role: 'cashier' });
+    const list = (await call('GET', '/api/settings/members', headers)).json().members;
+    expect(list.map((m: { email: string }) => m.email).sort()).toEqual([admin.email, 'cajera@example.com'].sort());
+    expect(JSON.stringify(list)).not.toContain(body.temporary_password);
+    const audit = await auditOf(company.id);
+    expect(audit).toEqual([expect.objectContaining({ action: 'member.added', actor_email: admin.email })]);
+    expect(JSON.stringify(audit)).not.toContain(body.temporary_password);
+  });
+
+  it('adds an existing account without touching its password, and refuses a second time (409)', async () => {
+    const { headers } = await adminOf();
+    const other = await makeCompany(t.container);
+    const person = await makeUser(t.container, { companyId: other.id, role: 'admin' });
+    const res = await call('POST', '/api/settings/members', headers, { email: person.email, role: 'admin' });
+    expect(res.statusCode).toBe(201);
+    expect(res.json().temporary_password).toBeNull();
+    expect((await login(t.app, person.email, person.password)).cookie).toBeTruthy();
+    const again = await call('POST', '/api/settings/members', headers, { email: person.email, role: 'cashier' });
+    expect(again.statusCode).toBe(409);
+    expect(again.json().code).toBe('conflict');
+  });
+
+  it.each([
+    [{ email: 'nobody', role: 'cashier' }, 422],
+    [{ email: 'a@example.com', role: 'owner' }, 422],
+    [{ email: 'a@example.com' }, 422],
+    [{ email: 'a@example.com', role: 'cashier', extra: 1 }, 422],
+  ])('refuses %j with %i and writes nothing', async (payload, status) => {
+    const { company, headers } = await adminOf();
+    const res = await call('POST', '/api/settings/members', headers, payload);
+    expect(res.statusCode).toBe(status);
+    expect(res.json()).toMatchObject({ error: expect.any(String), code: expect.any(String) });
+    expect((await call('GET', '/api/settings/members', headers)).json().members).toHaveLength(1);
+    expect(await auditOf(company.id)).toEqual([]);
+    expect(await t.container.users.findUserByEmail('a@example.com')).toBeNull();
+  });
+
+  it('turns a person’s access off at once and on again; their other company is untouched', async () => {
+    const { company, headers } = await adminOf();
+    const other = await makeCompany(t.container);
+    const person = await makeUser(t.container, { companyId: company.id, role: 'cashier' });
+    await t.container.users.addMembership(person.id, other.id, 'cashier');
+    const { cookie } = await login(t.app, person.email, person.password);
+    await t.app.inject({
+      method: 'POST',
+      url: '/api/auth/company',
+      headers: { cookie, ...SAME_ORIGIN },
+      payload: { company_id: company.id },
+    });
+    const off = await call('POST', `/api/settings/members/${person.id}/disable`, headers);
+    expect(off.statusCode).toBe(200);
+    expect(off.json().member.disabled_at).not.toBeNull();
+    const me = (await t.app.inject({ url: '/api/auth/me', headers: { cookie } })).json();
+    expect(me.company.id).toBe(other.id);
+    expect(me.companies.map((c: { id: number }) => c.id)).toEqual([other.id]);
+    const on = await call('POST', `/api/settings/members/${person.id}/enable`, headers);
+    expect(on.json().member.disabled_at).toBeNull();
+    expect((await auditOf(company.id)).map((a) => a.action)).toEqual(['member.disabled', 'member.enabled']);
+  });
+
+  it('changes roles, but never leaves the company without an admin nor lets admins act on themselves', async () => {
+    const { company, admin, headers } = await adminOf();
+    const person = await makeUser(t.container, { companyId: company.id, role: 'cashier' });
+    const promoted = await call('PATCH', `/api/settings/members/${person.id}`, headers, { role: 'admin' });
+    expect(promoted.json().member.role).toBe('admin');
+    expect((await call('POST', `/api/settings/members/${admin.id}/disable`, headers)).statusCode).toBe(409);
+    expect((await call('PATCH', `/api/settings/members/${admin.id}`, headers, { role: 'cashier' })).statusCode).toBe(409);
+    // The other admin demotes the first; then the last admin cannot be demoted by anyone but an operator… nor by themselves.
+    const { cookie } = await login(t.app, person.email, person.password);
+    const second = { cookie, ...SAME_ORIGIN };
+    expect((await call('PATCH', `/api/settings/members/${admin.id}`, second, { role: 'cashier' })).statusCode).toBe(200);
+    expect((await call('PATCH', `/api/settings/members/${person.id}`, second, { role: 'cashier' })).statusCode).toBe(409);
+    const operator = await makeUser(t.container, { superadmin: true });
+    const op = { cookie: (await login(t.app, operator.email, operator.password)).cookie, ...SAME_ORIGIN };
+    const last = await call('POST', `/api/superadmin/companies/${company.id}/members/${person.id}/disable`, op);
+    expect(last.statusCode).toBe(409);
+    expect(last.json().error).toMatch(/last admin/);
+  });
+
+  it('assigns a temporary password that ends the person’s sessions; only operators do it for people of other companies', async () => {
+    const { company, headers } = await adminOf();
+    const person = await makeUser(t.container, { companyId: company.id, role: 'cashier' });
+    const old = await login(t.app, person.email, person.password);
+    const reset = await call('POST', `/api/settings/members/${person.id}/reset-password`, headers);
+    expect(reset.statusCode).toBe(200);
+    expect(reset.json().ended_sessions).toBe(1);
+    expect((await t.app.inject({ url: '/api/auth/me', headers: { cookie: old.cookie } })).statusCode).toBe(401);
+    await expect(login(t.app, person.email, person.password)).rejects.toThrow(/401/);
+    expect((await login(t.app, person.email, reset.json().temporary_password)).cookie).toBeTruthy();
+
+    const elsewhere = await makeCompany(t.container);
+    const shared = await makeUser(t.container, { companyId: elsewhere.id, role: 'admin' });
+    await t.container.users.addMembership(shared.id, company.id, 'cashier');
+    const refused = await call('POST', `/api/settings/members/${shared.id}/reset-password`, headers);
+    expect(refused.statusCode).toBe(403);
+    expect((await login(t.app, shared.email, shared.password)).cookie).toBeTruthy();
+    const operator = await makeUser(t.container, { superadmin: true });
+    const op = { cookie: (await login(t.app, operator.email, operator.password)).cookie, ...SAME_ORIGIN };
+    const byOperator = await call('POST', `/api/superadmin/companies/${company.id}/members/${shared.id}/reset-password`, op);
+    expect(byOperator.statusCode).toBe(200);
+    const audit = await auditOf(company.id);
+    expect(audit.filter((a) => a.action === 'user.password_reset').map((a) => a.actor_email)).toEqual([
+      expect.any(String),
+      operator.email,
+    ]);
+  });
+
+  it('answers 404 for a person of another company, for every change, and changes nothing', async () => {
+    const { headers } = await adminOf('Uno');
+    const { company: otherCompany } = await adminOf('Dos');
+    const stranger = await makeUser(t.container, { companyId: otherCompany.id, role: 'cashier' });
+    for (const [method, path, payload] of [
+      ['PATCH', '', { role: 'admin' }],
+      ['POST', '/disable', undefined],
+      ['POST', '/enable', undefined],
+      ['POST', '/reset-password', undefined],
+    ] as const) {
+      const res = await call(method, `/api/settings/members/${stranger.id}${path}`, headers, payload);
+      expect([path, res.statusCode]).toEqual([path, 404]);
+    }
+    expect((await login(t.app, stranger.email, stranger.password)).cookie).toBeTruthy();
+    expect(await auditOf(otherCompany.id)).toEqual([]);
+  });
+
+  it('lets an operator manage any company, and answers 404 for a company that does not exist', async () => {
+    const company = await makeCompany(t.container);
+    const operator = await makeUser(t.container, { superadmin: true });
+    const op = { cookie: (await login(t.app, operator.email, operator.password)).cookie, ...SAME_ORIGIN };
+    const added = await call('POST', `/api/superadmin/companies/${company.id}/members`, op, {
+      email: 'duena@example.com',
+      role: 'admin',
+    });
+    expect(added.statusCode).toBe(201);
+    const audit = await auditOf(company.id);
+    expect(audit).toEqual([expect.objectContaining({ action: 'member.added', actor_email: operator.email })]);
+    expect((await call('GET', '/api/superadmin/companies/999999/members', op)).statusCode).toBe(404);
+    expect(
+      (await call('POST', '/api/superadmin/companies/999999/members', op, { email: 'x@example.com', role: 'admin' })).statusCode,
+    ).toBe(404);
+    expect(await t.container.users.findUserByEmail('x@example.com')).toBeNull();
+  });
+
+  it('lets a person change their own password: the current one is checked, other sessions end, this one stays', async () => {
+    const { admin, headers } = await adminOf();
+    const other = await login(t.app, admin.email, admin.password);
+    const wrong = await call('POST', '/api/auth/password', headers, {
+      current_password: 'nope',
+      new_password: 'a-new-password-1',
+    });
+    expect(wrong.statusCode).toBe(422);
+    const short = await call('POST', '/api/auth/password', headers, { current_password: admin.password, new_password: 'short' });
+    expect(short.statusCode).toBe(422);
+    const ok = await call('POST', '/api/auth/password', headers, {
+      current_password: admin.password,
+      new_password: 'a-new-password-1',
+    });
+    expect(ok.json()).toEqual({ ended_sessions: 1 });
+    expect((await t.app.inject({ url: '/api/auth/me', headers })).statusCode).toBe(200);
+    expect((await t.app.inject({ url: '/api/auth/me', headers: { cookie: other.cookie } })).statusCode).toBe(401);
+    expect((await login(t.app, admin.email, 'a-new-password-1')).cookie).toBeTruthy();
+  });
+});
