@@ -1,12 +1,11 @@
-import { and, eq, sql } from 'drizzle-orm';
 import type { Conn, Database } from '../../db/client.ts';
-import { companies, memberships, superadmins, users } from '../../db/schema/index.ts';
 import { AppError, type ErrorDetail } from '../../lib/errors.ts';
 import { type Clock, systemClock } from '../../lib/time.ts';
 import type { RequestCtx, UserCtx } from '../../http/request-context.ts';
 import { hashPassword, verifyPassword } from '../../lib/secrets.ts';
 import { auditBy, recordAudit } from '../audit/audit.repo.ts';
 import { endUserSessions } from '../auth/sessions.repo.ts';
+import * as repo from './users.repo.ts';
 
 export type MembershipRole = 'admin' | 'cashier';
 export const MEMBERSHIP_ROLES: readonly MembershipRole[] = ['admin', 'cashier'];
@@ -54,32 +53,19 @@ export function createUserService({ db, clock = systemClock }: { db: Database; c
     const email = validate(input);
     const passwordHash = await hashPassword(input.password);
     return conn.transaction(async (tx) => {
-      const [taken] = await tx.select({ id: users.id }).from(users).where(sql`lower(${users.email}) = ${email}`);
-      if (taken) throw new AppError('conflict', `a user with email ${email} already exists`);
-      if (input.membership) {
-        const [company] = await tx
-          .select({ id: companies.id })
-          .from(companies)
-          .where(eq(companies.id, input.membership.companyId));
-        if (!company) throw new AppError('not_found', `company ${input.membership.companyId} not found`);
+      if (await repo.findUserByEmail(tx, email)) throw new AppError('conflict', `a user with email ${email} already exists`);
+      if (input.membership && !(await repo.companyExists(tx, input.membership.companyId))) {
+        throw new AppError('not_found', `company ${input.membership.companyId} not found`);
       }
-      const [row] = await tx
-        .insert(users)
-        .values({ email, passwordHash, displayName: input.displayName ?? null })
-        .returning();
-      if (input.superadmin) await tx.insert(superadmins).values({ userId: row!.id });
-      if (input.membership) {
-        await tx
-          .insert(memberships)
-          .values({ userId: row!.id, companyId: input.membership.companyId, role: input.membership.role });
-      }
-      return toUser(row!);
+      const row = await repo.insertUser(tx, { email, passwordHash, displayName: input.displayName ?? null });
+      if (input.superadmin) await repo.insertSuperadmin(tx, row.id);
+      if (input.membership) await repo.upsertMembership(tx, row.id, input.membership.companyId, input.membership.role);
+      return toUser(row);
     });
   }
 
-  async function findUserById(id: number, conn: Conn = db.orm) {
-    const [row] = await conn.select().from(users).where(eq(users.id, id));
-    return row ?? null;
+  function findUserById(id: number, conn: Conn = db.orm) {
+    return repo.findUserById(conn, id);
   }
 
   /** Blocks the account: its open sessions end at once and it cannot log in again. */
@@ -87,11 +73,7 @@ export function createUserService({ db, clock = systemClock }: { db: Database; c
     return db.orm.transaction(async (tx) => {
       const user = await lockUserByEmail(tx, email);
       const now = clock.now();
-      const [row] = await tx
-        .update(users)
-        .set({ disabledAt: user.disabledAt ?? now })
-        .where(eq(users.id, user.id))
-        .returning();
+      const row = await repo.setUserDisabled(tx, user.id, user.disabledAt ?? now);
       const endedSessions = await endUserSessions(tx, user.id, now);
       await recordAudit(tx, {
         action: 'user.disabled',
@@ -99,7 +81,7 @@ export function createUserService({ db, clock = systemClock }: { db: Database; c
         companyId: null,
         details: { user_id: user.id, email: user.email, ended_sessions: endedSessions },
       });
-      return { ...toUser(row!), endedSessions };
+      return { ...toUser(row), endedSessions };
     });
   }
 
@@ -109,7 +91,7 @@ export function createUserService({ db, clock = systemClock }: { db: Database; c
     const passwordHash = await hashPassword(password);
     return db.orm.transaction(async (tx) => {
       const user = await lockUserByEmail(tx, email);
-      const [row] = await tx.update(users).set({ passwordHash }).where(eq(users.id, user.id)).returning();
+      const row = await repo.setPasswordHash(tx, user.id, passwordHash);
       const endedSessions = await endUserSessions(tx, user.id, clock.now());
       await recordAudit(tx, {
         action: 'user.password_set',
@@ -117,7 +99,7 @@ export function createUserService({ db, clock = systemClock }: { db: Database; c
         companyId: null,
         details: { user_id: user.id, email: user.email, ended_sessions: endedSessions },
       });
-      return { ...toUser(row!), endedSessions };
+      return { ...toUser(row), endedSessions };
     });
   }
 
@@ -153,39 +135,29 @@ export function createUserService({ db, clock = systemClock }: { db: Database; c
   }
 
   async function storePasswordHash(conn: Conn, userId: number, passwordHash: string): Promise<void> {
-    await conn.update(users).set({ passwordHash }).where(eq(users.id, userId));
+    await repo.setPasswordHash(conn, userId, passwordHash);
   }
 
   async function lockUserByEmail(conn: Conn, email: string) {
-    const normalized = email.trim().toLowerCase();
-    const [row] = await conn.select().from(users).where(sql`lower(${users.email}) = ${normalized}`).for('update');
-    if (!row) throw new AppError('not_found', `no user with email ${normalized}`);
+    const row = await repo.findUserByEmail(conn, email, true);
+    if (!row) throw new AppError('not_found', `no user with email ${email.trim().toLowerCase()}`);
     return row;
   }
 
-  async function findUserByEmail(email: string, conn: Conn = db.orm) {
-    const [row] = await conn.select().from(users).where(sql`lower(${users.email}) = ${email.trim().toLowerCase()}`);
-    return row ?? null;
+  function findUserByEmail(email: string, conn: Conn = db.orm) {
+    return repo.findUserByEmail(conn, email);
   }
 
-  async function addMembership(userId: number, companyId: number, role: MembershipRole) {
-    await db.orm
-      .insert(memberships)
-      .values({ userId, companyId, role })
-      .onConflictDoUpdate({ target: [memberships.companyId, memberships.userId], set: { role } });
+  function addMembership(userId: number, companyId: number, role: MembershipRole) {
+    return repo.upsertMembership(db.orm, userId, companyId, role);
   }
 
-  async function isSuperadmin(userId: number) {
-    const [row] = await db.orm.select({ id: superadmins.userId }).from(superadmins).where(eq(superadmins.userId, userId));
-    return Boolean(row);
+  function isSuperadmin(userId: number) {
+    return repo.isSuperadmin(db.orm, userId);
   }
 
-  async function findMembership(userId: number, companyId: number) {
-    const [row] = await db.orm
-      .select({ role: memberships.role })
-      .from(memberships)
-      .where(and(eq(memberships.userId, userId), eq(memberships.companyId, companyId)));
-    return row ?? null;
+  function findMembership(userId: number, companyId: number) {
+    return repo.findMembershipRole(db.orm, userId, companyId);
   }
 
   return {
@@ -209,6 +181,6 @@ function checkPasswordLength(password: string, path: string) {
   }
 }
 
-function toUser(row: typeof users.$inferSelect): User {
+function toUser(row: repo.UserRow): User {
   return { id: row.id, email: row.email, displayName: row.displayName, disabledAt: row.disabledAt };
 }

@@ -1,13 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { and, asc, eq } from 'drizzle-orm';
 import type { Database, Tx } from '../../db/client.ts';
-import { companies, webhookEndpoints } from '../../db/schema/index.ts';
 import { AppError, type ErrorDetail } from '../../lib/errors.ts';
 import { type Cipher, generateSecret } from '../../lib/secrets.ts';
 import type { Clock } from '../../lib/time.ts';
 import type { CompanyCtx } from '../../http/request-context.ts';
 import { type AuditAction, auditBy, recordAudit } from '../audit/audit.repo.ts';
 import { failPendingDeliveries } from './deliveries.repo.ts';
+import * as repo from './endpoints.repo.ts';
 import {
   checkDescription,
   checkEvents,
@@ -25,7 +24,7 @@ export const WEBHOOK_SECRET_PREFIX = 'mos_whs_';
 /** After a rotation the previous secret still signs for this long. */
 export const ROTATION_OVERLAP_MS = 24 * 3600 * 1000;
 
-type EndpointRow = typeof webhookEndpoints.$inferSelect;
+type EndpointRow = repo.EndpointRow;
 
 /** An endpoint as its company sees it: never the secret, only the names of the extra headers. */
 export function endpointToWire(row: EndpointRow) {
@@ -81,47 +80,31 @@ export function createEndpointService({ db, cipher, clock, rules }: EndpointServ
     const secret = given ?? generateSecret(WEBHOOK_SECRET_PREFIX);
     const now = clock.now();
     const row = await db.orm.transaction(async (tx) => {
-      const [company] = await tx.select({ id: companies.id }).from(companies).where(eq(companies.id, companyId));
-      if (!company) throw new AppError('not_found', `company ${companyId} not found`);
-      const [created] = await tx
-        .insert(webhookEndpoints)
-        .values({
-          id: randomUUID(),
-          companyId,
-          url: url!,
-          description,
-          events,
-          ...sealHeaders(headers),
-          secretEncrypted: cipher.encrypt(secret),
-          createdAt: now,
-          updatedAt: now,
-        })
-        .returning();
-      await audit(tx, 'webhook.created', ctx, { endpoint_id: created!.id, url: created!.url, own_secret: !!given });
-      return created!;
+      if (!(await repo.companyExists(tx, companyId))) throw new AppError('not_found', `company ${companyId} not found`);
+      const created = await repo.insertEndpoint(tx, {
+        id: randomUUID(),
+        companyId,
+        url: url!,
+        description,
+        events,
+        ...sealHeaders(headers),
+        secretEncrypted: cipher.encrypt(secret),
+        createdAt: now,
+        updatedAt: now,
+      });
+      await audit(tx, 'webhook.created', ctx, { endpoint_id: created.id, url: created.url, own_secret: !!given });
+      return created;
     });
     return { endpoint: endpointToWire(row), secret };
   }
 
   async function listEndpoints(companyId: number): Promise<EndpointWire[]> {
-    const rows = await db.orm
-      .select()
-      .from(webhookEndpoints)
-      .where(eq(webhookEndpoints.companyId, companyId))
-      .orderBy(asc(webhookEndpoints.createdAt), asc(webhookEndpoints.id));
-    return rows.map(endpointToWire);
+    return (await repo.listEndpointRows(db.orm, companyId)).map(endpointToWire);
   }
 
   /** The company's endpoint, locked when `tx` is given; 404 for an unknown id or another company's. */
   async function findRow(companyId: number, id: string, tx?: Tx): Promise<EndpointRow> {
-    let row: EndpointRow | undefined;
-    if (isUuid(id)) {
-      const query = (tx ?? db.orm)
-        .select()
-        .from(webhookEndpoints)
-        .where(and(eq(webhookEndpoints.companyId, companyId), eq(webhookEndpoints.id, id)));
-      [row] = tx ? await query.for('update') : await query;
-    }
+    const row = isUuid(id) ? await repo.findEndpointRow(tx ?? db.orm, companyId, id, tx !== undefined) : undefined;
     if (!row) throw new AppError('not_found', `webhook endpoint ${id} not found`);
     return row;
   }
@@ -132,7 +115,7 @@ export function createEndpointService({ db, cipher, clock, rules }: EndpointServ
 
   function checkPatch(patch: EndpointPatch) {
     const problems: ErrorDetail[] = [];
-    const set: Partial<typeof webhookEndpoints.$inferInsert> = {};
+    const set: repo.EndpointChange = {};
     if (patch.url !== undefined) set.url = checkUrl(patch.url, rules, problems)!;
     if (patch.events !== undefined) set.events = checkEvents(patch.events, problems);
     if (patch.headers !== undefined) Object.assign(set, sealHeaders(checkHeaders(patch.headers, problems)));
@@ -157,21 +140,17 @@ export function createEndpointService({ db, cipher, clock, rules }: EndpointServ
         Object.assign(set, { enabled: false, disabledReason: 'manual', disabledAt: now });
         await failPendingDeliveries(tx, current.id, now, 'endpoint disabled by an admin');
       }
-      const [row] = await tx
-        .update(webhookEndpoints)
-        .set({ ...set, updatedAt: now })
-        .where(eq(webhookEndpoints.id, current.id))
-        .returning();
+      const row = await repo.updateEndpointRow(tx, current.id, { ...set, updatedAt: now });
       const changed = Object.keys(patch).filter((key) => patch[key as keyof EndpointPatch] !== undefined);
-      await audit(tx, updateAction(changed, patch.enabled), ctx, { endpoint_id: current.id, url: row!.url, changed });
-      return endpointToWire(row!);
+      await audit(tx, updateAction(changed, patch.enabled), ctx, { endpoint_id: current.id, url: row.url, changed });
+      return endpointToWire(row);
     });
   }
 
   async function removeEndpoint(ctx: CompanyCtx, id: string) {
     return db.orm.transaction(async (tx) => {
       const row = await findRow(ctx.companyId, id, tx);
-      await tx.delete(webhookEndpoints).where(eq(webhookEndpoints.id, row.id));
+      await repo.deleteEndpointRow(tx, row.id);
       await audit(tx, 'webhook.removed', ctx, { endpoint_id: row.id, url: row.url });
       return { id: row.id };
     });
@@ -195,22 +174,18 @@ export function createEndpointService({ db, cipher, clock, rules }: EndpointServ
     const keep = options.keepPrevious ?? true;
     const row = await db.orm.transaction(async (tx) => {
       const current = await findRow(companyId, id, tx);
-      const [updated] = await tx
-        .update(webhookEndpoints)
-        .set({
-          secretEncrypted: cipher.encrypt(secret),
-          previousSecretEncrypted: keep ? current.secretEncrypted : null,
-          previousSecretExpiresAt: keep ? new Date(now.getTime() + ROTATION_OVERLAP_MS) : null,
-          updatedAt: now,
-        })
-        .where(eq(webhookEndpoints.id, current.id))
-        .returning();
+      const updated = await repo.updateEndpointRow(tx, current.id, {
+        secretEncrypted: cipher.encrypt(secret),
+        previousSecretEncrypted: keep ? current.secretEncrypted : null,
+        previousSecretExpiresAt: keep ? new Date(now.getTime() + ROTATION_OVERLAP_MS) : null,
+        updatedAt: now,
+      });
       await audit(tx, 'webhook.secret_rotated', ctx, {
         endpoint_id: current.id,
         kept_previous: keep,
         own_secret: !!given,
       });
-      return updated!;
+      return updated;
     });
     return { endpoint: endpointToWire(row), secret };
   }
