@@ -5,7 +5,7 @@ import { OUTBOUND_EVENTS } from '../../modules/webhooks/webhook-events.ts';
 import { formatDateTime } from '../../lib/format.ts';
 import { ApiError, api, errorText } from '../ui/api.ts';
 import { useConfirm } from '../ui/dialog.tsx';
-import { BusyButton, Field } from '../ui/form.tsx';
+import { BusyButton, Field, InlineForm } from '../ui/form.tsx';
 import { Card, TableWrap } from '../ui/layout.tsx';
 import { Notice, type NoticeKind, useNotice } from '../ui/notice.tsx';
 import { Secret } from '../ui/secret.tsx';
@@ -188,30 +188,28 @@ function Deliveries({ endpoint, say }: { endpoint: EndpointWire; say: Say }) {
           </button>
         </p>
       ) : null}
-      <form
-        class="row"
-        onSubmit={async (e) => {
-          e.preventDefault();
+      <InlineForm
+        id="redeliver-event-id"
+        label="Reenviar un evento por su id"
+        value={eventId}
+        onValue={setEventId}
+        input={{ maxLength: 64, placeholder: 'x-event-id, por ejemplo 3f8a6f4e-…' }}
+        buttonId="redeliver-by-id"
+        buttonLabel="Reenviar"
+        onSubmit={async () => {
           if (!eventId.trim()) return say('error', 'Escribí el id del evento (el x-event-id que recibiste).');
           if (await redeliver(eventId.trim())) setEventId('');
         }}
-      >
-        <label for="redeliver-event-id">Reenviar un evento por su id</label>
-        <input
-          id="redeliver-event-id"
-          maxLength={64}
-          placeholder="x-event-id, por ejemplo 3f8a6f4e-…"
-          value={eventId}
-          onInput={(e) => setEventId((e.currentTarget as HTMLInputElement).value)}
-        />
-        <button type="submit" class="secondary" id="redeliver-by-id">
-          Reenviar
-        </button>
-      </form>
-      <form
-        class="row"
-        onSubmit={async (e) => {
-          e.preventDefault();
+      />
+      <InlineForm
+        id="retry-since"
+        label="Reintentar todas las fallidas desde"
+        value={since}
+        onValue={setSince}
+        input={{ type: 'datetime-local' }}
+        buttonId="retry-failed"
+        buttonLabel="Reintentar"
+        onSubmit={async () => {
           if (!since) return say('error', 'Elegí desde qué fecha y hora reintentar.');
           try {
             const result = await api<{ retried: number }>('POST', `${base}/retry-failed`, {
@@ -226,18 +224,7 @@ function Deliveries({ endpoint, say }: { endpoint: EndpointWire; say: Say }) {
             say('error', `No se pudo reintentar: ${errorText(err)}`);
           }
         }}
-      >
-        <label for="retry-since">Reintentar todas las fallidas desde</label>
-        <input
-          id="retry-since"
-          type="datetime-local"
-          value={since}
-          onInput={(e) => setSince((e.currentTarget as HTMLInputElement).value)}
-        />
-        <button type="submit" class="secondary" id="retry-failed">
-          Reintentar
-        </button>
-      </form>
+      />
       {detail ? (
         <div id="delivery-detail">
           <h3>

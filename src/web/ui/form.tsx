@@ -1,4 +1,4 @@
-import type { ButtonHTMLAttributes, ComponentChildren } from 'preact';
+import type { ButtonHTMLAttributes, ComponentChildren, InputHTMLAttributes } from 'preact';
 
 /** A labelled input with an optional hint below it; the label points at the input. */
 export function Field({
@@ -31,5 +31,42 @@ export function BusyButton({
     <button type="button" {...props} disabled={busy || Boolean(props.disabled)} aria-busy={busy}>
       {children}
     </button>
+  );
+}
+
+/** One labelled field and its button on a line: a small action that takes one value. */
+export function InlineForm({
+  id,
+  label,
+  value,
+  onValue,
+  onSubmit,
+  buttonId,
+  buttonLabel,
+  input = {},
+}: {
+  id: string;
+  label: string;
+  value: string;
+  onValue: (value: string) => void;
+  onSubmit: () => Promise<unknown>;
+  buttonId: string;
+  buttonLabel: string;
+  input?: InputHTMLAttributes<HTMLInputElement>;
+}) {
+  return (
+    <form
+      class="row"
+      onSubmit={(e) => {
+        e.preventDefault();
+        void onSubmit();
+      }}
+    >
+      <label for={id}>{label}</label>
+      <input {...input} id={id} value={value} onInput={(e) => onValue((e.currentTarget as HTMLInputElement).value)} />
+      <button type="submit" class="secondary" id={buttonId}>
+        {buttonLabel}
+      </button>
+    </form>
   );
 }
