@@ -17,7 +17,10 @@ export async function findUserById(conn: Conn, id: number): Promise<UserRow | nu
   return row ?? null;
 }
 
-export async function insertUser(conn: Conn, values: { email: string; passwordHash: string; displayName: string | null }): Promise<UserRow> {
+export async function insertUser(
+  conn: Conn,
+  values: { email: string; passwordHash: string; displayName: string | null },
+): Promise<UserRow> {
   const [row] = await conn.insert(users).values(values).returning();
   return row!;
 }
@@ -44,7 +47,11 @@ export async function upsertMembership(conn: Conn, userId: number, companyId: nu
     .onConflictDoUpdate({ target: [memberships.companyId, memberships.userId], set: { role } });
 }
 
-export async function findMembershipRole(conn: Conn, userId: number, companyId: number): Promise<{ role: MembershipRole } | null> {
+export async function findMembershipRole(
+  conn: Conn,
+  userId: number,
+  companyId: number,
+): Promise<{ role: MembershipRole } | null> {
   const [row] = await conn
     .select({ role: memberships.role })
     .from(memberships)

@@ -26,7 +26,12 @@ export function listEndpointRows(conn: Conn, companyId: number): Promise<Endpoin
 }
 
 /** One endpoint of the company (locked FOR UPDATE when `lock`), or undefined. */
-export async function findEndpointRow(conn: Conn, companyId: number, id: string, lock: boolean): Promise<EndpointRow | undefined> {
+export async function findEndpointRow(
+  conn: Conn,
+  companyId: number,
+  id: string,
+  lock: boolean,
+): Promise<EndpointRow | undefined> {
   const query = conn
     .select()
     .from(webhookEndpoints)
