@@ -1,4 +1,5 @@
 import pino, { type Logger } from 'pino';
+import pretty from 'pino-pretty';
 import type { LogLevel } from './config.ts';
 
 export type { Logger };
@@ -29,7 +30,23 @@ export function redactUrl(url: string): string {
   return url.replace(SECRET_QUERY_PARAMS, '$1[Redacted]');
 }
 
-export function createLogger(level: LogLevel, destination?: pino.DestinationStream): Logger {
+/**
+ * A terminal a person reads gets one short line per entry, in local time (pino-pretty, written
+ * synchronously so nothing is lost on exit); anything else (a file, a pipe, a log collector) gets JSON.
+ */
+export function terminalDestination(stream: NodeJS.WriteStream = process.stdout): pino.DestinationStream | undefined {
+  if (!stream.isTTY) return undefined;
+  return pretty({
+    destination: stream,
+    sync: true,
+    colorize: stream.hasColors?.() ?? false,
+    singleLine: true,
+    translateTime: 'SYS:HH:MM:ss',
+    ignore: 'pid,hostname,reqId',
+  });
+}
+
+export function createLogger(level: LogLevel, destination: pino.DestinationStream | undefined = terminalDestination()): Logger {
   return pino(
     {
       level,

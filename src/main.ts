@@ -3,7 +3,7 @@ import { ConfigError, loadConfig, loadDotEnv } from './config.ts';
 import { createContainer } from './container.ts';
 import { DataDirInUseError } from './db/client.ts';
 import { migrate } from './db/migrate.ts';
-import { seedDemoIfEmpty } from './modules/demo/demo.service.ts';
+import { restartBanner, seedDemoIfEmpty } from './modules/demo/demo.service.ts';
 
 async function main() {
   loadDotEnv();
@@ -15,7 +15,7 @@ async function main() {
 
   if (config.demo.seedOnEmpty && config.role !== 'worker') {
     const demo = await seedDemoIfEmpty(container);
-    if (demo) process.stdout.write(demo.banner);
+    process.stdout.write(demo ? demo.banner : restartBanner(config.http.publicBaseUrl));
   }
 
   const serveHttp = config.role !== 'worker';

@@ -5,12 +5,13 @@ import { AppError } from '../lib/errors.ts';
 
 const READY_TIMEOUT_MS = 2000;
 
+// Probes hit these every few seconds: logged only when something is wrong (warn and up).
 export function registerHealthRoutes(app: App, { db }: { db: Database }) {
   const Status = Type.Object({ status: Type.String() });
 
-  app.get('/healthz', { schema: { hide: true, response: { 200: Status } } }, async () => ({ status: 'ok' }));
+  app.get('/healthz', { logLevel: 'warn', schema: { hide: true, response: { 200: Status } } }, async () => ({ status: 'ok' }));
 
-  app.get('/readyz', { schema: { hide: true, response: { 200: Status } } }, async () => {
+  app.get('/readyz', { logLevel: 'warn', schema: { hide: true, response: { 200: Status } } }, async () => {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Error('database did not answer in time')), READY_TIMEOUT_MS);

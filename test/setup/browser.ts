@@ -1,6 +1,7 @@
 import { type Browser, chromium } from 'playwright-core';
+import { inject } from 'vitest';
 
-/** Debian's Chromium, headless, with nothing that reaches for the network on its own. */
+/** Headless Chromium with nothing that reaches for the network on its own. */
 export const CHROMIUM_ARGS = [
   '--headless',
   '--no-sandbox',
@@ -12,5 +13,5 @@ export const CHROMIUM_ARGS = [
 ];
 
 export function launchChromium(): Promise<Browser> {
-  return chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+  return chromium.launch({ executablePath: inject('chromium').path, args: CHROMIUM_ARGS });
 }

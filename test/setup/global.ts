@@ -5,11 +5,14 @@ import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { openPglite, openPostgres } from '../../src/db/client.ts';
 import { migrate } from '../../src/db/migrate.ts';
+import { resolveChromium } from './chromium-path.ts';
 import { adminUrl, databaseUrl, dropDatabase, templateName, TEST_DB_PREFIX } from './pg-admin.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
     golden: { kind: 'pglite'; dumpPath: string } | { kind: 'postgres'; serverUrl: string; template: string };
+    /** The Chromium of the browser tests, resolved once here so workers never race to unpack it. */
+    chromium: { path: string; source: string };
   }
 }
 
@@ -18,6 +21,7 @@ declare module 'vitest' {
  * (a PGlite data-dir snapshot, or CREATE DATABASE … TEMPLATE on PostgreSQL).
  */
 export default async function setup(project: TestProject) {
+  project.provide('chromium', await resolveChromium());
   const serverUrl = process.env['TEST_DATABASE_URL'];
   if (serverUrl) {
     const template = templateName();

@@ -207,9 +207,9 @@ async function seedSales(tx: Conn, companyId: number, productIds: number[], rng:
 async function seedUsers(container: Container, tx: Conn, companyId: number): Promise<DemoLogin[]> {
   const logins: DemoLogin[] = [];
   const wanted: { role: DemoLogin['role']; email: string }[] = [
-    { role: 'superadmin', email: 'operador@mostrador.demo' },
-    { role: 'admin', email: companyId === 1 ? 'duenio@almacen.demo' : `duenio+${companyId}@almacen.demo` },
-    { role: 'cashier', email: companyId === 1 ? 'caja@almacen.demo' : `caja+${companyId}@almacen.demo` },
+    { role: 'superadmin', email: DEMO_EMAILS[0] },
+    { role: 'admin', email: companyId === 1 ? DEMO_EMAILS[1] : `duenio+${companyId}@almacen.demo` },
+    { role: 'cashier', email: companyId === 1 ? DEMO_EMAILS[2] : `caja+${companyId}@almacen.demo` },
   ];
   for (const { role, email } of wanted) {
     const existing = await container.users.findUserByEmail(email, tx);
@@ -258,6 +258,28 @@ export function demoBanner(demo: Omit<DemoResult, 'banner'>, baseUrl: string): s
     '',
     ` Probá:  curl "${baseUrl}/api/public/scanner?token=${demo.scannerToken}&query=${sample}"`,
     ' Estas claves y contraseñas se muestran una sola vez: guardalas ahora.',
+    line,
+    '',
+  ].join('\n');
+}
+
+/**
+ * What a restart on a database that already has companies prints: the address, and how to get
+ * new credentials, since the demo's passwords and keys were shown only the first time.
+ */
+const DEMO_EMAILS = ['operador@mostrador.demo', 'duenio@almacen.demo', 'caja@almacen.demo'] as const;
+
+export function restartBanner(baseUrl: string, demoLogins: readonly string[] = DEMO_EMAILS): string {
+  const line = '─'.repeat(72);
+  return [
+    line,
+    ` Mostrador está listo en ${baseUrl}  (ingresá en ${baseUrl}/login)`,
+    '',
+    ' Las claves y contraseñas se mostraron una sola vez, la primera vez que arrancó. Si no las tenés:',
+    `   Contraseña nueva      npm run --silent cli -- user password --email ${demoLogins[1] ?? 'EMAIL'} --password 'una-clave-larga'`,
+    '   Claves nuevas         npm run --silent cli -- company keys rotate --company 1',
+    '   Otra empresa demo     npm run --silent cli -- demo',
+    ` Usuarios de la demo:   ${demoLogins.join(', ')}`,
     line,
     '',
   ].join('\n');

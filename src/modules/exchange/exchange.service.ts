@@ -38,6 +38,9 @@ export function sourceLabel(url: string, kind: string): string {
   return `${new URL(url).host}:${kind}`;
 }
 
+/** How often an unreachable exchange-rate source is warned about (in between, debug lines only). */
+export const UNREACHABLE_WARNING_EVERY_MS = 60 * 60 * 1000;
+
 export function createExchangeService(deps: ExchangeServiceDeps) {
   const { db, jobs, clock, logger, sourceUrl, fixedRate } = deps;
   const fixedSince = clock.now();
@@ -90,6 +93,25 @@ export function createExchangeService(deps: ExchangeServiceDeps) {
     return verdict;
   }
 
+  // Without a network (a laptop, a closed server) every refresh fails: say so once an hour, in one
+  // line without a stack, with the way out, instead of a stack trace every few minutes.
+  let unreachableSince: Date | null = null;
+  let warnedAt = 0;
+  function warnUnreachable(err: unknown) {
+    const now = clock.now();
+    unreachableSince ??= now;
+    const reason = err instanceof Error ? err.message : String(err);
+    if (now.getTime() - warnedAt < UNREACHABLE_WARNING_EVERY_MS) {
+      logger.debug({ source: sourceUrl, reason }, 'exchange rate refresh failed again');
+      return;
+    }
+    warnedAt = now.getTime();
+    logger.warn(
+      { source: sourceUrl, reason, since: unreachableSince.toISOString() },
+      'exchange rate source unreachable; serving the last known rate. Without network access, set EXCHANGE_RATE_FIXED (for example EXCHANGE_RATE_FIXED=1200.50) to serve a fixed rate',
+    );
+  }
+
   jobs.define({
     name: EXCHANGE_REFRESH_JOB,
     schedule: EXCHANGE_REFRESH_SCHEDULE,
@@ -99,8 +121,9 @@ export function createExchangeService(deps: ExchangeServiceDeps) {
     handler: async () => {
       try {
         await refresh();
+        unreachableSince = null;
       } catch (err) {
-        logger.warn({ err }, 'exchange rate refresh failed; serving the last known rate');
+        warnUnreachable(err);
         throw err;
       }
     },
@@ -112,5 +135,5 @@ export function createExchangeService(deps: ExchangeServiceDeps) {
     await jobs.send(EXCHANGE_REFRESH_JOB, {}, { singletonKey: 'startup' });
   }
 
-  return { currentRate, refresh, requestRefresh };
+  return { currentRate, refresh, requestRefresh, warnUnreachable };
 }
