@@ -1,6 +1,7 @@
 import type { Config } from './config.ts';
 import { type Database, openPglite, openPostgres } from './db/client.ts';
 import { createJobQueue, type JobQueue } from './jobs/queue.ts';
+import { pruneRateLimitWindows } from './lib/rate-limiter.ts';
 import { type Cipher, createCipher } from './lib/secrets.ts';
 import { type Clock, systemClock } from './lib/time.ts';
 import { createLogger, type Logger } from './logger.ts';
@@ -63,6 +64,11 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   const settings = createSettingsService({ db, config, clock, companies });
   const superadmin = createSuperadminService({ db, companies });
   defineAuthJobs(jobs, auth);
+  jobs.define({
+    name: 'rate-limits-prune',
+    schedule: '41 * * * *',
+    handler: async () => void (await pruneRateLimitWindows(db, clock.now())),
+  });
   const webhooks = createWebhooksModule({ config, db, cipher, clock, logger, jobs, tuning: overrides.webhookTuning ?? {} });
   const scanner = createScannerService({ db, companies, clock, logger, rateLimitPerMinute: config.scanner.rateLimitPerMinute });
   const exchange = createExchangeService({ db, jobs, clock, logger, ...config.exchange });
