@@ -38,6 +38,9 @@ export function sourceLabel(url: string, kind: string): string {
   return `${new URL(url).host}:${kind}`;
 }
 
+/** Workers starting within one slot of this length share one start-up refresh. */
+const STARTUP_REFRESH_SLOT_SECONDS = 300;
+
 export function createExchangeService(deps: ExchangeServiceDeps) {
   const { db, jobs, clock, logger, sourceUrl, fixedRate } = deps;
   const fixedSince = clock.now();
@@ -106,10 +109,13 @@ export function createExchangeService(deps: ExchangeServiceDeps) {
     },
   });
 
-  /** Queues one refresh now (a worker starting); several workers starting at once queue one. */
+  /**
+   * Queues one refresh now (a worker starting). pg-boss keeps one job per singletonKey per slot of
+   * singletonSeconds, so several workers starting within the same 5 minutes queue one refresh.
+   */
   async function requestRefresh(): Promise<void> {
     if (fixedRate !== null) return;
-    await jobs.send(EXCHANGE_REFRESH_JOB, {}, { singletonKey: 'startup' });
+    await jobs.send(EXCHANGE_REFRESH_JOB, {}, { singletonKey: 'startup', singletonSeconds: STARTUP_REFRESH_SLOT_SECONDS });
   }
 
   return { currentRate, refresh, requestRefresh };
