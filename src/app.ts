@@ -9,6 +9,7 @@ import { registerHealthRoutes } from './http/health.routes.ts';
 import { registerHomeRoute } from './http/home.routes.ts';
 import { registerRequestContext } from './http/request-context.ts';
 import { registerAccess } from './modules/auth/access.module.ts';
+import { registerMetricsRoutes, registerRequestMetrics } from './metrics/metrics.routes.ts';
 import { registerWebhookRoutes } from './modules/webhooks/webhooks.routes.ts';
 import { registerPublicSurface } from './modules/public-surface.ts';
 import { registerIntegrationRoutes } from './modules/integration/integration.routes.ts';
@@ -42,6 +43,7 @@ export async function buildApp(container: Container): Promise<App> {
   });
   registerErrorHandling(app);
   registerRequestContext(app);
+  registerRequestMetrics(app, container.metrics);
 
   await app.register(swagger, {
     openapi: {
@@ -70,6 +72,7 @@ export async function buildApp(container: Container): Promise<App> {
   });
 
   registerHealthRoutes(app, container);
+  registerMetricsRoutes(app, container);
   await registerAccess(app, container);
   registerWebhookRoutes(app, container);
   registerHomeRoute(app, container);

@@ -1,6 +1,8 @@
 import type { Config } from './config.ts';
 import { type Database, openPglite, openPostgres } from './db/client.ts';
+import { createReadiness, type Readiness } from './http/health.routes.ts';
 import { createJobQueue, type JobQueue } from './jobs/queue.ts';
+import { createMetrics, type Metrics } from './metrics/metrics.ts';
 import { pruneRateLimitWindows } from './lib/rate-limiter.ts';
 import { type Cipher, createCipher } from './lib/secrets.ts';
 import { type Clock, systemClock } from './lib/time.ts';
@@ -25,6 +27,8 @@ export interface Container {
   readonly clock: Clock;
   readonly cipher: Cipher;
   readonly jobs: JobQueue;
+  readonly metrics: Metrics;
+  readonly readiness: Readiness;
   readonly companies: CompanyService;
   readonly users: UserService;
   readonly auth: AuthService;
@@ -82,6 +86,9 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     saleBatch: saleBatchOptions(db, config),
   });
 
+  const metrics = createMetrics({ db, jobs, logger });
+  const readiness = createReadiness();
+
   let closed = false;
   return {
     config,
@@ -90,6 +97,8 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     clock,
     cipher,
     jobs,
+    metrics,
+    readiness,
     companies,
     users,
     auth,

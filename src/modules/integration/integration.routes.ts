@@ -13,7 +13,7 @@ const PATH = '/api/integration/in';
 export const INGEST_BODY_LIMIT_BYTES = 1024 * 1024;
 
 /** POST and GET /api/integration/in, in their own scope (raw-body JSON parser, integration-key auth). */
-export function registerIntegrationRoutes(app: App, { integration }: Container) {
+export function registerIntegrationRoutes(app: App, { integration, metrics }: Container) {
   app.register(async (plain) => {
     const scope = plain.withTypeProvider<TypeBoxTypeProvider>();
     // The signature covers the exact bytes: keep them, and parse JSON only after the checks that
@@ -69,14 +69,21 @@ export function registerIntegrationRoutes(app: App, { integration }: Container) 
         validatorCompiler: () => () => true,
       },
       async (request, reply) => {
-        const result = await integration.ingest({
-          companyId: request.ctx.companyId!,
-          integrationKey: integrationKeyOf(request)!,
-          rawBody: Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0),
-          signature: headerValue(request.headers['x-signature']),
-          sentAt: headerValue(request.headers['x-sent-at']),
-          idempotencyKey: headerValue(request.headers['x-idempotency-key']),
-        });
+        let result: Awaited<ReturnType<typeof integration.ingest>>;
+        try {
+          result = await integration.ingest({
+            companyId: request.ctx.companyId!,
+            integrationKey: integrationKeyOf(request)!,
+            rawBody: Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0),
+            signature: headerValue(request.headers['x-signature']),
+            sentAt: headerValue(request.headers['x-sent-at']),
+            idempotencyKey: headerValue(request.headers['x-idempotency-key']),
+          });
+        } catch (err) {
+          metrics.countEvent('refused', err instanceof AppError ? err.code : 'internal');
+          throw err;
+        }
+        metrics.countEvent(result.idempotent ? 'duplicate' : 'accepted', 'ok');
         reply.header('x-event-id', result.eventId);
         if (result.bodyMismatch) reply.header('x-idempotency-mismatch', 'body differs from the stored event');
         return result.idempotent ? { status: 'ok' as const, idempotent: true as const } : { status: 'ok' as const };
