@@ -43,7 +43,9 @@ describe('/metrics', () => {
     expect(sample(text, healthz)! - (sample(before, healthz) ?? 0)).toBe(2);
     expect(sample(text, 'mostrador_http_requests_total{method="GET",route="unmatched",status="404"}')).toBeGreaterThanOrEqual(1);
     expect(text).not.toContain('12345');
-    expect(sample(text, 'mostrador_http_request_duration_seconds_count{method="GET",route="/healthz",status="200"}')).toBeGreaterThanOrEqual(2);
+    expect(
+      sample(text, 'mostrador_http_request_duration_seconds_count{method="GET",route="/healthz",status="200"}'),
+    ).toBeGreaterThanOrEqual(2);
   });
 
   it('counts inbound events accepted, replayed and refused by code', async () => {

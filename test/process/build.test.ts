@@ -11,7 +11,12 @@ describe('the build output', () => {
 
   it('starts with plain node (no tsx): migrations, static files, docs and content are copied', async () => {
     execFileSync('npm', ['run', 'build'], { stdio: 'pipe', timeout: 240_000 });
-    for (const file of ['dist/src/main.js', 'dist/src/db/migrations/0001_foundation.sql', 'dist/docs/index.md', 'dist/content/llms.md']) {
+    for (const file of [
+      'dist/src/main.js',
+      'dist/src/db/migrations/0001_foundation.sql',
+      'dist/docs/index.md',
+      'dist/content/llms.md',
+    ]) {
       expect(existsSync(file), file).toBe(true);
     }
     const service = startProcess({ DATA_DIR: dataDir, DEMO_SEED: 'true', SHUTDOWN_DRAIN_MS: '0' }, ['dist/src/main.js']);

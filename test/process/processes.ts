@@ -45,7 +45,9 @@ export async function waitForOutput(running: Running, pattern: RegExp, timeoutMs
     const match = pattern.exec(running.stdout.join(''));
     if (match) return match[1] ?? match[0];
     if (running.child.exitCode !== null) {
-      throw new Error(`exited early (${running.child.exitCode}): ${running.stderr.join('')}${running.stdout.join('').slice(-2000)}`);
+      throw new Error(
+        `exited early (${running.child.exitCode}): ${running.stderr.join('')}${running.stdout.join('').slice(-2000)}`,
+      );
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }

@@ -69,7 +69,12 @@ export function createAuthService(deps: AuthServiceDeps) {
       })
     : null;
   const windowMs = config.auth.loginWindowSeconds * 1000;
-  const perAccount = createRateLimiterFor(db, { name: 'login-account', limit: config.auth.loginLimitPerAccount, windowMs, clock });
+  const perAccount = createRateLimiterFor(db, {
+    name: 'login-account',
+    limit: config.auth.loginLimitPerAccount,
+    windowMs,
+    clock,
+  });
   const perClient = createRateLimiterFor(db, { name: 'login-client', limit: config.auth.loginLimitPerClient, windowMs, clock });
   // Unknown accounts still pay for one scrypt, so timing does not tell which emails exist.
   let decoyHash: Promise<string> | null = null;

@@ -42,7 +42,10 @@ export function createScannerService({ db, companies, clock, logger, rateLimitPe
   const repo = createScannerRepo(db.orm);
   const tokens = createTtlCache<number | null>({ ttlMs: SCANNER_CACHE_TTL_MS, maxEntries: 10_000, clock });
   const layouts = createTtlCache<ScaleLabelLayout | null>({ ttlMs: SCANNER_CACHE_TTL_MS, maxEntries: 10_000, clock });
-  const limiter = rateLimitPerMinute > 0 ? createRateLimiterFor(db, { name: 'scanner', limit: rateLimitPerMinute, windowMs: 60_000, clock }) : null;
+  const limiter =
+    rateLimitPerMinute > 0
+      ? createRateLimiterFor(db, { name: 'scanner', limit: rateLimitPerMinute, windowMs: 60_000, clock })
+      : null;
 
   async function companyOfToken(token: string): Promise<number | null> {
     const key = sha256Hex(token);

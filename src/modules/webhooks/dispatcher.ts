@@ -113,7 +113,10 @@ export function createDispatcher({ db, clock, runner, logger, options }: Dispatc
     try {
       await releaseClaims(db.orm, hold.token, clock.now(), released);
     } catch (err) {
-      logger.warn({ err, deliveries: released.length }, 'could not release claimed deliveries; they are retried after their lease');
+      logger.warn(
+        { err, deliveries: released.length },
+        'could not release claimed deliveries; they are retried after their lease',
+      );
     }
   }
 
@@ -172,7 +175,10 @@ export function createDispatcher({ db, clock, runner, logger, options }: Dispatc
       await listener?.stop();
       listener = null;
       await pumping;
-      await Promise.race([Promise.allSettled([...lanes.keys()]), new Promise((resolve) => setTimeout(resolve, timeoutMs).unref())]);
+      await Promise.race([
+        Promise.allSettled([...lanes.keys()]),
+        new Promise((resolve) => setTimeout(resolve, timeoutMs).unref()),
+      ]);
       await Promise.all([...lanes.values()].map(release));
     },
     /** Throws when the LISTEN connection is down (a worker's /readyz); the poll still runs meanwhile. */
