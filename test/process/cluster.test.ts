@@ -18,6 +18,7 @@ describe.skipIf(!postgres)('several processes on one PostgreSQL', () => {
   it('start at the same moment on an empty database, again and again: all come up, one demo company, the queues exist', async () => {
     expect(isPostgresRun()).toBe(true);
     const rounds: number[] = [];
+    const budgets: string[] = [];
     for (let round = 0; round < 3; round++) {
       const database = await createEmptyDatabase();
       const base = {
@@ -49,6 +50,15 @@ describe.skipIf(!postgres)('several processes on one PostgreSQL', () => {
           expect(queues.rows.map((r) => r.name)).toContain('webhooks-prune');
           const schedules = await client.query<{ n: number }>('SELECT count(*)::int AS n FROM pgboss.schedule');
           expect(schedules.rows[0]!.n).toBeGreaterThan(0);
+          // The connection budget: DB_POOL_MAX (4) per process at most; the start-up lock connections are gone.
+          const connections = await client.query<{ app: string; n: number }>(
+            `SELECT application_name AS app, count(*)::int AS n FROM pg_stat_activity
+             WHERE datname = current_database() AND pid <> pg_backend_pid() GROUP BY 1 ORDER BY 1`,
+          );
+          const byApp = Object.fromEntries(connections.rows.map((r) => [r.app, r.n]));
+          budgets.push(JSON.stringify(byApp));
+          expect(byApp['mostrador-startup']).toBeUndefined();
+          expect(byApp['mostrador'] ?? 0).toBeLessThanOrEqual(3 * 4);
         } finally {
           await client.end();
         }
@@ -64,6 +74,7 @@ describe.skipIf(!postgres)('several processes on one PostgreSQL', () => {
       }
     }
     console.info(`cold start of 2 web + 1 worker on an empty database, ms per round: ${rounds.join(', ')}`);
+    console.info(`connections open once all were up (DB_POOL_MAX=4): ${budgets.join(' ')}`);
   }, 300_000);
 
   describe('login limit', () => {
