@@ -10,6 +10,8 @@ import { registerErrorHandling } from './http/error-handler.ts';
 import { registerRequestContext } from './http/request-context.ts';
 import { registerRoutes } from './http/routes.ts';
 import { enforceSurfaces, type RouteSurface } from './http/surfaces.ts';
+import { registerDrainHeader } from './http/health.routes.ts';
+import { registerRequestMetrics } from './metrics/metrics.routes.ts';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
@@ -50,6 +52,8 @@ export async function buildApp(container: Container, assets?: AssetCatalog): Pro
   });
   registerErrorHandling(app);
   registerRequestContext(app);
+  registerRequestMetrics(app, container.metrics);
+  registerDrainHeader(app, container.readiness);
 
   await app.register(swagger, {
     openapi: {

@@ -57,4 +57,21 @@ describe('configuration', () => {
         expect(problems).toContain(key);
     }
   });
+
+  it('reads the drain, worker port and metrics token, and refuses a drain as long as the whole stop', () => {
+    const config = loadConfig({ DATA_DIR: dir });
+    expect(config).toMatchObject({ shutdownDrainMs: 3000, workerPort: 3001, metricsToken: null });
+    const set = loadConfig({ DATA_DIR: dir, SHUTDOWN_DRAIN_MS: '0', WORKER_PORT: '0', METRICS_TOKEN: 'a'.repeat(16) });
+    expect(set).toMatchObject({ shutdownDrainMs: 0, workerPort: 0, metricsToken: 'a'.repeat(16) });
+    let error: ConfigError | null = null;
+    try {
+      loadConfig({ DATA_DIR: dir, SHUTDOWN_DRAIN_MS: '8000', METRICS_TOKEN: 'short' });
+    } catch (err) {
+      error = err as ConfigError;
+    }
+    expect(error?.problems).toEqual([
+      'SHUTDOWN_DRAIN_MS must be less than SHUTDOWN_TIMEOUT_MS (8000) (got "8000")',
+      'METRICS_TOKEN must be at least 16 characters',
+    ]);
+  });
 });

@@ -38,6 +38,12 @@ export interface Config {
     readonly batchConcurrency: number;
   };
   readonly shutdownTimeoutMs: number;
+  /** On SIGTERM, how long a web process keeps serving while /readyz answers 503 (load balancers leave it). */
+  readonly shutdownDrainMs: number;
+  /** Port of a worker's /healthz, /readyz and /metrics (ROLE=worker; 0 picks a free one). */
+  readonly workerPort: number;
+  /** Bearer token /metrics requires; null leaves it open (it holds aggregate counts only). */
+  readonly metricsToken: string | null;
   readonly webhooks: {
     /** Deliver to private, loopback and link-local addresses (tests, self-hosting on a LAN). */
     readonly allowPrivateTargets: boolean;
@@ -139,6 +145,13 @@ export function loadConfig(env: Env = process.env): Config {
   const poolMax = int('DB_POOL_MAX', 10, 1, 200);
   const logLevel = oneOf('LOG_LEVEL', LOG_LEVELS, 'info');
   const shutdownTimeoutMs = int('SHUTDOWN_TIMEOUT_MS', 8000, 100, 60000);
+  const shutdownDrainMs = int('SHUTDOWN_DRAIN_MS', 3000, 0, 60000);
+  if (shutdownDrainMs >= shutdownTimeoutMs) {
+    problems.push(`SHUTDOWN_DRAIN_MS must be less than SHUTDOWN_TIMEOUT_MS (${shutdownTimeoutMs}) (got "${shutdownDrainMs}")`);
+  }
+  const workerPort = int('WORKER_PORT', 3001, 0, 65535);
+  const metricsToken = str('METRICS_TOKEN') ?? null;
+  if (metricsToken !== null && metricsToken.length < 16) problems.push('METRICS_TOKEN must be at least 16 characters');
   const seedOnEmpty = bool('DEMO_SEED', databaseUrl === null);
   const allowPrivateTargets = bool('ALLOW_PRIVATE_WEBHOOK_TARGETS', false);
   const webhookConcurrency = int('WEBHOOK_CONCURRENCY', 16, 1, 256);
@@ -177,6 +190,9 @@ export function loadConfig(env: Env = process.env): Config {
     demo: { seedOnEmpty },
     integration: { keyCacheTtlMs, retentionDays, batchConcurrency },
     shutdownTimeoutMs,
+    shutdownDrainMs,
+    workerPort,
+    metricsToken,
     webhooks: { allowPrivateTargets, concurrency: webhookConcurrency },
     exchange: { sourceUrl: exchangeSourceUrl, fixedRate },
     scanner: { rateLimitPerMinute: scannerRateLimit },

@@ -1,6 +1,9 @@
 import type { Config } from './config.ts';
 import { type Database, openPglite, openPostgres } from './db/client.ts';
+import { createReadiness, type Readiness } from './http/health.routes.ts';
 import { createJobQueue, type JobQueue } from './jobs/queue.ts';
+import { createMetrics, type Metrics } from './metrics/metrics.ts';
+import { pruneRateLimitWindows } from './lib/rate-limiter.ts';
 import { type Cipher, createCipher } from './lib/secrets.ts';
 import { type Clock, systemClock } from './lib/time.ts';
 import { createLogger, type Logger } from './logger.ts';
@@ -25,6 +28,8 @@ export interface Container {
   readonly clock: Clock;
   readonly cipher: Cipher;
   readonly jobs: JobQueue;
+  readonly metrics: Metrics;
+  readonly readiness: Readiness;
   readonly companies: CompanyService;
   readonly users: UserService;
   readonly members: MemberService;
@@ -66,6 +71,11 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   const settings = createSettingsService({ db, config, clock, companies });
   const superadmin = createSuperadminService({ db, companies });
   defineAuthJobs(jobs, auth);
+  jobs.define({
+    name: 'rate-limits-prune',
+    schedule: '41 * * * *',
+    handler: async () => void (await pruneRateLimitWindows(db, clock.now())),
+  });
   const webhooks = createWebhooksModule({ config, db, cipher, clock, logger, jobs, tuning: overrides.webhookTuning ?? {} });
   const scanner = createScannerService({ db, companies, clock, logger, rateLimitPerMinute: config.scanner.rateLimitPerMinute });
   const exchange = createExchangeService({ db, jobs, clock, logger, ...config.exchange });
@@ -79,6 +89,9 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     saleBatch: saleBatchOptions(db, config),
   });
 
+  const metrics = createMetrics({ db, jobs, logger });
+  const readiness = createReadiness();
+
   let closed = false;
   return {
     config,
@@ -87,6 +100,8 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     clock,
     cipher,
     jobs,
+    metrics,
+    readiness,
     companies,
     users,
     members,

@@ -12,6 +12,7 @@ import { registerWebhookRoutes } from '../modules/webhooks/webhooks.routes.ts';
 import type { App } from './app.types.ts';
 import { type AssetCatalog, registerAssetRoutes } from './assets.ts';
 import { sessionGuard } from './auth-guard.ts';
+import { registerMetricsRoutes } from '../metrics/metrics.routes.ts';
 import { registerHealthRoutes } from './health.routes.ts';
 import { createShell } from './shell.ts';
 import { registerSurface } from './surfaces.ts';
@@ -21,13 +22,14 @@ import { registerSurface } from './surfaces.ts';
  * (src/http/surfaces.ts). Each registrar receives the services it uses, not the container.
  */
 export async function registerRoutes(app: App, container: Container, assets: AssetCatalog) {
-  const { auth, users, members, config, settings, superadmin, webhooks, scanner, exchange, integration, db, logger } = container;
+  const { auth, users, members, config, settings, superadmin, webhooks, scanner, exchange, integration, logger } = container;
   const shell = createShell({ assets, auth });
   const accounts = { auth, users, config, shell };
   const sessions = { auth, config, refusedPage: shell.refused };
 
   await registerSurface(app, 'public', {}, (scope) => {
-    registerHealthRoutes(scope, { db });
+    registerHealthRoutes(scope, container);
+    registerMetricsRoutes(scope, container);
     registerAssetRoutes(scope, assets);
     registerAuthPublicRoutes(scope, accounts);
     // The kiosk page checks its token itself: a wrong one gets a page that says so, not JSON.
@@ -37,7 +39,7 @@ export async function registerRoutes(app: App, container: Container, assets: Ass
   });
 
   await registerSurface(app, 'integration', integrationGuard(integration), (scope) =>
-    registerIntegrationRoutes(scope, integration),
+    registerIntegrationRoutes(scope, integration, container.metrics),
   );
 
   await registerSurface(app, 'scanner', scannerGuard(scanner), (scope) => registerScannerApi(scope, scanner));

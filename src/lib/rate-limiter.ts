@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+import type { Database } from '../db/client.ts';
 import type { Clock } from './time.ts';
 
 export interface RateDecision {
@@ -8,8 +10,8 @@ export interface RateDecision {
 }
 
 export interface RateLimiter {
-  hit(key: string): RateDecision;
-  reset(key: string): void;
+  hit(key: string): Promise<RateDecision>;
+  reset(key: string): Promise<void>;
 }
 
 export interface RateLimiterOptions {
@@ -20,14 +22,19 @@ export interface RateLimiterOptions {
   maxKeys?: number;
 }
 
+function decide(limit: number, hits: number, endsAt: number, now: number): RateDecision {
+  if (hits > limit) return { allowed: false, remaining: 0, retryAfterSeconds: Math.max(1, Math.ceil((endsAt - now) / 1000)) };
+  return { allowed: true, remaining: limit - hits, retryAfterSeconds: 0 };
+}
+
 /**
- * Fixed-window counters in process memory. Limits are per process: with N web processes a
- * client gets at most N × limit, which is what these limits (abuse brakes, not quotas) need.
+ * Fixed-window counters in process memory: for the embedded database, where one process is the
+ * whole service, so nothing needs sharing and a lookup costs no write.
  */
 export function createRateLimiter({ limit, windowMs, clock, maxKeys = 100_000 }: RateLimiterOptions): RateLimiter {
   const windows = new Map<string, { startedAt: number; count: number }>();
   return {
-    hit(key) {
+    async hit(key) {
       const now = clock.now().getTime();
       let window = windows.get(key);
       if (!window || now - window.startedAt >= windowMs) {
@@ -37,17 +44,61 @@ export function createRateLimiter({ limit, windowMs, clock, maxKeys = 100_000 }:
         windows.set(key, window);
       }
       window.count += 1;
-      if (window.count > limit) {
-        return {
-          allowed: false,
-          remaining: 0,
-          retryAfterSeconds: Math.max(1, Math.ceil((window.startedAt + windowMs - now) / 1000)),
-        };
-      }
-      return { allowed: true, remaining: limit - window.count, retryAfterSeconds: 0 };
+      return decide(limit, window.count, window.startedAt + windowMs, now);
     },
-    reset(key) {
+    async reset(key) {
       windows.delete(key);
     },
   };
+}
+
+export interface SharedRateLimiterOptions {
+  db: Database;
+  /** Separates limiters sharing the table (`login-account`, `scanner`…). */
+  name: string;
+  limit: number;
+  windowMs: number;
+  clock: Clock;
+}
+
+/**
+ * Fixed-window counters in PostgreSQL (rate_limit_windows): every process counts in the same row,
+ * so N web processes still allow `limit` hits per window, and a restart forgets nothing. One upsert
+ * per hit; the key is hashed with the limiter's name.
+ */
+export function createSharedRateLimiter({ db, name, limit, windowMs, clock }: SharedRateLimiterOptions): RateLimiter {
+  const rowKey = (key: string) => createHash('sha256').update(`${name}\u0000${key}`).digest('hex');
+  return {
+    async hit(key) {
+      const now = clock.now();
+      const [row] = await db.query<{ hits: number; ends_ms: number }>(
+        `INSERT INTO rate_limit_windows AS w (key, window_started_at, hits, expires_at)
+         VALUES ($1, $2::timestamptz, 1, $2::timestamptz + make_interval(secs => $3::float8 / 1000))
+         ON CONFLICT (key) DO UPDATE SET
+           window_started_at = CASE WHEN w.expires_at <= $2::timestamptz THEN excluded.window_started_at ELSE w.window_started_at END,
+           hits = CASE WHEN w.expires_at <= $2::timestamptz THEN 1 ELSE w.hits + 1 END,
+           expires_at = CASE WHEN w.expires_at <= $2::timestamptz THEN excluded.expires_at ELSE w.expires_at END
+         RETURNING hits, (extract(epoch FROM expires_at) * 1000)::float8 AS ends_ms`,
+        [rowKey(key), now.toISOString(), windowMs],
+      );
+      return decide(limit, Number(row!.hits), Number(row!.ends_ms), now.getTime());
+    },
+    async reset(key) {
+      await db.query('DELETE FROM rate_limit_windows WHERE key = $1', [rowKey(key)]);
+    },
+  };
+}
+
+/** Shared through PostgreSQL when the service runs on it (several processes); in memory on PGlite. */
+export function createRateLimiterFor(db: Database, options: Omit<SharedRateLimiterOptions, 'db'>): RateLimiter {
+  return db.kind === 'postgres' ? createSharedRateLimiter({ db, ...options }) : createRateLimiter(options);
+}
+
+/** Deletes windows that ended more than a day ago (run by a scheduled job). */
+export async function pruneRateLimitWindows(db: Database, now: Date): Promise<number> {
+  const rows = await db.query(
+    "DELETE FROM rate_limit_windows WHERE expires_at < $1::timestamptz - interval '1 day' RETURNING 1",
+    [now.toISOString()],
+  );
+  return rows.length;
 }

@@ -57,4 +57,18 @@ describe('job queue (pg-boss on this backend)', () => {
     await expect(queue.send('nope', {})).rejects.toThrow('unknown job nope');
     expect(() => queue.define({ name: 'test-echo', handler: async () => {} })).toThrow('defined twice');
   });
+
+  it('queues one job per singletonKey and slot, from any number of queue instances (workers starting at once)', async () => {
+    const other = createJobQueue(database.db, createLogger('silent'));
+    other.define({ name: 'test-once', handler: async () => {} });
+    queue.define({ name: 'test-once', handler: async () => {} });
+    await other.start({ work: false });
+    const options = { singletonKey: 'startup', singletonSeconds: 300, startAfterSeconds: 600 };
+    const ids = await Promise.all([queue, other, queue, other].map((q) => q.send('test-once', {}, options)));
+    expect(ids.filter((id) => id !== null)).toHaveLength(1);
+    expect((await other.depths())['test-once']).toBe(1);
+    await other.check();
+    await other.stop(1000);
+    await expect(other.check()).rejects.toThrow('not running');
+  });
 });

@@ -1,4 +1,3 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,52 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openPglite } from '../../src/db/client.ts';
 import { TEST_SECRET_KEY } from '../app.ts';
 import { openTestDatabase, type TestDatabase } from '../setup/db.ts';
-
-interface Running {
-  child: ChildProcess;
-  stdout: string[];
-  stderr: string[];
-  exit: Promise<{ code: number | null; ms: number }>;
-}
-
-function start(env: Record<string, string>): Running {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    env: {
-      PATH: process.env['PATH'] ?? '',
-      HOME: process.env['HOME'] ?? '',
-      PORT: '0',
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'info',
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const stdout: string[] = [];
-  const stderr: string[] = [];
-  child.stdout!.on('data', (chunk) => stdout.push(String(chunk)));
-  child.stderr!.on('data', (chunk) => stderr.push(String(chunk)));
-  let killedAt = 0;
-  const originalKill = child.kill.bind(child);
-  child.kill = (signal) => {
-    killedAt = Date.now();
-    return originalKill(signal);
-  };
-  const exit = new Promise<{ code: number | null; ms: number }>((resolve) =>
-    child.on('exit', (code) => resolve({ code, ms: killedAt ? Date.now() - killedAt : 0 })),
-  );
-  return { child, stdout, stderr, exit };
-}
-
-async function listeningUrl(running: Running, timeoutMs = 60_000): Promise<string> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(running.stdout.join(''));
-    if (match) return match[1]!;
-    if (running.child.exitCode !== null) throw new Error(`exited early: ${running.stderr.join('')}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`not listening after ${timeoutMs} ms: ${running.stderr.join('')}`);
-}
+import { listeningUrl, startProcess as start, waitForOutput, workerUrl } from './processes.ts';
 
 describe('service process', () => {
   let dataDir: string;
@@ -110,16 +64,18 @@ describe('service process', () => {
     }
   }, 120_000);
 
-  it('runs as a worker without listening for HTTP, and stops cleanly', async () => {
-    const worker = start({ ...env, ROLE: 'worker' });
-    const deadline = Date.now() + 60_000;
-    while (!worker.stdout.join('').includes('mostrador started') && Date.now() < deadline) {
-      if (worker.child.exitCode !== null) throw new Error(worker.stderr.join(''));
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+  it('runs as a worker without the web port: health, readiness and metrics on WORKER_PORT; stops cleanly', async () => {
+    const worker = start({ ...env, ROLE: 'worker', WORKER_PORT: '0' });
+    const url = await workerUrl(worker);
+    await waitForOutput(worker, /mostrador started/);
     const out = worker.stdout.join('');
     expect(out).toContain('"role":"worker"');
     expect(out).not.toContain('Server listening');
+    expect((await fetch(`${url}/healthz`)).status).toBe(200);
+    expect(await (await fetch(`${url}/readyz`)).json()).toEqual({ status: 'ready' });
+    const metrics = await (await fetch(`${url}/metrics`)).text();
+    expect(metrics).toMatch(/^mostrador_job_queue_depth\{queue="webhooks-prune"\} \d+$/m);
+    expect(metrics).toMatch(/^mostrador_outbox_backlog \d+$/m);
     worker.child.kill('SIGTERM');
     expect((await worker.exit).code).toBe(0);
   }, 90_000);

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { inject } from 'vitest';
 import { type Database, openPglite, openPostgres } from '../../src/db/client.ts';
-import { cloneDatabase, databaseUrl, dropDatabase } from './pg-admin.ts';
+import { cloneDatabase, cloneName, databaseUrl, dropDatabase, withAdmin } from './pg-admin.ts';
 
 export interface TestDatabase {
   db: Database;
@@ -33,4 +33,13 @@ export async function openTestDatabase(options: { poolMax?: number } = {}): Prom
 
 export function isPostgresRun(): boolean {
   return inject('golden').kind === 'postgres';
+}
+
+/** A new PostgreSQL database with nothing in it, not even the schema (PostgreSQL runs only). */
+export async function createEmptyDatabase(): Promise<{ url: string; dispose(): Promise<void> }> {
+  const golden = inject('golden');
+  if (golden.kind !== 'postgres') throw new Error('createEmptyDatabase needs a PostgreSQL run');
+  const name = cloneName();
+  await withAdmin(golden.serverUrl, (admin) => admin.query(`CREATE DATABASE "${name}"`));
+  return { url: databaseUrl(golden.serverUrl, name), dispose: () => dropDatabase(golden.serverUrl, name) };
 }

@@ -97,7 +97,7 @@ describe('webhook workers', () => {
     const other = t.database.url ? await openPostgres({ url: t.database.url, poolMax: 5 }) : t.container.db;
     try {
       const claim = (db: typeof other) =>
-        claimDeliveries(db.orm, { now: t.clock.now(), limit: 3, token: randomUUID(), leaseMs: 60_000, perAttemptMs: 1000 });
+        claimDeliveries(db.orm, { now: t.clock.now(), limit: 3, token: randomUUID(), leaseMs: 60_000 });
       const rounds = await Promise.all(Array.from({ length: 10 }, (_, i) => claim(i % 2 ? other : t.container.db)));
       const claimed = rounds.flat().map((d) => d.id);
       expect(claimed).toHaveLength(20);
@@ -118,7 +118,6 @@ describe('webhook workers', () => {
       limit: 10,
       token: randomUUID(),
       leaseMs: 42_000,
-      perAttemptMs: 12_000,
     });
     expect(held!.endpointId).toBe(endpoint.id);
     await t.container.webhooks.dispatcher.drain();
@@ -134,6 +133,44 @@ describe('webhook workers', () => {
       [2, 'delivered'],
     ]);
     expect(attempts[0]!.error).toBe('the worker stopped during this attempt; retried');
+  });
+
+  it('leases every claimed delivery of a lane for the same time, wherever it stands in the queue', async () => {
+    const { company, endpoint } = await setup();
+    for (let i = 0; i < 5; i++) await makeProduct(t.container, company.id);
+    await t.container.db.orm.transaction((tx) => relayOutbox(tx, t.clock.now(), 100));
+    const now = t.clock.now();
+    const claimed = await claimDeliveries(t.container.db.orm, { now, limit: 10, token: randomUUID(), leaseMs: 42_000 });
+    expect(claimed).toHaveLength(5);
+    const rows = await t.container.db.query<{ due: Date }>(
+      'SELECT next_attempt_at AS due FROM webhook_deliveries WHERE endpoint_id = $1',
+      [endpoint.id],
+    );
+    expect(new Set(rows.map((r) => new Date(r.due).getTime() - now.getTime()))).toEqual(new Set([42_000]));
+  });
+
+  it('on a clean stop, releases the deliveries a lane had not started: due at once, their attempt given back', async () => {
+    const { company, endpoint } = await setup();
+    for (let i = 0; i < 4; i++) await makeProduct(t.container, company.id);
+    receiver.set({ kind: 'hang' });
+    const worker = await secondWorker(600_000);
+    await worker.module.dispatcher.start();
+    await receiver.waitFor(1, 10_000);
+    await worker.close(); // the attempt in flight times out (400 ms) and settles; the other three go back
+    const rows = await t.container.db.query<{ attempts: number; lease_token: string | null; due: Date; status: string }>(
+      'SELECT attempts, lease_token, next_attempt_at AS due, status FROM webhook_deliveries WHERE endpoint_id = $1 ORDER BY event_seq',
+      [endpoint.id],
+    );
+    expect(rows).toHaveLength(4);
+    const untouched = rows.filter((r) => r.attempts === 0);
+    expect(untouched).toHaveLength(3);
+    for (const row of untouched) {
+      expect(row.lease_token).toBeNull();
+      expect(new Date(row.due).getTime()).toBeLessThanOrEqual(t.clock.now().getTime());
+    }
+    receiver.set({ kind: 'status', status: 200 });
+    await t.container.webhooks.dispatcher.drain();
+    expect((await deliveryRows(t, endpoint.id)).filter((d) => d.status === 'delivered')).toHaveLength(3);
   });
 
   it('delivers right after commit when the dispatcher runs (woken by LISTEN/NOTIFY, not its poll)', async () => {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Config } from '../../config.ts';
 import type { Database } from '../../db/client.ts';
 import { AppError } from '../../lib/errors.ts';
-import { createRateLimiter } from '../../lib/rate-limiter.ts';
+import { createRateLimiterFor } from '../../lib/rate-limiter.ts';
 import { hashPassword, verifyPassword } from '../../lib/secrets.ts';
 import { type Clock, DAY_MS } from '../../lib/time.ts';
 import type { Logger } from '../../logger.ts';
@@ -70,8 +70,13 @@ export function createAuthService(deps: AuthServiceDeps) {
       })
     : null;
   const windowMs = config.auth.loginWindowSeconds * 1000;
-  const perAccount = createRateLimiter({ limit: config.auth.loginLimitPerAccount, windowMs, clock });
-  const perClient = createRateLimiter({ limit: config.auth.loginLimitPerClient, windowMs, clock });
+  const perAccount = createRateLimiterFor(db, {
+    name: 'login-account',
+    limit: config.auth.loginLimitPerAccount,
+    windowMs,
+    clock,
+  });
+  const perClient = createRateLimiterFor(db, { name: 'login-client', limit: config.auth.loginLimitPerClient, windowMs, clock });
   // Unknown accounts still pay for one scrypt, so timing does not tell which emails exist.
   let decoyHash: Promise<string> | null = null;
   const decoy = () => (decoyHash ??= hashPassword('decoy password that matches nothing'));
@@ -80,8 +85,9 @@ export function createAuthService(deps: AuthServiceDeps) {
     return new Date(Math.min(now.getTime() + ttlMs, createdAt.getTime() + ABSOLUTE_SESSION_MS));
   }
 
-  function checkRate(clientIp: string, email: string) {
-    for (const decision of [perClient.hit(`ip:${clientIp}`), perAccount.hit(`acct:${email}`)]) {
+  async function checkRate(clientIp: string, email: string) {
+    const decisions = await Promise.all([perClient.hit(`ip:${clientIp}`), perAccount.hit(`acct:${email}`)]);
+    for (const decision of decisions) {
       if (!decision.allowed) {
         throw new AppError('rate_limited', 'too many login attempts; try again later', {
           headers: { 'retry-after': String(decision.retryAfterSeconds) },
@@ -94,7 +100,7 @@ export function createAuthService(deps: AuthServiceDeps) {
   async function login(ctx: RequestCtx, input: { email: string; password: string }): Promise<IssuedToken> {
     const { origin } = ctx;
     const email = input.email.trim().toLowerCase();
-    checkRate(origin.ip ?? 'unknown', email);
+    await checkRate(origin.ip ?? 'unknown', email);
     const user = await users.findUserByEmail(email);
     const matches = await verifyPassword(input.password, user?.passwordHash ?? (await decoy()));
     const reason = failureReason(user, matches);
@@ -103,7 +109,7 @@ export function createAuthService(deps: AuthServiceDeps) {
       await recordAudit(db.orm, { action: 'auth.login_failed', actor, companyId: null, origin, details: { email, reason } });
       throw new AppError('unauthenticated', 'email or password is incorrect');
     }
-    perAccount.reset(`acct:${email}`);
+    await perAccount.reset(`acct:${email}`);
     return startSession(user, origin);
   }
 

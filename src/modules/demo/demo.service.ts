@@ -32,18 +32,32 @@ export interface DemoResult {
 export const DEMO_COMPANY_NAME = 'Almacén Don Tito';
 const DEMO_CUIT = '30-71234567-1';
 
-/** Seeds the demo when the database has no company at all (first start of the embedded demo). */
+// Serialises seeders across processes (any constant shared by the service; see lifecycle.ts).
+const DEMO_LOCK_KEY = 727_003;
+
+/**
+ * Seeds the demo when the database has no company at all (first start of the embedded demo). The
+ * check and the seed run in one transaction under an advisory lock: processes starting at once on
+ * an empty database seed it once.
+ */
 export async function seedDemoIfEmpty(container: Container): Promise<DemoResult | null> {
   const [row] = await container.db.query<{ n: number }>('SELECT count(*)::int AS n FROM companies');
   if (Number(row?.n ?? 0) > 0) return null;
-  return seedDemo(container);
+  return seedDemo(container, { onlyIfEmpty: true });
 }
 
 /** Creates a demo company with a realistic catalogue, stock in two deposits, sales and an invoice, in one transaction. */
-export async function seedDemo(container: Container): Promise<DemoResult> {
+export async function seedDemo(container: Container, options: { onlyIfEmpty: true }): Promise<DemoResult | null>;
+export async function seedDemo(container: Container): Promise<DemoResult>;
+export async function seedDemo(container: Container, options: { onlyIfEmpty?: boolean } = {}): Promise<DemoResult | null> {
   const rng = seededRandom(20261121);
   const now = container.clock.now();
   const result = await container.db.orm.transaction(async (tx) => {
+    await tx.execute(sql`SELECT pg_advisory_xact_lock(${DEMO_LOCK_KEY})`);
+    if (options.onlyIfEmpty) {
+      const [row] = await selectRows<{ n: number }>(tx, sql`SELECT count(*)::int AS n FROM companies`);
+      if (Number(row?.n ?? 0) > 0) return null;
+    }
     const name = await demoCompanyName(tx);
     const created = await container.companies.createCompany({ name, cuit: name === DEMO_COMPANY_NAME ? DEMO_CUIT : null }, tx);
     const companyId = created.company.id;
@@ -60,6 +74,7 @@ export async function seedDemo(container: Container): Promise<DemoResult> {
     const logins = await seedUsers(container, tx, companyId);
     return { created, companyId, products: productIds.length, logins };
   });
+  if (result === null) return null;
   const demo: Omit<DemoResult, 'banner'> = {
     companyId: result.companyId,
     companyName: result.created.company.name,

@@ -40,6 +40,8 @@ export function sourceLabel(url: string, kind: string): string {
 
 /** How often an unreachable exchange-rate source is warned about (in between, debug lines only). */
 export const UNREACHABLE_WARNING_EVERY_MS = 60 * 60 * 1000;
+/** Workers starting within one slot of this length share one start-up refresh. */
+const STARTUP_REFRESH_SLOT_SECONDS = 300;
 
 export function createExchangeService(deps: ExchangeServiceDeps) {
   const { db, jobs, clock, logger, sourceUrl, fixedRate } = deps;
@@ -129,10 +131,13 @@ export function createExchangeService(deps: ExchangeServiceDeps) {
     },
   });
 
-  /** Queues one refresh now (a worker starting); several workers starting at once queue one. */
+  /**
+   * Queues one refresh now (a worker starting). pg-boss keeps one job per singletonKey per slot of
+   * singletonSeconds, so several workers starting within the same 5 minutes queue one refresh.
+   */
   async function requestRefresh(): Promise<void> {
     if (fixedRate !== null) return;
-    await jobs.send(EXCHANGE_REFRESH_JOB, {}, { singletonKey: 'startup' });
+    await jobs.send(EXCHANGE_REFRESH_JOB, {}, { singletonKey: 'startup', singletonSeconds: STARTUP_REFRESH_SLOT_SECONDS });
   }
 
   return { currentRate, refresh, requestRefresh, warnUnreachable };

@@ -3,6 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import type { App } from '../../http/app.types.ts';
 import type { SurfaceGuard } from '../../http/surfaces.ts';
 import type { IntegrationService } from './integration.service.ts';
+import type { Metrics } from '../../metrics/metrics.ts';
 import { setActor } from '../../http/request-context.ts';
 import { AppError } from '../../lib/errors.ts';
 import { EventEnvelope } from './events.schemas.ts';
@@ -37,7 +38,7 @@ export function integrationGuard(integration: IntegrationService): SurfaceGuard 
 }
 
 /** POST and GET /api/integration/in, in their own scope (raw-body JSON parser); registered in the integration surface. */
-export function registerIntegrationRoutes(app: App, integration: IntegrationService) {
+export function registerIntegrationRoutes(app: App, integration: IntegrationService, metrics: Metrics) {
   app.register(async (plain) => {
     const scope = plain.withTypeProvider<TypeBoxTypeProvider>();
     // The signature covers the exact bytes: keep them, and parse JSON only after the checks that
@@ -78,14 +79,21 @@ export function registerIntegrationRoutes(app: App, integration: IntegrationServ
         validatorCompiler: () => () => true,
       },
       async (request, reply) => {
-        const result = await integration.ingest({
-          companyId: request.ctx.companyId!,
-          integrationKey: integrationKeyOf(request)!,
-          rawBody: Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0),
-          signature: headerValue(request.headers['x-signature']),
-          sentAt: headerValue(request.headers['x-sent-at']),
-          idempotencyKey: headerValue(request.headers['x-idempotency-key']),
-        });
+        let result: Awaited<ReturnType<typeof integration.ingest>>;
+        try {
+          result = await integration.ingest({
+            companyId: request.ctx.companyId!,
+            integrationKey: integrationKeyOf(request)!,
+            rawBody: Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0),
+            signature: headerValue(request.headers['x-signature']),
+            sentAt: headerValue(request.headers['x-sent-at']),
+            idempotencyKey: headerValue(request.headers['x-idempotency-key']),
+          });
+        } catch (err) {
+          metrics.countEvent('refused', err instanceof AppError ? err.code : 'internal');
+          throw err;
+        }
+        metrics.countEvent(result.idempotent ? 'duplicate' : 'accepted', 'ok');
         reply.header('x-event-id', result.eventId);
         if (result.bodyMismatch) reply.header('x-idempotency-mismatch', 'body differs from the stored event');
         return result.idempotent ? { status: 'ok' as const, idempotent: true as const } : { status: 'ok' as const };

@@ -1,7 +1,7 @@
 import type { Database } from '../../db/client.ts';
 import { AppError } from '../../lib/errors.ts';
 import { fromMilli, lineTotalCents, moneyToNumber } from '../../lib/money.ts';
-import { createRateLimiter } from '../../lib/rate-limiter.ts';
+import { createRateLimiterFor } from '../../lib/rate-limiter.ts';
 import { sha256Hex } from '../../lib/secrets.ts';
 import type { Clock } from '../../lib/time.ts';
 import { createTtlCache } from '../../lib/ttl-cache.ts';
@@ -42,7 +42,10 @@ export function createScannerService({ db, companies, clock, logger, rateLimitPe
   const repo = createScannerRepo(db.orm);
   const tokens = createTtlCache<number | null>({ ttlMs: SCANNER_CACHE_TTL_MS, maxEntries: 10_000, clock });
   const layouts = createTtlCache<ScaleLabelLayout | null>({ ttlMs: SCANNER_CACHE_TTL_MS, maxEntries: 10_000, clock });
-  const limiter = rateLimitPerMinute > 0 ? createRateLimiter({ limit: rateLimitPerMinute, windowMs: 60_000, clock }) : null;
+  const limiter =
+    rateLimitPerMinute > 0
+      ? createRateLimiterFor(db, { name: 'scanner', limit: rateLimitPerMinute, windowMs: 60_000, clock })
+      : null;
 
   async function companyOfToken(token: string): Promise<number | null> {
     const key = sha256Hex(token);
@@ -66,7 +69,7 @@ export function createScannerService({ db, companies, clock, logger, rateLimitPe
   /** Rate limit, then token, then the optional companyId: the company the lookup runs for. */
   async function authorize({ token, companyId, clientIp }: ScanInput): Promise<number> {
     if (limiter) {
-      const decision = limiter.hit(`${sha256Hex(token)}|${clientIp}`);
+      const decision = await limiter.hit(`${sha256Hex(token)}|${clientIp}`);
       if (!decision.allowed) {
         throw new AppError('rate_limited', `too many scanner lookups; retry in ${decision.retryAfterSeconds} s`, {
           headers: { 'retry-after': String(decision.retryAfterSeconds) },

@@ -81,9 +81,12 @@ export interface ClaimOptions {
   now: Date;
   limit: number;
   token: string;
-  /** Lease of the first delivery of an endpoint in this claim; each next one of the same endpoint adds `perAttemptMs`. */
+  /**
+   * Lease of every delivery of this claim, wherever it stands in its endpoint's lane: the worker
+   * renews the lane's leases while it works through it (renewLeases), so the time a dead worker's
+   * claims wait does not grow with the queue.
+   */
   leaseMs: number;
-  perAttemptMs: number;
 }
 
 /**
@@ -117,8 +120,7 @@ export async function claimDeliveries(conn: Conn, options: ClaimOptions): Promis
         attempts = d.attempts + 1,
         round_attempts = d.round_attempts + 1,
         lease_token = ${options.token}::uuid,
-        next_attempt_at = ${iso(options.now)}::timestamptz
-          + make_interval(secs => (${options.leaseMs}::float8 + (r.pos - 1) * ${options.perAttemptMs}::float8) / 1000),
+        next_attempt_at = ${iso(options.now)}::timestamptz + make_interval(secs => ${options.leaseMs}::float8 / 1000),
         updated_at = ${iso(options.now)}::timestamptz
       FROM ranked r WHERE d.id = r.id
       RETURNING d.id, d.company_id, d.endpoint_id, d.event_id, d.event, d.kind, d.attempts, d.round_attempts,
@@ -154,6 +156,32 @@ function toClaimed(row: ClaimRow): ClaimedDelivery {
     previousSecretExpiresAt: row.previous_secret_expires_ms === null ? null : new Date(Number(row.previous_secret_expires_ms)),
     headersEncrypted: row.headers_encrypted,
   };
+}
+
+/** Pushes the leases of deliveries this claim still holds to `now + leaseMs`; returns the ids still held. */
+export async function renewLeases(conn: Conn, ids: string[], token: string, now: Date, leaseMs: number): Promise<Set<string>> {
+  const rows = await selectRows<{ id: string }>(
+    conn,
+    sql`UPDATE webhook_deliveries SET next_attempt_at = ${iso(now)}::timestamptz + make_interval(secs => ${leaseMs}::float8 / 1000)
+      WHERE id = ANY(${sql.param(ids)}::uuid[]) AND lease_token = ${token}::uuid AND status = 'pending'
+      RETURNING id`,
+  );
+  return new Set(rows.map((row) => row.id));
+}
+
+/**
+ * Gives back deliveries a stopping worker holds: due at once for any other worker, without the
+ * lost-attempt mark. Deliveries never started get their claimed attempt back; one whose attempt was
+ * cut short keeps it (the receiver may have seen it).
+ */
+export async function releaseClaims(conn: Conn, token: string, now: Date, released: { id: string; started: boolean }[]) {
+  if (released.length === 0) return;
+  await conn.execute(sql`UPDATE webhook_deliveries d SET lease_token = NULL, next_attempt_at = ${iso(now)}::timestamptz,
+      attempts = d.attempts - CASE WHEN r.started THEN 0 ELSE 1 END,
+      round_attempts = d.round_attempts - CASE WHEN r.started THEN 0 ELSE 1 END,
+      updated_at = ${iso(now)}::timestamptz
+    FROM unnest(${sql.param(released.map((r) => r.id))}::uuid[], ${sql.param(released.map((r) => r.started))}::boolean[]) AS r(id, started)
+    WHERE d.id = r.id AND d.lease_token = ${token}::uuid AND d.status = 'pending'`);
 }
 
 /** Fails every pending delivery of an endpoint that was just disabled. */

@@ -2,10 +2,10 @@ import { randomUUID } from 'node:crypto';
 import type { Database } from '../../db/client.ts';
 import type { Clock } from '../../lib/time.ts';
 import type { Logger } from '../../logger.ts';
-import { type ClaimedDelivery, claimDeliveries, relayOutbox } from './deliveries.repo.ts';
+import { type ClaimedDelivery, claimDeliveries, relayOutbox, releaseClaims, renewLeases } from './deliveries.repo.ts';
 import type { DeliveryRunner } from './delivery-runner.ts';
 import { DELIVERY_TIMEOUT_MS } from './retry-policy.ts';
-import { listenForWork } from './work-listener.ts';
+import { listenForWork, type WorkListener } from './work-listener.ts';
 
 export interface DispatcherOptions {
   /** Endpoint lanes (sequential sends to one endpoint) running at once in this process. */
@@ -27,8 +27,20 @@ export interface DispatcherDeps {
 
 export type Dispatcher = ReturnType<typeof createDispatcher>;
 
-/** Margin of a lease beyond the attempts it covers (settling, scheduling). */
+/** Margin of a lease beyond the attempt it covers (settling, scheduling). */
 const LEASE_MARGIN_MS = 30_000;
+/**
+ * A lane renews the leases of what it still holds before an attempt once this long has passed since
+ * the last renewal: an attempt started by then ends within the lease (perAttempt + margin), and a
+ * fast lane pays no extra statement.
+ */
+const RENEW_AFTER_MS = LEASE_MARGIN_MS / 2;
+
+/** The claims of one lane not settled yet, released if the worker stops before sending them. */
+interface LaneHold {
+  token: string;
+  held: Map<string, { started: boolean }>;
+}
 
 /**
  * The delivery worker of one process. Woken by commits (LISTEN) and a short poll, it relays new
@@ -40,12 +52,14 @@ export function createDispatcher({ db, clock, runner, logger, options }: Dispatc
   const pollIntervalMs = options.pollIntervalMs ?? 1000;
   const relayBatchSize = options.relayBatchSize ?? 500;
   const perAttemptMs = (options.attemptTimeoutMs ?? DELIVERY_TIMEOUT_MS) + 2000;
-  const lanes = new Set<Promise<void>>();
+  const leaseMs = perAttemptMs + LEASE_MARGIN_MS;
+  const lanes = new Map<Promise<void>, LaneHold>();
+  let stopping = false;
   let pumping: Promise<void> | null = null;
   let again = false;
   let running = false;
   let poll: NodeJS.Timeout | null = null;
-  let unlisten: (() => Promise<void>) | null = null;
+  let listener: WorkListener | null = null;
 
   async function relayAll() {
     for (;;) {
@@ -56,23 +70,54 @@ export function createDispatcher({ db, clock, runner, logger, options }: Dispatc
   }
 
   function startLane(deliveries: ClaimedDelivery[], token: string) {
+    const hold: LaneHold = { token, held: new Map(deliveries.map((d) => [d.id, { started: false }])) };
     const lane = (async () => {
+      let renewedAt = Date.now();
       for (const delivery of deliveries) {
+        if (stopping) break;
+        if (Date.now() - renewedAt >= RENEW_AFTER_MS) {
+          renewedAt = Date.now();
+          const still = await renewLeases(db.orm, [...hold.held.keys()], token, clock.now(), leaseMs);
+          for (const id of hold.held.keys()) if (!still.has(id)) hold.held.delete(id);
+          if (!hold.held.has(delivery.id)) continue; // its lease ran out and another worker has it
+        }
+        hold.held.get(delivery.id)!.started = true;
         try {
           const report = await runner.run(delivery, token);
+          hold.held.delete(delivery.id);
           // The endpoint is gone or was disabled: its other claimed deliveries were failed with it.
-          if (report.disabled) return;
+          if (report.disabled) {
+            hold.held.clear();
+            return;
+          }
         } catch (err) {
+          hold.held.delete(delivery.id);
           // The lease expires and the delivery is tried again; nothing is lost.
           logger.error({ err, delivery: delivery.id }, 'webhook delivery attempt could not be settled');
         }
       }
+      await release(hold);
     })();
-    lanes.add(lane);
+    lanes.set(lane, hold);
     void lane.finally(() => {
       lanes.delete(lane);
       if (running) void pump();
     });
+  }
+
+  /** Gives back what a lane still holds (a clean stop): due at once for the other workers. */
+  async function release(hold: LaneHold) {
+    const released = [...hold.held].map(([id, { started }]) => ({ id, started }));
+    hold.held.clear();
+    if (released.length === 0) return;
+    try {
+      await releaseClaims(db.orm, hold.token, clock.now(), released);
+    } catch (err) {
+      logger.warn(
+        { err, deliveries: released.length },
+        'could not release claimed deliveries; they are retried after their lease',
+      );
+    }
   }
 
   async function pumpOnce() {
@@ -85,8 +130,7 @@ export function createDispatcher({ db, clock, runner, logger, options }: Dispatc
           now: clock.now(),
           limit: options.concurrency - lanes.size,
           token,
-          leaseMs: perAttemptMs + LEASE_MARGIN_MS,
-          perAttemptMs,
+          leaseMs,
         });
         if (claimed.length === 0) break;
         for (const group of groupByEndpoint(claimed)) startLane(group, token);
@@ -112,26 +156,42 @@ export function createDispatcher({ db, clock, runner, logger, options }: Dispatc
     async start() {
       if (running) return;
       running = true;
-      unlisten = await listenForWork(db, () => void pump(), logger);
+      stopping = false;
+      listener = await listenForWork(db, () => void pump(), logger);
       poll = setInterval(() => void pump(), pollIntervalMs);
       poll.unref();
       void pump();
     },
-    /** Stops taking work and waits (up to `timeoutMs`) for attempts in flight; unfinished ones are retried after their lease. */
+    /**
+     * Stops claiming, lets each lane finish the attempt it is in (up to `timeoutMs`) and releases the
+     * rest at once; an attempt still running at the timeout is released too (the receiver may get it
+     * twice: delivery is at least once).
+     */
     async stop(timeoutMs = 15_000) {
       if (!running) return;
       running = false;
+      stopping = true;
       if (poll) clearInterval(poll);
-      await unlisten?.();
+      await listener?.stop();
+      listener = null;
       await pumping;
-      await Promise.race([Promise.allSettled([...lanes]), new Promise((resolve) => setTimeout(resolve, timeoutMs).unref())]);
+      await Promise.race([
+        Promise.allSettled([...lanes.keys()]),
+        new Promise((resolve) => setTimeout(resolve, timeoutMs).unref()),
+      ]);
+      await Promise.all([...lanes.values()].map(release));
+    },
+    /** Throws when the LISTEN connection is down (a worker's /readyz); the poll still runs meanwhile. */
+    checkListening() {
+      if (!running) throw new Error('the dispatcher is stopped');
+      if (!listener?.connected) throw new Error('the LISTEN connection is down');
     },
     /** One full pass for tests and tools: relay, then send everything due now, and wait for it. */
     async drain() {
       for (;;) {
         await pump();
         if (lanes.size === 0) return;
-        await Promise.allSettled([...lanes]);
+        await Promise.allSettled([...lanes.keys()]);
       }
     },
     get running() {

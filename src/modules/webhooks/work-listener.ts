@@ -8,12 +8,18 @@ const RECONNECT_MS = 1000;
 /**
  * Calls `onWork` whenever a transaction that recorded an outbound event (or asked for a redelivery)
  * commits: LISTEN on PostgreSQL through one dedicated pooled connection (re-established when lost),
- * PGlite's own listen in the embedded database. Returns the function that stops listening.
+ * PGlite's own listen in the embedded database.
  */
-export async function listenForWork(database: Database, onWork: () => void, logger: Logger): Promise<() => Promise<void>> {
+export interface WorkListener {
+  /** True while the LISTEN connection is up (a worker's /readyz). */
+  readonly connected: boolean;
+  stop(): Promise<void>;
+}
+
+export async function listenForWork(database: Database, onWork: () => void, logger: Logger): Promise<WorkListener> {
   if (database.pglite) {
     const unlisten = await database.pglite.listen(WEBHOOK_CHANNEL, onWork);
-    return () => unlisten();
+    return { connected: true, stop: () => unlisten() };
   }
   const pool = database.pool!;
   let client: pg.PoolClient | null = null;
@@ -48,14 +54,19 @@ export async function listenForWork(database: Database, onWork: () => void, logg
     }
   }
   await connect();
-  return async () => {
-    stopped = true;
-    if (timer) clearTimeout(timer);
-    const current = client;
-    client = null;
-    if (current) {
-      await current.query(`UNLISTEN ${WEBHOOK_CHANNEL}`).catch(() => {});
-      current.release();
-    }
+  return {
+    get connected() {
+      return client !== null;
+    },
+    async stop() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      const current = client;
+      client = null;
+      if (current) {
+        await current.query(`UNLISTEN ${WEBHOOK_CHANNEL}`).catch(() => {});
+        current.release();
+      }
+    },
   };
 }

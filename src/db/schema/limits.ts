@@ -1,0 +1,15 @@
+import { char, index, integer, pgTable, timestamp } from 'drizzle-orm/pg-core';
+
+// Mirrors src/db/migrations/0011_rate_limits.sql.
+const tstz = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
+
+export const rateLimitWindows = pgTable(
+  'rate_limit_windows',
+  {
+    key: char('key', { length: 64 }).primaryKey(),
+    windowStartedAt: tstz('window_started_at').notNull(),
+    hits: integer('hits').notNull(),
+    expiresAt: tstz('expires_at').notNull(),
+  },
+  (t) => [index('rate_limit_windows_expires_idx').on(t.expiresAt)],
+);
