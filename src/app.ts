@@ -12,6 +12,11 @@ import { registerAccess } from './modules/auth/access.module.ts';
 import { registerWebhookRoutes } from './modules/webhooks/webhooks.routes.ts';
 import { registerPublicSurface } from './modules/public-surface.ts';
 import { registerIntegrationRoutes } from './modules/integration/integration.routes.ts';
+import {
+  registerInstagramCronRoutes,
+  registerInstagramOperatorRoutes,
+  registerInstagramWebhookRoutes,
+} from './modules/instagram/instagram.routes.ts';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 /** The application instance every route module registers on (TypeBox-typed routes). */
@@ -75,6 +80,9 @@ export async function buildApp(container: Container): Promise<App> {
   registerHomeRoute(app, container);
   registerPublicSurface(app, container);
   registerIntegrationRoutes(app, container);
+  registerInstagramOperatorRoutes(app, container);
+  registerInstagramWebhookRoutes(app, container);
+  registerInstagramCronRoutes(app, container);
 
   return app;
 }

@@ -14,6 +14,7 @@ import { createScannerService, type ScannerService } from './modules/scanner/sca
 import { createIntegrationService, type IntegrationService } from './modules/integration/integration.service.ts';
 import { saleBatchOptions } from './modules/integration/sale-batcher.ts';
 import { createUserService, type UserService } from './modules/users/users.service.ts';
+import { createInstagramModule, type InstagramModule, type InstagramModuleDeps } from './modules/instagram/instagram.module.ts';
 import { createWebhooksModule, type WebhooksModule, type WebhooksModuleDeps } from './modules/webhooks/webhooks.module.ts';
 
 /** Everything the program shares: one instance per process, passed explicitly (manual DI). */
@@ -33,6 +34,7 @@ export interface Container {
   readonly scanner: ScannerService;
   readonly exchange: ExchangeService;
   readonly integration: IntegrationService;
+  readonly instagram: InstagramModule;
   close(): Promise<void>;
 }
 
@@ -43,6 +45,8 @@ export interface ContainerOverrides {
   logger?: Logger;
   /** Webhook delivery timings for tests (short timeouts, fast polls, fixed jitter). */
   webhookTuning?: WebhooksModuleDeps['tuning'];
+  /** Instagram Graph timings for tests (a shorter abort, faster read spacing). */
+  instagramTuning?: InstagramModuleDeps['tuning'];
 }
 
 export async function openDatabase(config: Config): Promise<Database> {
@@ -75,6 +79,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     config: config.integration,
     saleBatch: saleBatchOptions(db, config),
   });
+  const instagram = createInstagramModule({ config, db, cipher, clock, logger, jobs, tuning: overrides.instagramTuning ?? {} });
 
   let closed = false;
   return {
@@ -93,10 +98,12 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     scanner,
     exchange,
     integration,
+    instagram,
     async close() {
       if (closed) return;
       closed = true;
       await webhooks.close();
+      await instagram.close();
       await jobs.stop(config.shutdownTimeoutMs);
       await db.close();
     },

@@ -4,3 +4,4 @@ export * from './auth.ts';
 export * from './webhooks.ts';
 export * from './public.ts';
 export * from './integration.ts';
+export * from './instagram.ts';

@@ -1,0 +1,67 @@
+import type { Config } from '../../config.ts';
+import type { Database } from '../../db/client.ts';
+import type { JobQueue } from '../../jobs/queue.ts';
+import type { Cipher } from '../../lib/secrets.ts';
+import type { Clock } from '../../lib/time.ts';
+import type { Logger } from '../../logger.ts';
+import { createGraphClient, type GraphClientOptions } from './graph.client.ts';
+import { createInstagramService, type InstagramService } from './instagram.service.ts';
+
+export interface InstagramModule {
+  service: InstagramService;
+  close(): Promise<void>;
+}
+
+export interface InstagramModuleDeps {
+  config: Config;
+  db: Database;
+  cipher: Cipher;
+  clock: Clock;
+  logger: Logger;
+  jobs: JobQueue;
+  /** Tests: a shorter Graph timeout, a faster read spacing. */
+  tuning?: Pick<GraphClientOptions, 'timeoutMs' | 'readIntervalMs'>;
+}
+
+export const SYNC_JOB = 'instagram-inbox-sync';
+
+/** The operator channel: the service's own Instagram account (issue 16). */
+export function createInstagramModule({
+  config,
+  db,
+  cipher,
+  clock,
+  logger,
+  jobs,
+  tuning = {},
+}: InstagramModuleDeps): InstagramModule {
+  const graph = createGraphClient({ apiUrl: config.instagram.apiUrl, graphUrl: config.instagram.graphUrl, ...tuning });
+  const service = createInstagramService({
+    db,
+    config: config.instagram,
+    publicBaseUrl: config.http.publicBaseUrl,
+    cipher,
+    clock,
+    logger,
+    graph,
+  });
+  // The minute backup poll in worker processes. pg-boss runs a schedule once per minute across
+  // instances; the claim on the channel row (instagram.repo claimSync) makes a run exclusive even
+  // when a slow run overlaps the next one or the cron route runs at the same time.
+  jobs.define({
+    name: SYNC_JOB,
+    schedule: '* * * * *',
+    retryLimit: 0,
+    expireInSeconds: 120,
+    handler: async () => {
+      const report = await service.sync();
+      if (report.ran || report.reason === 'failed') logger.info({ sync: report }, 'instagram backup sync');
+    },
+  });
+  return {
+    service,
+    async close() {
+      await service.idle();
+    },
+  };
+}
