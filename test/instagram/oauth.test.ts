@@ -114,7 +114,11 @@ describe('instagram connection (OAuth)', () => {
 
   it('reports a reused code (double callback) without storing', async () => {
     let code = '';
-    await t.connect({ mangle: (u) => void (code = u.searchParams.get('code')!) });
+    await t.connect({
+      mangle: (u) => {
+        code = u.searchParams.get('code')!;
+      },
+    });
     await t.container.db.query('DELETE FROM instagram_channel');
     const res = await t.connect({ mangle: (u) => u.searchParams.set('code', code) });
     expect(res.status).toBe(502);
