@@ -145,7 +145,7 @@ export function createInstagramService({ db, config, publicBaseUrl, cipher, cloc
       mid: m.mid,
       accountId,
       participantId,
-      participantUsername: username,
+      participantUsername: username ?? (outbound ? null : m.fromUsername),
       direction: outbound ? 'outbound' : 'inbound',
       senderId: m.fromId ?? (outbound ? accountId : participantId),
       text: m.text === '' ? null : m.text,
@@ -425,7 +425,9 @@ export function createInstagramService({ db, config, publicBaseUrl, cipher, cloc
       }
       const { messages, attachments, reactions } = await repo.listMessages(db, conversation.id);
       const handle = channel.username ? `@${channel.username}` : channel.account_id;
-      const other = conversation.participant_username ? `@${conversation.participant_username}` : conversation.participant_id;
+      // The thread read may have taught us the participant's username.
+      const current = (await repo.getConversation(db, conversation.id)) ?? conversation;
+      const other = current.participant_username ? `@${current.participant_username}` : current.participant_id;
       return {
         stale,
         messages: messages.map((m) => ({
