@@ -183,11 +183,11 @@ describe('instagram connection (OAuth)', () => {
       await t.container.db.query(
         "UPDATE instagram_channel SET token_issued_at = now() - interval '2 hours', token_expires_at = now() + interval '5 days'",
       );
-      expect((await cron()).json().sync.refreshed).toBe(false);
+      expect((await cron()).json().sync).toMatchObject({ ran: true, refreshed: false });
       await t.container.db.query(
-        "UPDATE instagram_channel SET token_issued_at = now() - interval '3 days', token_expires_at = now() + interval '11 days'",
+        "UPDATE instagram_channel SET token_issued_at = now() - interval '3 days', token_expires_at = now() + interval '11 days', last_sync_at = NULL",
       );
-      expect((await cron()).json().sync.refreshed).toBe(false);
+      expect((await cron()).json().sync).toMatchObject({ ran: true, refreshed: false });
       expect(t.fake.requests.some((r) => r.path === '/refresh_access_token')).toBe(false);
     });
 

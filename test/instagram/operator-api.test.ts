@@ -27,7 +27,9 @@ describe('instagram operator API', () => {
       ),
     );
     await t.container.db.query('DELETE FROM instagram_conversations');
-    await t.container.db.query('UPDATE instagram_channel SET reconnect_required = false, sync_lease_until = NULL');
+    await t.container.db.query(
+      'UPDATE instagram_channel SET reconnect_required = false, sync_lease_until = NULL, last_sync_at = NULL',
+    );
   });
 
   const as = (cookie: string) => ({ cookie, ...SAME_ORIGIN });
@@ -325,9 +327,12 @@ describe('instagram operator API', () => {
       const res = await t.app.inject({ method: 'POST', url: path, headers: { authorization: `Bearer ${CRON_SECRET}` } });
       expect(res.json().sync).toEqual({ ran: false, reason: 'busy' });
       await t.container.db.query('UPDATE instagram_channel SET sync_lease_until = NULL');
-      const runs = await Promise.all(Array.from({ length: 4 }, () => t.container.instagram.service.sync()));
+      const runs = await Promise.all(Array.from({ length: 4 }, () => t.container.instagram.service.sync({ scheduled: true })));
       expect(runs.filter((r) => r.ran)).toHaveLength(1);
       expect(runs.filter((r) => r.reason === 'busy')).toHaveLength(3);
+      // The next minute's run is not skipped.
+      await t.container.db.query("UPDATE instagram_channel SET last_sync_at = now() - interval '50 seconds'");
+      expect((await t.container.instagram.service.sync({ scheduled: true })).ran).toBe(true);
     });
   });
 });

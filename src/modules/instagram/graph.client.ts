@@ -199,7 +199,8 @@ interface CallOptions {
 
 export function createGraphClient(options: GraphClientOptions): GraphClient {
   const timeoutMs = options.timeoutMs ?? GRAPH_TIMEOUT_MS;
-  const readIntervalMs = options.readIntervalMs ?? 1000 / CONVERSATION_READS_PER_SECOND;
+  // A little over 1000 / 2 ms: network jitter must not bring two reads of a window closer than a second.
+  const readIntervalMs = options.readIntervalMs ?? 1000 / CONVERSATION_READS_PER_SECOND + 25;
   const fetchImpl = options.fetchImpl ?? fetch;
   const nextReadAt = new Map<string, number>();
   const blockedUntil = new Map<string, number>();

@@ -47,14 +47,14 @@ export function createInstagramModule({
   });
   // The minute backup poll in worker processes. pg-boss runs a schedule once per minute across
   // instances; the claim on the channel row (instagram.repo claimSync) makes a run exclusive even
-  // when a slow run overlaps the next one or the cron route runs at the same time.
+  // when a slow run overlaps the next one, and one per minute with the external cron route.
   jobs.define({
     name: SYNC_JOB,
     schedule: '* * * * *',
     retryLimit: 0,
     expireInSeconds: 120,
     handler: async () => {
-      const report = await service.sync();
+      const report = await service.sync({ scheduled: true });
       if (report.ran || report.reason === 'failed') logger.info({ sync: report }, 'instagram backup sync');
     },
   });

@@ -91,13 +91,17 @@ export async function touchWebhook(q: Q, accountId: string, now: Date) {
 
 /**
  * Claims the backup sync for `leaseMs`: one process across every instance wins until the lease ends
- * or is released. A row UPDATE with a condition is the claim, on PostgreSQL and PGlite alike.
+ * or is released. A row UPDATE with a condition is the claim, on PostgreSQL and PGlite alike; a
+ * concurrent claimer waits for the row and then sees the lease taken. With `minIntervalMs`, a run
+ * that finished less than that long ago also refuses the claim (the minute schedule and an external
+ * cron then make one run per minute between them, not one each).
  */
-export async function claimSync(q: Q, now: Date, leaseMs: number): Promise<boolean> {
+export async function claimSync(q: Q, now: Date, leaseMs: number, minIntervalMs = 0): Promise<boolean> {
   const rows = await q.query(
     `UPDATE instagram_channel SET sync_lease_until = $2
-     WHERE sync_lease_until IS NULL OR sync_lease_until <= $1 RETURNING account_id`,
-    [now, new Date(now.getTime() + leaseMs)],
+     WHERE (sync_lease_until IS NULL OR sync_lease_until <= $1) AND (last_sync_at IS NULL OR last_sync_at <= $3)
+     RETURNING account_id`,
+    [now, new Date(now.getTime() + leaseMs), new Date(now.getTime() - minIntervalMs)],
   );
   return rows.length > 0;
 }

@@ -179,7 +179,7 @@ export function registerInstagramCronRoutes(app: App, { instagram, config }: Con
         headers: { 'www-authenticate': 'Bearer realm="cron"' },
       });
     }
-    return { sync: await instagram.service.sync() };
+    return { sync: await instagram.service.sync({ scheduled: true }) };
   };
   app.get(path, { schema: { hide: true } }, handler);
   app.post(path, { schema: { hide: true } }, handler);

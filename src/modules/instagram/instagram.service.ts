@@ -23,6 +23,8 @@ export const REFRESH_MIN_AGE_MS = DAY_MS;
 export const REFRESH_WINDOW_MS = 10 * DAY_MS;
 /** A sync holds its claim at most this long (a crashed worker's claim lapses before the next minute). */
 const SYNC_LEASE_MS = 55_000;
+/** Scheduled runs (the minute job, the cron route) skip when a run finished less than this long ago. */
+export const SCHEDULED_MIN_INTERVAL_MS = 45_000;
 /** The webhook subscription is checked at most this often by the backup sync. */
 const SUBSCRIPTION_CHECK_MS = 15 * 60_000;
 /** Threads backfilled per sync run (each one is a rate-limited Graph read). */
@@ -51,6 +53,7 @@ export type CallbackOutcome =
 
 export interface SyncReport {
   ran: boolean;
+  /** busy: another process holds the claim, or (scheduled runs) one finished less than 45 s ago. */
   reason?: 'not_configured' | 'not_connected' | 'reconnect_required' | 'busy' | 'failed';
   conversations?: number;
   new_messages?: number;
@@ -211,16 +214,17 @@ export function createInstagramService({ db, config, publicBaseUrl, cipher, cloc
   function scheduleSync() {
     background = background
       .then(() => new Promise((resolve) => setImmediate(resolve)))
-      .then(runSync)
+      .then(() => runSync())
       .catch((err) => logger.error({ err }, 'instagram background sync failed'));
   }
 
-  async function runSync(): Promise<SyncReport> {
+  async function runSync(options: { scheduled?: boolean } = {}): Promise<SyncReport> {
     if (!config.configured) return { ran: false, reason: 'not_configured' };
     const channel = await repo.getChannel(db);
     if (!channel) return { ran: false, reason: 'not_connected' };
     if (channel.reconnect_required) return { ran: false, reason: 'reconnect_required' };
-    if (!(await repo.claimSync(db, clock.now(), SYNC_LEASE_MS))) return { ran: false, reason: 'busy' };
+    const interval = options.scheduled ? SCHEDULED_MIN_INTERVAL_MS : 0;
+    if (!(await repo.claimSync(db, clock.now(), SYNC_LEASE_MS, interval))) return { ran: false, reason: 'busy' };
     const report: SyncReport = { ran: true, conversations: 0, new_messages: 0, refreshed: false, resubscribed: false };
     let failure: string | null = null;
     try {
