@@ -1,3 +1,4 @@
+import type { Logger } from '../../src/logger.ts';
 import { buildTestApp, type TestApp } from '../app.ts';
 import { makeCompany, makeUser } from '../factories.ts';
 import { type FakeInstagram, startFakeInstagram } from '../fakes/instagram.fake.ts';
@@ -37,12 +38,19 @@ export function instagramEnv(fake: FakeInstagram, env: Record<string, string> = 
 }
 
 export async function buildInstagramApp(
-  options: { env?: Record<string, string>; readIntervalMs?: number; timeoutMs?: number; fake?: FakeInstagram } = {},
+  options: {
+    env?: Record<string, string>;
+    readIntervalMs?: number;
+    timeoutMs?: number;
+    fake?: FakeInstagram;
+    logger?: Logger;
+  } = {},
 ): Promise<InstagramTestApp> {
   const fake = options.fake ?? (await startFakeInstagram());
   const t = await buildTestApp({
     env: instagramEnv(fake, options.env),
     overrides: {
+      ...(options.logger ? { logger: options.logger } : {}),
       instagramTuning: {
         readIntervalMs: options.readIntervalMs ?? 0,
         ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),

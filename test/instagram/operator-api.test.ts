@@ -189,6 +189,34 @@ describe('instagram operator API', () => {
       expect(res.rawPayload.equals(audio)).toBe(true);
     });
 
+    it('streams an attachment a webhook brought (no Graph id yet) by its position in the message', async () => {
+      const audio = Buffer.from('webhook audio bytes');
+      const conversation = t.fake.addConversation({
+        participantId: customer,
+        text: '',
+        attachments: [{ id: '999001', mime_type: 'audio/mp4', name: 'v.mp4', size: audio.length, bytes: audio }],
+      });
+      const mid = conversation.messages[0]!.id;
+      const raw = metaDelivery(t.fake.account.userId, [
+        {
+          sender: { id: customer },
+          recipient: { id: t.fake.account.userId },
+          timestamp: Date.now(),
+          message: { mid, attachments: [{ type: 'audio', payload: { url: 'https://lookaside.fbsbx.com/x' } }] },
+        },
+      ]);
+      await t.app.inject({
+        method: 'POST',
+        url: '/api/webhooks/instagram',
+        headers: { 'content-type': 'application/json', 'x-hub-signature-256': t.fake.sign(raw) },
+        payload: raw,
+      });
+      const res = await get(`${API}/attachments?id=${encodeURIComponent(`${mid}.0`)}`);
+      expect(res.statusCode).toBe(200);
+      expect(res.rawPayload.equals(audio)).toBe(true);
+      expect(res.headers['content-type']).toBe('audio/mp4');
+    });
+
     it('refuses a bearer header (superadmin cookie only) and unknown ids', async () => {
       await setup();
       const token = t.superadmin.split('=')[1]!;

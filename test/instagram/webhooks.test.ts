@@ -210,6 +210,45 @@ describe('instagram webhooks', () => {
       expect(await t.container.db.query("SELECT 1 FROM instagram_attachments WHERE message_mid = 'm-del'")).toEqual([]);
     });
 
+    it('keeps reply_to, is_unsupported and attachments of each type (no CDN URL stored)', async () => {
+      const types = ['audio', 'image', 'video', 'file', 'share', 'story_mention', 'ig_reel', 'reel'];
+      const item = {
+        sender: { id: customer },
+        recipient: { id: account },
+        timestamp: Date.now(),
+        message: {
+          mid: 'm-att',
+          reply_to: { mid: 'm-prev' },
+          quick_reply: { payload: 'P' },
+          referral: { ref: 'r', source: 'ADS', type: 'OPEN_THREAD' },
+          attachments: types.map((type) => ({
+            type,
+            payload: { url: `https://lookaside.fbsbx.com/ig_messaging_cdn/?asset_id=${type}` },
+          })),
+        },
+      };
+      const unsupported = { ...inboundItem(account, customer, 'm-unsup', ''), message: { mid: 'm-unsup', is_unsupported: true } };
+      await signed(metaDelivery(account, [item, unsupported]));
+      const [row] = await t.container.db.query<{ reply_to_mid: string }>(
+        "SELECT reply_to_mid FROM instagram_messages WHERE mid = 'm-att'",
+      );
+      expect(row?.reply_to_mid).toBe('m-prev');
+      const attachments = await t.container.db.query<{ id: string; type: string }>(
+        "SELECT id, type FROM instagram_attachments WHERE message_mid = 'm-att' ORDER BY position",
+      );
+      expect(attachments.map((a) => a.type)).toEqual(types);
+      expect(attachments[0]?.id).toBe('m-att.0');
+      expect(JSON.stringify(await t.container.db.query('SELECT * FROM instagram_attachments'))).not.toContain('lookaside');
+      const [unsup] = await t.container.db.query<{ is_unsupported: boolean }>(
+        "SELECT is_unsupported FROM instagram_messages WHERE mid = 'm-unsup'",
+      );
+      expect(unsup?.is_unsupported).toBe(true);
+      const [conversation] = await t.container.db.query<{ last_message_text: string }>(
+        'SELECT last_message_text FROM instagram_conversations',
+      );
+      expect(conversation?.last_message_text).toMatch(/^\[|^$/);
+    });
+
     it('keeps reactions and reads even when they arrive before the message, newest first', async () => {
       const at = Date.now();
       const react = (action: string, ts: number) => ({
