@@ -1,9 +1,4 @@
-import type { Config } from '../../config.ts';
-import type { Database } from '../../db/client.ts';
-import type { JobQueue } from '../../jobs/queue.ts';
-import type { Cipher } from '../../lib/secrets.ts';
-import type { Clock } from '../../lib/time.ts';
-import type { Logger } from '../../logger.ts';
+import type { Container } from '../../container.ts';
 import { createGraphClient, type GraphClientOptions } from './graph.client.ts';
 import { createInstagramService, type InstagramService } from './instagram.service.ts';
 
@@ -12,37 +7,21 @@ export interface InstagramModule {
   close(): Promise<void>;
 }
 
-export interface InstagramModuleDeps {
-  config: Config;
-  db: Database;
-  cipher: Cipher;
-  clock: Clock;
-  logger: Logger;
-  jobs: JobQueue;
+export type InstagramModuleDeps = Pick<Container, 'config' | 'db' | 'cipher' | 'clock' | 'logger' | 'jobs'> & {
   /** Tests: a shorter Graph timeout, a faster read spacing. */
   tuning?: Pick<GraphClientOptions, 'timeoutMs' | 'readIntervalMs'>;
-}
+};
 
 export const SYNC_JOB = 'instagram-inbox-sync';
 
 /** The operator channel: the service's own Instagram account (issue 16). */
-export function createInstagramModule({
-  config,
-  db,
-  cipher,
-  clock,
-  logger,
-  jobs,
-  tuning = {},
-}: InstagramModuleDeps): InstagramModule {
-  const graph = createGraphClient({ apiUrl: config.instagram.apiUrl, graphUrl: config.instagram.graphUrl, ...tuning });
+export function createInstagramModule(deps: InstagramModuleDeps): InstagramModule {
+  const { config, logger, jobs } = deps;
+  const graph = createGraphClient({ apiUrl: config.instagram.apiUrl, graphUrl: config.instagram.graphUrl, ...deps.tuning });
   const service = createInstagramService({
-    db,
+    ...deps,
     config: config.instagram,
     publicBaseUrl: config.http.publicBaseUrl,
-    cipher,
-    clock,
-    logger,
     graph,
   });
   // The minute backup poll in worker processes. pg-boss runs a schedule once per minute across
