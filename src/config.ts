@@ -60,6 +60,27 @@ export interface Config {
     /** Lookups per minute per scanner token and client address; 0 turns the limit off. */
     readonly rateLimitPerMinute: number;
   };
+  readonly instagram: InstagramConfig;
+}
+
+/** The operator channel (the service's own Instagram account, docs/operador/instagram.md). */
+export interface InstagramConfig {
+  /** False without INSTAGRAM_APP_ID and INSTAGRAM_APP_SECRET: the channel is not configured. */
+  readonly configured: boolean;
+  readonly appId: string | null;
+  readonly appSecret: string | null;
+  /** Secret of the code and long-lived exchanges: INSTAGRAM_TOKEN_EXCHANGE_SECRET, else the app secret. */
+  readonly tokenExchangeSecret: string | null;
+  /** Secrets a Meta webhook signature may use: the app secret and META_APP_SECRET. */
+  readonly webhookSecrets: readonly string[];
+  readonly verifyToken: string | null;
+  readonly channelsConsumerSecret: string | null;
+  /** INSTAGRAM_SEND_ENABLED: only true, 1 or yes (any case) turn it on. */
+  readonly sendEnabled: boolean;
+  readonly cronSecret: string | null;
+  readonly authorizeUrl: string;
+  readonly apiUrl: string;
+  readonly graphUrl: string;
 }
 
 export interface AuthConfig {
@@ -177,6 +198,7 @@ export function loadConfig(env: Env = process.env): Config {
   const auth = readAuthConfig(str, int, problems);
 
   const trustProxy = readTrustProxy(str('TRUST_PROXY'), problems);
+  const instagram = readInstagramConfig(str, problems);
   if (problems.length > 0) throw new ConfigError(problems);
   if (secretKey === undefined) secretKey = readOrCreateSecretKey(dataDir);
 
@@ -196,6 +218,7 @@ export function loadConfig(env: Env = process.env): Config {
     webhooks: { allowPrivateTargets, concurrency: webhookConcurrency },
     exchange: { sourceUrl: exchangeSourceUrl, fixedRate },
     scanner: { rateLimitPerMinute: scannerRateLimit },
+    instagram,
   } satisfies Config);
 }
 
@@ -225,6 +248,44 @@ function readAuthConfig(
     loginLimitPerClient: int('AUTH_LOGIN_LIMIT_PER_CLIENT', 30, 1, 10000),
     loginWindowSeconds: int('AUTH_LOGIN_WINDOW_SECONDS', 900, 1, 86400),
     jwks: jwksUrl !== undefined && issuer !== undefined ? { url: jwksUrl, issuer, audience } : null,
+  };
+}
+
+function readInstagramConfig(str: (key: string) => string | undefined, problems: string[]): InstagramConfig {
+  const appId = str('INSTAGRAM_APP_ID') ?? null;
+  const appSecret = str('INSTAGRAM_APP_SECRET') ?? null;
+  if (appId !== null && !/^\d{1,30}$/.test(appId))
+    problems.push(`INSTAGRAM_APP_ID must be the numeric Instagram app id (got "${appId}")`);
+  if ((appId === null) !== (appSecret === null)) {
+    problems.push('INSTAGRAM_APP_ID and INSTAGRAM_APP_SECRET go together: set both or neither');
+  }
+  const metaSecret = str('META_APP_SECRET') ?? null;
+  const hosts = {
+    authorizeUrl: str('INSTAGRAM_AUTHORIZE_URL') ?? 'https://www.instagram.com/oauth/authorize',
+    apiUrl: str('INSTAGRAM_API_URL') ?? 'https://api.instagram.com',
+    graphUrl: str('INSTAGRAM_GRAPH_URL') ?? 'https://graph.instagram.com',
+  };
+  for (const [key, value] of [
+    ['INSTAGRAM_AUTHORIZE_URL', hosts.authorizeUrl],
+    ['INSTAGRAM_API_URL', hosts.apiUrl],
+    ['INSTAGRAM_GRAPH_URL', hosts.graphUrl],
+  ] as const) {
+    if (!isHttpUrl(value)) problems.push(`${key} must be an http(s) URL (got "${value}")`);
+  }
+  return {
+    configured: appId !== null && appSecret !== null,
+    appId,
+    appSecret,
+    tokenExchangeSecret: str('INSTAGRAM_TOKEN_EXCHANGE_SECRET') ?? appSecret,
+    webhookSecrets: [appSecret, metaSecret].filter((s): s is string => s !== null),
+    verifyToken: str('INSTAGRAM_VERIFY_TOKEN') ?? null,
+    channelsConsumerSecret: str('CHANNELS_CONSUMER_SECRET') ?? null,
+    // Not the strict boolean reader: the contract says any value other than true/1/yes is off.
+    sendEnabled: ['true', '1', 'yes'].includes(str('INSTAGRAM_SEND_ENABLED')?.toLowerCase() ?? ''),
+    cronSecret: str('CRON_SECRET') ?? null,
+    authorizeUrl: hosts.authorizeUrl,
+    apiUrl: hosts.apiUrl.replace(/\/+$/, ''),
+    graphUrl: hosts.graphUrl.replace(/\/+$/, ''),
   };
 }
 

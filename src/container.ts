@@ -18,6 +18,7 @@ import { createIntegrationService, type IntegrationService } from './modules/int
 import { saleBatchOptions } from './modules/integration/sale-batcher.ts';
 import { createMemberService, type MemberService } from './modules/users/members.service.ts';
 import { createUserService, type UserService } from './modules/users/users.service.ts';
+import { createInstagramModule, type InstagramModule, type InstagramModuleDeps } from './modules/instagram/instagram.module.ts';
 import { createWebhooksModule, type WebhooksModule, type WebhooksModuleDeps } from './modules/webhooks/webhooks.module.ts';
 
 /** Everything the program shares: one instance per process, passed explicitly (manual DI). */
@@ -40,6 +41,7 @@ export interface Container {
   readonly scanner: ScannerService;
   readonly exchange: ExchangeService;
   readonly integration: IntegrationService;
+  readonly instagram: InstagramModule;
   close(): Promise<void>;
 }
 
@@ -50,6 +52,8 @@ export interface ContainerOverrides {
   logger?: Logger;
   /** Webhook delivery timings for tests (short timeouts, fast polls, fixed jitter). */
   webhookTuning?: WebhooksModuleDeps['tuning'];
+  /** Instagram Graph timings for tests (a shorter abort, faster read spacing). */
+  instagramTuning?: InstagramModuleDeps['tuning'];
 }
 
 export async function openDatabase(config: Config): Promise<Database> {
@@ -88,6 +92,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     config: config.integration,
     saleBatch: saleBatchOptions(db, config),
   });
+  const instagram = createInstagramModule({ config, db, cipher, clock, logger, jobs, tuning: overrides.instagramTuning ?? {} });
 
   const metrics = createMetrics({ db, jobs, logger });
   const readiness = createReadiness();
@@ -112,10 +117,12 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     scanner,
     exchange,
     integration,
+    instagram,
     async close() {
       if (closed) return;
       closed = true;
       await webhooks.close();
+      await instagram.close();
       await jobs.stop(config.shutdownTimeoutMs);
       await db.close();
     },

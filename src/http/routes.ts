@@ -3,6 +3,12 @@ import { registerAccountRoutes, registerAuthPublicRoutes } from '../modules/auth
 import { registerDocsRoutes } from '../modules/docs/docs.routes.ts';
 import { registerExchangeRoutes } from '../modules/exchange/exchange.routes.ts';
 import { integrationGuard, registerIntegrationRoutes } from '../modules/integration/integration.routes.ts';
+import {
+  cronGuard,
+  registerInstagramCronRoutes,
+  registerInstagramOperatorRoutes,
+  registerInstagramWebhookRoutes,
+} from '../modules/instagram/instagram.routes.ts';
 import { registerKioskPage } from '../modules/scanner/kiosk.routes.ts';
 import { scannerGuard } from '../modules/scanner/scanner.guard.ts';
 import { registerScannerApi } from '../modules/scanner/scanner.routes.ts';
@@ -44,6 +50,12 @@ export async function registerRoutes(app: App, container: Container, assets: Ass
 
   await registerSurface(app, 'scanner', scannerGuard(scanner), (scope) => registerScannerApi(scope, scanner));
 
+  // Meta's webhook and the channel hub: each POST is verified by its HMAC over the exact raw bytes in
+  // the route's own raw-body scope (the signature needs the body), each GET by the verify token.
+  await registerSurface(app, 'channel-webhook', {}, (scope) => registerInstagramWebhookRoutes(scope, container));
+
+  await registerSurface(app, 'cron', cronGuard(container), (scope) => registerInstagramCronRoutes(scope, container));
+
   await registerSurface(app, 'session', sessionGuard('session', sessions), (scope) => registerAccountRoutes(scope, accounts));
 
   // Company members, admins and cashiers alike: the register and the back office's read screens come here.
@@ -54,7 +66,8 @@ export async function registerRoutes(app: App, container: Container, assets: Ass
     registerWebhookRoutes(scope, webhooks);
   });
 
-  await registerSurface(app, 'superadmin', sessionGuard('superadmin', sessions), (scope) =>
-    registerSuperadminRoutes(scope, { superadmin, settings, members, shell }),
-  );
+  await registerSurface(app, 'superadmin', sessionGuard('superadmin', sessions), (scope) => {
+    registerInstagramOperatorRoutes(scope, container);
+    registerSuperadminRoutes(scope, { superadmin, settings, members, shell });
+  });
 }

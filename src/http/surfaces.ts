@@ -7,7 +7,17 @@ import type { App } from './app.types.ts';
  * encapsulated plugin that owns its guard. A route registered outside every surface, or inside two,
  * stops the application from starting (`enforceSurfaces`), so nothing becomes public by omission.
  */
-export const SURFACES = ['public', 'integration', 'scanner', 'session', 'member', 'admin', 'superadmin'] as const;
+export const SURFACES = [
+  'public',
+  'integration',
+  'scanner',
+  'channel-webhook',
+  'cron',
+  'session',
+  'member',
+  'admin',
+  'superadmin',
+] as const;
 export type SurfaceName = (typeof SURFACES)[number];
 
 declare module 'fastify' {

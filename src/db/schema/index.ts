@@ -5,3 +5,4 @@ export * from './webhooks.ts';
 export * from './public.ts';
 export * from './integration.ts';
 export * from './limits.ts';
+export * from './instagram.ts';

@@ -1,0 +1,46 @@
+import type { Container } from '../../container.ts';
+import { createGraphClient, type GraphClientOptions } from './graph.client.ts';
+import { createInstagramService, type InstagramService } from './instagram.service.ts';
+
+export interface InstagramModule {
+  service: InstagramService;
+  close(): Promise<void>;
+}
+
+export type InstagramModuleDeps = Pick<Container, 'config' | 'db' | 'cipher' | 'clock' | 'logger' | 'jobs'> & {
+  /** Tests: a shorter Graph timeout, a faster read spacing. */
+  tuning?: Pick<GraphClientOptions, 'timeoutMs' | 'readIntervalMs'>;
+};
+
+export const SYNC_JOB = 'instagram-inbox-sync';
+
+/** The operator channel: the service's own Instagram account (issue 16). */
+export function createInstagramModule(deps: InstagramModuleDeps): InstagramModule {
+  const { config, logger, jobs } = deps;
+  const graph = createGraphClient({ apiUrl: config.instagram.apiUrl, graphUrl: config.instagram.graphUrl, ...deps.tuning });
+  const service = createInstagramService({
+    ...deps,
+    config: config.instagram,
+    publicBaseUrl: config.http.publicBaseUrl,
+    graph,
+  });
+  // The minute backup poll in worker processes. pg-boss runs a schedule once per minute across
+  // instances; the claim on the channel row (instagram.repo claimSync) makes a run exclusive even
+  // when a slow run overlaps the next one, and one per minute with the external cron route.
+  jobs.define({
+    name: SYNC_JOB,
+    schedule: '* * * * *',
+    retryLimit: 0,
+    expireInSeconds: 120,
+    handler: async () => {
+      const report = await service.sync({ scheduled: true });
+      if (report.ran || report.reason === 'failed') logger.info({ sync: report }, 'instagram backup sync');
+    },
+  });
+  return {
+    service,
+    async close() {
+      await service.idle();
+    },
+  };
+}

@@ -1,0 +1,227 @@
+import { Readable } from 'node:stream';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import type { App } from '../../http/app.types.ts';
+import type { SurfaceGuard } from '../../http/surfaces.ts';
+import type { Container } from '../../container.ts';
+import { AppError } from '../../lib/errors.ts';
+import { escapeHtml } from '../../lib/html.ts';
+import { safeEqual } from '../../lib/secrets.ts';
+import type { CallbackOutcome, SessionRef } from './instagram.service.ts';
+import { parseGraphJson } from './graph.client.ts';
+import { verifyChannelsSignature, verifyMetaSignature } from './webhook-ingest.ts';
+
+const API = '/api/superadmin/instagram';
+/** Meta batches up to 1000 updates per POST. */
+const WEBHOOK_BODY_LIMIT_BYTES = 4 * 1024 * 1024;
+
+function sessionOf(request: FastifyRequest): SessionRef {
+  const session = request.authSession!;
+  return { sessionId: session.sessionId, userId: session.userId };
+}
+
+const header = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);
+
+/**
+ * Operator (superadmin) routes: the connection pages and the JSON API. They sit under /superadmin
+ * and /api/superadmin, where the access guard admits only a superadmin session.
+ */
+export function registerInstagramOperatorRoutes(app: App, { instagram }: Pick<Container, 'instagram'>) {
+  const service = instagram.service;
+
+  app.get(
+    '/superadmin/instagram/connect',
+    { schema: { hide: true, querystring: Type.Object({ replace: Type.Optional(Type.String({ maxLength: 5 })) }) } },
+    async (request, reply) => {
+      const status = await service.status();
+      if (!status.configured) return resultPage(reply, 503, { ok: false, code: 'not_configured' });
+      const url = await service.connectUrl(sessionOf(request), { replace: request.query.replace === '1' });
+      return reply.header('cache-control', 'no-store').redirect(url, 302);
+    },
+  );
+
+  app.get(
+    '/superadmin/instagram/callback',
+    {
+      schema: {
+        hide: true,
+        querystring: Type.Record(Type.String({ maxLength: 40 }), Type.String({ maxLength: 2048 })),
+      },
+    },
+    async (request, reply) => {
+      const outcome = await service.callback(sessionOf(request), request.query as Record<string, string>);
+      return resultPage(reply, outcome.ok ? 200 : outcome.code === 'exchange_failed' ? 502 : 400, outcome);
+    },
+  );
+
+  app.get(`${API}/status`, { schema: { hide: true } }, async () => ({ status: await service.status() }));
+
+  app.get(`${API}/conversations`, { schema: { hide: true } }, async () => ({
+    conversations: await service.listConversations(),
+  }));
+
+  app.get(
+    `${API}/conversations/:id/messages`,
+    { schema: { hide: true, params: Type.Object({ id: Type.String({ format: 'uuid' }) }) } },
+    async (request) => service.listMessages(request.params.id),
+  );
+
+  app.post(
+    `${API}/messages`,
+    {
+      schema: {
+        hide: true,
+        body: Type.Object(
+          { conversation_id: Type.String({ format: 'uuid' }), text: Type.String({ maxLength: 4000 }) },
+          { additionalProperties: false },
+        ),
+      },
+      // Rule 6 comes before the shape of the body: with sending off the answer is always send_disabled.
+      preValidation: async () => {
+        if (!service.sendEnabled()) {
+          throw new AppError('send_disabled', 'sending is off: the inbox is read-only until INSTAGRAM_SEND_ENABLED is on');
+        }
+      },
+    },
+    async (request, reply) => reply.code(201).send({ message: await service.send(request.body) }),
+  );
+
+  app.get(
+    `${API}/attachments`,
+    {
+      schema: { hide: true, querystring: Type.Object({ id: Type.String({ minLength: 1, maxLength: 600 }) }) },
+      // Contract: attachment streaming takes the superadmin cookie only, never a bearer header.
+      preHandler: async (request) => {
+        if (request.headers.authorization !== undefined) {
+          throw new AppError(
+            'forbidden',
+            'attachments are streamed to the browser session only: send the session cookie, not a bearer token',
+          );
+        }
+      },
+    },
+    async (request, reply) => {
+      const opened = await service.openAttachment(request.query.id, header(request.headers.range) ?? null);
+      reply.code(opened.status).headers(opened.headers);
+      return reply.send(Readable.fromWeb(opened.body as import('node:stream/web').ReadableStream));
+    },
+  );
+}
+
+/** Meta's webhook and the hub fan-out: signature-authenticated, each in its own raw-body scope. */
+export function registerInstagramWebhookRoutes(app: App, { instagram, config }: Pick<Container, 'instagram' | 'config'>) {
+  const service = instagram.service;
+  const settings = config.instagram;
+
+  const verify = (request: FastifyRequest, reply: FastifyReply) => {
+    const q = request.query as Record<string, string | undefined>;
+    const challenge = q['hub.challenge'];
+    const token = q['hub.verify_token'];
+    if (q['hub.mode'] !== 'subscribe' || !token || !settings.verifyToken || !safeEqual(token, settings.verifyToken)) {
+      throw new AppError('forbidden', 'webhook verification refused: wrong hub.mode or hub.verify_token');
+    }
+    // The challenge is echoed: only plain tokens, so nothing can be reflected into a page.
+    if (!challenge || !/^[A-Za-z0-9_-]{1,256}$/.test(challenge)) {
+      throw new AppError('bad_request', 'hub.challenge is missing or is not alphanumeric');
+    }
+    return reply.code(200).type('text/plain; charset=utf-8').send(challenge);
+  };
+
+  const ingest = async (raw: Buffer, source: 'webhook' | 'hub') => {
+    let body: unknown;
+    try {
+      body = parseGraphJson(raw.toString('utf8'));
+    } catch {
+      throw new AppError('invalid_json', 'webhook body is not valid JSON');
+    }
+    try {
+      return await service.ingest(body, source);
+    } catch (err) {
+      // After a valid signature, a failure to store is a 500 so that Meta (or the hub) retries.
+      throw new AppError('internal', 'the webhook could not be stored; retry later', { cause: err });
+    }
+  };
+
+  for (const path of ['/api/webhooks/instagram', '/api/webhooks/channels'] as const) {
+    app.register(async (plain) => {
+      const scope = plain.withTypeProvider<TypeBoxTypeProvider>();
+      // The signature covers the exact bytes received: keep them, parse only after verifying.
+      scope.removeAllContentTypeParsers();
+      scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: WEBHOOK_BODY_LIMIT_BYTES }, (_request, body, done) =>
+        done(null, body),
+      );
+      scope.get(path, { schema: { hide: true } }, async (request, reply) => verify(request, reply));
+      scope.post(path, { schema: { hide: true }, bodyLimit: WEBHOOK_BODY_LIMIT_BYTES }, async (request) => {
+        const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+        if (path === '/api/webhooks/instagram') {
+          if (!verifyMetaSignature(raw, header(request.headers['x-hub-signature-256']), settings.webhookSecrets)) {
+            throw new AppError('invalid_signature', 'missing or invalid X-Hub-Signature-256');
+          }
+          return { received: await ingest(raw, 'webhook') };
+        }
+        if (!verifyChannelsSignature(raw, header(request.headers['x-channels-signature']), settings.channelsConsumerSecret)) {
+          throw new AppError('invalid_signature', 'missing or invalid X-Channels-Signature');
+        }
+        return { received: await ingest(raw, 'hub') };
+      });
+    });
+  }
+}
+
+/** The guard of the cron surface: Authorization: Bearer CRON_SECRET, compared in constant time (401 otherwise). */
+export function cronGuard({ config }: Pick<Container, 'config'>): SurfaceGuard {
+  return {
+    onRequest: async (request: FastifyRequest) => {
+      const secret = config.instagram.cronSecret;
+      const given = /^Bearer (.+)$/.exec(request.headers.authorization ?? '')?.[1];
+      if (!secret || !given || !safeEqual(given, secret)) {
+        throw new AppError('unauthenticated', 'missing or invalid cron secret: send Authorization: Bearer <CRON_SECRET>', {
+          headers: { 'www-authenticate': 'Bearer realm="cron"' },
+        });
+      }
+    },
+  };
+}
+
+/** The backup poll for an external scheduler; registered in the cron surface. */
+export function registerInstagramCronRoutes(app: App, { instagram }: Pick<Container, 'instagram'>) {
+  const path = '/api/cron/instagram-inbox-sync';
+  const handler = async () => ({ sync: await instagram.service.sync({ scheduled: true }) });
+  app.get(path, { schema: { hide: true } }, handler);
+  app.post(path, { schema: { hide: true } }, handler);
+}
+
+const FAILURES: Record<Exclude<CallbackOutcome, { ok: true }>['code'], string> = {
+  not_configured: 'El canal de Instagram no está configurado: faltan INSTAGRAM_APP_ID e INSTAGRAM_APP_SECRET.',
+  state_invalid: 'El enlace de conexión venció, ya se usó o es de otra sesión. Volvé a empezar la conexión.',
+  denied: 'Cancelaste la autorización en Instagram; no se conectó ninguna cuenta.',
+  missing_code: 'Instagram no devolvió el código de autorización. Volvé a intentar.',
+  exchange_failed: 'Instagram no aceptó el intercambio del código por un token. Volvé a intentar en unos minutos.',
+  missing_permission:
+    'No se otorgó el permiso para administrar mensajes (instagram_business_manage_messages). Volvé a conectar y dejá ese permiso marcado.',
+  other_account: 'Ya hay otra cuenta conectada. Para reemplazarla, confirmá el reemplazo y volvé a conectar.',
+};
+
+function resultPage(reply: FastifyReply, status: number, outcome: CallbackOutcome) {
+  let title: string;
+  let text: string;
+  let extra = '';
+  if (outcome.ok) {
+    title = 'Cuenta de Instagram conectada';
+    text = `Quedó conectada la cuenta ${outcome.username ? `@${outcome.username}` : outcome.accountId}.`;
+    if (!outcome.subscribed)
+      text += ' No se pudo suscribir a los webhooks: la sincronización de cada minuto lo vuelve a intentar.';
+  } else {
+    title = 'No se pudo conectar Instagram';
+    text = FAILURES[outcome.code];
+    if (outcome.code === 'other_account') {
+      text = `Ya está conectada la cuenta ${outcome.detail}. Conectar otra la reemplaza: los mensajes guardados de la anterior dejan de mostrarse.`;
+      extra = '<p><a href="/superadmin/instagram/connect?replace=1">Reemplazar la cuenta conectada</a></p>';
+    }
+  }
+  const html = `<!doctype html><html lang="es-AR"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title></head>
+<body><main><h1>${escapeHtml(title)}</h1><p>${escapeHtml(text)}</p>${extra}
+<p><a href="/superadmin/instagram/connect">Conectar de nuevo</a> · <a href="/superadmin">Volver al panel</a></p></main></body></html>`;
+  return reply.code(status).header('cache-control', 'no-store').type('text/html; charset=utf-8').send(html);
+}
