@@ -39,7 +39,7 @@ export async function registerRoutes(app: App, container: Container, assets: Ass
     registerAssetRoutes(scope, assets);
     registerAuthPublicRoutes(scope, accounts);
     // The kiosk page checks its token itself: a wrong one gets a page that says so, not JSON.
-    registerKioskPage(scope, scanner);
+    registerKioskPage(scope, scanner, assets);
     registerExchangeRoutes(scope, exchange);
     registerDocsRoutes(scope, { logger, baseUrl: config.http.publicBaseUrl, assets });
   });

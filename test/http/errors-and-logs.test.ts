@@ -61,7 +61,7 @@ describe('error answers and logs', () => {
   it('never writes authorization, cookies, signatures or token query parameters to the log', async () => {
     await t.app.inject({
       method: 'GET',
-      url: '/healthz?token=mos_scn_SECRETSCANNER&x=1',
+      url: '/api/exchange?token=mos_scn_SECRETSCANNER&x=1',
       headers: {
         authorization: 'Bearer mos_int_SECRETINTEGRATION',
         cookie: 'session=SECRETCOOKIE',
@@ -69,7 +69,7 @@ describe('error answers and logs', () => {
       },
     });
     const text = logs.lines.join('\n');
-    expect(text).toContain('/healthz?token=[Redacted]&x=1');
+    expect(text).toContain('/api/exchange?token=[Redacted]&x=1');
     for (const secret of ['SECRETSCANNER', 'SECRETINTEGRATION', 'SECRETCOOKIE', 'SECRETSIGNATURE'])
       expect(text).not.toContain(secret);
   });

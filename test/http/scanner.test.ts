@@ -164,9 +164,14 @@ describe('GET /api/public/scanner', () => {
     const wrong = await t.app.inject({ method: 'GET', url: '/scanner?token=mos_scn_wrong' });
     expect(wrong.statusCode).toBe(401);
     expect(wrong.body).toContain('Escáner no autorizado');
-    const script = await t.app.inject({ method: 'GET', url: '/scanner/kiosk.js' });
+    // Its files come from the hashed asset paths every page uses; the old addresses redirect there.
+    const src = /<script src="(\/assets\/kiosk-[0-9a-f]{12}\.js)" defer>/.exec(ok.body)?.[1];
+    expect(src).toBeDefined();
+    const script = await t.app.inject({ method: 'GET', url: src! });
     expect(script.headers['content-type']).toBe('text/javascript; charset=utf-8');
-    expect(script.headers['etag']).toBeTruthy();
+    expect(script.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+    const old = await t.app.inject({ method: 'GET', url: '/scanner/kiosk.js' });
+    expect([old.statusCode, old.headers.location]).toEqual([301, src]);
   });
 
   it('answers a CORS preflight', async () => {

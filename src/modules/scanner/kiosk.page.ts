@@ -1,5 +1,11 @@
 import { escapeHtml } from '../../lib/html.ts';
 
+/** The hashed addresses of the kiosk's two static files (src/http/assets.ts). */
+export interface KioskAssets {
+  script: string;
+  styles: string;
+}
+
 /** Seconds the kiosk shows an answer before going back to its idle screen. */
 export const KIOSK_IDLE_MS = 10_000;
 
@@ -7,12 +13,13 @@ export const KIOSK_IDLE_MS = 10_000;
  * The kiosk's only page. The token is not written into it: kiosk.js reads it from the address
  * bar, and the no-referrer policy keeps it from leaking to product photo hosts.
  */
-export function renderKioskPage(companyName: string, timeZone: string): string {
+export function renderKioskPage(companyName: string, timeZone: string, assets: KioskAssets): string {
   const name = escapeHtml(companyName);
   const head = kioskHead(
     `Consultá el precio · ${companyName}`,
     'width=device-width, initial-scale=1, user-scalable=no',
-    '<script src="/scanner/kiosk.js" defer></script>\n',
+    assets,
+    `<script src="${assets.script}" defer></script>\n`,
   );
   return `${head}<body data-idle-ms="${KIOSK_IDLE_MS}" data-time-zone="${escapeHtml(timeZone)}">
 <main id="kiosk">
@@ -50,8 +57,8 @@ export function renderKioskPage(companyName: string, timeZone: string): string {
 }
 
 /** The answer when the kiosk address is wrong (no token, or a token that is not valid). */
-export function renderKioskProblem(title: string, detail: string): string {
-  return `${kioskHead(title, 'width=device-width, initial-scale=1')}<body>
+export function renderKioskProblem(title: string, detail: string, assets: KioskAssets): string {
+  return `${kioskHead(title, 'width=device-width, initial-scale=1', assets)}<body>
 <main id="kiosk"><section class="screen"><h1>${escapeHtml(title)}</h1><p>${escapeHtml(detail)}</p></section></main>
 </body>
 </html>
@@ -59,7 +66,7 @@ export function renderKioskProblem(title: string, detail: string): string {
 }
 
 /** The document start shared by the kiosk's pages: no referrer (the token is in the address), no favicon request. */
-function kioskHead(title: string, viewport: string, extra = ''): string {
+function kioskHead(title: string, viewport: string, assets: KioskAssets, extra = ''): string {
   return `<!doctype html>
 <html lang="es-AR">
 <head>
@@ -68,7 +75,7 @@ function kioskHead(title: string, viewport: string, extra = ''): string {
 <meta name="referrer" content="no-referrer">
 <link rel="icon" href="data:,">
 <title>${escapeHtml(title)}</title>
-<link rel="stylesheet" href="/scanner/kiosk.css">
+<link rel="stylesheet" href="${assets.styles}">
 ${extra}</head>
 `;
 }

@@ -1,42 +1,20 @@
-import { readFileSync } from 'node:fs';
 import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import type { App } from '../../http/app.types.ts';
-import { etagOf, sendCacheable } from '../../http/cacheable.ts';
+import type { AssetCatalog } from '../../http/assets.ts';
+import { sendHtml } from '../../http/page.ts';
 import { renderKioskPage, renderKioskProblem } from './kiosk.page.ts';
 import type { ScannerService } from './scanner.service.ts';
 
-const PAGE_CSP = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "connect-src 'self'",
-  'img-src https: http: data:',
-  "base-uri 'none'",
-  "form-action 'none'",
-  "frame-ancestors 'none'",
-].join('; ');
-
-function asset(name: string, contentType: string) {
-  const body = readFileSync(new URL(`./public/${name}`, import.meta.url), 'utf8');
-  return { body, contentType, etag: etagOf(body), cacheControl: 'public, max-age=300' };
-}
-
+// The kiosk keeps its own look but shares the CSP, the headers and the hashed assets of every page;
+// no referrer, because the token is in the address.
 function sendPage(reply: FastifyReply, status: number, html: string) {
-  return reply
-    .code(status)
-    .header('cache-control', 'no-store')
-    .header('referrer-policy', 'no-referrer')
-    .header('x-content-type-options', 'nosniff')
-    .header('content-security-policy', PAGE_CSP)
-    .type('text/html; charset=utf-8')
-    .send(html);
+  return sendHtml(reply, html, { status, referrer: 'no-referrer' });
 }
 
 /** The price-checker page for a tablet with a USB barcode reader, and its two static files. */
-export function registerKioskPage(app: App, scanner: ScannerService) {
-  const script = asset('kiosk.js', 'text/javascript; charset=utf-8');
-  const styles = asset('kiosk.css', 'text/css; charset=utf-8');
+export function registerKioskPage(app: App, scanner: ScannerService, catalog: AssetCatalog) {
+  const assets = { script: catalog.url('kiosk.js'), styles: catalog.url('kiosk.css') };
 
   app.get(
     '/scanner',
@@ -63,6 +41,7 @@ export function registerKioskPage(app: App, scanner: ScannerService) {
           renderKioskProblem(
             'Falta el token del escáner',
             'Abrí esta página con ?token=… (el token del escáner que recibiste al crear la empresa o al renovarlo).',
+            assets,
           ),
         );
       }
@@ -74,13 +53,15 @@ export function registerKioskPage(app: App, scanner: ScannerService) {
           renderKioskProblem(
             'Escáner no autorizado',
             'El token de este escáner no es válido o fue reemplazado. Pedí el enlace nuevo al encargado.',
+            assets,
           ),
         );
       }
-      return sendPage(reply, 200, renderKioskPage(company.name, company.timezone));
+      return sendPage(reply, 200, renderKioskPage(company.name, company.timezone, assets));
     },
   );
 
-  app.get('/scanner/kiosk.js', { schema: { hide: true } }, (request, reply) => sendCacheable(request, reply, script));
-  app.get('/scanner/kiosk.css', { schema: { hide: true } }, (request, reply) => sendCacheable(request, reply, styles));
+  // Kiosk pages saved before the files moved to hashed addresses still find them.
+  app.get('/scanner/kiosk.js', { schema: { hide: true } }, (_request, reply) => reply.redirect(assets.script, 301));
+  app.get('/scanner/kiosk.css', { schema: { hide: true } }, (_request, reply) => reply.redirect(assets.styles, 301));
 }
