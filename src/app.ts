@@ -4,7 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type RawServerDefault } from 'fastify';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Container } from './container.ts';
-import { registerErrorHandling } from './http/error-handler.ts';
+import { handleFrameworkError, registerErrorHandling } from './http/error-handler.ts';
 import { registerHealthRoutes } from './http/health.routes.ts';
 import { registerHomeRoute } from './http/home.routes.ts';
 import { registerRequestContext } from './http/request-context.ts';
@@ -32,7 +32,10 @@ export async function buildApp(container: Container): Promise<App> {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
-    ajv: { customOptions: { allErrors: true, removeAdditional: false, coerceTypes: 'array', useDefaults: true } },
+    // Scalars in query strings and params are coerced (`?limit=5`); never to arrays (`'array'` turned
+    // `events: null` into `[""]`): no query string here takes an array.
+    ajv: { customOptions: { allErrors: true, removeAdditional: false, coerceTypes: true, useDefaults: true } },
+    frameworkErrors: handleFrameworkError,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
   }).withTypeProvider<TypeBoxTypeProvider>();
