@@ -35,7 +35,8 @@ addFormats(ajv, ['uri']);
 ajv.addFormat('date-time', { type: 'string', validate: (value: string) => parseRfc3339(value) !== null });
 /** The `x-precision` keyword: a number that is not 0 must not round to 0 at the stored decimals. */
 const roundsToZero: ((decimals: number, value: number) => boolean) & { errors?: Partial<ErrorObject>[] } = (decimals, value) => {
-  if (value === 0 || !Number.isFinite(value) || toUnits(value, decimals) !== 0) return true;
+  // Only a fraction can round to zero (and toUnits refuses numbers past the safe range: `maximum` reports those).
+  if (value === 0 || !(Math.abs(value) < 1) || toUnits(value, decimals) !== 0) return true;
   const smallest = (10 ** -decimals).toFixed(decimals);
   roundsToZero.errors = [
     {

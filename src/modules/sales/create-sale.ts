@@ -175,7 +175,8 @@ function prepareSale(
 function assertStorablePrecision(input: CreateSaleInput) {
   const details: { path: string; message: string }[] = [];
   const check = (path: string, value: string | number | undefined, decimals: number, mustBePositive = false) => {
-    if (value === undefined) return;
+    // Only a fraction can round to zero; larger values are left to the range checks.
+    if (value === undefined || !(Math.abs(Number(value)) < 1)) return;
     const units = decimals === 3 ? toMilli(value) : toCents(value);
     if (units !== 0 || (Number(value) === 0 && !mustBePositive)) return;
     const smallest = (10 ** -decimals).toFixed(decimals);
