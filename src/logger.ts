@@ -73,10 +73,12 @@ export function loggableError(err: unknown, depth = 0): unknown {
   if (isQueryError(err)) {
     const cause = err.cause instanceof Error ? err.cause : null;
     const statement = statementName(err.query);
-    const safe = new Error(`query ${statement} failed: ${cause?.message ?? 'unknown error'}`) as Error & Record<string, unknown>;
+    const code = (cause as { code?: unknown } | null)?.code;
+    // Data exceptions (SQLSTATE class 22) quote the offending value in their message: the code says enough.
+    const reason = typeof code === 'string' && code.startsWith('22') ? `data exception (SQLSTATE ${code})` : cause?.message;
+    const safe = new Error(`query ${statement} failed: ${reason ?? 'unknown error'}`) as Error & Record<string, unknown>;
     safe.name = 'QueryError';
     safe.statement = statement;
-    const code = (cause as { code?: unknown } | null)?.code;
     if (typeof code === 'string') safe.code = code;
     safe.stack = `QueryError: ${safe.message}\n${(err.stack ?? '').split('\n').slice(err.message.split('\n').length).join('\n')}`;
     return safe;

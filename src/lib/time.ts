@@ -21,8 +21,8 @@ const MIN_MS = Date.parse(DATE_TIME_MIN);
 const MAX_MS = Date.parse('9999-12-31T23:59:59.999Z');
 
 /**
- * An RFC 3339 date-time with offset, or null. Refused as well: impossible days (Feb 30), hours,
- * minutes or offsets out of range, leap seconds (:60, which neither JavaScript nor PostgreSQL
+ * An RFC 3339 date-time with offset, or null. Refused as well: impossible days (Feb 30), hours
+ * or minutes out of range, offsets beyond ±15:59, leap seconds (:60, which neither JavaScript nor PostgreSQL
  * store), and instants outside DATE_TIME_MIN..DATE_TIME_MAX.
  */
 export function parseRfc3339(value: string): Date | null {
@@ -37,7 +37,8 @@ export function parseRfc3339(value: string): Date | null {
     number,
   ];
   const [offsetHour, offsetMinute] = [Number(match[8] ?? 0), Number(match[9] ?? 0)];
-  if (hour > 23 || minute > 59 || second > 59 || offsetHour > 23 || offsetMinute > 59) return null;
+  // Offsets beyond ±15:59 are valid RFC 3339 but no place uses them, and PostgreSQL refuses them.
+  if (hour > 23 || minute > 59 || second > 59 || offsetHour > 15 || offsetMinute > 59) return null;
   // Date rolls impossible days over (Feb 30 → Mar 2); RFC 3339 (and PostgreSQL) refuse them.
   const calendar = new Date(Date.UTC(2000, month - 1, day));
   calendar.setUTCFullYear(year);

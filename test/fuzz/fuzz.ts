@@ -10,7 +10,8 @@ import type { Database } from '../../src/db/client.ts';
  * the seed is printed with every failure.
  */
 export const LONG_RUN = process.env['FUZZ_RUNS'] !== undefined;
-const SEED = process.env['FUZZ_SEED'] === undefined ? Date.now() ^ (Math.random() * 0x100000000) : Number(process.env['FUZZ_SEED']);
+const SEED =
+  process.env['FUZZ_SEED'] === undefined ? Date.now() ^ (Math.random() * 0x100000000) : Number(process.env['FUZZ_SEED']);
 
 export function fuzzRuns(bounded: number): number {
   const runs = Number(process.env['FUZZ_RUNS']);
@@ -122,9 +123,9 @@ export const edgeDateTime = fc.oneof(
       fraction: fc.option(fc.stringMatching(/^[0-9]{1,12}$/), { nil: undefined }),
       offset: fc.oneof(
         fc.constant('Z'),
-        fc.tuple(fc.constantFrom('+', '-'), fc.integer({ min: 0, max: 25 }), fc.integer({ min: 0, max: 61 })).map(
-          ([sign, h, m]) => `${sign}${pad(h, 2)}:${pad(m, 2)}`,
-        ),
+        fc
+          .tuple(fc.constantFrom('+', '-'), fc.integer({ min: 0, max: 25 }), fc.integer({ min: 0, max: 61 }))
+          .map(([sign, h, m]) => `${sign}${pad(h, 2)}:${pad(m, 2)}`),
       ),
     })
     .map(
@@ -169,7 +170,9 @@ export const nastyString = fc.oneof(
   { weight: 1, arbitrary: edgeDateTime },
   {
     weight: 1,
-    arbitrary: fc.tuple(fc.constantFrom('x', 'ñ', '\u0000', '9'), fc.integer({ min: 60, max: 200_000 })).map(([c, n]) => c.repeat(n)),
+    arbitrary: fc
+      .tuple(fc.constantFrom('x', 'ñ', '\u0000', '9'), fc.integer({ min: 60, max: 200_000 }))
+      .map(([c, n]) => c.repeat(n)),
   },
 );
 
@@ -190,7 +193,9 @@ const raw = (text: string) => `${RAW}${text}${RAW}`;
 
 const deepNesting = fc
   .tuple(fc.integer({ min: 1, max: 6_000 }), fc.constantFrom('array', 'object'))
-  .map(([depth, kind]) => raw(kind === 'array' ? `${'['.repeat(depth)}${']'.repeat(depth)}` : `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`));
+  .map(([depth, kind]) =>
+    raw(kind === 'array' ? `${'['.repeat(depth)}${']'.repeat(depth)}` : `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`),
+  );
 
 export const ODD_KEYS = [
   '__proto__',
@@ -240,7 +245,9 @@ function mutate(base: unknown, mutations: Mutation[]): unknown {
   const paths = pathsOf(base);
   for (const m of mutations) {
     const path = paths[m.path % paths.length]!;
-    const parent = path.slice(0, -1).reduce<unknown>((node, k) => (node as Record<string | number, unknown> | undefined)?.[k], copy);
+    const parent = path
+      .slice(0, -1)
+      .reduce<unknown>((node, k) => (node as Record<string | number, unknown> | undefined)?.[k], copy);
     if (typeof parent !== 'object' || parent === null) continue;
     const last = path.at(-1)!;
     const target = parent as Record<string | number, unknown>;
@@ -260,7 +267,9 @@ function mutate(base: unknown, mutations: Mutation[]): unknown {
 
 /** JSON text of a value, with raw leaves spliced in as they are. */
 export function toJsonText(value: unknown): string {
-  return JSON.stringify(value).replace(/"\\u0001raw\\u0001(.*?)\\u0001raw\\u0001"/g, (_m, inner: string) => JSON.parse(`"${inner}"`));
+  return JSON.stringify(value).replace(/"\\u0001raw\\u0001(.*?)\\u0001raw\\u0001"/g, (_m, inner: string) =>
+    JSON.parse(`"${inner}"`),
+  );
 }
 
 const mutation: fc.Arbitrary<Mutation> = fc.oneof(
@@ -293,7 +302,9 @@ export function bodiesFrom(base: unknown): fc.Arbitrary<string | Buffer> {
     { weight: 1, arbitrary: fc.constantFrom(`\uFEFF${text}`, ` ${text} `, `${text}x`, `${text}${text}`, 'null', '[]', '""') },
     {
       weight: 1,
-      arbitrary: fc.uint8Array({ maxLength: 64 }).map((bytes) => Buffer.concat([Buffer.from(text.slice(0, -2)), bytes, Buffer.from('}}')])),
+      arbitrary: fc
+        .uint8Array({ maxLength: 64 })
+        .map((bytes) => Buffer.concat([Buffer.from(text.slice(0, -2)), bytes, Buffer.from('}}')])),
     },
   );
 }

@@ -132,11 +132,18 @@ describe('fuzz: inbound events', () => {
       { weight: 1, arbitrary: fc.constantFrom('none' as const, 'upper' as const) },
       { weight: 1, arbitrary: headerText },
     ),
-    sentAt: fc.oneof({ weight: 4, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: edgeDateTime }, { weight: 1, arbitrary: headerText }),
+    sentAt: fc.oneof(
+      { weight: 4, arbitrary: fc.constant(undefined) },
+      { weight: 1, arbitrary: edgeDateTime },
+      { weight: 1, arbitrary: headerText },
+    ),
     idempotencyKey: fc.oneof({ weight: 6, arbitrary: fc.constant('fresh' as const) }, { weight: 1, arbitrary: headerText }),
     contentType: fc.oneof(
       { weight: 8, arbitrary: fc.constant('application/json') },
-      { weight: 1, arbitrary: fc.constantFrom('application/json; charset=utf-8', 'text/plain', 'application/x-www-form-urlencoded') },
+      {
+        weight: 1,
+        arbitrary: fc.constantFrom('application/json; charset=utf-8', 'text/plain', 'application/x-www-form-urlencoded'),
+      },
     ),
   });
 
