@@ -147,7 +147,7 @@ const SPECIAL_STRINGS = [
   '\u202e\u0007\u001b[31m',
   '%00',
   "'; DROP TABLE sales; --",
-  '${jndi:ldap://x}',
+  '\u0024{jndi:ldap://x}',
   '<script>alert(1)</script>',
   'javascript:alert(1)',
   '',

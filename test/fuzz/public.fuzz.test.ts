@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import type { InjectOptions } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../app.ts';
 import { makeCompany, makeProduct, makeUser } from '../factories.ts';
@@ -69,7 +70,7 @@ describe('fuzz: scanner, polling, login and docs', () => {
   /** Sends one request and checks the three rules; `mayWrite` names statuses allowed to write. */
   async function check(
     stats: ReturnType<typeof statsFor>,
-    request: Parameters<TestApp['app']['inject']>[0],
+    request: InjectOptions,
     options: { allowHtml?: boolean; mayWrite?: (status: number) => boolean } = {},
   ) {
     const before = await counts();
