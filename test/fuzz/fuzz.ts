@@ -236,6 +236,8 @@ function pathsOf(value: unknown, prefix: Path = []): Path[] {
 
 type Mutation =
   | { kind: 'set'; path: number; value: unknown }
+  /** Replaces a leaf with a bad value of its own kind: a string, a number or a date-time. */
+  | { kind: 'typed'; path: number; text: string; number: unknown; dateTime: string }
   | { kind: 'delete'; path: number }
   | { kind: 'addKey'; path: number; key: string; value: unknown };
 
@@ -252,7 +254,12 @@ function mutate(base: unknown, mutations: Mutation[]): unknown {
     const last = path.at(-1)!;
     const target = parent as Record<string | number, unknown>;
     if (m.kind === 'set') target[last] = m.value;
-    else if (m.kind === 'delete') {
+    else if (m.kind === 'typed') {
+      const old = target[last];
+      if (typeof old === 'number') target[last] = m.number;
+      else if (typeof old === 'string') target[last] = /^\d{4}-\d\d-\d\dT/.test(old) ? m.dateTime : m.text;
+      else target[last] = m.text;
+    } else if (m.kind === 'delete') {
       if (Array.isArray(target)) target.splice(Number(last), 1);
       else delete target[last];
     } else {
@@ -273,7 +280,17 @@ export function toJsonText(value: unknown): string {
 }
 
 const mutation: fc.Arbitrary<Mutation> = fc.oneof(
-  { weight: 5, arbitrary: fc.record({ kind: fc.constant('set' as const), path: fc.nat(), value: nastyValue }) },
+  { weight: 4, arbitrary: fc.record({ kind: fc.constant('set' as const), path: fc.nat(), value: nastyValue }) },
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      kind: fc.constant('typed' as const),
+      path: fc.nat(),
+      text: nastyString,
+      number: fc.oneof(extremeNumber, fc.constantFrom(...RAW_NUMBERS).map(raw)),
+      dateTime: edgeDateTime,
+    }),
+  },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('delete' as const), path: fc.nat() }) },
   {
     weight: 2,

@@ -165,9 +165,7 @@ export const Product = Type.Object(
     mark: Type.Optional(Nullable(ShortText(100))),
     enable: Type.Optional(Type.Boolean()),
     photo: Type.Optional(
-      Nullable(
-        Type.String({ format: 'uri', pattern: '^[Hh][Tt][Tt][Pp][Ss]?://', maxLength: 2048, description: 'An http(s) URL' }),
-      ),
+      Nullable(Type.String({ format: 'http-url', maxLength: 2048, description: 'An absolute http:// or https:// URL' })),
     ),
     updated_at: Type.Optional(DateTime),
   },

@@ -30,6 +30,10 @@ const ajv = new Ajv({
   strictRequired: false,
 });
 addFormats(ajv, ['uri']);
+const isUri = ajv.formats['uri'] as { validate: (value: string) => boolean } | ((value: string) => boolean);
+const uriValid = typeof isUri === 'function' ? isUri : isUri.validate;
+// An absolute URI whose scheme is http or https (a `javascript:` or `data:` photo is refused).
+ajv.addFormat('http-url', { type: 'string', validate: (value: string) => /^https?:\/\//i.test(value) && uriValid(value) });
 // Stricter than ajv-formats: no leap second, and only instants PostgreSQL and JavaScript both hold
 // (DATE_TIME_MIN..DATE_TIME_MAX in lib/time.ts).
 ajv.addFormat('date-time', { type: 'string', validate: (value: string) => parseRfc3339(value) !== null });
