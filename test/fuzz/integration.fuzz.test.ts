@@ -42,6 +42,15 @@ describe('fuzz: inbound events', () => {
     key = company.integrationKey;
     productId = (await makeProduct(t.container, company.id)).id;
     counts = await tableCounter(t.container.db);
+    const sale = valid['sales.created']!();
+    const text = JSON.stringify(sale).replace(String(FRESH_ID), '1001');
+    const res = await t.app.inject({
+      method: 'POST',
+      url: INTEGRATION_PATH,
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'x-signature': hmacSha256Hex(key, text) },
+      payload: text,
+    });
+    expect(res.statusCode, res.body).toBe(200);
   });
   afterAll(async () => {
     printStats(isPostgresRun() ? 'postgres' : 'pglite');
@@ -60,7 +69,8 @@ describe('fuzz: inbound events', () => {
     return res.body;
   }
 
-  let nextId = 1000;
+  /** Sale 1001 exists (created in beforeAll): payments, cancellations and invoices refer to it. */
+  let nextId = 5000;
   const valid: Record<string, () => unknown> = {
     'sales.created': () => ({
       event: 'sales.created',

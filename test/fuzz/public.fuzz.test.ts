@@ -122,8 +122,12 @@ describe('fuzz: scanner, polling, login and docs', () => {
       const stats = statsFor('GET /api/public/scanner');
       const token = fc.oneof(fc.constant(scannerToken), fc.constant(`${scannerToken}%00`), queryValue);
       const query = fc.oneof(fc.constantFrom('7790001000019', 'yerba', 'Producto%00', '2012345012349'), queryValue);
+      const qs = queryString(['token', 'query', 'companyId', 't%6Fken', 'token[]'], { token, query });
       await assertFuzz(
-        queryString(['token', 'query', 'companyId', 't%6Fken', 'token[]'], { token, query }),
+        fc.oneof(
+          qs,
+          fc.tuple(query, qs).map(([q, rest]) => `token=${scannerToken}&query=${encoded(q)}${rest ? `&${rest}` : ''}`),
+        ),
         async (qs) => void (await check(stats, { method: 'GET', url: `/api/public/scanner?${qs}` })),
         BOUNDED_RUNS,
       );
