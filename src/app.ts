@@ -6,7 +6,7 @@ import Fastify, { type FastifyBaseLogger } from 'fastify';
 import type { Container } from './container.ts';
 import type { App } from './http/app.types.ts';
 import { type AssetCatalog, loadAssets } from './http/assets.ts';
-import { registerErrorHandling } from './http/error-handler.ts';
+import { handleFrameworkError, registerErrorHandling } from './http/error-handler.ts';
 import { registerRequestContext } from './http/request-context.ts';
 import { registerRoutes } from './http/routes.ts';
 import { enforceSurfaces, type RouteSurface } from './http/surfaces.ts';
@@ -41,7 +41,10 @@ export async function buildApp(container: Container, assets?: AssetCatalog): Pro
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
-    ajv: { customOptions: { allErrors: true, removeAdditional: false, coerceTypes: 'array', useDefaults: true } },
+    // Scalars in query strings and params are coerced (`?limit=5`); never to arrays (`'array'` turned
+    // `events: null` into `[""]`): no query string here takes an array.
+    ajv: { customOptions: { allErrors: true, removeAdditional: false, coerceTypes: true, useDefaults: true } },
+    frameworkErrors: handleFrameworkError,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
   }).withTypeProvider<TypeBoxTypeProvider>();

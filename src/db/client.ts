@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
@@ -11,6 +10,7 @@ import { type PgDatabase, PgDialect, type PgQueryResultHKT, type PgTransaction }
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import pg from 'pg';
 import * as schema from './schema/index.ts';
+import { statementName } from './statement-name.ts';
 
 export type Schema = typeof schema;
 export type Db = PgDatabase<PgQueryResultHKT, Schema>;
@@ -205,10 +205,6 @@ export async function selectRows<T>(conn: Conn, query: SQL): Promise<T[]> {
 }
 
 const dialect = new PgDialect();
-
-function statementName(text: string) {
-  return `s_${createHash('sha1').update(text).digest('base64url')}`;
-}
 
 /**
  * Rows of a raw `sql` statement run as a named prepared statement: node-postgres parses and plans

@@ -39,6 +39,10 @@ function fromFastifyError(err: FastifyError): AppError | null {
       return new AppError('invalid_json', 'request body is not valid JSON');
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return new AppError('bad_request', 'content-length does not match the body');
+    case 'FST_ERR_BAD_URL':
+      return new AppError('bad_request', 'the URL path is not valid: a % must start a percent-encoded byte (%25 for % itself)');
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return new AppError('bad_request', 'a URL path parameter is too long');
   }
   if (err instanceof SyntaxError && err.statusCode === 400) return new AppError('invalid_json', 'request body is not valid JSON');
   if (err.statusCode === 429) return new AppError('rate_limited', 'too many requests; slow down and retry later');
@@ -60,6 +64,15 @@ export function sendError(reply: FastifyReply, err: AppError) {
   const body: { error: string; code: string; details?: ErrorDetail[] } = { error: err.message, code: err.code };
   if (err.details) body.details = err.details;
   return reply.code(err.status).type('application/json; charset=utf-8').send(body);
+}
+
+/**
+ * Errors Fastify raises before any route or hook runs (a path it cannot decode, like `/docs/%`):
+ * the house error body too. Set as the `frameworkErrors` option of the app.
+ */
+export function handleFrameworkError(err: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  reply.header('x-request-id', request.id);
+  return sendError(reply, fromFastifyError(err) ?? new AppError('bad_request', 'the request could not be routed'));
 }
 
 export function registerErrorHandling(app: FastifyInstance) {

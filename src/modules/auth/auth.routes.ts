@@ -55,6 +55,12 @@ export function registerAuthPublicRoutes(app: App, { auth, config, shell }: Auth
     if (isCrossSiteRequest(request, config.http.publicBaseUrl)) {
       throw new AppError('forbidden', 'cross-site login refused');
     }
+    // No account has a NUL in its email (PostgreSQL text cannot hold one): a malformed request.
+    if (request.body.email.includes('\u0000')) {
+      throw new AppError('bad_request', 'email must not contain the NUL character (\\u0000)', {
+        details: [{ path: 'body.email', message: 'must not contain the NUL character' }],
+      });
+    }
     const issued = await auth.login(request.ctx, request.body);
     setSessionCookie(reply, config, issued);
     const session = await auth.authenticate(issued.token, request.ctx.origin);

@@ -24,14 +24,31 @@ export const CompanyIdField = Type.Integer({
   maximum: INT4_MAX,
   description: 'Optional; when present it must be the company of the integration key',
 });
-export const Money = Type.Number({ minimum: 0, maximum: MONEY_MAX, description: 'Amount in ARS; at most 2 decimals are kept' });
+/**
+ * Decimals the column keeps (numeric(14,2) money, numeric(14,3) quantities). A value that is not
+ * zero but rounds to zero there is refused (see integration.validation.ts): it would be stored
+ * as 0 without a word.
+ */
+export const PRECISION = 'x-precision';
+export const MONEY_DECIMALS = 2;
+export const QUANTITY_DECIMALS = 3;
+export const Money = Type.Number({
+  minimum: 0,
+  maximum: MONEY_MAX,
+  [PRECISION]: MONEY_DECIMALS,
+  description: 'Amount in ARS; at most 2 decimals are kept (a value that rounds to 0.00 but is not 0 is refused)',
+});
 export const Quantity = Type.Number({
   exclusiveMinimum: 0,
   maximum: QUANTITY_MAX,
-  description: 'Quantity; up to 3 decimals (weighed goods)',
+  [PRECISION]: QUANTITY_DECIMALS,
+  description: 'Quantity; up to 3 decimals (weighed goods); it must not round to 0.000',
 });
-export const SignedQuantity = Type.Number({ minimum: -QUANTITY_MAX, maximum: QUANTITY_MAX });
-export const DateTime = Type.String({ format: 'date-time', description: 'RFC 3339 date-time with offset' });
+export const SignedQuantity = Type.Number({ minimum: -QUANTITY_MAX, maximum: QUANTITY_MAX, [PRECISION]: QUANTITY_DECIMALS });
+export const DateTime = Type.String({
+  format: 'date-time',
+  description: 'RFC 3339 date-time with offset, from 0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999999Z; no leap second (:60)',
+});
 const ShortText = (maxLength: number) => Type.String({ maxLength });
 
 export const SaleItem = Type.Object({
@@ -110,7 +127,8 @@ export const Movement = Type.Object(
     amount: Type.Number({
       minimum: -QUANTITY_MAX,
       maximum: QUANTITY_MAX,
-      description: 'Positive for IN, OUT and TRANSFER; a signed difference for ADJUSTMENT',
+      [PRECISION]: QUANTITY_DECIMALS,
+      description: 'Positive for IN, OUT and TRANSFER; a signed difference (not 0) for ADJUSTMENT; up to 3 decimals',
     }),
     reason: Type.Optional(Nullable(ShortText(500))),
     created_at: Type.Optional(DateTime),
@@ -146,7 +164,9 @@ export const Product = Type.Object(
     category_id: Type.Optional(Nullable(RecordId)),
     mark: Type.Optional(Nullable(ShortText(100))),
     enable: Type.Optional(Type.Boolean()),
-    photo: Type.Optional(Nullable(Type.String({ format: 'uri', maxLength: 2048 }))),
+    photo: Type.Optional(
+      Nullable(Type.String({ format: 'http-url', maxLength: 2048, description: 'An absolute http:// or https:// URL' })),
+    ),
     updated_at: Type.Optional(DateTime),
   },
   { description: 'A product created or updated; an update older than the stored updated_at is ignored' },

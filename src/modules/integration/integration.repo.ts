@@ -52,7 +52,8 @@ export interface StoredInboundEvent {
   received_at: string;
   event: string;
   idempotency_key: string;
-  payload: Record<string, unknown>;
+  /** The envelope's text exactly as received (never parsed again: see pollPage in the service). */
+  payload: string;
   signature_valid: boolean;
 }
 
@@ -74,7 +75,7 @@ export async function listInboundEvents(
   ];
   return selectRows<StoredInboundEvent>(
     conn,
-    sql`SELECT id, ${WIRE_TIME(sql`received_at`)} AS received_at, event, idempotency_key, payload, signature_valid
+    sql`SELECT id, ${WIRE_TIME(sql`received_at`)} AS received_at, event, idempotency_key, payload::text AS payload, signature_valid
         FROM inbound_events
         WHERE company_id = ${companyId}
           AND received_at > coalesce(${since}::timestamptz, '-infinity'::timestamptz)

@@ -115,7 +115,12 @@ export function registerIntegrationRoutes(app: App, integration: IntegrationServ
           response: { 200: PollResponse, 400: ErrorBody, 401: ErrorBody, 500: ErrorBody },
         },
       },
-      async (request) => integration.poll(request.ctx.companyId!, request.query),
+      // The page comes as JSON text (stored payloads spliced in verbatim): sent as it is.
+      async (request, reply) => {
+        const page = await integration.poll(request.ctx.companyId!, request.query);
+        // The typed send expects the schema's object; the text is that object already serialized.
+        return reply.type('application/json; charset=utf-8').send(page as never);
+      },
     );
   });
 }

@@ -18,6 +18,7 @@ import {
   listInboundEvents,
   type NewInboundEvent,
   purgeInboundEvents,
+  type StoredInboundEvent,
 } from './integration.repo.ts';
 import { EVENT_ENTITY, type ValidEvent, validateEnvelope } from './integration.validation.ts';
 import { type BatchedSaleOutcome, createSaleBatcher, type SaleBatchOptions } from './sale-batcher.ts';
@@ -84,7 +85,8 @@ export function createIntegrationService({ db, clock, logger, companies, jobs, c
     const signatureValid = verifySignature(input.signature, input.rawBody, input.integrationKey);
     checkSentAt(input.sentAt, clock.now());
     const senderKey = checkIdempotencyKey(input.idempotencyKey);
-    const text = input.rawBody.toString('utf8');
+    // A byte order mark is ignored (RFC 8259 §8.1), and not stored: PostgreSQL's json refuses it.
+    const text = input.rawBody.toString('utf8').replace(/^\uFEFF/, '');
     const valid = validateEnvelope(parseJson(text), input.companyId);
     const bodySha256 = createHash('sha256').update(input.rawBody).digest('hex');
 
@@ -153,22 +155,24 @@ export function createIntegrationService({ db, clock, logger, companies, jobs, c
     }
   }
 
-  /** A page of stored events for polling; `limit` above the maximum is clamped and reported. */
-  async function poll(companyId: number, query: { limit?: number | undefined; since?: string | undefined }) {
+  /**
+   * A page of stored events for polling, as the JSON text of the response; `limit` above the
+   * maximum is clamped and reported. Each payload is the stored text of the envelope, spliced in
+   * as it is: never parsed or serialized again, so it comes back exactly as received (numbers
+   * beyond double precision included) and no stored row can make the page fail.
+   */
+  async function poll(companyId: number, query: { limit?: number | undefined; since?: string | undefined }): Promise<string> {
     const limit = Math.min(query.limit ?? POLL_DEFAULT_LIMIT, POLL_MAX_LIMIT);
     const since = query.since === undefined ? null : normalizeSince(query.since);
     const rows = await listInboundEvents(db.orm, companyId, { since, limit: limit + 1 });
     const events = rows.slice(0, limit);
-    const hasMore = rows.length > limit;
-    return {
-      events,
-      meta: {
-        limit,
-        since: query.since ?? null,
-        has_more: hasMore,
-        next_since: events.at(-1)?.received_at ?? since,
-      },
+    const meta = {
+      limit,
+      since: query.since ?? null,
+      has_more: rows.length > limit,
+      next_since: events.at(-1)?.received_at ?? since,
     };
+    return `{"events":[${events.map(storedEventJson).join(',')}],"meta":${JSON.stringify(meta)}}`;
   }
 
   /** Deletes events older than the retention window (which is also the idempotency window). */
@@ -182,6 +186,12 @@ export function createIntegrationService({ db, clock, logger, companies, jobs, c
   jobs.define({ name: PURGE_JOB, schedule: '17 4 * * *', handler: async () => void (await purgeExpired()) });
 
   return { authenticate, ingest, poll, purgeExpired };
+}
+
+/** One stored event as JSON, in the documented key order, its payload the stored text. */
+function storedEventJson({ id, received_at, event, idempotency_key, payload, signature_valid }: StoredInboundEvent): string {
+  const head = JSON.stringify({ id, received_at, event, idempotency_key });
+  return `${head.slice(0, -1)},"payload":${payload},"signature_valid":${signature_valid === true}}`;
 }
 
 interface EventBody {
@@ -207,7 +217,9 @@ function inboundEvent(companyId: number, valid: ValidEvent, body: EventBody): Ne
 
 function parseJson(text: string): unknown {
   try {
-    return secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' });
+    // `__proto__` and `constructor.prototype` keys are valid JSON: they are dropped from the
+    // parsed value (never reaching an object's prototype) and kept in the stored text.
+    return secureJson.parse(text, undefined, { protoAction: 'remove', constructorAction: 'remove' });
   } catch (err) {
     const reason = err instanceof SyntaxError ? `: ${err.message}` : '';
     throw new AppError('invalid_json', `request body is not valid JSON${reason}`);

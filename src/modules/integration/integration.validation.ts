@@ -2,12 +2,15 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsPlugin from 'ajv-formats';
 import { validationDetails } from '../../http/error-handler.ts';
 import { AppError, type ErrorDetail } from '../../lib/errors.ts';
+import { toUnits } from '../../lib/money.ts';
+import { parseRfc3339 } from '../../lib/time.ts';
 import {
   EVENT_DATA,
   type EventData,
   type EventName,
   FUTURE_EVENTS,
   isSupportedEvent,
+  PRECISION,
   SUPPORTED_EVENTS,
 } from './events.schemas.ts';
 
@@ -26,7 +29,35 @@ const ajv = new Ajv({
   strict: true,
   strictRequired: false,
 });
-addFormats(ajv, ['date-time', 'uri']);
+addFormats(ajv, ['uri']);
+const isUri = ajv.formats['uri'] as { validate: (value: string) => boolean } | ((value: string) => boolean);
+const uriValid = typeof isUri === 'function' ? isUri : isUri.validate;
+// An absolute URI whose scheme is http or https (a `javascript:` or `data:` photo is refused).
+ajv.addFormat('http-url', { type: 'string', validate: (value: string) => /^https?:\/\//i.test(value) && uriValid(value) });
+// Stricter than ajv-formats: no leap second, and only instants PostgreSQL and JavaScript both hold
+// (DATE_TIME_MIN..DATE_TIME_MAX in lib/time.ts).
+ajv.addFormat('date-time', { type: 'string', validate: (value: string) => parseRfc3339(value) !== null });
+/** The `x-precision` keyword: a number that is not 0 must not round to 0 at the stored decimals. */
+const roundsToZero: ((decimals: number, value: number) => boolean) & { errors?: Partial<ErrorObject>[] } = (decimals, value) => {
+  // Only a fraction can round to zero (and toUnits refuses numbers past the safe range: `maximum` reports those).
+  if (value === 0 || !(Math.abs(value) < 1) || toUnits(value, decimals) !== 0) return true;
+  const smallest = (10 ** -decimals).toFixed(decimals);
+  roundsToZero.errors = [
+    {
+      keyword: PRECISION,
+      message: `rounds to 0 at ${decimals} decimals (the stored precision): send 0 or at least ${smallest}`,
+      params: { decimals },
+    },
+  ];
+  return false;
+};
+ajv.addKeyword({ keyword: PRECISION, type: 'number', schemaType: 'number', errors: true, validate: roundsToZero });
+
+/** Deepest nesting of objects and arrays accepted in an event, the envelope itself being level 1. */
+export const MAX_NESTING_DEPTH = 32;
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+/** At most this many string problems are listed in one answer. */
+const MAX_STRING_DETAILS = 10;
 
 const validators = Object.fromEntries(SUPPORTED_EVENTS.map((name) => [name, ajv.compile(EVENT_DATA[name])])) as Record<
   EventName,
@@ -62,6 +93,15 @@ export function validateEnvelope(body: unknown, companyId: number): ValidEvent {
       `event "${event}" is not supported${future}; supported events: ${SUPPORTED_EVENTS.join(', ')}`,
     );
   }
+  const tooDeep = deeperThan(body, MAX_NESTING_DEPTH);
+  if (tooDeep !== null) {
+    throw invalidData(event, [
+      {
+        path: tooDeep,
+        message: `nests objects and arrays deeper than ${MAX_NESTING_DEPTH} levels (the limit, envelope included)`,
+      },
+    ]);
+  }
   const data = body['data'];
   if (!isObject(data)) {
     throw invalidData(event, [{ path: 'data', message: data === undefined ? 'is required' : 'must be an object' }]);
@@ -77,6 +117,10 @@ export function validateEnvelope(body: unknown, companyId: number): ValidEvent {
     });
   }
   if (event === 'product.stock_updated' && isObject(record)) details.push(...stockConsistency(record));
+  if (event === 'movement.created' && isObject(record) && record['type'] === 'ADJUSTMENT' && record['amount'] === 0) {
+    details.push({ path: 'data.movement.amount', message: 'must not be 0: an ADJUSTMENT of 0 changes nothing' });
+  }
+  details.push(...unstorableStrings(data, 'data'));
   if (details.length > 0) throw invalidData(event, details);
   return { event, data } as ValidEvent;
 }
@@ -122,4 +166,51 @@ function stockConsistency(product: Record<string, unknown>): ErrorDetail[] {
     return [{ path: 'data.product.current_stock', message: `is ${current} but stock is ${stock}; send one of them` }];
   }
   return [];
+}
+
+/**
+ * The top-level key (or `body`) under which objects and arrays nest deeper than `limit`, or null.
+ * Iterative: a body nested thousands of levels deep must not exhaust the stack here either.
+ */
+export function deeperThan(body: Record<string, unknown>, limit: number): string | null {
+  for (const [key, value] of Object.entries(body)) {
+    let level: unknown[] = [value];
+    for (let depth = 2; level.length > 0; depth++) {
+      const next: unknown[] = [];
+      for (const node of level) {
+        if (typeof node !== 'object' || node === null) continue;
+        for (const child of Object.values(node)) if (typeof child === 'object' && child !== null) next.push(child);
+      }
+      if (next.length > 0 && depth + 1 > limit) return key;
+      level = next;
+    }
+  }
+  return null;
+}
+
+/**
+ * Strings PostgreSQL cannot store in text (NUL) or in json (an unpaired UTF-16 surrogate, sent as
+ * `\ud800`), in values and in keys, with their paths. Runs after the nesting check (bounded depth).
+ */
+function unstorableStrings(value: unknown, path: string, found: ErrorDetail[] = []): ErrorDetail[] {
+  if (found.length >= MAX_STRING_DETAILS) return found;
+  const problem = (text: string) =>
+    text.includes('\u0000')
+      ? 'must not contain the NUL character (\\u0000)'
+      : LONE_SURROGATE.test(text)
+        ? 'must not contain an unpaired UTF-16 surrogate'
+        : null;
+  if (typeof value === 'string') {
+    const message = problem(value);
+    if (message) found.push({ path, message });
+  } else if (Array.isArray(value)) {
+    for (const [index, item] of value.entries()) unstorableStrings(item, `${path}.${index}`, found);
+  } else if (isObject(value)) {
+    for (const [key, item] of Object.entries(value)) {
+      const message = problem(key);
+      if (message) found.push({ path: `${path}.${JSON.stringify(key).slice(1, -1)}`, message: `(a key) ${message}` });
+      else unstorableStrings(item, `${path}.${key}`, found);
+    }
+  }
+  return found.slice(0, MAX_STRING_DETAILS);
 }

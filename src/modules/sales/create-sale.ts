@@ -138,6 +138,7 @@ function prepareSale(
 ) {
   if (input.items.length === 0) throw new AppError('validation_failed', 'a sale needs at least one item');
   if (toCents(input.total) < 0) throw new AppError('validation_failed', `sale total must not be negative (got ${input.total})`);
+  assertStorablePrecision(input);
   const created = saleRows(companyId, input.id, input, now);
   const { sale, items } = created;
   const row: StatementRow = {
@@ -164,6 +165,33 @@ function prepareSale(
     }),
   };
   return { created, row };
+}
+
+/**
+ * A quantity, price, subtotal or total that is not zero but rounds to zero at the column's
+ * precision would be stored as 0 without a word: refused (422) naming the field and the decimals.
+ * A quantity must also stay above zero once rounded.
+ */
+function assertStorablePrecision(input: CreateSaleInput) {
+  const details: { path: string; message: string }[] = [];
+  const check = (path: string, value: string | number | undefined, decimals: number, mustBePositive = false) => {
+    // Only a fraction can round to zero; larger values are left to the range checks.
+    if (value === undefined || !(Math.abs(Number(value)) < 1)) return;
+    const units = decimals === 3 ? toMilli(value) : toCents(value);
+    if (units !== 0 || (Number(value) === 0 && !mustBePositive)) return;
+    const smallest = (10 ** -decimals).toFixed(decimals);
+    details.push({ path, message: `rounds to 0 at ${decimals} decimals (the stored precision): the least is ${smallest}` });
+  };
+  check('sale.total', input.total, 2);
+  input.items.forEach((item, index) => {
+    check(`sale.items.${index}.quantity`, item.quantity, 3, true);
+    check(`sale.items.${index}.price`, item.price, 2);
+    check(`sale.items.${index}.subtotal`, item.subtotal, 2);
+  });
+  if (details.length > 0) {
+    const summary = details.map((d) => `${d.path} ${d.message}`).join('; ');
+    throw new AppError('validation_failed', `sale values lost at the stored precision: ${summary}`, { details });
+  }
 }
 
 /** The rows exactly as the statement stores them (numeric text as PostgreSQL prints it). */

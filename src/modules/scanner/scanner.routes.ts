@@ -21,6 +21,17 @@ export function checkParameters(request: FastifyRequest) {
       details: missing.map((name) => ({ path: `querystring.${name}`, message: 'is required' })),
     });
   }
+  // A NUL character reaches no database column (PostgreSQL text cannot hold it): a malformed request.
+  const withNul = Object.entries(query).filter(([, value]) => typeof value === 'string' && value.includes('\u0000'));
+  if (withNul.length > 0) {
+    const details = withNul.map(([name]) => ({
+      path: `querystring.${name}`,
+      message: 'must not contain the NUL character (%00)',
+    }));
+    throw new AppError('bad_request', `invalid querystring: ${details.map((d) => `${d.path} ${d.message}`).join('; ')}`, {
+      details,
+    });
+  }
   const problem = request.validationError;
   if (problem) {
     const details = validationDetails(problem.validation as never, 'querystring');

@@ -1,0 +1,361 @@
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AppError } from '../../src/lib/errors.ts';
+import { insertInboundEvent } from '../../src/modules/integration/integration.repo.ts';
+import { MAX_NESTING_DEPTH } from '../../src/modules/integration/integration.validation.ts';
+import { buildTestApp, captureLogs, type TestApp } from '../app.ts';
+import { makeCompany, makeProduct, makeUser } from '../factories.ts';
+import { countRows, poll, saleCreated, sendEvent } from '../integration-helpers.ts';
+import { login, SAME_ORIGIN } from '../sessions.ts';
+
+// Issue 11: each defect found by fuzzing, one case per field or value, on the backend under test.
+
+const nested = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`;
+const BAD_DATE_TIMES = ['2024-12-31T23:59:60Z', '0000-01-01T00:00:00Z', '9999-12-31T23:59:59-23:59', '2026-03-10T12:00:00+16:00'];
+
+describe('bad input never breaks the service (issue 11)', () => {
+  let t: TestApp;
+  const logs = captureLogs();
+  let key: string;
+  let companyId: number;
+  let productId: number;
+  let scannerToken: string;
+  let nextId = 500;
+
+  beforeAll(async () => {
+    t = await buildTestApp({
+      overrides: { logger: logs.logger },
+      env: { AUTH_LOGIN_LIMIT_PER_CLIENT: '1000', ALLOW_PRIVATE_WEBHOOK_TARGETS: 'true' },
+    });
+    const company = await makeCompany(t.container);
+    key = company.integrationKey;
+    companyId = company.id;
+    scannerToken = company.scannerToken;
+    productId = (await makeProduct(t.container, companyId, { name: 'Producto de prueba' })).id;
+  });
+  afterAll(() => t.close());
+
+  /** Sends an event that must be refused with `status`/`code` and write nothing. */
+  async function refused(envelope: unknown, status: number, code: string, raw?: string) {
+    const before = await countRows(t.container.db.orm, companyId);
+    const res = await sendEvent(t.app, key, envelope, raw === undefined ? {} : { raw });
+    expect(res.statusCode, res.body).toBe(status);
+    expect(res.json()).toMatchObject({ error: expect.any(String), code });
+    expect(await countRows(t.container.db.orm, companyId)).toEqual(before);
+    return res.json() as { error: string; code: string; details?: { path: string; message: string }[] };
+  }
+
+  const product = (extra: Record<string, unknown>) => ({
+    event: 'product.upserted',
+    data: { product: { id: ++nextId, name: 'Yerba', ...extra } },
+  });
+  const salePaid = (extra: Record<string, unknown>) => ({ event: 'sales.paid', data: { sale: { id: ++nextId, ...extra } } });
+  const saleCancelled = (extra: Record<string, unknown>) => ({
+    event: 'sales.cancelled',
+    data: { sale: { id: ++nextId, ...extra } },
+  });
+  const invoice = (extra: Record<string, unknown>) => ({
+    event: 'invoice.issued',
+    data: {
+      invoice: {
+        id: ++nextId,
+        sale_id: 1,
+        type: 'B',
+        point_of_sale: 1,
+        number: nextId,
+        cae: '12345678901234',
+        cae_expiration: '2026-03-20T00:00:00Z',
+        total: 100,
+        ...extra,
+      },
+    },
+  });
+  const movement = (extra: Record<string, unknown>) => ({
+    event: 'movement.created',
+    data: { movement: { id: ++nextId, type: 'IN', deposit_id: 1, product_id: productId, amount: 1, ...extra } },
+  });
+  const stock = (extra: Record<string, unknown>) => ({
+    event: 'product.stock_updated',
+    data: { product: { id: productId, stock: 5, ...extra } },
+  });
+
+  describe('1. nesting deeper than the limit is refused at ingest; polling cannot fail on a stored row', () => {
+    it.each([5_000, 20_000, MAX_NESTING_DEPTH])('refuses data nested %i arrays deep with 422 naming the limit', async (depth) => {
+      const raw = `{"event":"product.upserted","data":{"product":{"id":${++nextId},"name":"x","extra":${nested(depth)}}}}`;
+      const body = await refused(null, 422, 'validation_failed', raw);
+      expect(body.error).toContain(`deeper than ${MAX_NESTING_DEPTH} levels`);
+      expect(body.details).toEqual([expect.objectContaining({ path: 'data' })]);
+    });
+
+    it('accepts nesting up to the limit (envelope included)', async () => {
+      // envelope 1, data 2, product 3, extra 4..MAX: the innermost array is at level MAX.
+      const raw = `{"event":"product.upserted","data":{"product":{"id":${++nextId},"name":"x","extra":${nested(MAX_NESTING_DEPTH - 3)}}}}`;
+      const res = await sendEvent(t.app, key, null, { raw });
+      expect(res.statusCode, res.body).toBe(200);
+    });
+
+    it('serves a page holding a row stored before the limit (5,000 levels) with 200 and its exact text', async () => {
+      const other = await makeCompany(t.container);
+      const text = `{"event":"product.upserted","data":{"product":{"id":1,"extra":${nested(5_000)}}}}`;
+      await t.container.db.orm.transaction((tx) =>
+        insertInboundEvent(tx, {
+          id: '00000000-0000-4000-8000-00000000d33b',
+          companyId: other.id,
+          event: 'product.upserted',
+          idempotencyKey: 'deep',
+          payloadText: text,
+          bodySha256: '0'.repeat(64),
+          signatureValid: true,
+        }),
+      );
+      const res = await poll(t.app, other.integrationKey);
+      expect(res.statusCode).toBe(200);
+      expect(res.body).toContain(`"payload":${text},"signature_valid":true}`);
+      expect(res.json().meta.next_since).toBe(res.json().events[0].received_at);
+    });
+  });
+
+  describe('2. a NUL character is refused, never a 500', () => {
+    const NUL = 'a\u0000b';
+    it.each([
+      ['product.upserted name', () => product({ name: NUL }), 'data.product.name'],
+      ['product.upserted sku', () => product({ sku: NUL }), 'data.product.sku'],
+      ['product.upserted description', () => product({ description: NUL }), 'data.product.description'],
+      ['product.upserted mark', () => product({ mark: NUL }), 'data.product.mark'],
+      ['product.upserted BC', () => product({ BC: NUL }), 'data.product.BC'],
+      ['movement.created reason', () => movement({ reason: NUL }), 'data.movement.reason'],
+      ['invoice.issued type', () => invoice({ type: NUL }), 'data.invoice.type'],
+      [
+        'sales.created payment_method',
+        () => saleCreated(++nextId, productId, { payment_method: NUL }),
+        'data.sale.payment_method',
+      ],
+      ['sales.paid payment_method', () => salePaid({ payment_method: NUL }), 'data.sale.payment_method'],
+      ['sales.paid payment_id', () => salePaid({ payment_id: NUL }), 'data.sale.payment_id'],
+      ['sales.cancelled reason', () => saleCancelled({ cancellation_reason: NUL }), 'data.sale.cancellation_reason'],
+      ['product.stock_updated sku', () => stock({ sku: NUL }), 'data.product.sku'],
+      ['an unknown field', () => product({ extra: { note: NUL } }), 'data.product.extra.note'],
+      ['a key', () => product({ [NUL]: 1 }), 'data.product.a\\u0000b'],
+    ])('in %s: 422 with the path', async (_name, envelope, path) => {
+      const body = await refused(envelope(), 422, 'validation_failed');
+      expect(body.details).toContainEqual({ path, message: expect.stringContaining('NUL') });
+    });
+
+    it('an unpaired surrogate (\\ud800) is refused with 422 as well', async () => {
+      const raw = `{"event":"product.upserted","data":{"product":{"id":${++nextId},"name":"a\\ud800b"}}}`;
+      const body = await refused(null, 422, 'validation_failed', raw);
+      expect(body.details).toContainEqual({ path: 'data.product.name', message: expect.stringContaining('surrogate') });
+    });
+
+    it('query=Producto%00 on the scanner: 400', async () => {
+      const res = await t.app.inject({ method: 'GET', url: `/api/public/scanner?token=${scannerToken}&query=Producto%00` });
+      expect(res.statusCode).toBe(400);
+      expect(res.json()).toMatchObject({ code: 'bad_request', details: [{ path: 'querystring.query' }] });
+    });
+
+    it('an email with \\u0000 on /api/auth/login: 400, no audit row', async () => {
+      const count = async () => (await t.container.db.query<{ n: number }>('SELECT count(*)::int AS n FROM audit_log'))[0]!.n;
+      const before = await count();
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/api/auth/login',
+        headers: SAME_ORIGIN,
+        payload: { email: 'ana\u0000@example.com', password: 'x' },
+      });
+      expect(res.statusCode).toBe(400);
+      expect(res.json()).toMatchObject({ code: 'bad_request', details: [{ path: 'body.email' }] });
+      expect(await count()).toBe(before);
+    });
+  });
+
+  describe('3. date-times outside the accepted range, or with a leap second', () => {
+    const cases: [string, (value: string) => unknown, string][] = [
+      ['sales.created created_at', (v) => saleCreated(++nextId, productId, { created_at: v }), 'data.sale.created_at'],
+      ['sales.paid paid_at', (v) => salePaid({ paid_at: v }), 'data.sale.paid_at'],
+      ['sales.cancelled cancelled_at', (v) => saleCancelled({ cancelled_at: v }), 'data.sale.cancelled_at'],
+      ['invoice.issued issued_at', (v) => invoice({ issued_at: v }), 'data.invoice.issued_at'],
+      ['invoice.issued cae_expiration', (v) => invoice({ cae_expiration: v }), 'data.invoice.cae_expiration'],
+      ['movement.created created_at', (v) => movement({ created_at: v }), 'data.movement.created_at'],
+      ['product.upserted updated_at', (v) => product({ updated_at: v }), 'data.product.updated_at'],
+      ['product.stock_updated updated_at', (v) => stock({ updated_at: v }), 'data.product.updated_at'],
+    ];
+    for (const value of BAD_DATE_TIMES) {
+      it.each(cases)(`${value} in %s: 422`, async (_name, envelope, path) => {
+        const body = await refused(envelope(value), 422, 'validation_failed');
+        expect(body.details).toContainEqual({ path, message: expect.stringContaining('date-time') });
+      });
+
+      it(`${value} in since: 400`, async () => {
+        const res = await poll(t.app, key, { since: value });
+        expect(res.statusCode).toBe(400);
+        expect(res.json()).toMatchObject({ code: 'bad_request' });
+      });
+    }
+
+    it('accepts the ends of the range', async () => {
+      for (const since of ['0001-01-01T00:00:00Z', '9999-12-31T23:59:59.999999Z']) {
+        expect((await poll(t.app, key, { since })).statusCode).toBe(200);
+      }
+      const res = await sendEvent(t.app, key, product({ updated_at: '0001-01-01T00:00:00Z' }));
+      expect(res.statusCode, res.body).toBe(200);
+    });
+  });
+
+  describe('4. secret query parameters are redacted however their name is encoded', () => {
+    it.each([
+      ['/api/public/scanner?t%6Fken=SECRET&query=Yerba', 200],
+      ['/api/public/scanner?query=Yerba&%74oken=SECRET', 200],
+      ['/api/public/scanner?query=Yerba&token%5B%5D=SECRET', 400],
+      ['/scanner?t%6Fken=SECRET', 200],
+      ['/scanner?TOKEN=SECRET', 400],
+    ])('%s', async (url, status) => {
+      logs.lines.length = 0;
+      const res = await t.app.inject({ method: 'GET', url: url.replace('SECRET', scannerToken) });
+      expect(res.statusCode).toBe(status);
+      expect(logs.lines.some((line) => line.includes('[Redacted]'))).toBe(true);
+      expect(logs.lines.join('\n')).not.toContain(scannerToken);
+    });
+  });
+
+  describe('5. events: null on the webhook settings API means every event', () => {
+    it('POST and PATCH accept null, and PATCH switches an endpoint back to every event', async () => {
+      const user = await makeUser(t.container, { companyId, role: 'admin' });
+      const { cookie } = await login(t.app, user.email, user.password);
+      const headers = { cookie, ...SAME_ORIGIN };
+      const base = '/api/settings/integrations/webhooks';
+      const created = await t.app.inject({
+        method: 'POST',
+        url: base,
+        headers,
+        payload: { url: 'http://127.0.0.1:9/hooks', events: null },
+      });
+      expect(created.statusCode, created.body).toBe(201);
+      expect(created.json().endpoint.events).toBeNull();
+      const id = created.json().endpoint.id;
+      const narrowed = await t.app.inject({
+        method: 'PATCH',
+        url: `${base}/${id}`,
+        headers,
+        payload: { events: ['sales.paid'] },
+      });
+      expect(narrowed.json().endpoint.events).toEqual(['sales.paid']);
+      const widened = await t.app.inject({ method: 'PATCH', url: `${base}/${id}`, headers, payload: { events: null } });
+      expect(widened.statusCode, widened.body).toBe(200);
+      expect(widened.json().endpoint.events).toBeNull();
+      // Query strings still coerce scalars (limit=5 is a number) after the change of coerceTypes.
+      const deliveries = await t.app.inject({ method: 'GET', url: `${base}/${id}/deliveries?limit=5`, headers });
+      expect(deliveries.statusCode, deliveries.body).toBe(200);
+      const wrong = await t.app.inject({ method: 'GET', url: `${base}/${id}/deliveries?limit=abc`, headers });
+      expect(wrong.statusCode).toBe(400);
+    });
+  });
+
+  describe('6. values that the stored precision turns into zero are refused', () => {
+    it.each([
+      [
+        'quantity 0.0001',
+        () => saleCreated(++nextId, productId, { total: 0, items: [{ product_id: productId, quantity: 0.0001, price: 100 }] }),
+        'data.sale.items.0.quantity',
+        '3 decimals',
+      ],
+      [
+        'price 1e-9',
+        () => saleCreated(++nextId, productId, { total: 0, items: [{ product_id: productId, quantity: 1, price: 1e-9 }] }),
+        'data.sale.items.0.price',
+        '2 decimals',
+      ],
+      ['total 0.001', () => saleCreated(++nextId, productId, { total: 0.001 }), 'data.sale.total', '2 decimals'],
+      ['ADJUSTMENT amount 0', () => movement({ type: 'ADJUSTMENT', amount: 0 }), 'data.movement.amount', 'must not be 0'],
+      [
+        'ADJUSTMENT amount -0.0004',
+        () => movement({ type: 'ADJUSTMENT', amount: -0.0004 }),
+        'data.movement.amount',
+        '3 decimals',
+      ],
+      ['IN amount 0.0001', () => movement({ amount: 0.0001 }), 'data.movement.amount', '3 decimals'],
+      ['base_price 0.004', () => product({ base_price: 0.004 }), 'data.product.base_price', '2 decimals'],
+      ['stock 0.0002', () => stock({ stock: 0.0002 }), 'data.product.stock', '3 decimals'],
+    ])('%s: 422 naming the field and the precision', async (_name, envelope, path, precision) => {
+      const body = await refused(envelope(), 422, 'validation_failed');
+      expect(body.details).toContainEqual({ path, message: expect.stringContaining(precision) });
+    });
+
+    it('still accepts exact zeros where they mean something (a free item, a stock of 0)', async () => {
+      const free = saleCreated(++nextId, productId, { total: 0, items: [{ product_id: productId, quantity: 1, price: 0 }] });
+      expect((await sendEvent(t.app, key, free)).statusCode).toBe(200);
+      expect((await sendEvent(t.app, key, stock({ stock: 0 }))).statusCode).toBe(200);
+    });
+  });
+
+  describe('7. contract deviations', () => {
+    it.each([
+      ['__proto__', '"__proto__":{"isAdmin":true}'],
+      ['constructor.prototype', '"constructor":{"prototype":{"isAdmin":true}}'],
+    ])('valid JSON with a %s key is accepted safely, and served back as received', async (_name, member) => {
+      const id = ++nextId;
+      const raw = `{"event":"product.upserted","data":{"product":{"id":${id},"name":"Proto",${member}}}}`;
+      const res = await sendEvent(t.app, key, null, { raw });
+      expect(res.statusCode, res.body).toBe(200);
+      expect(({} as Record<string, unknown>)['isAdmin']).toBeUndefined();
+      const page = await poll(t.app, key, { limit: 200 });
+      expect(page.body).toContain(`"payload":${raw}`);
+    });
+
+    it('polling serves the envelope exactly as received: big numbers and 1e400 keep their text', async () => {
+      const raw = `{"event":"product.upserted","data":{"product":{"id":${++nextId},"name":"N","ref":123456789012345678901234567890,"big":1e400,"x":1.0}}}`;
+      expect((await sendEvent(t.app, key, null, { raw })).statusCode).toBe(200);
+      const page = await poll(t.app, key, { limit: 200 });
+      expect(page.headers['content-type']).toBe('application/json; charset=utf-8');
+      expect(page.body).toContain(`"payload":${raw}`);
+      expect(page.json().events.at(-1).payload.data.product.name).toBe('N');
+    });
+
+    it('a byte order mark before the JSON is ignored', async () => {
+      const raw = `\uFEFF${JSON.stringify(product({}))}`;
+      expect((await sendEvent(t.app, key, null, { raw })).statusCode).toBe(200);
+    });
+
+    it.each(['/docs/%', '/docs/%zz', '/api/integration/in/%'])('%s answers the house error body', async (url) => {
+      const res = await t.app.inject({ method: 'GET', url });
+      expect(res.statusCode).toBe(400);
+      expect(res.json()).toEqual({ error: expect.stringContaining('percent-encoded'), code: 'bad_request' });
+      expect(res.headers['x-request-id']).toBeDefined();
+    });
+  });
+
+  describe('photo accepts only http(s) URLs', () => {
+    it.each(['javascript:alert(1)', 'data:image/png;base64,AAAA', 'ftp://example.com/a.png', 'file:///etc/passwd'])(
+      '%s: 422',
+      async (photo) => {
+        const body = await refused(product({ photo }), 422, 'validation_failed');
+        expect(body.details).toContainEqual({ path: 'data.product.photo', message: expect.any(String) });
+      },
+    );
+
+    it('https and http are accepted', async () => {
+      expect((await sendEvent(t.app, key, product({ photo: 'https://cdn.example.com/a.png' }))).statusCode).toBe(200);
+      expect((await sendEvent(t.app, key, product({ photo: 'HTTP://cdn.example.com/a.png' }))).statusCode).toBe(200);
+    });
+  });
+
+  describe('8. a failed query logs its statement name, never its values', () => {
+    it('a failing statement run through the ORM, alone or as the cause of another error', async () => {
+      const secretValue = 'ana.secreta@example.com';
+      let failure: unknown;
+      try {
+        await t.container.db.orm.execute(sql`SELECT ${secretValue}::text AS email, 1 / ${0}::int AS boom`);
+      } catch (err) {
+        failure = err;
+      }
+      expect(String((failure as Error).message)).toContain(secretValue);
+      for (const err of [failure, new AppError('internal', 'login failed', { cause: failure })]) {
+        logs.lines.length = 0;
+        logs.logger.error({ err }, 'unhandled error');
+        const line = logs.lines.join('\n');
+        expect(line).not.toContain(secretValue);
+        expect(line).toMatch(/s_[A-Za-z0-9_-]{27}/);
+        expect(line).toContain('SQLSTATE 22012');
+      }
+    });
+  });
+});
