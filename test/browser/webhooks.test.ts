@@ -125,7 +125,8 @@ describe('webhooks on the settings page, in a real browser', () => {
     const rotated = await text(page, '#webhook-secret-value');
     expect(rotated).toMatch(/^mos_whs_/);
     expect(rotated).not.toBe(secret);
-    await expect(item.locator('.endpoint-status').textContent()).resolves.toContain('secreto anterior válido hasta');
+    // The list reloads after the notice: wait for the new state rather than reading it at once.
+    await page.waitForSelector('.endpoint-status:has-text("secreto anterior válido hasta")');
 
     await page.click('[data-webhook-action="disable"]');
     await page.waitForSelector('.endpoint-status:has-text("Desactivado a mano")');

@@ -30,11 +30,14 @@ export function useWebhookFixture(use: { app(t: WebhookTestApp): void; receiver(
 }
 
 /** The application with a movable clock, short delivery timeouts and no jitter (random 0.5 → factor 1). */
-export async function buildWebhookApp(env: Record<string, string> = {}): Promise<WebhookTestApp> {
+export async function buildWebhookApp(
+  env: Record<string, string> = {},
+  options: { attemptTimeoutMs?: number } = {},
+): Promise<WebhookTestApp> {
   const clock = createTestClock();
   const t = await buildTestApp({
     env: { ALLOW_PRIVATE_WEBHOOK_TARGETS: 'true', ...env },
-    overrides: { clock, webhookTuning: { timeoutMs: 400, random: () => 0.5, pollIntervalMs: 200 } },
+    overrides: { clock, webhookTuning: { timeoutMs: options.attemptTimeoutMs ?? 400, random: () => 0.5, pollIntervalMs: 200 } },
   });
   return { ...t, clock };
 }

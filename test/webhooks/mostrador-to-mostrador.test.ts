@@ -16,7 +16,8 @@ describe('Mostrador to Mostrador', () => {
   let t: TestApp & { clock: TestClock };
   let base: string;
   beforeAll(async () => {
-    t = await buildWebhookApp({ AUTH_LOGIN_LIMIT_PER_CLIENT: '1000' });
+    // The receiver is a whole Mostrador in this process: give an attempt time to be ingested even on a busy machine.
+    t = await buildWebhookApp({ AUTH_LOGIN_LIMIT_PER_CLIENT: '1000' }, { attemptTimeoutMs: 5000 });
     base = await t.app.listen({ port: 0, host: '127.0.0.1' });
   });
   afterAll(() => t.close());
