@@ -70,9 +70,18 @@ export const products = pgTable(
     photo: text('photo'),
     createdAt: tstz('created_at').notNull().defaultNow(),
     updatedAt: tstz('updated_at').notNull().defaultNow(),
+    ivaRate: text('iva_rate').$type<IvaRate>().notNull().default('21'),
+    cost: money('cost'),
+    unit: text('unit').$type<ProductUnit>().notNull().default('unit'),
+    minStock: quantity('min_stock'),
   },
   (t) => [primaryKey({ columns: [t.companyId, t.id] })],
 );
+
+/** IVA rates as ARCA names them; 'exento' is invoiced without IVA. */
+export const IVA_RATES = ['21', '10.5', '27', '5', '2.5', '0', 'exento'] as const;
+export type IvaRate = (typeof IVA_RATES)[number];
+export type ProductUnit = 'unit' | 'kg';
 
 export const deposits = pgTable(
   'deposits',
@@ -138,6 +147,8 @@ export const boxes = pgTable(
     id: integer('id').notNull(),
     name: text('name').notNull(),
     createdAt: tstz('created_at').notNull().defaultNow(),
+    /** The deposit the box sells from; null: the company's default deposit. */
+    depositId: integer('deposit_id'),
   },
   (t) => [primaryKey({ columns: [t.companyId, t.id] })],
 );
@@ -225,4 +236,20 @@ export const outboxEvents = pgTable('outbox_events', {
   txId: bigint('tx_id', { mode: 'number' }).notNull().default(sql`txid_current()`),
   /** Insertion order (0005): orders the events of one transaction. */
   seq: bigint('seq', { mode: 'number' }).notNull().generatedAlwaysAsIdentity(),
+});
+
+export type ApiTokenScope = 'read' | 'read-write';
+
+/** Company API tokens (`mos_api_…`), stored as SHA-256 only (migration 0014). */
+export const apiTokens = pgTable('api_tokens', {
+  id: integer('id').primaryKey().generatedByDefaultAsIdentity(),
+  companyId: integer('company_id').notNull(),
+  name: text('name').notNull(),
+  scope: text('scope').$type<ApiTokenScope>().notNull(),
+  tokenHash: char('token_hash', { length: 64 }).notNull(),
+  hint: text('hint').notNull(),
+  createdByUserId: integer('created_by_user_id'),
+  createdAt: tstz('created_at').notNull().defaultNow(),
+  lastUsedAt: tstz('last_used_at'),
+  revokedAt: tstz('revoked_at'),
 });
