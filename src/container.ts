@@ -17,6 +17,7 @@ import { createScannerService, type ScannerService } from './modules/scanner/sca
 import { createIntegrationService, type IntegrationService } from './modules/integration/integration.service.ts';
 import { saleBatchOptions } from './modules/integration/sale-batcher.ts';
 import { createMemberService, type MemberService } from './modules/users/members.service.ts';
+import { type ApiTokenService, createApiTokenService } from './modules/api-tokens/api-tokens.service.ts';
 import { createUserService, type UserService } from './modules/users/users.service.ts';
 import { createInstagramModule, type InstagramModule, type InstagramModuleDeps } from './modules/instagram/instagram.module.ts';
 import { createWebhooksModule, type WebhooksModule, type WebhooksModuleDeps } from './modules/webhooks/webhooks.module.ts';
@@ -34,6 +35,8 @@ export interface Container {
   readonly companies: CompanyService;
   readonly users: UserService;
   readonly members: MemberService;
+  /** Company API tokens of the merchant API (/api/v1). */
+  readonly apiTokens: ApiTokenService;
   readonly auth: AuthService;
   readonly settings: SettingsService;
   readonly superadmin: SuperadminService;
@@ -71,6 +74,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   const companies = createCompanyService({ db, cipher, clock });
   const users = createUserService({ db, clock });
   const members = createMemberService({ db, clock, users });
+  const apiTokens = createApiTokenService({ db, clock });
   const auth = createAuthService({ db, config, clock, logger, users });
   const settings = createSettingsService({ db, config, clock, companies });
   const superadmin = createSuperadminService({ db, companies });
@@ -110,6 +114,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     companies,
     users,
     members,
+    apiTokens,
     auth,
     settings,
     superadmin,

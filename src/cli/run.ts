@@ -28,6 +28,11 @@ Commands:
   webhook list --company ID                 list the company's webhook endpoints
   webhook remove --company ID --id ENDPOINT_ID
                                             delete an endpoint and its delivery log
+  token create --company ID --name N [--read-only]
+                                            a company API token for /api/v1 (read-write unless
+                                            --read-only); prints it once
+  token list --company ID                   list the company's API tokens (never the tokens)
+  token revoke --company ID --id TOKEN_ID   revoke an API token at once
 
 --json prints one JSON object on stdout (for scripts). Exit codes: 0 ok, 1 failed, 2 usage.
 `;

@@ -7,6 +7,8 @@ export type Actor =
   | { kind: 'cli' }
   | { kind: 'integration'; companyId: number }
   | { kind: 'scanner'; companyId: number }
+  /** A company API token (`mos_api_…`) on the merchant API. */
+  | { kind: 'api-token'; companyId: number; tokenId: number; name: string; scope: 'read' | 'read-write' }
   | {
       kind: 'user';
       userId: number;

@@ -18,6 +18,8 @@ import { registerWebhookRoutes } from '../modules/webhooks/webhooks.routes.ts';
 import type { App } from './app.types.ts';
 import { type AssetCatalog, registerAssetRoutes } from './assets.ts';
 import { sessionGuard } from './auth-guard.ts';
+import { merchantGuard } from './merchant-guard.ts';
+import { registerApiTokenRoutes } from '../modules/api-tokens/api-tokens.routes.ts';
 import { registerMetricsRoutes } from '../metrics/metrics.routes.ts';
 import { registerHealthRoutes } from './health.routes.ts';
 import { createShell } from './shell.ts';
@@ -64,6 +66,11 @@ export async function registerRoutes(app: App, container: Container, assets: Ass
   await registerSurface(app, 'admin', sessionGuard('admin', sessions), (scope) => {
     registerSettingsRoutes(scope, { settings, endpoints: webhooks.endpoints, members, shell });
     registerWebhookRoutes(scope, webhooks);
+  });
+
+  // The merchant API (/api/v1): a company API token or the session; each route declares its access.
+  await registerSurface(app, 'merchant', merchantGuard({ auth, config, tokens: container.apiTokens }), (scope) => {
+    registerApiTokenRoutes(scope, { tokens: container.apiTokens, companies: container.companies });
   });
 
   await registerSurface(app, 'superadmin', sessionGuard('superadmin', sessions), (scope) => {

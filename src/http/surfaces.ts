@@ -17,6 +17,7 @@ export const SURFACES = [
   'member',
   'admin',
   'superadmin',
+  'merchant',
 ] as const;
 export type SurfaceName = (typeof SURFACES)[number];
 
@@ -32,6 +33,8 @@ export interface SurfaceGuard {
   onRequest?: onRequestHookHandler;
   /** Runs after validation: guards that need the parsed query (the scanner token). */
   preHandler?: preHandlerHookHandler;
+  /** Checks each route as it is registered (throwing stops the start): e.g. that it declares its access. */
+  route?: (route: RouteOptions) => void;
 }
 
 /** Registers `register`'s routes in the surface `name`, behind `guard`. */
@@ -44,8 +47,10 @@ export async function registerSurface(
   await app.register(async (plain) => {
     const scope = plain.withTypeProvider<TypeBoxTypeProvider>();
     scope.addHook('onRoute', (route) => {
-      route.config ??= {};
-      route.config.surfaces = [...(route.config.surfaces ?? []), name];
+      // A fresh config object: fastify shares a route's config with the HEAD route it adds for a GET.
+      const surfaces = route.config?.surfaces ?? [];
+      route.config = { ...route.config, surfaces: surfaces.includes(name) ? surfaces : [...surfaces, name] };
+      guard.route?.(route);
     });
     if (guard.onRequest) scope.addHook('onRequest', guard.onRequest);
     if (guard.preHandler) scope.addHook('preHandler', guard.preHandler);

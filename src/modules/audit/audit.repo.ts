@@ -25,13 +25,16 @@ export type AuditAction =
   | 'webhook.enabled'
   | 'webhook.disabled'
   | 'webhook.removed'
-  | 'webhook.secret_rotated';
+  | 'webhook.secret_rotated'
+  | 'api_token.created'
+  | 'api_token.revoked';
 
 /** From where a change was asked: the HTTP client (null fields for the command line). */
 export type AuditOrigin = RequestOrigin;
 
 export interface AuditActor {
-  userId: number;
+  /** Null when the change came with a company API token (then `email` names the token). */
+  userId: number | null;
   email: string;
 }
 
@@ -47,7 +50,12 @@ const MAX_USER_AGENT = 512;
 
 /** Who did it, for which company and from where, as the audit log records it: all from the request's ctx. */
 export function auditBy(ctx: RequestCtx): Pick<AuditEntryInput, 'actor' | 'companyId' | 'origin'> {
-  const actor = ctx.actor.kind === 'user' ? { userId: ctx.actor.userId, email: ctx.actor.email } : null;
+  const actor =
+    ctx.actor.kind === 'user'
+      ? { userId: ctx.actor.userId, email: ctx.actor.email }
+      : ctx.actor.kind === 'api-token'
+        ? { userId: null, email: `token API «${ctx.actor.name}»` }
+        : null;
   return { actor, companyId: ctx.companyId, origin: ctx.actor.kind === 'cli' ? null : ctx.origin };
 }
 
