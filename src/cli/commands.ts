@@ -6,6 +6,7 @@ import { seedDemo } from '../modules/demo/demo.service.ts';
 import { MEMBERSHIP_ROLES, type MembershipRole } from '../modules/users/users.service.ts';
 import { parseOptions, positiveInt, requireOption, UsageError } from './args.ts';
 import { WEBHOOK_COMMANDS } from './webhook-commands.ts';
+import { AGENT_COMMANDS } from './agent-commands.ts';
 import { cliCtx } from '../http/request-context.ts';
 
 export interface CommandResult {
@@ -181,4 +182,5 @@ export const COMMANDS: Command[] = [
     },
   }),
   ...WEBHOOK_COMMANDS,
+  ...AGENT_COMMANDS,
 ];

@@ -28,6 +28,8 @@ Commands:
   webhook list --company ID                 list the company's webhook endpoints
   webhook remove --company ID --id ENDPOINT_ID
                                             delete an endpoint and its delivery log
+  agent decide --text "…" [--history-file F]
+                                            ask the sales agent's brain (after its guardrails); no Instagram
 
 --json prints one JSON object on stdout (for scripts). Exit codes: 0 ok, 1 failed, 2 usage.
 `;
