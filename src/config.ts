@@ -73,7 +73,12 @@ export interface SalesAgentConfig {
   /** SALES_AGENT_SENDER_IDS: the Instagram ids (IGSID) of the people it answers; anyone else is skipped. */
   readonly senderIds: readonly string[];
   /** An OpenAI-compatible chat endpoint; null: the deterministic rules answer. */
-  readonly llm: { readonly baseUrl: string; readonly apiKey: string | null; readonly model: string; readonly timeoutMs: number } | null;
+  readonly llm: {
+    readonly baseUrl: string;
+    readonly apiKey: string | null;
+    readonly model: string;
+    readonly timeoutMs: number;
+  } | null;
 }
 
 /** The operator channel (the service's own Instagram account, docs/operador/instagram.md). */
@@ -318,7 +323,8 @@ function readSalesAgentConfig(
     .map((part) => part.trim())
     .filter(Boolean);
   for (const id of senderIds)
-    if (!/^\d{1,30}$/.test(id)) problems.push(`SALES_AGENT_SENDER_IDS must be numeric Instagram ids separated by commas (got "${id}")`);
+    if (!/^\d{1,30}$/.test(id))
+      problems.push(`SALES_AGENT_SENDER_IDS must be numeric Instagram ids separated by commas (got "${id}")`);
   if (enabled && (accountId === null || senderIds.length === 0))
     problems.push('SALES_AGENT_ENABLED needs SALES_AGENT_ACCOUNT_ID and SALES_AGENT_SENDER_IDS');
   const baseUrl = str('LLM_BASE_URL') ?? null;

@@ -44,7 +44,9 @@ export async function startFakeLlm(): Promise<FakeLlm> {
     const authorization = req.headers.authorization ?? null;
     const raw = await readBody(req);
     if (authorization !== `Bearer ${fake.apiKey}`) {
-      return send(401, { error: { message: 'Incorrect API key provided.', type: 'invalid_request_error', code: 'invalid_api_key' } });
+      return send(401, {
+        error: { message: 'Incorrect API key provided.', type: 'invalid_request_error', code: 'invalid_api_key' },
+      });
     }
     const body = JSON.parse(raw) as Record<string, unknown>;
     fake.requests.push({ authorization, body });

@@ -6,7 +6,10 @@ import { type AgentApp, buildAgentApp, CUSTOMER, CUSTOMER_2, CUSTOMER_3, STRANGE
 
 const S = 1000;
 let seq = 0;
-const mid = () => `aWdfagent${Date.now()}x${(seq += 1)}`;
+const mid = () => {
+  seq += 1;
+  return `aWdfagent${Date.now()}x${seq}`;
+};
 
 describe('sales agent on the operator inbox', () => {
   let fake: FakeInstagram;
@@ -94,11 +97,13 @@ describe('sales agent on the operator inbox', () => {
 
   it('delays stay inside their windows over many claims', async () => {
     const svc = on.container.salesAgent.service;
-    const conv = (await on.container.db.query<{ id: string }>(
-      `INSERT INTO instagram_conversations (id, account_id, participant_id, updated_at, created_at)
+    const conv = (
+      await on.container.db.query<{ id: string }>(
+        `INSERT INTO instagram_conversations (id, account_id, participant_id, updated_at, created_at)
        VALUES (gen_random_uuid(), $1, $2, now(), now()) RETURNING id`,
-      [fake.account.userId, CUSTOMER_3],
-    ))[0]!.id;
+        [fake.account.userId, CUSTOMER_3],
+      )
+    )[0]!.id;
     for (let i = 0; i < 40; i += 1) {
       const m = mid();
       await on.container.db.rawTransaction(async (tx) => {
@@ -206,7 +211,10 @@ describe('sales agent on the operator inbox', () => {
     const page = await on.app.inject({ url: '/superadmin/instagram/agent?status=handoff', headers: { cookie: on.superadmin } });
     expect(page.statusCode).toBe(200);
     expect(page.body).toContain('Agente de ventas');
-    const api = await on.app.inject({ url: '/api/superadmin/instagram/agent/turns?decision=handoff', headers: { cookie: on.superadmin } });
+    const api = await on.app.inject({
+      url: '/api/superadmin/instagram/agent/turns?decision=handoff',
+      headers: { cookie: on.superadmin },
+    });
     expect(api.json().turns).toHaveLength(1);
     const resume = await on.app.inject({
       method: 'POST',

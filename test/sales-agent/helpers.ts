@@ -22,7 +22,12 @@ export interface AgentApp extends TestApp {
 
 export async function buildAgentApp(fake: FakeInstagram, env: Record<string, string>): Promise<AgentApp> {
   let now = Date.now();
-  const clock = { now: () => new Date(now), advance: (ms: number) => void (now += ms) };
+  const clock = {
+    now: () => new Date(now),
+    advance: (ms: number) => {
+      now += ms;
+    },
+  };
   const t = await buildTestApp({
     env: instagramEnv(fake, {
       SALES_AGENT_ACCOUNT_ID: fake.account.userId,
@@ -59,7 +64,10 @@ export async function buildAgentApp(fake: FakeInstagram, env: Record<string, str
       const res = await t.app.inject({
         method: 'POST',
         url: '/api/webhooks/channels',
-        headers: { 'content-type': 'application/json', 'x-channels-signature': createHmac('sha256', HUB_SECRET).update(raw).digest('hex') },
+        headers: {
+          'content-type': 'application/json',
+          'x-channels-signature': createHmac('sha256', HUB_SECRET).update(raw).digest('hex'),
+        },
         payload: raw,
       });
       return res.statusCode;

@@ -76,7 +76,16 @@ export interface InstagramServiceDeps {
 
 export type InstagramService = ReturnType<typeof createInstagramService>;
 
-export function createInstagramService({ db, config, publicBaseUrl, cipher, clock, logger, graph, hooks = {} }: InstagramServiceDeps) {
+export function createInstagramService({
+  db,
+  config,
+  publicBaseUrl,
+  cipher,
+  clock,
+  logger,
+  graph,
+  hooks = {},
+}: InstagramServiceDeps) {
   /** Every path that inserts a message row goes through here, so a new row's hook runs in its transaction. */
   const store = (tx: repo.Q, m: repo.MessageWrite, now: Date) => repo.storeMessage(tx, m, now, hooks.onNewMessage);
   const redirectUri = `${publicBaseUrl}${CALLBACK_PATH}`;

@@ -16,26 +16,27 @@ const AUTOMATION = new RegExp(
     String.raw`\brob[o0]t`,
     String.raw`\bi\.? ?a\.?(?=[\s,.;:!?)]|$)`,
     String.raw`\ba\.? ?i\.?(?=[\s,.;:!?)]|$)`,
-    String.raw`inteligencia artificial`,
-    String.raw`artificial intelligence`,
-    String.raw`asistente (virtual|digital|automatic|inteligente|de ia|conversacional|artificial)`,
-    String.raw`virtual assistant`,
-    String.raw`automat(ic|iz|ed)`,
-    String.raw`auto-?respuesta`,
-    String.raw`autorespond`,
-    String.raw`respuesta (generada|predeterminada|programada)`,
-    String.raw`mensaje (generado|predeterminado|programado)`,
-    String.raw`generad[oa]s? (por|con) (un|una|ia|inteligencia|computadora|sistema)`,
-    String.raw`modelo de (lenguaje|ia)`,
-    String.raw`language model`,
+    'inteligencia artificial',
+    'artificial intelligence',
+    'asistente (virtual|digital|automatic|inteligente|de ia|conversacional|artificial)',
+    'virtual assistant',
+    'automat(ic|iz|ed)',
+    'auto-?respuesta',
+    'autorespond',
+    'respuesta (generada|predeterminada|programada)',
+    'mensaje (generado|predeterminado|programado)',
+    'generad[oa]s? (por|con) (un|una|ia|inteligencia|computadora|sistema)',
+    'modelo de (lenguaje|ia)',
+    'language model',
     String.raw`\bllm\b`,
     String.raw`\bgpt`,
-    String.raw`chatgpt`,
-    String.raw`openai`,
+    'chatgpt',
+    'openai',
     String.raw`\bclaude\b`,
     String.raw`\bgemini\b`,
     String.raw`\bno soy (una persona|un humano|humano|real)\b`,
-    String.raw`\b(soy|es) un (programa|software|sistema|algoritmo|asistente)\b`,
+    String.raw`\bsoy (un|una) (programa|software|sistema|algoritmo|asistente|computadora)\b`,
+    String.raw`\b(esta|este) (respuesta|mensaje) (es|fue) (automatic|generad|programad)`,
     String.raw`\bmaquina\b`,
     String.raw`\balgoritmo`,
     String.raw`\bcomputadora que\b`,
@@ -100,7 +101,15 @@ const AMOUNT_PATTERNS: RegExp[] = [
   new RegExp(String.raw`(?<![\d.,$])(${NUM})${MULT}\s*(por mes|al mes|mensuales|mensual|/mes|por ano|anuales|finales)\b`, 'g'),
 ];
 
-const MULTIPLIER: Record<string, number> = { mil: 1000, k: 1000, lucas: 1000, luquitas: 1000, palos: 1e6, millones: 1e6, millon: 1e6 };
+const MULTIPLIER: Record<string, number> = {
+  mil: 1000,
+  k: 1000,
+  lucas: 1000,
+  luquitas: 1000,
+  palos: 1e6,
+  millones: 1e6,
+  millon: 1e6,
+};
 
 /** Every amount of money the reply quotes. */
 export function quotedAmounts(reply: string): QuotedAmount[] {
@@ -152,7 +161,8 @@ export function applyGuardrails(answer: BrainAnswer, input: string, prices: Pric
     return { decision: 'handoff', reply: null, handoff_reason: reason, confidence, guardrails: applied };
   };
   if (answer.decision !== 'reply') {
-    const reason = typeof answer.handoff_reason === 'string' && answer.handoff_reason.trim() ? answer.handoff_reason.trim() : 'low_confidence';
+    const reason =
+      typeof answer.handoff_reason === 'string' && answer.handoff_reason.trim() ? answer.handoff_reason.trim() : 'low_confidence';
     return handoff(reason.slice(0, 200));
   }
   if (confidence < MIN_CONFIDENCE) return handoff('low_confidence', 'confidence_floor');

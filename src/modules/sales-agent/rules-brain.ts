@@ -17,6 +17,10 @@ const FIRM_OBJECTION =
 const CLOSING =
   /\b(lo quiero|lo queremos|quiero (contratar|contratarlo|el plan|suscribirme|darme de alta|pagar|comprar|el comercio|el cadena|el inicial)|queremos contratar|lo contrato|lo contratamos|contratalo|me (sumo|anoto|suscribo|lo llevo|quedo con)|nos quedamos con|como (pago|te pago|les pago|abono|lo pago|contrato|lo contrato|me suscribo|me doy de alta|hago para (contratar|pagar|darme de alta|suscribirme))|donde (pago|abono)|pasame (el |tu |un )?(cbu|cvu|alias|link de pago|link para pagar|datos para (pagar|transferir))|te (transfiero|paso la plata|pago ahora)|arrancamos|cerramos|cerrado\b|dame de alta|dennos de alta|ya quiero (empezar|arrancar|pagar)|(aceptan|aceptas|se puede pagar con|puedo pagar con|medios de pago|formas? de pago|pagar con) ?(tarjeta|mercado ?pago|transferencia|efectivo|debito|credito)?)/;
 
+// Problems, complaints and troubleshooting: never answered by rules (a person knows the context).
+const PROBLEM =
+  /\b(se (cuelga|colgo|traba|trabo|tilda|tildo|rompio|borro)|no (anda|me anda|funciona|me funciona|carga|abre|imprime)|error|falla|fallo|problema|bug|reclamo|queja|me cobraron|no me llego)\b/;
+
 // Custom discounts and unpublished quotes: the reply says the team confirms them (rule 7).
 const DISCOUNT =
   /\b(descuento|rebaja|bonific|promo|oferta|precio especial|mejor precio|me (lo )?(dejas|haces) (a|en|mas barato)|me haces (un )?precio|mas barato|pago anual|plan anual|por ano|anual\b|presupuesto|a medida|personalizad|precio por volumen|(1[1-9]|[2-9]\d|\d{3}) (sucursales|locales|depositos|cajas))/;
@@ -64,8 +68,7 @@ const TOPICS: Topic[] = [
     general: true,
     match:
       /\b(precio|precios|cuanto (sale|cuesta|es|cobran|cobras|vale|salen|cuestan|seria|saldria)|cuanto me (sale|cuesta|saldria)|valor|valores|tarifa|costo|costos|planes|abono|mensualidad|cuota|que sale|lista de precios|cuanto esta)/,
-    answer: (p) =>
-      `Tenemos tres planes, con IVA incluido: ${planLine(p)}. Se paga por mes adelantado y no hay permanencia.`,
+    answer: (p) => `Tenemos tres planes, con IVA incluido: ${planLine(p)}. Se paga por mes adelantado y no hay permanencia.`,
   },
   {
     match: /\b(caro|carisimo|sale mucho|es mucho|muy costoso|no me alcanza|no tengo presupuesto)\b/,
@@ -96,7 +99,8 @@ const TOPICS: Topic[] = [
       `La facturación con ARCA está en el plan Comercio (${pesos(plan(p, 'comercio')?.monthly_price ?? 0)} por mes) y en el Cadena: comprobantes con CAE (facturas A, B y C) registrados por integración. La emisión directa desde Mostrador todavía no está: llega próximamente.`,
   },
   {
-    match: /\b(sucursal|sucursales|varios locales|dos locales|otro local|mas de un local|franquicia|transferir stock|transferencias)/,
+    match:
+      /\b(sucursal|sucursales|varios locales|dos locales|otro local|mas de un local|franquicia|transferir stock|transferencias)/,
     answer: (p) => {
       const add = extra(p, 'deposito-adicional');
       return `Para varias sucursales está el plan Cadena (${pesos(plan(p, 'cadena')?.monthly_price ?? 0)} por mes): usuarios y cajas ilimitados, hasta 10 depósitos y transferencias de stock entre ellos.${add?.monthly_price !== undefined ? ` Cada depósito o sucursal adicional suma ${pesos(add.monthly_price)} por mes.` : ''}`;
@@ -108,7 +112,8 @@ const TOPICS: Topic[] = [
       'Sí, llevás el control de stock en todos los planes: el Inicial con 1 depósito, el Comercio con 2 y el Cadena con hasta 10, con transferencias entre depósitos.',
   },
   {
-    match: /\b(escaner|escanear|lector|codigo de barras?|codigos de barras?|balanza|etiqueta|etiquetas|verificador|consulta de precios)\b/,
+    match:
+      /\b(escaner|escanear|lector|codigo de barras?|codigos de barras?|balanza|etiqueta|etiquetas|verificador|consulta de precios)\b/,
     answer: () =>
       'Incluye un escáner de precios para el local (un kiosco donde el cliente escanea y ve nombre, foto y precio final). Desde el plan Comercio también lee las etiquetas de balanza.',
   },
@@ -123,12 +128,14 @@ const TOPICS: Topic[] = [
       'Depende del plan: el Inicial es para 1 usuario y 1 caja; el Comercio, hasta 5 usuarios y 3 cajas; el Cadena, usuarios y cajas ilimitados.',
   },
   {
-    match: /\b(api|integra|integracion|integraciones|tienda online|tienda nube|tiendanube|mercado ?libre|erp|webhook|webhooks|woocommerce|shopify|sistema propio|conectar (mi|con))/,
+    match:
+      /\b(api|integra|integracion|integraciones|tienda online|tienda nube|tiendanube|mercado ?libre|erp|webhook|webhooks|woocommerce|shopify|sistema propio|conectar (mi|con))/,
     answer: () =>
       'Se conecta con tu tienda online o tu sistema por la API de integraciones (eventos de ventas, productos y stock), desde el plan Comercio. El Cadena suma webhooks salientes firmados hacia tus sistemas.',
   },
   {
-    match: /\b(planilla|excel|migrar|migracion|importar|cargar (los |mis |todos los )?productos|carga inicial|mis productos|pasar (los|mis) productos)/,
+    match:
+      /\b(planilla|excel|migrar|migracion|importar|cargar (los |mis |todos los )?productos|carga inicial|mis productos|pasar (los|mis) productos)/,
     answer: (p) => {
       const m = extra(p, 'migracion');
       return m?.one_time_price !== undefined
@@ -169,9 +176,9 @@ const TOPICS: Topic[] = [
 ];
 
 const GREETING = /^(hola+|holis|buenas+|buen dia|buenos dias|buenas tardes|buenas noches|que tal|hey|ey|saludos)\b/;
-const THANKS = /^(muchas gracias|mil gracias|gracias+|genial|perfecto|barbaro|joya|buenisimo|ok|oka|dale|listo|de una|re bien|ah buenisimo)[\s!.,]*(gracias)?[\s!.]*$/;
-const DISCOUNT_LINE =
-  'Los descuentos y los precios especiales los confirma el equipo: te escribimos por acá con la respuesta.';
+const THANKS =
+  /^(muchas gracias|mil gracias|gracias+|genial|perfecto|barbaro|joya|buenisimo|ok|oka|dale|listo|de una|re bien|ah buenisimo)[\s!.,]*(gracias)?[\s!.]*$/;
+const DISCOUNT_LINE = 'Los descuentos y los precios especiales los confirma el equipo: te escribimos por acá con la respuesta.';
 
 export function createRulesBrain(prices: PriceList): Brain {
   return {
@@ -194,6 +201,7 @@ export function decideByRules(prices: PriceList, input: BrainInput): BrainAnswer
   if (ASKS_HUMAN.test(text)) return handoff('asked_for_human', 0.95);
   if (FIRM_OBJECTION.test(text)) return handoff('firm_objection', 0.9);
   if (CLOSING.test(text)) return handoff('closing_sale', 0.9);
+  if (PROBLEM.test(text)) return handoff('low_confidence', 0.4);
 
   const parts: string[] = [];
   const matched = TOPICS.filter((topic) => topic.match.test(text));

@@ -55,7 +55,20 @@ export async function insertTurn(q: Q, t: TurnInsert): Promise<boolean> {
        reason, thread_state, received_at, claimed_at, send_after, updated_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $11)
      ON CONFLICT (inbound_mid) DO NOTHING RETURNING inbound_mid`,
-    [t.mid, t.conversationId, t.accountId, t.senderId, t.text, t.source, t.status, t.reason, t.threadState, t.receivedAt, t.now, t.sendAfter],
+    [
+      t.mid,
+      t.conversationId,
+      t.accountId,
+      t.senderId,
+      t.text,
+      t.source,
+      t.status,
+      t.reason,
+      t.threadState,
+      t.receivedAt,
+      t.now,
+      t.sendAfter,
+    ],
   );
   return rows.length > 0;
 }
@@ -205,7 +218,10 @@ export async function tagHandoff(q: Q, conversationId: string, mid: string, reas
 }
 
 export async function clearHandoff(q: Q, conversationId: string): Promise<boolean> {
-  return (await q.query('DELETE FROM sales_agent_handoffs WHERE conversation_id = $1 RETURNING conversation_id', [conversationId])).length > 0;
+  return (
+    (await q.query('DELETE FROM sales_agent_handoffs WHERE conversation_id = $1 RETURNING conversation_id', [conversationId]))
+      .length > 0
+  );
 }
 
 export interface TurnFilters {
@@ -221,8 +237,7 @@ export type ListedTurn = TurnRow & { participant_username: string | null; handof
 
 export async function listTurns(q: Q, f: TurnFilters): Promise<ListedTurn[]> {
   return q.query<ListedTurn>(
-    `SELECT ${COLUMNS
-      .split(',')
+    `SELECT ${COLUMNS.split(',')
       .map((c) => `t.${c.trim()}`)
       .join(', ')}, c.participant_username,
        EXISTS (SELECT 1 FROM sales_agent_handoffs h WHERE h.conversation_id = t.conversation_id) AS handoff_open

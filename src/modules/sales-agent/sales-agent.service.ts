@@ -167,7 +167,11 @@ export function createSalesAgentService(deps: SalesAgentDeps) {
     }
     // Re-checked after the brain (which may take seconds): the flags, a person answering meanwhile,
     // a newer message.
-    if (!config.enabled) return void (await repo.finishTurn(db, turn.inbound_mid, { ...record, status: 'cancelled', reason: 'agent_disabled', now: now() }), (report.cancelled += 1));
+    if (!config.enabled) {
+      await repo.finishTurn(db, turn.inbound_mid, { ...record, status: 'cancelled', reason: 'agent_disabled', now: now() });
+      report.cancelled += 1;
+      return;
+    }
     if (await repo.humanReplied(db, turn)) {
       await repo.finishTurn(db, turn.inbound_mid, { ...record, status: 'cancelled', reason: 'human_replied', now: now() });
       report.cancelled += 1;
@@ -175,7 +179,12 @@ export function createSalesAgentService(deps: SalesAgentDeps) {
     }
     const newer2 = await repo.newerClaimed(db, turn);
     if (newer2) {
-      await repo.finishTurn(db, turn.inbound_mid, { ...record, status: 'superseded', reason: `newer message ${newer2}`, now: now() });
+      await repo.finishTurn(db, turn.inbound_mid, {
+        ...record,
+        status: 'superseded',
+        reason: `newer message ${newer2}`,
+        now: now(),
+      });
       report.superseded += 1;
       return;
     }
@@ -216,7 +225,11 @@ export function createSalesAgentService(deps: SalesAgentDeps) {
         try {
           await handle(turn, report);
         } catch (err) {
-          await repo.finishTurn(db, turn.inbound_mid, { status: 'failed', reason: (err as Error).message.slice(0, 500), now: clock.now() });
+          await repo.finishTurn(db, turn.inbound_mid, {
+            status: 'failed',
+            reason: (err as Error).message.slice(0, 500),
+            now: clock.now(),
+          });
           report.failed += 1;
           logger.error({ err, mid: turn.inbound_mid }, 'sales agent turn failed');
         }

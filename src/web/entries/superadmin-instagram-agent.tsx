@@ -114,14 +114,15 @@ function Agent(data: AgentData) {
         <ul class="plain" id="agent-status">
           <li>
             Agente: <strong>{s.enabled ? 'encendido' : 'apagado'}</strong> · Envío:{' '}
-            <strong>{s.send_enabled ? 'encendido' : 'apagado (solo registro)'}</strong> · Cerebro: <strong>{s.brain === 'rules' ? 'reglas fijas' : s.brain}</strong>
+            <strong>{s.send_enabled ? 'encendido' : 'apagado (solo registro)'}</strong> · Cerebro:{' '}
+            <strong>{s.brain === 'rules' ? 'reglas fijas' : s.brain}</strong>
           </li>
           <li>
             Cuenta: {s.account_id ?? '—'} · Personas designadas: {s.sender_ids.length ? s.sender_ids.join(', ') : '—'}
           </li>
           <li>
-            Demora: primer mensaje {s.delays.first_seconds[0]}–{s.delays.first_seconds[1]} s; conversación activa (le escribimos en los
-            últimos {s.delays.active_window_minutes} minutos) {s.delays.active_seconds[0]}–{s.delays.active_seconds[1]} s.
+            Demora: primer mensaje {s.delays.first_seconds[0]}–{s.delays.first_seconds[1]} s; conversación activa (le escribimos
+            en los últimos {s.delays.active_window_minutes} minutos) {s.delays.active_seconds[0]}–{s.delays.active_seconds[1]} s.
           </li>
           <li>
             {Object.entries(s.counts)
@@ -145,7 +146,13 @@ function Agent(data: AgentData) {
             <option value="reply">Responder</option>
             <option value="handoff">Pasar a una persona</option>
           </select>
-          <input name="sender" type="search" value={data.filters.sender} placeholder="Persona (id o @usuario)" aria-label="Persona" />
+          <input
+            name="sender"
+            type="search"
+            value={data.filters.sender}
+            placeholder="Persona (id o @usuario)"
+            aria-label="Persona"
+          />
           <input name="q" type="search" value={data.filters.q} placeholder="Texto" aria-label="Buscar en el texto" />
           <button type="submit" class="secondary">
             Filtrar
