@@ -29,6 +29,8 @@ interface Topic {
   /** Plan topics: when one matches, the general price list is left out (the answer stays short). */
   plan?: boolean;
   general?: boolean;
+  /** Left out when an earlier part of the answer already says this word (a plan's own list). */
+  covered?: string;
   match: RegExp;
   answer: (p: PriceList) => string;
 }
@@ -94,6 +96,7 @@ const TOPICS: Topic[] = [
     answer: () => 'Los precios son finales: tienen el IVA incluido.',
   },
   {
+    covered: 'ARCA',
     match: /\b(factur|arca|afip|cae\b|comprobante|factura [abc]\b|monotribut|responsable inscripto)/,
     answer: (p) =>
       `La facturación con ARCA está en el plan Comercio (${pesos(plan(p, 'comercio')?.monthly_price ?? 0)} por mes) y en el Cadena: comprobantes con CAE (facturas A, B y C) registrados por integración. La emisión directa desde Mostrador todavía no está: llega próximamente.`,
@@ -112,6 +115,7 @@ const TOPICS: Topic[] = [
       'Sí, llevás el control de stock en todos los planes: el Inicial con 1 depósito, el Comercio con 2 y el Cadena con hasta 10, con transferencias entre depósitos.',
   },
   {
+    covered: 'escáner',
     match:
       /\b(escaner|escanear|lector|codigo de barras?|codigos de barras?|balanza|etiqueta|etiquetas|verificador|consulta de precios)\b/,
     answer: () =>
@@ -123,6 +127,7 @@ const TOPICS: Topic[] = [
       'Muestra la cotización del dólar (oficial de venta del Banco Nación) como referencia; los precios de tus productos siempre están en pesos.',
   },
   {
+    covered: 'usuarios',
     match: /\b(usuario|usuarios|cajas?|cajero|cajeros|empleado|empleados|vendedores)\b/,
     answer: () =>
       'Depende del plan: el Inicial es para 1 usuario y 1 caja; el Comercio, hasta 5 usuarios y 3 cajas; el Cadena, usuarios y cajas ilimitados.',
@@ -208,6 +213,7 @@ export function decideByRules(prices: PriceList, input: BrainInput): BrainAnswer
   const planNamed = matched.some((topic) => topic.plan);
   for (const topic of matched) {
     if (topic.general && planNamed) continue;
+    if (topic.covered && parts.some((p) => p.includes(topic.covered!))) continue;
     const answer = topic.answer(prices);
     if (answer && !parts.includes(answer)) parts.push(answer);
     if (parts.length === 2) break;

@@ -6,11 +6,12 @@ import type { SalesAgentModule } from './sales-agent.module.ts';
 const API = '/api/superadmin/instagram/agent';
 const STATUSES = ['pending', 'sending', 'sent', 'held', 'handoff', 'skipped', 'cancelled', 'superseded', 'failed'] as const;
 
+// The page's filter form sends empty fields for "any": an empty value means no filter.
 const TurnQuery = Type.Object({
-  status: Type.Optional(Type.Union(STATUSES.map((s) => Type.Literal(s)))),
-  decision: Type.Optional(Type.Union([Type.Literal('reply'), Type.Literal('handoff')])),
-  sender: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
-  q: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+  status: Type.Optional(Type.Union([...STATUSES, ''].map((s) => Type.Literal(s)))),
+  decision: Type.Optional(Type.Union([Type.Literal('reply'), Type.Literal('handoff'), Type.Literal('')])),
+  sender: Type.Optional(Type.String({ maxLength: 100 })),
+  q: Type.Optional(Type.String({ maxLength: 200 })),
   before: Type.Optional(Type.String({ format: 'date-time' })),
   limit: Type.Integer({ minimum: 1, maximum: 200, default: 50 }),
 });
@@ -20,8 +21,8 @@ function filters(query: { status?: string; decision?: string; sender?: string; q
     limit: query.limit,
     ...(query.status ? { status: query.status } : {}),
     ...(query.decision ? { decision: query.decision } : {}),
-    ...(query.sender ? { sender: query.sender.replace(/^@/, '') } : {}),
-    ...(query.q ? { q: query.q } : {}),
+    ...(query.sender?.trim() ? { sender: query.sender.trim().replace(/^@/, '') } : {}),
+    ...(query.q?.trim() ? { q: query.q.trim() } : {}),
     ...(query.before ? { before: new Date(query.before) } : {}),
   };
 }
