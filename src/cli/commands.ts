@@ -1,12 +1,12 @@
 import type { Container } from '../container.ts';
 import { migrate } from '../db/migrate.ts';
+import { AGENT_COMMANDS } from './agent-commands.ts';
 import { formatCuit } from '../lib/cuit.ts';
 import { recordAudit } from '../modules/audit/audit.repo.ts';
 import { seedDemo } from '../modules/demo/demo.service.ts';
 import { MEMBERSHIP_ROLES, type MembershipRole } from '../modules/users/users.service.ts';
 import { parseOptions, positiveInt, requireOption, UsageError } from './args.ts';
 import { WEBHOOK_COMMANDS } from './webhook-commands.ts';
-import { AGENT_COMMANDS } from './agent-commands.ts';
 import { cliCtx } from '../http/request-context.ts';
 
 export interface CommandResult {
@@ -181,6 +181,6 @@ export const COMMANDS: Command[] = [
       };
     },
   }),
-  ...WEBHOOK_COMMANDS,
   ...AGENT_COMMANDS,
+  ...WEBHOOK_COMMANDS,
 ];

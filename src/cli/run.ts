@@ -23,13 +23,13 @@ Commands:
   user create --email E --password P [--superadmin] [--company ID --role admin|cashier]
   user disable --email E                    block a user's logins and end their open sessions
   user password --email E --password P      set a new password and end the user's open sessions
+  agent decide --text "…" [--history-file F]
+                                            ask the sales agent's brain (after its guardrails); no Instagram
   webhook add --company ID --url URL [--events a,b] [--header "K: V"]... [--description D] [--secret S]
                                             register an outbound webhook; prints its signing secret once
   webhook list --company ID                 list the company's webhook endpoints
   webhook remove --company ID --id ENDPOINT_ID
                                             delete an endpoint and its delivery log
-  agent decide --text "…" [--history-file F]
-                                            ask the sales agent's brain (after its guardrails); no Instagram
 
 --json prints one JSON object on stdout (for scripts). Exit codes: 0 ok, 1 failed, 2 usage.
 `;
