@@ -199,6 +199,66 @@ describe('sales agent on the operator inbox', () => {
     expect(on.sends()).toBe(0);
   });
 
+  it('only inbound human messages are claimed: echoes, reactions, reads, unsupported and deleted items are not answered', async () => {
+    const account = fake.account.userId;
+    const at = on.clock.now().getTime();
+    const m = mid();
+    const items = [
+      {
+        sender: { id: account },
+        recipient: { id: CUSTOMER },
+        timestamp: at,
+        message: { mid: mid(), text: 'eco desde la app', is_echo: true },
+      },
+      {
+        sender: { id: CUSTOMER },
+        recipient: { id: account },
+        timestamp: at,
+        reaction: { mid: m, action: 'react', reaction: 'love', emoji: '❤️' },
+      },
+      { sender: { id: CUSTOMER }, recipient: { id: account }, timestamp: at, read: { mid: m } },
+      { sender: { id: CUSTOMER }, recipient: { id: account }, timestamp: at, message: { mid: mid(), is_unsupported: true } },
+      { sender: { id: CUSTOMER }, recipient: { id: account }, timestamp: at, message: { mid: mid(), is_deleted: true } },
+    ];
+    const raw = JSON.stringify({ object: 'instagram', entry: [{ id: account, time: at, messaging: items }] });
+    const res = await on.app.inject({
+      method: 'POST',
+      url: '/api/webhooks/instagram',
+      headers: { 'content-type': 'application/json', 'x-hub-signature-256': fake.sign(raw) },
+      payload: raw,
+    });
+    expect(res.statusCode).toBe(200);
+    expect((await on.turns()).map((t) => t['reason'])).toEqual(['unsupported']);
+    // A message unsent by the person before its reply was due: cancelled, nothing sent.
+    const gone = mid();
+    await on.webhook(gone, '¿Cuánto sale?');
+    const del = JSON.stringify({
+      object: 'instagram',
+      entry: [
+        {
+          id: account,
+          time: at,
+          messaging: [
+            { sender: { id: CUSTOMER }, recipient: { id: account }, timestamp: at + 5, message: { mid: gone, is_deleted: true } },
+          ],
+        },
+      ],
+    });
+    await on.app.inject({
+      method: 'POST',
+      url: '/api/webhooks/instagram',
+      headers: { 'content-type': 'application/json', 'x-hub-signature-256': fake.sign(del) },
+      payload: del,
+    });
+    on.clock.advance(301 * S);
+    expect(await tick(on)).toMatchObject({ taken: 1, cancelled: 1, sent: 0 });
+    expect((await on.turns()).find((t) => t['inbound_mid'] === gone)).toMatchObject({
+      status: 'cancelled',
+      reason: 'message_deleted',
+    });
+    expect(on.sends()).toBe(0);
+  });
+
   it('handoff: the conversation is tagged, no reply, and later messages stay with the person until resumed', async () => {
     await on.webhook(mid(), 'Prefiero hablar con una persona, ¿me llaman?');
     on.clock.advance(301 * S);
