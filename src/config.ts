@@ -61,6 +61,24 @@ export interface Config {
     readonly rateLimitPerMinute: number;
   };
   readonly instagram: InstagramConfig;
+  readonly salesAgent: SalesAgentConfig;
+}
+
+/** The automatic sales-reply agent on the operator inbox (docs/operador/agente-de-ventas.md). */
+export interface SalesAgentConfig {
+  /** SALES_AGENT_ENABLED: off by default; off means no claim, no reply and no log row. */
+  readonly enabled: boolean;
+  /** SALES_AGENT_ACCOUNT_ID: the one connected Instagram account it answers for. */
+  readonly accountId: string | null;
+  /** SALES_AGENT_SENDER_IDS: the Instagram ids (IGSID) of the people it answers; anyone else is skipped. */
+  readonly senderIds: readonly string[];
+  /** An OpenAI-compatible chat endpoint; null: the deterministic rules answer. */
+  readonly llm: {
+    readonly baseUrl: string;
+    readonly apiKey: string | null;
+    readonly model: string;
+    readonly timeoutMs: number;
+  } | null;
 }
 
 /** The operator channel (the service's own Instagram account, docs/operador/instagram.md). */
@@ -199,6 +217,7 @@ export function loadConfig(env: Env = process.env): Config {
 
   const trustProxy = readTrustProxy(str('TRUST_PROXY'), problems);
   const instagram = readInstagramConfig(str, problems);
+  const salesAgent = readSalesAgentConfig(str, int, problems);
   if (problems.length > 0) throw new ConfigError(problems);
   if (secretKey === undefined) secretKey = readOrCreateSecretKey(dataDir);
 
@@ -219,6 +238,7 @@ export function loadConfig(env: Env = process.env): Config {
     exchange: { sourceUrl: exchangeSourceUrl, fixedRate },
     scanner: { rateLimitPerMinute: scannerRateLimit },
     instagram,
+    salesAgent,
   } satisfies Config);
 }
 
@@ -286,6 +306,40 @@ function readInstagramConfig(str: (key: string) => string | undefined, problems:
     authorizeUrl: hosts.authorizeUrl,
     apiUrl: hosts.apiUrl.replace(/\/+$/, ''),
     graphUrl: hosts.graphUrl.replace(/\/+$/, ''),
+  };
+}
+
+function readSalesAgentConfig(
+  str: (key: string) => string | undefined,
+  int: (key: string, fallback: number, min: number, max: number) => number,
+  problems: string[],
+): SalesAgentConfig {
+  const enabled = ['true', '1', 'yes'].includes(str('SALES_AGENT_ENABLED')?.toLowerCase() ?? '');
+  const accountId = str('SALES_AGENT_ACCOUNT_ID') ?? null;
+  if (accountId !== null && !/^\d{1,30}$/.test(accountId))
+    problems.push(`SALES_AGENT_ACCOUNT_ID must be the numeric Instagram account id (got "${accountId}")`);
+  const senderIds = (str('SALES_AGENT_SENDER_IDS') ?? '')
+    .split(',')
+    .map((part) => part.trim())
+    .filter(Boolean);
+  for (const id of senderIds)
+    if (!/^\d{1,30}$/.test(id))
+      problems.push(`SALES_AGENT_SENDER_IDS must be numeric Instagram ids separated by commas (got "${id}")`);
+  if (enabled && (accountId === null || senderIds.length === 0))
+    problems.push('SALES_AGENT_ENABLED needs SALES_AGENT_ACCOUNT_ID and SALES_AGENT_SENDER_IDS');
+  const baseUrl = str('LLM_BASE_URL') ?? null;
+  const model = str('LLM_MODEL') ?? null;
+  if (baseUrl !== null && !isHttpUrl(baseUrl)) problems.push(`LLM_BASE_URL must be an http(s) URL (got "${baseUrl}")`);
+  if ((baseUrl === null) !== (model === null)) problems.push('LLM_BASE_URL and LLM_MODEL go together: set both or neither');
+  const timeoutMs = int('LLM_TIMEOUT_MS', 8000, 500, 60000);
+  return {
+    enabled,
+    accountId,
+    senderIds,
+    llm:
+      baseUrl !== null && model !== null
+        ? { baseUrl: baseUrl.replace(/\/+$/, ''), apiKey: str('LLM_API_KEY') ?? null, model, timeoutMs }
+        : null,
   };
 }
 

@@ -20,6 +20,7 @@ import { createMemberService, type MemberService } from './modules/users/members
 import { type ApiTokenService, createApiTokenService } from './modules/api-tokens/api-tokens.service.ts';
 import { createUserService, type UserService } from './modules/users/users.service.ts';
 import { createInstagramModule, type InstagramModule, type InstagramModuleDeps } from './modules/instagram/instagram.module.ts';
+import { createSalesAgentModule, type SalesAgentModule } from './modules/sales-agent/sales-agent.module.ts';
 import { createWebhooksModule, type WebhooksModule, type WebhooksModuleDeps } from './modules/webhooks/webhooks.module.ts';
 
 /** Everything the program shares: one instance per process, passed explicitly (manual DI). */
@@ -45,6 +46,7 @@ export interface Container {
   readonly exchange: ExchangeService;
   readonly integration: IntegrationService;
   readonly instagram: InstagramModule;
+  readonly salesAgent: SalesAgentModule;
   close(): Promise<void>;
 }
 
@@ -57,6 +59,8 @@ export interface ContainerOverrides {
   webhookTuning?: WebhooksModuleDeps['tuning'];
   /** Instagram Graph timings for tests (a shorter abort, faster read spacing). */
   instagramTuning?: InstagramModuleDeps['tuning'];
+  /** The sales agent's delay picker for tests (a uniform integer in [min, max] otherwise). */
+  salesAgentRandom?: (min: number, max: number) => number;
 }
 
 export async function openDatabase(config: Config): Promise<Database> {
@@ -97,6 +101,15 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     saleBatch: saleBatchOptions(db, config),
   });
   const instagram = createInstagramModule({ config, db, cipher, clock, logger, jobs, tuning: overrides.instagramTuning ?? {} });
+  const salesAgent = createSalesAgentModule({
+    config,
+    db,
+    clock,
+    logger,
+    jobs,
+    instagram,
+    ...(overrides.salesAgentRandom ? { random: overrides.salesAgentRandom } : {}),
+  });
 
   const metrics = createMetrics({ db, jobs, logger });
   const readiness = createReadiness();
@@ -123,6 +136,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     exchange,
     integration,
     instagram,
+    salesAgent,
     async close() {
       if (closed) return;
       closed = true;

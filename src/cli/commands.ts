@@ -1,5 +1,6 @@
 import type { Container } from '../container.ts';
 import { migrate } from '../db/migrate.ts';
+import { AGENT_COMMANDS } from './agent-commands.ts';
 import { formatCuit } from '../lib/cuit.ts';
 import { recordAudit } from '../modules/audit/audit.repo.ts';
 import { seedDemo } from '../modules/demo/demo.service.ts';
@@ -181,6 +182,7 @@ export const COMMANDS: Command[] = [
       };
     },
   }),
+  ...AGENT_COMMANDS,
   ...WEBHOOK_COMMANDS,
   ...TOKEN_COMMANDS,
 ];

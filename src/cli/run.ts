@@ -23,6 +23,8 @@ Commands:
   user create --email E --password P [--superadmin] [--company ID --role admin|cashier]
   user disable --email E                    block a user's logins and end their open sessions
   user password --email E --password P      set a new password and end the user's open sessions
+  agent decide --text "…" [--history-file F]
+                                            ask the sales agent's brain (after its guardrails); no Instagram
   webhook add --company ID --url URL [--events a,b] [--header "K: V"]... [--description D] [--secret S]
                                             register an outbound webhook; prints its signing secret once
   webhook list --company ID                 list the company's webhook endpoints

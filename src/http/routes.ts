@@ -14,6 +14,7 @@ import { scannerGuard } from '../modules/scanner/scanner.guard.ts';
 import { registerScannerApi } from '../modules/scanner/scanner.routes.ts';
 import { registerSettingsRoutes } from '../modules/settings/settings.routes.ts';
 import { registerSuperadminRoutes } from '../modules/superadmin/superadmin.routes.ts';
+import { registerSalesAgentCronRoutes, registerSalesAgentRoutes } from '../modules/sales-agent/sales-agent.routes.ts';
 import { registerWebhookRoutes } from '../modules/webhooks/webhooks.routes.ts';
 import type { App } from './app.types.ts';
 import { type AssetCatalog, registerAssetRoutes } from './assets.ts';
@@ -56,7 +57,10 @@ export async function registerRoutes(app: App, container: Container, assets: Ass
   // the route's own raw-body scope (the signature needs the body), each GET by the verify token.
   await registerSurface(app, 'channel-webhook', {}, (scope) => registerInstagramWebhookRoutes(scope, container));
 
-  await registerSurface(app, 'cron', cronGuard(container), (scope) => registerInstagramCronRoutes(scope, container));
+  await registerSurface(app, 'cron', cronGuard(container), (scope) => {
+    registerInstagramCronRoutes(scope, container);
+    registerSalesAgentCronRoutes(scope, container);
+  });
 
   await registerSurface(app, 'session', sessionGuard('session', sessions), (scope) => registerAccountRoutes(scope, accounts));
 
@@ -75,6 +79,7 @@ export async function registerRoutes(app: App, container: Container, assets: Ass
 
   await registerSurface(app, 'superadmin', sessionGuard('superadmin', sessions), (scope) => {
     registerInstagramOperatorRoutes(scope, container);
+    registerSalesAgentRoutes(scope, { salesAgent: container.salesAgent, shell });
     registerSuperadminRoutes(scope, { superadmin, settings, members, shell });
   });
 }

@@ -20,6 +20,7 @@ const isAdmin = (s: AuthSession) => s.companyId !== null && s.role === 'admin';
 
 export const NAV: readonly NavItem[] = [
   { href: '/superadmin/companies', label: 'Empresas', shows: (s) => s.isSuperadmin },
+  { href: '/superadmin/instagram/agent', label: 'Agente de ventas', shows: (s) => s.isSuperadmin },
   { href: '/settings/integrations', label: 'Integraciones', shows: isAdmin },
   { href: '/settings/people', label: 'Personas', shows: isAdmin },
   { href: '/cuenta', label: 'Mi cuenta', shows: () => true },

@@ -1,9 +1,12 @@
 import type { Container } from '../../container.ts';
 import { createGraphClient, type GraphClientOptions } from './graph.client.ts';
+import type { NewMessageHook } from './instagram.repo.ts';
 import { createInstagramService, type InstagramService } from './instagram.service.ts';
 
 export interface InstagramModule {
   service: InstagramService;
+  /** Set by the sales agent: runs in the transaction that inserts a new message row. */
+  hooks: { onNewMessage?: NewMessageHook };
   close(): Promise<void>;
 }
 
@@ -18,8 +21,10 @@ export const SYNC_JOB = 'instagram-inbox-sync';
 export function createInstagramModule(deps: InstagramModuleDeps): InstagramModule {
   const { config, logger, jobs } = deps;
   const graph = createGraphClient({ apiUrl: config.instagram.apiUrl, graphUrl: config.instagram.graphUrl, ...deps.tuning });
+  const hooks: InstagramModule['hooks'] = {};
   const service = createInstagramService({
     ...deps,
+    hooks,
     config: config.instagram,
     publicBaseUrl: config.http.publicBaseUrl,
     graph,
@@ -39,6 +44,7 @@ export function createInstagramModule(deps: InstagramModuleDeps): InstagramModul
   });
   return {
     service,
+    hooks,
     async close() {
       await service.idle();
     },

@@ -211,11 +211,15 @@ export interface MessageWrite {
   source: InstagramSource;
 }
 
+/** Called in the inserting transaction when a message row is new (the sales agent's claim). */
+export type NewMessageHook = (q: Q, m: MessageWrite & { conversationId: string }, now: Date) => Promise<void>;
+
 /**
  * Stores a message once: the mid is the key whatever path brings it. A later copy only fills in
- * what the first lacked (attachment ids and details from the Graph). Returns whether it was new.
+ * what the first lacked (attachment ids and details from the Graph). Returns whether it was new;
+ * `onNew` runs in the same transaction only for the copy that inserted the row.
  */
-export async function storeMessage(q: Q, m: MessageWrite, now: Date): Promise<boolean> {
+export async function storeMessage(q: Q, m: MessageWrite, now: Date, onNew?: NewMessageHook): Promise<boolean> {
   const conversationId = await upsertConversation(q, {
     accountId: m.accountId,
     participantId: m.participantId,
@@ -259,6 +263,7 @@ export async function storeMessage(q: Q, m: MessageWrite, now: Date): Promise<bo
     }
   }
   if (inserted.length > 0) await bumpPreview(q, conversationId, deleted.length > 0 ? null : previewOf(m), m.sentAt, now);
+  if (inserted.length > 0 && onNew) await onNew(q, { ...m, conversationId }, now);
   return inserted.length > 0;
 }
 

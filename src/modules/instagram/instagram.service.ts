@@ -70,11 +70,24 @@ export interface InstagramServiceDeps {
   clock: Clock;
   logger: Logger;
   graph: GraphClient;
+  /** Filled in after construction by modules that react to new messages (the sales agent). */
+  hooks?: { onNewMessage?: repo.NewMessageHook };
 }
 
 export type InstagramService = ReturnType<typeof createInstagramService>;
 
-export function createInstagramService({ db, config, publicBaseUrl, cipher, clock, logger, graph }: InstagramServiceDeps) {
+export function createInstagramService({
+  db,
+  config,
+  publicBaseUrl,
+  cipher,
+  clock,
+  logger,
+  graph,
+  hooks = {},
+}: InstagramServiceDeps) {
+  /** Every path that inserts a message row goes through here, so a new row's hook runs in its transaction. */
+  const store = (tx: repo.Q, m: repo.MessageWrite, now: Date) => repo.storeMessage(tx, m, now, hooks.onNewMessage);
   const redirectUri = `${publicBaseUrl}${CALLBACK_PATH}`;
   let background: Promise<unknown> = Promise.resolve();
 
@@ -128,7 +141,7 @@ export function createInstagramService({ db, config, publicBaseUrl, cipher, cloc
     return db.rawTransaction(async (tx) => {
       switch (event.kind) {
         case 'message':
-          return repo.storeMessage(tx, event.message, now);
+          return store(tx, event.message, now);
         case 'deleted':
           await repo.markMessageDeleted(tx, event.message, now);
           return false;
@@ -206,7 +219,7 @@ export function createInstagramService({ db, config, publicBaseUrl, cipher, cloc
     const now = clock.now();
     for (const m of messages) {
       const write = fromGraph(m, channel.account_id, conversation.participant_id, conversation.participant_username);
-      if (await db.rawTransaction((tx) => repo.storeMessage(tx, write, now))) added += 1;
+      if (await db.rawTransaction((tx) => store(tx, write, now))) added += 1;
     }
     return added;
   }
@@ -257,7 +270,7 @@ export function createInstagramService({ db, config, publicBaseUrl, cipher, cloc
         });
         if (item.last?.mid) {
           const write = fromGraph(item.last, channel.account_id, item.participantId, item.participantUsername);
-          if (await db.rawTransaction((tx) => repo.storeMessage(tx, write, now))) report.new_messages! += 1;
+          if (await db.rawTransaction((tx) => store(tx, write, now))) report.new_messages! += 1;
         }
         const knownAt = before?.last_message_at ? new Date(before.last_message_at).getTime() : 0;
         const updatedAt = item.updatedAt?.getTime() ?? 0;
@@ -482,7 +495,7 @@ export function createInstagramService({ db, config, publicBaseUrl, cipher, cloc
       }
       const now = clock.now();
       await db.rawTransaction(async (tx) => {
-        await repo.storeMessage(
+        await store(
           tx,
           {
             mid: sent.messageId,
@@ -561,6 +574,8 @@ export function createInstagramService({ db, config, publicBaseUrl, cipher, cloc
 
     sync: runSync,
     sendEnabled: () => config.sendEnabled,
+    /** A stored message as it is now (the sales agent re-checks a deletion before answering). */
+    messageState: (mid: string) => repo.getMessage(db, mid),
   };
 }
 

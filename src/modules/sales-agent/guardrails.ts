@@ -1,0 +1,191 @@
+import type { PriceList } from '../docs/price-list.ts';
+import { type BrainAnswer, MIN_CONFIDENCE } from './brain.ts';
+import { DISCOUNT, DISCOUNT_LINE } from './rules-brain.ts';
+import { normalize, sentences } from './text.ts';
+
+/** Instagram's limit for one text message, in UTF-8 bytes. */
+export const MAX_REPLY_BYTES = 1000;
+
+/**
+ * Anything that says or implies the reply is automated (rule 7), over normalized text (no accents,
+ * lowercase). Spanish and English, with the usual spellings and dodges ("I.A.", "b0t", "chat-bot").
+ */
+const AUTOMATION = new RegExp(
+  [
+    String.raw`\b(chat ?-?)?b[o0]ts?\b`,
+    String.raw`\brob[o0]t`,
+    String.raw`\bi\.? ?a\.?(?=[\s,.;:!?)]|$)`,
+    String.raw`\ba\.? ?i\.?(?=[\s,.;:!?)]|$)`,
+    'inteligencia artificial',
+    'artificial intelligence',
+    'asistente (virtual|digital|automatic|inteligente|de ia|conversacional|artificial)',
+    'virtual assistant',
+    'automat(ic|iz|ed)',
+    'auto-?respuesta',
+    'autorespond',
+    'respuesta (generada|predeterminada|programada)',
+    'mensaje (generado|predeterminado|programado)',
+    'generad[oa]s? (por|con) (un|una|ia|inteligencia|computadora|sistema)',
+    'modelo de (lenguaje|ia)',
+    'language model',
+    String.raw`\bllm\b`,
+    String.raw`\bgpt`,
+    'chatgpt',
+    'openai',
+    String.raw`\bclaude\b`,
+    String.raw`\bgemini\b`,
+    String.raw`\bno soy (una persona|un humano|humano|real)\b`,
+    String.raw`\bsoy (un|una) (programa|software|sistema|algoritmo|asistente|computadora)\b`,
+    String.raw`\b(esta|este) (respuesta|mensaje) (es|fue) (automatic|generad|programad)`,
+    String.raw`\bmaquina\b`,
+    String.raw`\balgoritmo`,
+    String.raw`\bcomputadora que\b`,
+    String.raw`\bsin intervencion humana\b`,
+    String.raw`\bcontestador\b`,
+  ].join('|'),
+);
+
+export function mentionsAutomation(text: string): boolean {
+  return AUTOMATION.test(normalize(text));
+}
+
+/** The amounts a reply may quote: every price and extra of the published list. */
+export function publishedAmounts(prices: PriceList): Set<number> {
+  const amounts = new Set<number>();
+  for (const plan of prices.plans) amounts.add(plan.monthly_price);
+  for (const extra of prices.extras) {
+    if (extra.monthly_price !== undefined) amounts.add(extra.monthly_price);
+    if (extra.one_time_price !== undefined) amounts.add(extra.one_time_price);
+  }
+  return amounts;
+}
+
+/** "24.900", "24.900,00", "24,900", "24900.5", "1,5" (with "mil") → a number. */
+function parseNumber(raw: string): number | null {
+  let s = raw.replace(/[.,]$/, '');
+  const lastDot = s.lastIndexOf('.');
+  const lastComma = s.lastIndexOf(',');
+  if (lastDot >= 0 && lastComma >= 0) {
+    const decimal = lastDot > lastComma ? '.' : ',';
+    const group = decimal === '.' ? ',' : '.';
+    s = s.split(group).join('').replace(decimal, '.');
+  } else if (lastDot >= 0 || lastComma >= 0) {
+    const sep = lastDot >= 0 ? '.' : ',';
+    const groups = s.split(sep);
+    // Groups of three after the first: thousands separators; otherwise a decimal separator.
+    if (groups.length > 1 && groups.slice(1).every((g) => g.length === 3)) s = groups.join('');
+    else s = groups.slice(0, -1).join('') + '.' + groups[groups.length - 1];
+  }
+  const value = Number(s);
+  return Number.isFinite(value) ? value : null;
+}
+
+export interface QuotedAmount {
+  text: string;
+  value: number | null;
+  currency: 'ARS' | 'USD';
+}
+
+const NUM = String.raw`\d[\d.,]*\d|\d`;
+const MULT = String.raw`(?:\s*(mil|k|lucas|luquitas|palos|millones|millon)\b)?`;
+const AMOUNT_PATTERNS: RegExp[] = [
+  // $ 24.900 · ARS 24900 · AR$ 24.900 · u$s 20 · USD 20 · US$ 20 (with an optional "mil")
+  new RegExp(String.raw`(u\$s|us\$|usd|ar\$|ars|\$)\s*(${NUM})${MULT}`, 'g'),
+  // 24.900 pesos · 25 mil pesos · 20 dólares · 25 lucas
+  new RegExp(String.raw`(?<![\d.,$])(${NUM})${MULT}\s*(pesos|mangos|ars|dolares|usd|lucas|luquitas)\b`, 'g'),
+  // sale 19900 · cuesta 12.000 por mes · a 30000 mensuales (an unlabelled number in a price phrase)
+  new RegExp(
+    String.raw`\b(sale|salen|cuesta|cuestan|vale|valen|precio de|precio|abonas|pagas|pagarias|cobramos|costo de|por solo|por apenas|te queda en|te lo dejo en|queda en)\s+(?:a\s+|en\s+|de\s+)?(${NUM})${MULT}(?!\s*(%|por ciento|dias|meses|usuarios|cajas|depositos|productos|sucursales))`,
+    'g',
+  ),
+  new RegExp(String.raw`(?<![\d.,$])(${NUM})${MULT}\s*(por mes|al mes|mensuales|mensual|/mes|por ano|anuales|finales)\b`, 'g'),
+];
+
+const MULTIPLIER: Record<string, number> = {
+  mil: 1000,
+  k: 1000,
+  lucas: 1000,
+  luquitas: 1000,
+  palos: 1e6,
+  millones: 1e6,
+  millon: 1e6,
+};
+
+/** Every amount of money the reply quotes. */
+export function quotedAmounts(reply: string): QuotedAmount[] {
+  const text = normalize(reply);
+  const found = new Map<number, QuotedAmount>();
+  for (const pattern of AMOUNT_PATTERNS) {
+    pattern.lastIndex = 0;
+    for (const match of text.matchAll(pattern)) {
+      const at = match.index ?? 0;
+      if ([...found.keys()].some((k) => Math.abs(k - at) < 4)) continue;
+      const groups = match.slice(1).filter((g): g is string => g !== undefined);
+      const numberRaw = groups.find((g) => /\d/.test(g))!;
+      const multiplier = groups.map((g) => MULTIPLIER[g]).find((m) => m !== undefined) ?? 1;
+      const usd = groups.some((g) => /^(u\$s|us\$|usd|dolares)$/.test(g));
+      const base = parseNumber(numberRaw);
+      found.set(at, {
+        text: match[0],
+        value: base === null ? null : Math.round(base * multiplier * 100) / 100,
+        currency: usd ? 'USD' : 'ARS',
+      });
+    }
+  }
+  return [...found.values()];
+}
+
+/** Sentences that promise a discount or a price of their own (not the published list). */
+const PROMISE =
+  /(\d+ ?%|\d+ por ciento|descuento|bonific|rebaja|\bpromo|precio especial|te lo dejo|te la dejo|te hago (un|el|precio)|te regalo|de regalo|2 ?x ?1|meses? gratis|primer mes (gratis|sin cargo|bonificado)|sin cargo (el|los) prim|congelad|precio de amigo|mas barato para vos)/;
+
+export interface GuardedAnswer {
+  decision: 'reply' | 'handoff';
+  reply: string | null;
+  handoff_reason: string | null;
+  confidence: number;
+  /** Which guardrails changed the brain's answer, in order. */
+  guardrails: string[];
+}
+
+/**
+ * Rule 7, in code, after any brain: no hint of automation, no amount outside the published list,
+ * discounts and unpublished quotes only as "the team confirms it", a handoff below the confidence
+ * floor, a reply that fits one Instagram message. `input` is what the person wrote.
+ */
+export function applyGuardrails(answer: BrainAnswer, input: string, prices: PriceList): GuardedAnswer {
+  const confidence = Number.isFinite(answer.confidence) ? Math.min(1, Math.max(0, answer.confidence)) : 0;
+  const applied: string[] = [];
+  const handoff = (reason: string, guardrail?: string): GuardedAnswer => {
+    if (guardrail) applied.push(guardrail);
+    return { decision: 'handoff', reply: null, handoff_reason: reason, confidence, guardrails: applied };
+  };
+  if (answer.decision !== 'reply') {
+    const reason =
+      typeof answer.handoff_reason === 'string' && answer.handoff_reason.trim() ? answer.handoff_reason.trim() : 'low_confidence';
+    return handoff(reason.slice(0, 200));
+  }
+  if (confidence < MIN_CONFIDENCE) return handoff('low_confidence', 'confidence_floor');
+  let reply = (answer.reply ?? '').trim();
+  if (reply === '') return handoff('empty_reply', 'empty_reply');
+  if (mentionsAutomation(reply)) return handoff('automation_disclosure', 'automation_disclosure');
+  const published = publishedAmounts(prices);
+  const amounts = quotedAmounts(reply);
+  if (amounts.some((a) => a.currency !== 'ARS' || a.value === null || !published.has(a.value))) {
+    return handoff('unpublished_amount', 'unpublished_amount');
+  }
+  // Custom discounts and unpublished quotes: never promised, always "the team confirms it".
+  const kept = sentences(reply).filter((s) => s === DISCOUNT_LINE || !PROMISE.test(normalize(s)));
+  const promised = kept.length !== sentences(reply).length;
+  if (promised) {
+    applied.push('discount_promise_removed');
+    reply = kept.join(' ');
+  }
+  const asked = DISCOUNT.test(normalize(input));
+  if ((promised || asked) && !reply.includes(DISCOUNT_LINE)) {
+    applied.push('team_confirms_discount');
+    reply = reply ? `${reply} ${DISCOUNT_LINE}` : DISCOUNT_LINE;
+  }
+  if (Buffer.byteLength(reply, 'utf8') > MAX_REPLY_BYTES) return handoff('too_long', 'too_long');
+  return { decision: 'reply', reply, handoff_reason: null, confidence, guardrails: applied };
+}

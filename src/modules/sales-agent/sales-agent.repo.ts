@@ -1,0 +1,259 @@
+import type { Q } from '../instagram/instagram.repo.ts';
+
+export type TurnStatus = 'pending' | 'sending' | 'sent' | 'held' | 'handoff' | 'skipped' | 'cancelled' | 'superseded' | 'failed';
+
+export interface TurnRow {
+  inbound_mid: string;
+  conversation_id: string;
+  account_id: string;
+  sender_id: string;
+  input_text: string | null;
+  claimed_by: string;
+  status: TurnStatus;
+  reason: string | null;
+  thread_state: 'first' | 'active' | null;
+  received_at: Date;
+  claimed_at: Date;
+  send_after: Date | null;
+  decision: 'reply' | 'handoff' | null;
+  reply: string | null;
+  handoff_reason: string | null;
+  confidence: number | null;
+  brain: string | null;
+  brain_output: string | null;
+  guardrails: string[];
+  brain_ms: number | null;
+  decided_at: Date | null;
+  sent_mid: string | null;
+  sent_at: Date | null;
+  updated_at: Date;
+}
+
+const COLUMNS = `inbound_mid, conversation_id, account_id, sender_id, input_text, claimed_by, status, reason, thread_state,
+  received_at, claimed_at, send_after, decision, reply, handoff_reason, confidence, brain, brain_output, guardrails,
+  brain_ms, decided_at, sent_mid, sent_at, updated_at`;
+
+export interface TurnInsert {
+  mid: string;
+  conversationId: string;
+  accountId: string;
+  senderId: string;
+  text: string | null;
+  source: string;
+  status: 'pending' | 'skipped';
+  reason: string | null;
+  threadState: 'first' | 'active' | null;
+  receivedAt: Date;
+  sendAfter: Date | null;
+  now: Date;
+}
+
+/** The claim (or the skipped record): the primary key on the inbound mid makes a second one impossible. */
+export async function insertTurn(q: Q, t: TurnInsert): Promise<boolean> {
+  const rows = await q.query(
+    `INSERT INTO sales_agent_turns (inbound_mid, conversation_id, account_id, sender_id, input_text, claimed_by, status,
+       reason, thread_state, received_at, claimed_at, send_after, updated_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $11)
+     ON CONFLICT (inbound_mid) DO NOTHING RETURNING inbound_mid`,
+    [
+      t.mid,
+      t.conversationId,
+      t.accountId,
+      t.senderId,
+      t.text,
+      t.source,
+      t.status,
+      t.reason,
+      t.threadState,
+      t.receivedAt,
+      t.now,
+      t.sendAfter,
+    ],
+  );
+  return rows.length > 0;
+}
+
+export async function handoffOpen(q: Q, conversationId: string): Promise<boolean> {
+  return (await q.query('SELECT 1 FROM sales_agent_handoffs WHERE conversation_id = $1', [conversationId])).length > 0;
+}
+
+/** Did we (agent or operator) write to this person in the window before `at`? That makes the thread active. */
+export async function ourMessageSince(q: Q, conversationId: string, since: Date): Promise<boolean> {
+  const rows = await q.query(
+    `SELECT 1 FROM instagram_messages WHERE conversation_id = $1 AND direction = 'outbound' AND sent_at >= $2 LIMIT 1`,
+    [conversationId, since],
+  );
+  return rows.length > 0;
+}
+
+/** Turns left in `sending` by a process that died: never retried (at most one reply), marked failed. */
+export async function failAbandoned(q: Q, now: Date): Promise<number> {
+  const rows = await q.query(
+    `UPDATE sales_agent_turns SET status = 'failed', reason = 'interrupted while sending', lease_until = NULL, updated_at = $1
+     WHERE status = 'sending' AND lease_until < $1 RETURNING inbound_mid`,
+    [now],
+  );
+  return rows.length;
+}
+
+export async function cancelPending(q: Q, reason: string, now: Date): Promise<number> {
+  const rows = await q.query(
+    `UPDATE sales_agent_turns SET status = 'cancelled', reason = $1, updated_at = $2 WHERE status = 'pending' RETURNING inbound_mid`,
+    [reason, now],
+  );
+  return rows.length;
+}
+
+/** Takes the next due turn for this process: pending → sending with a lease, one process only. */
+export async function takeDue(q: Q, now: Date, leaseMs: number): Promise<TurnRow | null> {
+  const rows = await q.query<TurnRow>(
+    `UPDATE sales_agent_turns SET status = 'sending', lease_until = $2, updated_at = $1
+     WHERE inbound_mid = (SELECT inbound_mid FROM sales_agent_turns WHERE status = 'pending' AND send_after <= $1
+                          ORDER BY send_after, inbound_mid LIMIT 1 FOR UPDATE SKIP LOCKED)
+       AND status = 'pending'
+     RETURNING ${COLUMNS}`,
+    [now, new Date(now.getTime() + leaseMs)],
+  );
+  return rows[0] ?? null;
+}
+
+export async function finishTurn(
+  q: Q,
+  mid: string,
+  f: {
+    status: TurnStatus;
+    reason?: string | null;
+    inputText?: string | null;
+    decision?: 'reply' | 'handoff' | null;
+    reply?: string | null;
+    handoffReason?: string | null;
+    confidence?: number | null;
+    brain?: string | null;
+    brainOutput?: string | null;
+    guardrails?: string[];
+    brainMs?: number | null;
+    decidedAt?: Date | null;
+    sentMid?: string | null;
+    sentAt?: Date | null;
+    now: Date;
+  },
+) {
+  await q.query(
+    `UPDATE sales_agent_turns SET status = $2, reason = $3, input_text = COALESCE($4, input_text), decision = $5, reply = $6,
+       handoff_reason = $7, confidence = $8, brain = $9, brain_output = $10, guardrails = $11, brain_ms = $12,
+       decided_at = $13, sent_mid = $14, sent_at = $15, lease_until = NULL, updated_at = $16
+     WHERE inbound_mid = $1`,
+    [
+      mid,
+      f.status,
+      f.reason ?? null,
+      f.inputText ?? null,
+      f.decision ?? null,
+      f.reply ?? null,
+      f.handoffReason ?? null,
+      f.confidence ?? null,
+      f.brain ?? null,
+      f.brainOutput ?? null,
+      f.guardrails ?? [],
+      f.brainMs ?? null,
+      f.decidedAt ?? null,
+      f.sentMid ?? null,
+      f.sentAt ?? null,
+      f.now,
+    ],
+  );
+}
+
+export interface ThreadMessage {
+  mid: string;
+  direction: 'inbound' | 'outbound';
+  text: string | null;
+  sent_at: Date;
+  is_deleted: boolean;
+  by_agent: boolean;
+}
+
+/** The conversation up to a point, oldest first, with our agent's own messages marked. */
+export async function threadUpTo(q: Q, conversationId: string, limit = 30): Promise<ThreadMessage[]> {
+  const rows = await q.query<ThreadMessage>(
+    `SELECT * FROM (SELECT m.mid, m.direction, m.text, m.sent_at, m.is_deleted,
+         EXISTS (SELECT 1 FROM sales_agent_turns t WHERE t.sent_mid = m.mid) AS by_agent
+       FROM instagram_messages m WHERE m.conversation_id = $1 ORDER BY m.sent_at DESC, m.mid DESC LIMIT $2) newest
+     ORDER BY sent_at, mid`,
+    [conversationId, limit],
+  );
+  return rows;
+}
+
+/** A newer inbound message of the same conversation that has its own claim (it is answered instead). */
+export async function newerClaimed(q: Q, turn: TurnRow): Promise<string | null> {
+  const rows = await q.query<{ inbound_mid: string }>(
+    `SELECT t.inbound_mid FROM sales_agent_turns t JOIN instagram_messages m ON m.mid = t.inbound_mid
+     WHERE t.conversation_id = $1 AND t.inbound_mid <> $2 AND t.status IN ('pending', 'sending', 'sent', 'held', 'handoff')
+       AND (m.sent_at, m.mid) > (SELECT sent_at, mid FROM instagram_messages WHERE mid = $2)
+     LIMIT 1`,
+    [turn.conversation_id, turn.inbound_mid],
+  );
+  return rows[0]?.inbound_mid ?? null;
+}
+
+/** An outbound message after the inbound one that the agent did not send: a person answered. */
+export async function humanReplied(q: Q, turn: TurnRow): Promise<boolean> {
+  const rows = await q.query(
+    `SELECT 1 FROM instagram_messages m WHERE m.conversation_id = $1 AND m.direction = 'outbound'
+       AND m.sent_at >= (SELECT sent_at FROM instagram_messages WHERE mid = $2)
+       AND NOT EXISTS (SELECT 1 FROM sales_agent_turns t WHERE t.sent_mid = m.mid)
+     LIMIT 1`,
+    [turn.conversation_id, turn.inbound_mid],
+  );
+  return rows.length > 0;
+}
+
+export async function tagHandoff(q: Q, conversationId: string, mid: string, reason: string, now: Date) {
+  await q.query(
+    `INSERT INTO sales_agent_handoffs (conversation_id, inbound_mid, reason, created_at) VALUES ($1, $2, $3, $4)
+     ON CONFLICT (conversation_id) DO NOTHING`,
+    [conversationId, mid, reason, now],
+  );
+}
+
+export async function clearHandoff(q: Q, conversationId: string): Promise<boolean> {
+  return (
+    (await q.query('DELETE FROM sales_agent_handoffs WHERE conversation_id = $1 RETURNING conversation_id', [conversationId]))
+      .length > 0
+  );
+}
+
+export interface TurnFilters {
+  status?: string;
+  decision?: string;
+  sender?: string;
+  q?: string;
+  limit: number;
+  before?: Date;
+}
+
+export type ListedTurn = TurnRow & { participant_username: string | null; handoff_open: boolean };
+
+export async function listTurns(q: Q, f: TurnFilters): Promise<ListedTurn[]> {
+  return q.query<ListedTurn>(
+    `SELECT ${COLUMNS.split(',')
+      .map((c) => `t.${c.trim()}`)
+      .join(', ')}, c.participant_username,
+       EXISTS (SELECT 1 FROM sales_agent_handoffs h WHERE h.conversation_id = t.conversation_id) AS handoff_open
+     FROM sales_agent_turns t JOIN instagram_conversations c ON c.id = t.conversation_id
+     WHERE ($1::text IS NULL OR t.status = $1) AND ($2::text IS NULL OR t.decision = $2)
+       AND ($3::text IS NULL OR t.sender_id = $3 OR c.participant_username ILIKE $3)
+       AND ($4::text IS NULL OR t.input_text ILIKE '%' || $4 || '%' OR t.reply ILIKE '%' || $4 || '%')
+       AND ($5::timestamptz IS NULL OR t.claimed_at < $5)
+     ORDER BY t.claimed_at DESC, t.inbound_mid LIMIT $6`,
+    [f.status ?? null, f.decision ?? null, f.sender ?? null, f.q ?? null, f.before ?? null, f.limit],
+  );
+}
+
+export async function countByStatus(q: Q): Promise<Record<string, number>> {
+  const rows = await q.query<{ status: string; n: number | string }>(
+    'SELECT status, count(*) AS n FROM sales_agent_turns GROUP BY status',
+  );
+  return Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]));
+}

@@ -1,0 +1,291 @@
+import { randomInt } from 'node:crypto';
+import type { SalesAgentConfig } from '../../config.ts';
+import type { Database } from '../../db/client.ts';
+import { AppError } from '../../lib/errors.ts';
+import type { Clock } from '../../lib/time.ts';
+import type { Logger } from '../../logger.ts';
+import type { PriceList } from '../docs/price-list.ts';
+import type { MessageWrite, Q } from '../instagram/instagram.repo.ts';
+import type { InstagramService } from '../instagram/instagram.service.ts';
+import type { Brain, BrainInput, HistoryItem } from './brain.ts';
+import { applyGuardrails, type GuardedAnswer } from './guardrails.ts';
+import * as repo from './sales-agent.repo.ts';
+
+/** Reply delay, first message (contract limits): 60 to 300 seconds after receipt. */
+export const FIRST_DELAY_MS = { min: 60_000, max: 300_000 } as const;
+/** Reply delay, follow-up in an active thread: 15 to 60 seconds. */
+export const ACTIVE_DELAY_MS = { min: 15_000, max: 60_000 } as const;
+/** A thread is active when we (agent or operator) wrote to the person in this window before the message. */
+export const ACTIVE_WINDOW_MS = 30 * 60_000;
+/** A message sent longer ago than this when it is first stored is history (a backfill), never claimed. */
+export const FRESH_MS = 10 * 60_000;
+/** How long one process holds a turn while deciding and sending. */
+const LEASE_MS = 2 * 60_000;
+/** Turns handled per minute run at most (each may wait for the model and for Instagram). */
+const PER_RUN = 50;
+
+export interface SalesAgentDeps {
+  db: Database;
+  config: SalesAgentConfig;
+  clock: Clock;
+  logger: Logger;
+  instagram: InstagramService;
+  brain: Brain;
+  prices: PriceList;
+  /** Uniform integer in [min, max]; tests may pin it. */
+  random?: (min: number, max: number) => number;
+}
+
+export interface TickReport {
+  ran: boolean;
+  reason?: 'disabled';
+  taken: number;
+  sent: number;
+  held: number;
+  handoff: number;
+  cancelled: number;
+  superseded: number;
+  failed: number;
+}
+
+export type SalesAgentService = ReturnType<typeof createSalesAgentService>;
+
+export function createSalesAgentService(deps: SalesAgentDeps) {
+  const { db, config, clock, logger, instagram, brain, prices } = deps;
+  const random = deps.random ?? ((min: number, max: number) => randomInt(min, max + 1));
+  const senders = new Set(config.senderIds);
+
+  /**
+   * The claim, run by storeMessage in the transaction that inserted the row, whatever path it was
+   * (webhook, hub, graph sync, minute poll, thread read). It never sends and never asks the brain.
+   */
+  async function claim(q: Q, m: MessageWrite & { conversationId: string }, now: Date): Promise<void> {
+    if (!config.enabled || m.direction !== 'inbound') return;
+    const fresh = now.getTime() - m.sentAt.getTime() <= FRESH_MS;
+    const designated = m.accountId === config.accountId && senders.has(m.senderId);
+    // History brought by a backfill or a reconnect is not new traffic: nothing for anyone else,
+    // a skipped record for the designated sender so the operator sees why no answer went out.
+    if (!fresh && !designated) return;
+    let reason: string | null = null;
+    if (m.accountId !== config.accountId) reason = 'other_account';
+    else if (!senders.has(m.senderId)) reason = 'other_sender';
+    else if (!fresh) reason = 'not_new';
+    else if (m.isUnsupported) reason = 'unsupported';
+    else if (!m.text?.trim()) reason = 'no_text';
+    else if (await repo.handoffOpen(q, m.conversationId)) reason = 'handoff_open';
+    let threadState: 'first' | 'active' | null = null;
+    let sendAfter: Date | null = null;
+    if (reason === null) {
+      const active = await repo.ourMessageSince(q, m.conversationId, new Date(m.sentAt.getTime() - ACTIVE_WINDOW_MS));
+      threadState = active ? 'active' : 'first';
+      const window = active ? ACTIVE_DELAY_MS : FIRST_DELAY_MS;
+      sendAfter = new Date(now.getTime() + random(window.min, window.max));
+    }
+    await repo.insertTurn(q, {
+      mid: m.mid,
+      conversationId: m.conversationId,
+      accountId: m.accountId,
+      senderId: m.senderId,
+      text: m.text,
+      source: m.source,
+      status: reason === null ? 'pending' : 'skipped',
+      reason,
+      threadState,
+      receivedAt: now,
+      sendAfter,
+      now,
+    });
+  }
+
+  /** The brain, then the guardrails: what any caller (the minute job, the CLI) gets. */
+  async function decide(input: BrainInput): Promise<GuardedAnswer & { brain: string; raw: unknown; ms: number }> {
+    const started = performance.now();
+    let raw: unknown;
+    let guarded: GuardedAnswer;
+    try {
+      const answer = await brain.decide(input);
+      raw = answer;
+      guarded = applyGuardrails(answer, input.text, prices);
+    } catch (err) {
+      raw = { error: (err as Error).message };
+      guarded = { decision: 'handoff', reply: null, handoff_reason: 'brain_error', confidence: 0, guardrails: [] };
+    }
+    return { ...guarded, brain: brain.name, raw, ms: Math.round(performance.now() - started) };
+  }
+
+  function brainInput(thread: repo.ThreadMessage[], turn: repo.TurnRow): BrainInput {
+    const upTo = thread.findIndex((m) => m.mid === turn.inbound_mid);
+    const before = upTo >= 0 ? thread.slice(0, upTo + 1) : thread;
+    // What the person wrote since our last message (several messages in a row are answered once).
+    let start = before.length;
+    while (start > 0 && before[start - 1]!.direction === 'inbound') start -= 1;
+    const pending = before.slice(start).filter((m) => !m.is_deleted && m.text);
+    const history: HistoryItem[] = before
+      .slice(0, start)
+      .filter((m) => !m.is_deleted && m.text)
+      .slice(-20)
+      .map((m) => ({ from: m.direction === 'inbound' ? 'customer' : 'us', text: m.text! }));
+    return { text: pending.map((m) => m.text).join('\n') || turn.input_text || '', history };
+  }
+
+  async function handle(turn: repo.TurnRow, report: TickReport): Promise<void> {
+    const now = () => clock.now();
+    const stop = async (status: 'cancelled' | 'superseded', reason: string) => {
+      await repo.finishTurn(db, turn.inbound_mid, { status, reason, now: now() });
+      report[status] += 1;
+    };
+    const message = await instagram.messageState(turn.inbound_mid);
+    if (!message || message.is_deleted) return stop('cancelled', 'message_deleted');
+    if (await repo.handoffOpen(db, turn.conversation_id)) return stop('cancelled', 'handoff_open');
+    if (await repo.humanReplied(db, turn)) return stop('cancelled', 'human_replied');
+    const newer = await repo.newerClaimed(db, turn);
+    if (newer) return stop('superseded', `newer message ${newer}`);
+
+    const thread = await repo.threadUpTo(db, turn.conversation_id);
+    const input = brainInput(thread, turn);
+    const decided = await decide(input);
+    const decidedAt = now();
+    const record = {
+      inputText: input.text,
+      decision: decided.decision,
+      reply: decided.reply,
+      handoffReason: decided.handoff_reason,
+      confidence: decided.confidence,
+      brain: decided.brain,
+      brainOutput: JSON.stringify(decided.raw).slice(0, 4000),
+      guardrails: decided.guardrails,
+      brainMs: decided.ms,
+      decidedAt,
+    };
+    if (decided.decision === 'handoff') {
+      await db.rawTransaction(async (tx) => {
+        await repo.tagHandoff(tx, turn.conversation_id, turn.inbound_mid, decided.handoff_reason ?? 'low_confidence', decidedAt);
+        await repo.finishTurn(tx, turn.inbound_mid, { ...record, status: 'handoff', now: decidedAt });
+      });
+      report.handoff += 1;
+      return;
+    }
+    // Re-checked after the brain (which may take seconds): the flags, a person answering meanwhile,
+    // a newer message.
+    if (!config.enabled) {
+      await repo.finishTurn(db, turn.inbound_mid, { ...record, status: 'cancelled', reason: 'agent_disabled', now: now() });
+      report.cancelled += 1;
+      return;
+    }
+    if (await repo.humanReplied(db, turn)) {
+      await repo.finishTurn(db, turn.inbound_mid, { ...record, status: 'cancelled', reason: 'human_replied', now: now() });
+      report.cancelled += 1;
+      return;
+    }
+    const newer2 = await repo.newerClaimed(db, turn);
+    if (newer2) {
+      await repo.finishTurn(db, turn.inbound_mid, {
+        ...record,
+        status: 'superseded',
+        reason: `newer message ${newer2}`,
+        now: now(),
+      });
+      report.superseded += 1;
+      return;
+    }
+    if (!instagram.sendEnabled()) {
+      await repo.finishTurn(db, turn.inbound_mid, { ...record, status: 'held', reason: 'send_disabled', now: now() });
+      report.held += 1;
+      return;
+    }
+    try {
+      const sent = await instagram.send({ conversation_id: turn.conversation_id, text: decided.reply! });
+      await repo.finishTurn(db, turn.inbound_mid, { ...record, status: 'sent', sentMid: sent.id, sentAt: now(), now: now() });
+      report.sent += 1;
+    } catch (err) {
+      const reason = err instanceof AppError ? `${err.code}: ${err.message}` : (err as Error).message;
+      await repo.finishTurn(db, turn.inbound_mid, { ...record, status: 'failed', reason: reason.slice(0, 500), now: now() });
+      report.failed += 1;
+      logger.warn({ err: { message: reason }, mid: turn.inbound_mid }, 'sales agent reply failed');
+    }
+  }
+
+  return {
+    claim,
+    decide,
+
+    /** The minute job: decides and sends the due replies. The only place a reply is sent from. */
+    async tick(): Promise<TickReport> {
+      const report: TickReport = { ran: true, taken: 0, sent: 0, held: 0, handoff: 0, cancelled: 0, superseded: 0, failed: 0 };
+      const now = clock.now();
+      await repo.failAbandoned(db, now);
+      if (!config.enabled) {
+        report.cancelled = await repo.cancelPending(db, 'agent_disabled', now);
+        return { ...report, ran: false, reason: 'disabled' };
+      }
+      for (let i = 0; i < PER_RUN; i += 1) {
+        const turn = await repo.takeDue(db, clock.now(), LEASE_MS);
+        if (!turn) break;
+        report.taken += 1;
+        try {
+          await handle(turn, report);
+        } catch (err) {
+          await repo.finishTurn(db, turn.inbound_mid, {
+            status: 'failed',
+            reason: (err as Error).message.slice(0, 500),
+            now: clock.now(),
+          });
+          report.failed += 1;
+          logger.error({ err, mid: turn.inbound_mid }, 'sales agent turn failed');
+        }
+      }
+      return report;
+    },
+
+    async list(filters: repo.TurnFilters) {
+      const rows = await repo.listTurns(db, filters);
+      return rows.map((t) => ({
+        inbound_mid: t.inbound_mid,
+        conversation_id: t.conversation_id,
+        sender_id: t.sender_id,
+        participant_username: t.participant_username,
+        input_text: t.input_text,
+        claimed_by: t.claimed_by,
+        status: t.status,
+        reason: t.reason,
+        thread_state: t.thread_state,
+        received_at: t.received_at,
+        send_after: t.send_after,
+        decision: t.decision,
+        reply: t.reply,
+        handoff_reason: t.handoff_reason,
+        confidence: t.confidence === null ? null : Number(t.confidence),
+        brain: t.brain,
+        brain_output: t.brain_output,
+        guardrails: t.guardrails,
+        brain_ms: t.brain_ms,
+        decided_at: t.decided_at,
+        sent_mid: t.sent_mid,
+        sent_at: t.sent_at,
+        handoff_open: t.handoff_open,
+      }));
+    },
+
+    async summary() {
+      return {
+        enabled: config.enabled,
+        send_enabled: instagram.sendEnabled(),
+        account_id: config.accountId,
+        sender_ids: config.senderIds,
+        brain: brain.name,
+        counts: await repo.countByStatus(db),
+        delays: {
+          first_seconds: [FIRST_DELAY_MS.min / 1000, FIRST_DELAY_MS.max / 1000],
+          active_seconds: [ACTIVE_DELAY_MS.min / 1000, ACTIVE_DELAY_MS.max / 1000],
+          active_window_minutes: ACTIVE_WINDOW_MS / 60_000,
+        },
+      };
+    },
+
+    async resume(conversationId: string) {
+      const cleared = await repo.clearHandoff(db, conversationId);
+      if (!cleared) throw new AppError('not_found', `conversation ${conversationId} has no open handoff`);
+      return { conversation_id: conversationId, handoff_open: false };
+    },
+  };
+}

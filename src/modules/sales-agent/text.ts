@@ -1,0 +1,25 @@
+/** Lowercase, without accents or repeated spacing: what the rules and the guardrails match against. */
+export function normalize(text: string): string {
+  return text
+    .normalize('NFD')
+    .replace(/\p{M}/gu, '')
+    .toLowerCase()
+    .replace(/[‘’´`]/g, "'")
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+/** Splits a reply into sentences, keeping each one's closing punctuation. */
+export function sentences(text: string): string[] {
+  return text
+    .split(/(?<=[.!?…])\s+|\n+/)
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
+
+/** `$ 24.900` (Argentine grouping, no cents when whole). */
+export function pesos(amount: number): string {
+  const [whole, fraction] = amount.toFixed(2).split('.') as [string, string];
+  const grouped = whole.replace(/\B(?=(\d{3})+(?!\d))/g, '.');
+  return fraction === '00' ? `$ ${grouped}` : `$ ${grouped},${fraction}`;
+}
