@@ -7,16 +7,21 @@ import { loadConfig } from './config.ts';
 const root = join(import.meta.dirname, '..');
 const read = (name: string) => readFileSync(join(root, name), 'utf8');
 
-/** The variables loadConfig reads, recorded by a proxy standing in for process.env. */
-function variablesRead(base: Record<string, string>): Set<string> {
+/**
+ * The variables loadConfig reads, recorded by a proxy standing in for process.env; over several
+ * environments, since some settings are read only when the one they depend on is set.
+ */
+function variablesRead(envs: Record<string, string>[]): Set<string> {
   const seen = new Set<string>();
-  const env = new Proxy(base, {
-    get(target, key) {
-      if (typeof key === 'string') seen.add(key);
-      return Reflect.get(target, key);
-    },
-  });
-  loadConfig(env);
+  for (const base of envs) {
+    const env = new Proxy(base, {
+      get(target, key) {
+        if (typeof key === 'string') seen.add(key);
+        return Reflect.get(target, key);
+      },
+    });
+    loadConfig(env);
+  }
   return seen;
 }
 
@@ -35,7 +40,11 @@ describe('.env.example and the README stay true to the configuration', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('lists every variable the configuration reads, and nothing it does not', () => {
-    const read = variablesRead({ DATA_DIR: dir });
+    const read = variablesRead([
+      { DATA_DIR: dir },
+      { DATA_DIR: dir, LLM_BASE_URL: 'http://127.0.0.1:1/v1', LLM_MODEL: 'm' },
+      { DATABASE_URL: 'postgres://u@h/db', SECRET_KEY: 'k'.repeat(40) },
+    ]);
     const listed = new Set(exampleEntries().keys());
     expect([...read].filter((name) => !listed.has(name)).sort()).toEqual([]);
     expect([...listed].filter((name) => !read.has(name)).sort()).toEqual([]);
