@@ -2,7 +2,17 @@ import { sql } from 'drizzle-orm';
 import { AppError } from '../lib/errors.ts';
 import { type Conn, selectRows } from './client.ts';
 
-const ID_TABLES = ['categories', 'products', 'deposits', 'movements', 'customers', 'boxes', 'sales', 'invoices'] as const;
+const ID_TABLES = [
+  'categories',
+  'products',
+  'deposits',
+  'movements',
+  'customers',
+  'boxes',
+  'sales',
+  'invoices',
+  'box_sessions',
+] as const;
 export type IdTable = (typeof ID_TABLES)[number];
 
 /**

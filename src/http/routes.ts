@@ -20,6 +20,7 @@ import { type AssetCatalog, registerAssetRoutes } from './assets.ts';
 import { sessionGuard } from './auth-guard.ts';
 import { merchantGuard } from './merchant-guard.ts';
 import { registerApiTokenRoutes } from '../modules/api-tokens/api-tokens.routes.ts';
+import { registerRegisterRoutes } from '../modules/register/register.routes.ts';
 import { registerMetricsRoutes } from '../metrics/metrics.routes.ts';
 import { registerHealthRoutes } from './health.routes.ts';
 import { createShell } from './shell.ts';
@@ -71,6 +72,7 @@ export async function registerRoutes(app: App, container: Container, assets: Ass
   // The merchant API (/api/v1): a company API token or the session; each route declares its access.
   await registerSurface(app, 'merchant', merchantGuard({ auth, config, tokens: container.apiTokens }), (scope) => {
     registerApiTokenRoutes(scope, { tokens: container.apiTokens, companies: container.companies });
+    registerRegisterRoutes(scope, { register: container.register });
   });
 
   await registerSurface(app, 'superadmin', sessionGuard('superadmin', sessions), (scope) => {

@@ -6,3 +6,4 @@ export * from './public.ts';
 export * from './integration.ts';
 export * from './limits.ts';
 export * from './instagram.ts';
+export * from './register.ts';
