@@ -20,6 +20,7 @@ import { type AssetCatalog, registerAssetRoutes } from './assets.ts';
 import { sessionGuard } from './auth-guard.ts';
 import { merchantGuard } from './merchant-guard.ts';
 import { registerApiTokenRoutes } from '../modules/api-tokens/api-tokens.routes.ts';
+import { registerRegisterPage, registerSalesPages } from '../modules/register/register.pages.ts';
 import { registerRegisterRoutes } from '../modules/register/register.routes.ts';
 import { registerMetricsRoutes } from '../metrics/metrics.routes.ts';
 import { registerHealthRoutes } from './health.routes.ts';
@@ -62,11 +63,14 @@ export async function registerRoutes(app: App, container: Container, assets: Ass
   await registerSurface(app, 'session', sessionGuard('session', sessions), (scope) => registerAccountRoutes(scope, accounts));
 
   // Company members, admins and cashiers alike: the register and the back office's read screens come here.
-  await registerSurface(app, 'member', sessionGuard('member', sessions), () => {});
+  await registerSurface(app, 'member', sessionGuard('member', sessions), (scope) =>
+    registerRegisterPage(scope, { register: container.register, shell }),
+  );
 
   await registerSurface(app, 'admin', sessionGuard('admin', sessions), (scope) => {
     registerSettingsRoutes(scope, { settings, endpoints: webhooks.endpoints, members, shell });
     registerWebhookRoutes(scope, webhooks);
+    registerSalesPages(scope, { register: container.register, shell });
   });
 
   // The merchant API (/api/v1): a company API token or the session; each route declares its access.

@@ -65,11 +65,20 @@ export async function findSession(conn: Conn, companyId: number, id: number, loc
   return row ?? null;
 }
 
-export async function findOpenSession(conn: Conn, companyId: number, boxId: number, lock = false): Promise<SessionRow | null> {
+/**
+ * The box's open session. `share` holds it open until the caller commits (a sale booked in it):
+ * a close waits for that sale, and a sale that waited for a close finds no open session.
+ */
+export async function findOpenSession(
+  conn: Conn,
+  companyId: number,
+  boxId: number,
+  lock: 'share' | null = null,
+): Promise<SessionRow | null> {
   const [row] = await selectRows<SessionRow>(
     conn,
     sql`${SESSION_SELECT} WHERE s.company_id = ${companyId} AND s.box_id = ${boxId} AND s.status = 'open'${
-      lock ? sql` FOR UPDATE OF s` : sql``
+      lock ? sql` FOR SHARE OF s` : sql``
     }`,
   );
   return row ?? null;

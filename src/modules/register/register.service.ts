@@ -450,7 +450,7 @@ export function createRegisterService({ db, clock }: { db: Database; clock: Cloc
         const box = await repo.findBox(tx, companyId, input.box_id);
         if (!box) throw new AppError('invalid_reference', `box ${input.box_id} does not exist`);
         if (box.sells_from === null) throw new AppError('invalid_state', 'the company has no default deposit to sell from');
-        const session = await repo.findOpenSession(tx, companyId, box.id);
+        const session = await repo.findOpenSession(tx, companyId, box.id, 'share');
         if (!session) throw new AppError('invalid_state', `box ${box.id} has no open session; open it to sell`);
         const company = await repo.findCompanySettings(tx, companyId);
         const now = clock.now();
@@ -557,7 +557,7 @@ export function createRegisterService({ db, clock }: { db: Database; clock: Cloc
         }
         if (sale.status !== 'pending') throw new AppError('invalid_state', `sale ${id} is ${sale.status}; it cannot be paid`);
         if (input.payments.length === 0) throw new AppError('validation_failed', 'payments must not be empty');
-        const session = await repo.findOpenSession(tx, companyId, sale.box_id!);
+        const session = await repo.findOpenSession(tx, companyId, sale.box_id!, 'share');
         if (!session) throw new AppError('invalid_state', `box ${sale.box_id} has no open session; open it to take the payment`);
         const remaining = toCents(sale.total) - toCents(sale.paid_total);
         const settled = settlePayments(remaining, input.payments, sale.customer_id !== null);
@@ -625,7 +625,7 @@ export function createRegisterService({ db, clock }: { db: Database; clock: Cloc
               `sale ${id} was ${sale.status === 'paid' ? 'paid' : 'partly paid'}: cancelling it refunds the money and needs a company admin`,
             );
           }
-          refundSession = await repo.findOpenSession(tx, companyId, sale.box_id!);
+          refundSession = await repo.findOpenSession(tx, companyId, sale.box_id!, 'share');
           if (!refundSession) {
             throw new AppError('invalid_state', `box ${sale.box_id} has no open session; open it to give the refund`);
           }
