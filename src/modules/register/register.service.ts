@@ -11,7 +11,7 @@ import { auditBy, recordAudit } from '../audit/audit.repo.ts';
 import { saleToWire } from '../sales/create-sale.ts';
 import { cancelSale as cancelIntegrationSale } from '../sales/sales.service.ts';
 import { pluCandidates } from '../scanner/scale-label.ts';
-import { applyMovement } from '../stock/stock.ledger.ts';
+import { applyMovements } from '../stock/stock.ledger.ts';
 import * as repo from './register.repo.ts';
 import { readScaleLabel, registerScaleLayout } from './scale.ts';
 
@@ -464,18 +464,6 @@ export function createRegisterService({ db, clock }: { db: Database; clock: Cloc
 
         const id = await nextId(tx, 'sales', companyId);
         const paymentMethod = methodOf(settled.rows);
-        await repo.insertSale(tx, {
-          companyId,
-          id,
-          customerId: input.customer?.id ?? null,
-          boxId: box.id,
-          total: fromCents(totalCents),
-          status: paid ? 'paid' : 'pending',
-          paymentMethod,
-          paidAt: paid ? now : null,
-          createdAt: soldAt,
-          now,
-        });
         const items = lines.map((l, n) => ({
           id: n + 1,
           productId: l.productId,
@@ -483,21 +471,6 @@ export function createRegisterService({ db, clock }: { db: Database; clock: Cloc
           price: fromCents(l.priceCents),
           subtotal: fromCents(l.subtotalCents),
         }));
-        await repo.insertSaleItems(tx, companyId, id, items);
-        await repo.insertRegisterSale(tx, {
-          companyId,
-          saleId: id,
-          sessionId: session.id,
-          depositId: box.sells_from,
-          key,
-          sha256: fingerprint,
-          customerName: input.customer?.name?.trim() || null,
-          soldBy: actorLabel(ctx),
-          soldAt,
-          change: fromCents(settled.changeCents),
-        });
-        await repo.insertPayments(tx, { companyId, saleId: id, firstId: 1, sessionId: session.id, now, payments: settled.rows });
-
         // The contract's transitions: created (pending), then paid; the stock moves in between.
         const created = saleToWire(
           {
@@ -517,16 +490,45 @@ export function createRegisterService({ db, clock }: { db: Database; clock: Cloc
           },
           items.map((i) => ({ companyId, saleId: id, ...i })),
         );
-        await recordOutbound(tx, { companyId, event: 'sales.created', data: { sale: created } });
-        for (const item of items) {
-          await applyMovement(
-            tx,
-            companyId,
-            { type: 'OUT', depositId: box.sells_from, productId: item.productId, amount: item.quantity, reason: `venta ${id}` },
-            { now },
-          );
-        }
-        if (paid) await emitPaid(tx, companyId, id, fromCents(totalCents), paymentMethod, now);
+        // The sale, its items, the register's row, its payments and sales.created: one statement.
+        await repo.insertRegisterSaleRows(tx, {
+          companyId,
+          id,
+          customerId: input.customer?.id ?? null,
+          boxId: box.id,
+          total: fromCents(totalCents),
+          status: paid ? 'paid' : 'pending',
+          paymentMethod,
+          paidAt: paid ? now : null,
+          createdAt: soldAt,
+          now,
+          items,
+          sessionId: session.id,
+          depositId: box.sells_from,
+          key,
+          sha256: fingerprint,
+          customerName: input.customer?.name?.trim() || null,
+          soldBy: actorLabel(ctx),
+          change: fromCents(settled.changeCents),
+          payments: settled.rows,
+          createdEvent: { event: 'sales.created', data: { sale: created } },
+        });
+        await applyMovements(
+          tx,
+          companyId,
+          items.map((item) => ({
+            type: 'OUT' as const,
+            depositId: box.sells_from!,
+            productId: item.productId,
+            amount: item.quantity,
+            reason: `venta ${id}`,
+          })),
+          {
+            now,
+            depositKnown: true,
+            thenEvents: paid ? [paidEvent(companyId, id, fromCents(totalCents), paymentMethod, now)] : [],
+          },
+        );
         const overridden = lines.filter((l) => l.overridden);
         if (overridden.length > 0) {
           await recordAudit(tx, {
@@ -542,7 +544,47 @@ export function createRegisterService({ db, clock }: { db: Database; clock: Cloc
             },
           });
         }
-        return { sale: await getSaleIn(tx, companyId, id), replayed: false };
+        const sale: SaleWire = {
+          id,
+          source: 'register',
+          status: paid ? 'paid' : 'pending',
+          box_id: box.id,
+          box_name: box.name,
+          box_session_id: session.id,
+          deposit_id: box.sells_from,
+          customer_id: input.customer?.id ?? null,
+          customer_name: input.customer?.name?.trim() || null,
+          total: totalCents / 100,
+          paid_total: settled.appliedCents / 100,
+          change: settled.changeCents / 100,
+          payment_method: paymentMethod,
+          items: lines.map((l, n) => ({
+            id: n + 1,
+            product_id: l.productId,
+            name: l.name,
+            unit: l.unit,
+            quantity: l.quantityMilli / 1000,
+            price: l.priceCents / 100,
+            subtotal: l.subtotalCents / 100,
+          })),
+          payments: settled.rows.map((p, n) => ({
+            id: n + 1,
+            method: p.method,
+            amount: money(p.amount),
+            tendered: p.tendered === null ? null : money(p.tendered),
+            change: money(p.change),
+            reference: p.reference,
+            box_session_id: session.id,
+            created_at: now.toISOString(),
+          })),
+          sold_by: actorLabel(ctx),
+          refund_session_id: null,
+          created_at: soldAt.toISOString(),
+          paid_at: paid ? now.toISOString() : null,
+          cancelled_at: null,
+          cancellation_reason: null,
+        };
+        return { sale, replayed: false };
       });
     },
 
@@ -646,20 +688,18 @@ export function createRegisterService({ db, clock }: { db: Database; clock: Cloc
           },
         });
         const items = await repo.listSaleItems(tx, companyId, [id]);
-        for (const item of items) {
-          await applyMovement(
-            tx,
-            companyId,
-            {
-              type: 'IN',
-              depositId: sale.deposit_id!,
-              productId: item.product_id,
-              amount: item.quantity,
-              reason: `anulación venta ${id}`,
-            },
-            { now },
-          );
-        }
+        await applyMovements(
+          tx,
+          companyId,
+          items.map((item) => ({
+            type: 'IN' as const,
+            depositId: sale.deposit_id!,
+            productId: item.product_id,
+            amount: item.quantity,
+            reason: `anulación venta ${id}`,
+          })),
+          { now },
+        );
         await recordAudit(tx, {
           action: refund ? 'sale.refunded' : 'sale.cancelled',
           ...auditBy(ctx),
@@ -702,21 +742,7 @@ export function createRegisterService({ db, clock }: { db: Database; clock: Cloc
   };
 
   async function emitPaid(tx: Conn, companyId: number, id: number, total: string, method: string | null, now: Date) {
-    await recordOutbound(tx, {
-      companyId,
-      event: 'sales.paid',
-      data: {
-        sale: {
-          id,
-          company_id: companyId,
-          total: money(total),
-          status: 'paid',
-          paid_at: now.toISOString(),
-          payment_method: method,
-          payment_id: null,
-        },
-      },
-    });
+    await recordOutbound(tx, { companyId, ...paidEvent(companyId, id, total, method, now) });
   }
 
   /** The lines as sold: product, quantity (a scale label's weight or price), price and whether it was changed. */
@@ -807,10 +833,37 @@ export function createRegisterService({ db, clock }: { db: Database; clock: Cloc
         }
         subtotalCents = lineTotalCents(fromCents(priceCents), fromMilli(quantityMilli));
       }
-      lines.push({ productId: product.id, quantityMilli: quantityMilli!, priceCents, subtotalCents, listCents, overridden });
+      lines.push({
+        productId: product.id,
+        name: product.name,
+        unit: product.unit,
+        quantityMilli: quantityMilli!,
+        priceCents,
+        subtotalCents,
+        listCents,
+        overridden,
+      });
     }
     return lines;
   }
+}
+
+/** sales.paid as the contract carries it (and markSalePaid writes it). */
+function paidEvent(companyId: number, id: number, total: string, method: string | null, now: Date) {
+  return {
+    event: 'sales.paid',
+    data: {
+      sale: {
+        id,
+        company_id: companyId,
+        total: money(total),
+        status: 'paid',
+        paid_at: now.toISOString(),
+        payment_method: method,
+        payment_id: null,
+      },
+    },
+  };
 }
 
 function soldAtOf(value: string | undefined, now: Date): Date {

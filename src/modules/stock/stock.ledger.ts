@@ -1,10 +1,10 @@
 import { and, eq, sql } from 'drizzle-orm';
-import type { Conn } from '../../db/client.ts';
-import { assignId } from '../../db/ids.ts';
+import { type Conn, selectRows } from '../../db/client.ts';
+import { assignId, nextId } from '../../db/ids.ts';
 import { deposits, type MovementType, movements, products, stockLevels } from '../../db/schema/index.ts';
 import { AppError } from '../../lib/errors.ts';
 import { fromMilli, quantityToNumber, toMilli } from '../../lib/money.ts';
-import { recordOutbound } from '../../outbox/outbox.repo.ts';
+import { recordOutbound, recordOutboundMany } from '../../outbox/outbox.repo.ts';
 
 export const MOVEMENT_TYPES: readonly MovementType[] = ['IN', 'OUT', 'TRANSFER', 'ADJUSTMENT'];
 
@@ -260,4 +260,138 @@ export async function findStockLevels(tx: Conn, companyId: number, productId: nu
     .where(and(eq(stockLevels.companyId, companyId), eq(stockLevels.productId, productId)))
     .orderBy(stockLevels.depositId);
   return rows.map((r) => ({ depositId: r.depositId, quantity: quantityToNumber(r.quantity) }));
+}
+
+/**
+ * Several IN/OUT/ADJUSTMENT movements of one deposit in the caller's transaction, as applyMovement
+ * would book them one by one (same rows, same events in the same order), in a handful of
+ * statements: the products are locked in id order (two sales naming the same products in another
+ * order never deadlock), the deposit checked once, the ids taken at once. For the register, whose
+ * sales move several lines together under load.
+ */
+export async function applyMovements(
+  tx: Conn,
+  companyId: number,
+  inputs: (MovementInput & { type: 'IN' | 'OUT' | 'ADJUSTMENT' })[],
+  options: LedgerOptions & {
+    /** The caller read the deposit in this transaction already (its row exists). */
+    depositKnown?: boolean;
+    /** Outbound events of the caller's change to record after the movements' own, in the same statement. */
+    thenEvents?: { event: string; data: Record<string, unknown> }[];
+  },
+): Promise<AppliedMovement[]> {
+  if (inputs.length === 0) return [];
+  const amounts = inputs.map((input) => validateMovement(input));
+  const depositId = inputs[0]!.depositId;
+  if (inputs.some((i) => i.depositId !== depositId || i.id !== undefined)) {
+    throw new Error('applyMovements books movements of one deposit with new ids');
+  }
+  const productIds = [...new Set(inputs.map((i) => i.productId))].sort((a, b) => a - b);
+  const locked = await selectRows<{ id: number; stock: string; sku: string | null }>(
+    tx,
+    sql`SELECT id, stock, sku FROM products WHERE company_id = ${companyId} AND id IN (${sql.join(
+      productIds.map((id) => sql`${id}`),
+      sql`, `,
+    )}) ORDER BY id FOR UPDATE`,
+  );
+  const byId = new Map(locked.map((p) => [Number(p.id), p]));
+  for (const id of productIds) if (!byId.has(id)) throw new AppError('invalid_reference', `product ${id} does not exist`);
+  if (!options.depositKnown) await assertDepositExists(tx, companyId, depositId);
+  const firstId = await nextId(tx, 'movements', companyId);
+
+  const stockMilli = new Map(locked.map((p) => [Number(p.id), toMilli(p.stock)]));
+  const levelDelta = new Map<number, number>();
+  const now = options.now;
+  const results: AppliedMovement[] = [];
+  const events: { event: string; data: Record<string, unknown> }[] = [];
+  inputs.forEach((input, n) => {
+    const [{ delta }] = movementDeltas(input, amounts[n]!) as [{ depositId: number; delta: number }];
+    levelDelta.set(input.productId, (levelDelta.get(input.productId) ?? 0) + delta);
+    const previousMilli = stockMilli.get(input.productId)!;
+    const currentMilli = previousMilli + delta;
+    stockMilli.set(input.productId, currentMilli);
+    const createdAt = input.createdAt ?? now;
+    const movement: MovementWire = {
+      id: firstId + n,
+      company_id: companyId,
+      type: input.type,
+      deposit_id: depositId,
+      product_id: input.productId,
+      amount: amounts[n]! / 1000,
+      reason: input.reason ?? null,
+      created_at: createdAt.toISOString(),
+    };
+    events.push({ event: 'movement.created', data: { movement } });
+    let stockChange: StockChange | null = null;
+    if (delta !== 0) {
+      const sku = byId.get(input.productId)!.sku;
+      stockChange = {
+        productId: input.productId,
+        sku,
+        previousStock: previousMilli / 1000,
+        currentStock: currentMilli / 1000,
+        change: delta / 1000,
+        depositId,
+      };
+      events.push({
+        event: 'product.stock_updated',
+        data: {
+          product: {
+            id: input.productId,
+            company_id: companyId,
+            sku,
+            previous_stock: stockChange.previousStock,
+            current_stock: stockChange.currentStock,
+            change: stockChange.change,
+            deposit_id: depositId,
+            updated_at: now.toISOString(),
+          },
+        },
+      });
+    }
+    results.push({ movement, stockChange });
+  });
+
+  const changed = [...levelDelta].filter(([, delta]) => delta !== 0);
+  if (changed.length > 0) {
+    await tx.execute(
+      sql`INSERT INTO stock_levels (company_id, deposit_id, product_id, quantity, updated_at) VALUES ${sql.join(
+        changed.map(
+          ([productId, delta]) => sql`(${companyId}, ${depositId}, ${productId}, ${fromMilli(delta)}, ${now.toISOString()})`,
+        ),
+        sql`, `,
+      )}
+      ON CONFLICT (company_id, deposit_id, product_id)
+      DO UPDATE SET quantity = stock_levels.quantity + excluded.quantity, updated_at = excluded.updated_at`,
+    );
+    // updated_at stays the catalogue version (product.upserted ordering); stock events carry their own time.
+    await tx.execute(
+      sql`UPDATE products AS p SET stock = v.stock::numeric FROM (VALUES ${sql.join(
+        changed.map(([productId]) => sql`(${productId}::integer, ${fromMilli(stockMilli.get(productId)!)}::text)`),
+        sql`, `,
+      )}) AS v(id, stock) WHERE p.company_id = ${companyId} AND p.id = v.id`,
+    );
+  }
+  await tx.execute(
+    sql`INSERT INTO movements (company_id, id, type, deposit_id, to_deposit_id, product_id, amount, reason, created_at, recorded_at)
+      VALUES ${sql.join(
+        results.map(
+          ({ movement }) =>
+            sql`(${companyId}, ${movement.id}, ${movement.type}, ${depositId}, NULL, ${movement.product_id}, ${fromMilli(
+              Math.round(movement.amount * 1000),
+            )}, ${movement.reason}, ${movement.created_at}, ${now.toISOString()})`,
+        ),
+        sql`, `,
+      )}`,
+  );
+  await recordOutboundMany(
+    tx,
+    [...events, ...(options.thenEvents ?? [])].map((e) => ({
+      companyId,
+      event: e.event,
+      data: e.data,
+      causedBy: options.causedBy ?? null,
+    })),
+  );
+  return results;
 }
