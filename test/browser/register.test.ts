@@ -262,6 +262,85 @@ describe('the register in a real browser', () => {
     await context.close();
   });
 
+  it('the owner sees Ventas (summary, filters, detail, refund with a reason) and Cierres de caja, also at 390 px', async () => {
+    const s = await shop('Almacén del Dueño');
+    const api = async (user: { email: string; password: string }) => {
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/api/auth/login',
+        headers: { origin: 'http://localhost:3000' },
+        payload: user,
+      });
+      const cookie = String(res.headers['set-cookie']).split(';')[0]!;
+      return (method: 'GET' | 'POST', url: string, payload?: object, key?: string) =>
+        t.app.inject({
+          method,
+          url,
+          headers: { cookie, origin: 'http://localhost:3000', ...(key ? { 'x-idempotency-key': key } : {}) },
+          ...(payload ? { payload } : {}),
+        });
+    };
+    const asCashier = await api(s.cashier);
+    const session = (await asCashier('POST', '/api/v1/box-sessions', { box_id: 1, opening_cash: 2000 })).json().session;
+    await asCashier(
+      'POST',
+      '/api/v1/sales',
+      { box_id: 1, items: [{ product_id: s.yerba.id, quantity: 1 }], payments: [{ method: 'efectivo', amount: 5000 }] },
+      'k-owner-1',
+    );
+    await asCashier(
+      'POST',
+      '/api/v1/sales',
+      { box_id: 1, items: [{ product_id: s.azucar.id, quantity: 2 }], payments: [{ method: 'qr', amount: 2301 }] },
+      'k-owner-2',
+    );
+    await asCashier('POST', '/api/v1/sales', { box_id: 1, items: [{ product_id: s.galletitas.id, quantity: 1 }] }, 'k-owner-3');
+
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await signIn(context, s.admin);
+    await page.waitForURL(`${base}/settings/integrations`);
+    await page.click('.shell-nav a:has-text("Ventas")');
+    await page.waitForSelector('#sales tbody tr');
+    await expect(page.locator('#sales tbody tr').count()).resolves.toBe(3);
+    await expect(page.locator('#sales-summary').textContent()).resolves.toContain('$ 6.400,99');
+    await page.selectOption('.sales-filters select >> nth=1', 'qr');
+    await page.waitForFunction(() => document.querySelectorAll('#sales tbody tr').length === 1);
+    await page.selectOption('.sales-filters select >> nth=1', '');
+    await page.waitForFunction(() => document.querySelectorAll('#sales tbody tr').length === 3);
+    await page.click('#sales tbody tr:last-child button');
+    await page.waitForSelector('#sale-detail');
+    await expect(page.locator('#sale-detail').textContent()).resolves.toContain('recibido $ 5.000,00, vuelto $ 1.800,00');
+    await page.fill('#cancel-reason', 'devolución: yerba vencida');
+    await page.click('#sale-detail button.danger');
+    await page.waitForSelector('.notice-ok');
+    await expect(page.locator('#sale-detail').textContent()).resolves.toContain('Anulada');
+    await page.screenshot({ path: `${SHOTS}/13-ventas.png`, fullPage: true });
+    const [yerba] = await t.container.db.query<{ stock: string }>(
+      'SELECT stock::text FROM products WHERE company_id = $1 AND id = $2',
+      [s.company.id, s.yerba.id],
+    );
+    expect(yerba!.stock).toBe('40.000');
+
+    await asCashier('POST', `/api/v1/box-sessions/${session.id}/close`, { counted: { efectivo: 2000, qr: 2301 } });
+    await page.click('.shell-nav a:has-text("Cierres de caja")');
+    await page.waitForSelector('#closes tbody tr');
+    await page.click('#closes tbody tr button');
+    await page.waitForSelector('#close-report');
+    const report = await page.locator('#close-table').textContent();
+    // 2000 + 3200 − 3200 refunded = 2000 expected in cash; QR 2301: no difference.
+    expect(report).toContain('Efectivo$ 2.000,00$ 2.000,00OK');
+    expect(report).toContain('QR$ 2.301,00$ 2.301,00OK');
+    await page.screenshot({ path: `${SHOTS}/14-cierres.png`, fullPage: true });
+    await page.setViewportSize({ width: 390, height: 844 });
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await page.screenshot({ path: `${SHOTS}/15-cierres-phone.png`, fullPage: true });
+    await page.click('.shell-nav a:has-text("Ventas")');
+    await page.waitForSelector('#sales tbody tr');
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await page.screenshot({ path: `${SHOTS}/16-ventas-phone.png`, fullPage: true });
+    await context.close();
+  });
+
   it('scan-to-line with a 10,000-product catalogue: p95 at most 50 ms over 50 scans', async () => {
     const company = await makeCompany(t.container, { name: 'Supermercado Grande' });
     const cashier = await makeUser(t.container, { companyId: company.id, role: 'cashier' });

@@ -88,6 +88,11 @@ export function Sales({ boxes }: { boxes: { id: number; name: string }[] }) {
       setDetail(updated);
       setSales((list) => list?.map((s) => (s.id === updated.id ? updated : s)) ?? null);
       show('ok', `Venta N.º ${updated.id} anulada. El stock volvió al depósito.`);
+      if (filters.from) {
+        api<Summary>('GET', `/api/v1/sales/summary?date=${filters.from}`)
+          .then(setSummary)
+          .catch(() => {});
+      }
     } catch (err) {
       show('error', errorText(err));
     }
