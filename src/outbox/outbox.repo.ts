@@ -34,20 +34,3 @@ export async function recordOutbound(conn: Conn, input: OutboundEventInput): Pro
   );
   return id;
 }
-
-/** Several outbound events in one statement, in the given order (their `seq` follows it). */
-export async function recordOutboundMany(conn: Conn, inputs: OutboundEventInput[]): Promise<string[]> {
-  if (inputs.length === 0) return [];
-  const ids = inputs.map(() => randomUUID());
-  await conn.execute(
-    sql`${sql.raw(OUTBOX_INSERT)} VALUES ${sql.join(
-      inputs.map(
-        (input, n) =>
-          sql`(${ids[n]}::uuid, ${input.companyId}::integer, ${input.event}::text,
-            ${JSON.stringify({ event: input.event, data: input.data })}::jsonb, ${input.causedBy ?? null}::uuid)`,
-      ),
-      sql`, `,
-    )}`,
-  );
-  return ids;
-}

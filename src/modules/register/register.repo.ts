@@ -561,3 +561,31 @@ export async function insertRegisterSaleRows(
       ${JSON.stringify({ event: v.createdEvent.event, data: v.createdEvent.data })}::jsonb)`,
   );
 }
+
+export interface SellingPoint {
+  box_id: number;
+  box_name: string;
+  sells_from: number | null;
+  session_id: number;
+  settings: Record<string, unknown>;
+}
+
+/**
+ * Where a sale is made, in one read: the box, the deposit it sells from, its open session (held
+ * open to the end of the transaction, as findOpenSession 'share') and the company's settings.
+ * Null when the box does not exist or has no open session (findBox tells which).
+ */
+export async function findSellingPoint(conn: Conn, companyId: number, boxId: number): Promise<SellingPoint | null> {
+  const [row] = await selectRows<SellingPoint>(
+    conn,
+    sql`SELECT b.id AS box_id, b.name AS box_name,
+        coalesce(b.deposit_id, (SELECT d.id FROM deposits d WHERE d.company_id = b.company_id AND d.is_default)) AS sells_from,
+        s.id AS session_id, c.settings
+      FROM boxes b
+      JOIN box_sessions s ON s.company_id = b.company_id AND s.box_id = b.id AND s.status = 'open'
+      JOIN companies c ON c.id = b.company_id
+      WHERE b.company_id = ${companyId} AND b.id = ${boxId}
+      FOR SHARE OF s`,
+  );
+  return row ?? null;
+}

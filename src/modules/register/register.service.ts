@@ -447,12 +447,17 @@ export function createRegisterService({ db, clock }: { db: Database; clock: Cloc
             details: [{ path: '/items', message: 'must not be empty' }],
           });
         }
-        const box = await repo.findBox(tx, companyId, input.box_id);
-        if (!box) throw new AppError('invalid_reference', `box ${input.box_id} does not exist`);
-        if (box.sells_from === null) throw new AppError('invalid_state', 'the company has no default deposit to sell from');
-        const session = await repo.findOpenSession(tx, companyId, box.id, 'share');
-        if (!session) throw new AppError('invalid_state', `box ${box.id} has no open session; open it to sell`);
-        const company = await repo.findCompanySettings(tx, companyId);
+        const point = await repo.findSellingPoint(tx, companyId, input.box_id);
+        if (!point) {
+          if (!(await repo.findBox(tx, companyId, input.box_id))) {
+            throw new AppError('invalid_reference', `box ${input.box_id} does not exist`);
+          }
+          throw new AppError('invalid_state', `box ${input.box_id} has no open session; open it to sell`);
+        }
+        if (point.sells_from === null) throw new AppError('invalid_state', 'the company has no default deposit to sell from');
+        const box = { id: point.box_id, name: point.box_name, sells_from: point.sells_from };
+        const session = { id: point.session_id };
+        const company = { settings: point.settings };
         const now = clock.now();
         const soldAt = soldAtOf(input.sold_at, now);
         const catalogAt = input.catalog_at ? new Date(input.catalog_at) : null;

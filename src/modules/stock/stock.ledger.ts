@@ -1,10 +1,11 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { randomUUID } from 'node:crypto';
+import { and, eq, type SQL, sql } from 'drizzle-orm';
 import { type Conn, selectRows } from '../../db/client.ts';
 import { assignId, nextId } from '../../db/ids.ts';
 import { deposits, type MovementType, movements, products, stockLevels } from '../../db/schema/index.ts';
 import { AppError } from '../../lib/errors.ts';
 import { fromMilli, quantityToNumber, toMilli } from '../../lib/money.ts';
-import { recordOutbound, recordOutboundMany } from '../../outbox/outbox.repo.ts';
+import { recordOutbound } from '../../outbox/outbox.repo.ts';
 
 export const MOVEMENT_TYPES: readonly MovementType[] = ['IN', 'OUT', 'TRANSFER', 'ADJUSTMENT'];
 
@@ -353,45 +354,49 @@ export async function applyMovements(
   });
 
   const changed = [...levelDelta].filter(([, delta]) => delta !== 0);
+  const nowText = now.toISOString();
+  const outbound = [...events, ...(options.thenEvents ?? [])];
+  // Levels, product totals, movements and their events: one statement.
+  const steps: SQL[] = [];
   if (changed.length > 0) {
-    await tx.execute(
-      sql`INSERT INTO stock_levels (company_id, deposit_id, product_id, quantity, updated_at) VALUES ${sql.join(
+    steps.push(sql`levels AS (
+      INSERT INTO stock_levels (company_id, deposit_id, product_id, quantity, updated_at) VALUES ${sql.join(
         changed.map(
-          ([productId, delta]) => sql`(${companyId}, ${depositId}, ${productId}, ${fromMilli(delta)}, ${now.toISOString()})`,
+          ([productId, delta]) =>
+            sql`(${companyId}, ${depositId}, ${productId}, ${fromMilli(delta)}::numeric, ${nowText}::timestamptz)`,
         ),
         sql`, `,
       )}
       ON CONFLICT (company_id, deposit_id, product_id)
-      DO UPDATE SET quantity = stock_levels.quantity + excluded.quantity, updated_at = excluded.updated_at`,
-    );
+      DO UPDATE SET quantity = stock_levels.quantity + excluded.quantity, updated_at = excluded.updated_at)`);
     // updated_at stays the catalogue version (product.upserted ordering); stock events carry their own time.
-    await tx.execute(
-      sql`UPDATE products AS p SET stock = v.stock::numeric FROM (VALUES ${sql.join(
+    steps.push(sql`totals AS (
+      UPDATE products AS p SET stock = v.stock::numeric FROM (VALUES ${sql.join(
         changed.map(([productId]) => sql`(${productId}::integer, ${fromMilli(stockMilli.get(productId)!)}::text)`),
         sql`, `,
-      )}) AS v(id, stock) WHERE p.company_id = ${companyId} AND p.id = v.id`,
-    );
+      )}) AS v(id, stock) WHERE p.company_id = ${companyId} AND p.id = v.id)`);
   }
+  steps.push(sql`moves AS (
+    INSERT INTO movements (company_id, id, type, deposit_id, to_deposit_id, product_id, amount, reason, created_at, recorded_at)
+    VALUES ${sql.join(
+      results.map(
+        ({ movement }) =>
+          sql`(${companyId}, ${movement.id}, ${movement.type}, ${depositId}, NULL::integer, ${movement.product_id}, ${fromMilli(
+            Math.round(movement.amount * 1000),
+          )}::numeric, ${movement.reason}, ${movement.created_at}::timestamptz, ${nowText}::timestamptz)`,
+      ),
+      sql`, `,
+    )})`);
   await tx.execute(
-    sql`INSERT INTO movements (company_id, id, type, deposit_id, to_deposit_id, product_id, amount, reason, created_at, recorded_at)
-      VALUES ${sql.join(
-        results.map(
-          ({ movement }) =>
-            sql`(${companyId}, ${movement.id}, ${movement.type}, ${depositId}, NULL, ${movement.product_id}, ${fromMilli(
-              Math.round(movement.amount * 1000),
-            )}, ${movement.reason}, ${movement.created_at}, ${now.toISOString()})`,
-        ),
-        sql`, `,
-      )}`,
-  );
-  await recordOutboundMany(
-    tx,
-    [...events, ...(options.thenEvents ?? [])].map((e) => ({
-      companyId,
-      event: e.event,
-      data: e.data,
-      causedBy: options.causedBy ?? null,
-    })),
+    sql`WITH ${sql.join(steps, sql`, `)}
+    INSERT INTO outbox_events (id, company_id, event, payload, caused_by) VALUES ${sql.join(
+      outbound.map(
+        (e) =>
+          sql`(${randomUUID()}::uuid, ${companyId}::integer, ${e.event}::text, ${JSON.stringify({ event: e.event, data: e.data })}::jsonb,
+            ${options.causedBy ?? null}::uuid)`,
+      ),
+      sql`, `,
+    )}`,
   );
   return results;
 }
