@@ -172,14 +172,19 @@ describe('the register in a real browser', () => {
     // Close the day: counted per method, the report.
     await page.click('#ticket-new');
     await page.click('#register-close');
+    // A withdrawal during the session (a supplier paid from the drawer).
+    await page.fill('#cash-amount', '100');
+    await page.fill('#cash-reason', 'pago flete');
+    await page.click('#cash-save');
+    await page.waitForSelector('.register-close .ok');
     await page.fill('#count-efectivo', '15.000');
     await page.fill('#count-debito', '5000');
     await page.click('#close-confirm');
     await page.waitForSelector('#close-report');
     const report = await page.locator('#close-table').textContent();
-    // Expected cash: 5000 + 6150.48 + 4950 = 16100.48; counted 15000 → −1100.48.
-    expect(report).toContain('$ 16.100,48');
-    expect(report).toContain('-$ 1.100,48');
+    // Expected cash: 5000 + 6150.48 + 4950 − 100 = 16000.48; counted 15000 → −1000.48.
+    expect(report).toContain('$ 16.000,48');
+    expect(report).toContain('-$ 1.000,48');
     expect(report).toContain('Débito$ 5.000,00$ 5.000,00OK');
     await page.screenshot({ path: `${SHOTS}/07-close-report.png`, fullPage: true });
     await context.close();
@@ -354,9 +359,11 @@ describe('the register in a real browser', () => {
     await page.waitForURL(`${base}/caja`);
     await openBox(page, '0');
     await page.waitForSelector('.register-head :text("10.000 productos")');
+    // From the scanner's Enter to the line in the DOM, and to the next frame (the line on screen).
     await page.evaluate(() => {
-      const w = window as unknown as { scanTimes: number[]; scanStart: number };
-      w.scanTimes = [];
+      const w = window as unknown as { domTimes: number[]; frameTimes: number[]; scanStart: number };
+      w.domTimes = [];
+      w.frameTimes = [];
       document.getElementById('register-input')!.addEventListener(
         'keydown',
         (e) => {
@@ -365,23 +372,28 @@ describe('the register in a real browser', () => {
         { capture: true },
       );
       new MutationObserver(() => {
-        if (w.scanStart) {
-          w.scanTimes.push(performance.now() - w.scanStart);
-          w.scanStart = 0;
-        }
+        const start = w.scanStart;
+        if (!start) return;
+        w.scanStart = 0;
+        w.domTimes.push(performance.now() - start);
+        requestAnimationFrame(() => w.frameTimes.push(performance.now() - start));
       }).observe(document.getElementById('register-lines')!, { childList: true, subtree: true, characterData: true });
     });
     for (let n = 1; n <= 50; n++) {
       await scan(page, `779${String(n * 197).padStart(10, '0')}`);
       await page.waitForFunction((count) => document.querySelectorAll('#register-lines tr[data-line]').length === count, n);
     }
-    const times = await page.evaluate(() => (window as unknown as { scanTimes: number[] }).scanTimes);
-    expect(times).toHaveLength(50);
-    const sorted = [...times].sort((a, b) => a - b);
-    const p95 = sorted[Math.ceil(0.95 * sorted.length) - 1]!;
-    const p50 = sorted[Math.ceil(0.5 * sorted.length) - 1]!;
+    await page.waitForFunction(() => (window as unknown as { frameTimes: number[] }).frameTimes.length === 50);
+    const { domTimes, frameTimes } = await page.evaluate(() => {
+      const w = window as unknown as { domTimes: number[]; frameTimes: number[] };
+      return { domTimes: w.domTimes, frameTimes: w.frameTimes };
+    });
+    expect(domTimes).toHaveLength(50);
+    const pct = (values: number[], q: number) => [...values].sort((a, b) => a - b)[Math.ceil(q * values.length) - 1]!;
+    const p95 = pct(frameTimes, 0.95);
     console.log(
-      `scan-to-line over 50 scans, 10000-product catalogue: p50 ${p50.toFixed(1)} ms, p95 ${p95.toFixed(1)} ms, max ${sorted.at(-1)!.toFixed(1)} ms`,
+      `scan-to-line over 50 scans, 10000-product catalogue: to the DOM p50 ${pct(domTimes, 0.5).toFixed(1)} ms, p95 ${pct(domTimes, 0.95).toFixed(1)} ms; ` +
+        `to the next frame p50 ${pct(frameTimes, 0.5).toFixed(1)} ms, p95 ${p95.toFixed(1)} ms, max ${pct(frameTimes, 1).toFixed(1)} ms`,
     );
     await page.screenshot({ path: `${SHOTS}/12-fifty-lines.png` });
     expect(p95).toBeLessThanOrEqual(50);

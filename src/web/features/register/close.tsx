@@ -98,53 +98,133 @@ export function CloseSession({
   }
 
   return (
+    <>
+      <section class="card register-close">
+        <h1>Cerrar {boxName}</h1>
+        {pending > 0 ? (
+          <p class="notice notice-error" role="alert">
+            Hay {pending} {pending === 1 ? 'venta guardada' : 'ventas guardadas'} sin conexión que todavía no llegaron al
+            servidor. Esperá a que vuelva la conexión para cerrar: si no, el cierre no las cuenta.
+          </p>
+        ) : null}
+        <p class="muted">Contá lo que hay en la caja por medio de pago. Lo que no contaste queda en cero.</p>
+        <form
+          class="stack"
+          onSubmit={(e) => {
+            e.preventDefault();
+            void close();
+          }}
+        >
+          <div class="close-grid">
+            {METHODS.map((m) => (
+              <div class="field" key={m.id}>
+                <label for={`count-${m.id}`}>{m.label}</label>
+                <input
+                  id={`count-${m.id}`}
+                  inputMode="decimal"
+                  value={counted[m.id] ?? ''}
+                  placeholder="0"
+                  onInput={(e) => setCounted((c) => ({ ...c, [m.id]: (e.target as HTMLInputElement).value }))}
+                />
+              </div>
+            ))}
+          </div>
+          <div class="field">
+            <label for="count-note">Nota (opcional)</label>
+            <input id="count-note" value={note} maxLength={500} onInput={(e) => setNote((e.target as HTMLInputElement).value)} />
+          </div>
+          {error ? (
+            <p class="error" role="alert">
+              {error}
+            </p>
+          ) : null}
+          <div class="row">
+            <button type="button" class="secondary" onClick={onBack}>
+              Volver a vender
+            </button>
+            <button type="submit" disabled={busy || pending > 0} id="close-confirm">
+              Cerrar caja
+            </button>
+          </div>
+        </form>
+      </section>
+      <CashMove sessionId={sessionId} />
+    </>
+  );
+}
+
+/** Cash put into or taken out of the drawer during the session (change brought in, a supplier paid). */
+function CashMove({ sessionId }: { sessionId: number }) {
+  const [kind, setKind] = useState<'in' | 'out'>('out');
+  const [amount, setAmount] = useState('');
+  const [reason, setReason] = useState('');
+  const [message, setMessage] = useState<{ ok: boolean; text: string } | null>(null);
+  async function save() {
+    const value = parseAmount(amount);
+    if (value === null || value <= 0) {
+      setMessage({ ok: false, text: 'Escribí el monto, por ejemplo 5000 o 5.000,50.' });
+      return;
+    }
+    if (!reason.trim()) {
+      setMessage({ ok: false, text: 'Escribí el motivo (por ejemplo «cambio» o «pago a proveedor»).' });
+      return;
+    }
+    try {
+      await api('POST', `/api/v1/box-sessions/${sessionId}/cash`, { body: { kind, amount: value / 100, reason: reason.trim() } });
+      setMessage({
+        ok: true,
+        text: `${kind === 'in' ? 'Ingreso' : 'Retiro'} de ${formatArs(value)} registrado. Se tiene en cuenta en el cierre.`,
+      });
+      setAmount('');
+      setReason('');
+    } catch (err) {
+      setMessage({ ok: false, text: errorText(err) });
+    }
+  }
+  return (
     <section class="card register-close">
-      <h1>Cerrar {boxName}</h1>
-      {pending > 0 ? (
-        <p class="notice notice-error" role="alert">
-          Hay {pending} {pending === 1 ? 'venta guardada' : 'ventas guardadas'} sin conexión que todavía no llegaron al servidor.
-          Esperá a que vuelva la conexión para cerrar: si no, el cierre no las cuenta.
-        </p>
-      ) : null}
-      <p class="muted">Contá lo que hay en la caja por medio de pago. Lo que no contaste queda en cero.</p>
+      <h2>Ingreso o retiro de efectivo</h2>
       <form
         class="stack"
         onSubmit={(e) => {
           e.preventDefault();
-          void close();
+          void save();
         }}
       >
-        <div class="close-grid">
-          {METHODS.map((m) => (
-            <div class="field" key={m.id}>
-              <label for={`count-${m.id}`}>{m.label}</label>
-              <input
-                id={`count-${m.id}`}
-                inputMode="decimal"
-                value={counted[m.id] ?? ''}
-                placeholder="0"
-                onInput={(e) => setCounted((c) => ({ ...c, [m.id]: (e.target as HTMLInputElement).value }))}
-              />
-            </div>
-          ))}
+        <div class="row">
+          <label class="check">
+            <input type="radio" name="cash-kind" checked={kind === 'out'} onChange={() => setKind('out')} /> Retiro
+          </label>
+          <label class="check">
+            <input type="radio" name="cash-kind" checked={kind === 'in'} onChange={() => setKind('in')} /> Ingreso
+          </label>
         </div>
         <div class="field">
-          <label for="count-note">Nota (opcional)</label>
-          <input id="count-note" value={note} maxLength={500} onInput={(e) => setNote((e.target as HTMLInputElement).value)} />
+          <label for="cash-amount">Monto</label>
+          <input
+            id="cash-amount"
+            inputMode="decimal"
+            value={amount}
+            onInput={(e) => setAmount((e.target as HTMLInputElement).value)}
+          />
         </div>
-        {error ? (
-          <p class="error" role="alert">
-            {error}
+        <div class="field">
+          <label for="cash-reason">Motivo</label>
+          <input
+            id="cash-reason"
+            maxLength={200}
+            value={reason}
+            onInput={(e) => setReason((e.target as HTMLInputElement).value)}
+          />
+        </div>
+        {message ? (
+          <p class={message.ok ? 'ok' : 'error'} role={message.ok ? 'status' : 'alert'}>
+            {message.text}
           </p>
         ) : null}
-        <div class="row">
-          <button type="button" class="secondary" onClick={onBack}>
-            Volver a vender
-          </button>
-          <button type="submit" disabled={busy || pending > 0} id="close-confirm">
-            Cerrar caja
-          </button>
-        </div>
+        <button type="submit" class="secondary" id="cash-save">
+          Registrar
+        </button>
       </form>
     </section>
   );
