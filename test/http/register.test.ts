@@ -604,6 +604,15 @@ describe('register API (/api/v1/box-sessions, /api/v1/sales)', () => {
     expect(lines[1]).toContain('debito 6400,00');
     expect(lines[2]).toContain(';cancelled;3200,00;');
 
+    // A customer name a spreadsheet would run as a formula stays text.
+    await sell(s.asCashier, {
+      box_id: 1,
+      items: [{ product_id: s.yerba.id, quantity: 1 }],
+      customer: { name: '=HYPERLINK("http://x")' },
+    });
+    const tricky = await call('GET', '/api/v1/sales/export.csv?status=pending&box_id=1', s.asAdmin);
+    expect(tricky.body).toContain(`"'=HYPERLINK(""http://x"")"`);
+
     const catalog = await call('GET', '/api/v1/register/catalog', s.asCashier);
     expect(catalog.statusCode).toBe(200);
     expect(catalog.json().products).toContainEqual([s.yerba.id, 'Yerba 1kg', 3200, '7790001000011', null, 'unit']);

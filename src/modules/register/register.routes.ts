@@ -40,7 +40,9 @@ function bound(value: string | undefined, name: string): Bound | undefined {
 }
 
 const csvCell = (value: string | number | null) => {
-  const text = value === null ? '' : String(value);
+  let text = value === null ? '' : String(value);
+  // A cell a spreadsheet would run as a formula (a customer named "=HYPERLINK(…)") is kept as text.
+  if (typeof value === 'string' && /^[=+\-@\t\r]/.test(text)) text = `'${text}`;
   return /[;"\n\r]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 };
 const csvMoney = (value: number) => value.toFixed(2).replace('.', ',');

@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { formatArs, lineTotalCents } from '../../../lib/money.ts';
 import type { ScaleLabelLayout } from '../../../modules/register/scale.ts';
-import { api, errorText } from '../../ui/api.ts';
+import { ApiError, api, errorText } from '../../ui/api.ts';
 import { useConfirm } from '../../ui/dialog.tsx';
 import { Notice, useNotice } from '../../ui/notice.tsx';
 import { Catalog, type Product } from './catalog.ts';
@@ -432,6 +432,10 @@ export function Register({ initial, user }: { initial: RegisterState; user: Regi
         return;
       } catch (err) {
         if (!isNetworkError(err)) {
+          if (err instanceof ApiError && err.body?.error?.includes('no open session')) {
+            // Someone closed this box's session elsewhere: open a new one to go on (the sale stays loaded).
+            setState((st) => ({ ...st, boxes: st.boxes.map((b) => (b.id === box.id ? { ...b, open_session_id: null } : b)) }));
+          }
           showNotice('error', errorText(err));
           return;
         }
