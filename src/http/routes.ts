@@ -22,6 +22,7 @@ import { merchantGuard } from './merchant-guard.ts';
 import { registerApiTokenRoutes } from '../modules/api-tokens/api-tokens.routes.ts';
 import { registerRegisterPage, registerSalesPages } from '../modules/register/register.pages.ts';
 import { registerRegisterRoutes } from '../modules/register/register.routes.ts';
+import { registerRegisterWorker } from '../modules/register/register.worker.ts';
 import { registerMetricsRoutes } from '../metrics/metrics.routes.ts';
 import { registerHealthRoutes } from './health.routes.ts';
 import { createShell } from './shell.ts';
@@ -45,6 +46,7 @@ export async function registerRoutes(app: App, container: Container, assets: Ass
     // The kiosk page checks its token itself: a wrong one gets a page that says so, not JSON.
     registerKioskPage(scope, scanner, assets);
     registerExchangeRoutes(scope, exchange);
+    registerRegisterWorker(scope);
     registerDocsRoutes(scope, { logger, baseUrl: config.http.publicBaseUrl, assets });
   });
 

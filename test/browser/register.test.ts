@@ -217,6 +217,8 @@ describe('the register in a real browser', () => {
     const page = await signIn(context, s.cashier);
     await page.waitForURL(`${base}/caja`);
     await openBox(page, '1000');
+    // The page and its assets are kept for a reload without connection.
+    await page.waitForFunction(async () => !!(await caches.match('/caja')) && !!navigator.serviceWorker.controller);
     // The price changes on the server while the register still shows the old one: the customer pays what was shown.
     await t.container.db.query(`UPDATE products SET base_price = 3500, updated_at = now() WHERE company_id = $1 AND id = $2`, [
       s.company.id,
@@ -239,6 +241,12 @@ describe('the register in a real browser', () => {
     }
     await expect(page.locator('#register-offline').textContent()).resolves.toContain('Ventas sin enviar: 3');
     await page.screenshot({ path: `${SHOTS}/11-offline.png` });
+    // Reloaded without connection, the register still opens (service worker) with its catalogue and queue.
+    await page.reload();
+    await page.waitForSelector('#register-input');
+    await page.waitForSelector('.register-head :text("4 productos")');
+    await expect(page.locator('#register-offline').textContent()).resolves.toContain('Ventas sin enviar: 3');
+    await page.screenshot({ path: `${SHOTS}/11b-offline-reloaded.png` });
     expect(await t.container.db.query('SELECT 1 FROM sales WHERE company_id = $1', [s.company.id])).toHaveLength(0);
 
     await context.setOffline(false);

@@ -153,6 +153,7 @@ export function Register({ initial, user }: { initial: RegisterState; user: Regi
   }, [store, refreshQueue]);
 
   useEffect(() => {
+    void keepShellOffline();
     void refreshCatalog();
     void sync();
     const online = () => {
@@ -462,6 +463,7 @@ export function Register({ initial, user }: { initial: RegisterState; user: Regi
         messages: { conflict: 'Esa caja ya tiene un turno abierto. Actualizá la página.' },
       });
       localStorage.setItem('caja:box', String(chosenBox));
+      void keepShellOffline(true);
       setBoxId(chosenBox);
       setState((s) => ({ ...s, boxes: s.boxes.map((b) => (b.id === chosenBox ? { ...b, open_session_id: session.id } : b)) }));
       clearNotice();
@@ -693,6 +695,30 @@ export function Register({ initial, user }: { initial: RegisterState; user: Regi
       {dialog}
     </div>
   );
+}
+
+/**
+ * Installs the register's service worker and stores this page and its assets, so the register
+ * opens without connection. `fresh`: store the page again (its data changed: a session opened).
+ */
+async function keepShellOffline(fresh = false) {
+  if (!('serviceWorker' in navigator) || !('caches' in window)) return;
+  try {
+    await navigator.serviceWorker.register('/caja-sw.js', { scope: '/caja' });
+    const cache = await caches.open('mostrador-caja-v1');
+    const assets = [...document.querySelectorAll<HTMLScriptElement | HTMLLinkElement>('script[src], link[href]')]
+      .map((node) => ('src' in node ? node.src : node.href))
+      .filter((url) => new URL(url).pathname.startsWith('/assets/'));
+    const missing = [];
+    for (const url of assets) if (!(await cache.match(url))) missing.push(url);
+    await cache.addAll(missing);
+    if (fresh || !(await cache.match('/caja'))) {
+      const page = await fetch('/caja', { credentials: 'same-origin' });
+      if (page.ok && !page.redirected) await cache.put('/caja', page);
+    }
+  } catch {
+    // Without a worker the register still sells offline; it only cannot be reloaded then.
+  }
 }
 
 function fold(text: string) {
