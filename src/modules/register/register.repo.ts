@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { type SQL, sql } from 'drizzle-orm';
 import { type Conn, selectRows } from '../../db/client.ts';
 import type { PaymentMethod } from '../../db/schema/index.ts';
@@ -500,66 +499,55 @@ export function catalogRows(conn: Conn, companyId: number) {
 }
 
 /**
- * A register sale's rows in one statement: the sale, its items, the register's row, its payments
- * and its `sales.created` event (the contract's shape, built by the caller).
+ * A register sale's rows as CTE steps of one statement (run with the ledger's, see
+ * runLedgerStatement): the sale, its items, the register's row and its payments.
  */
-export async function insertRegisterSaleRows(
-  conn: Conn,
-  v: {
-    companyId: number;
-    id: number;
-    customerId: number | null;
-    boxId: number;
-    total: string;
-    status: 'pending' | 'paid';
-    paymentMethod: string | null;
-    paidAt: Date | null;
-    createdAt: Date;
-    now: Date;
-    items: { id: number; productId: number; quantity: string; price: string; subtotal: string }[];
-    sessionId: number;
-    depositId: number;
-    key: string;
-    sha256: string;
-    customerName: string | null;
-    soldBy: string;
-    change: string;
-    payments: PaymentValues[];
-    createdEvent: { event: string; data: Record<string, unknown> };
-  },
-) {
+export function registerSaleSteps(v: {
+  companyId: number;
+  id: number;
+  customerId: number | null;
+  boxId: number;
+  total: string;
+  status: 'pending' | 'paid';
+  paymentMethod: string | null;
+  paidAt: Date | null;
+  createdAt: Date;
+  now: Date;
+  items: { id: number; productId: number; quantity: string; price: string; subtotal: string }[];
+  sessionId: number;
+  depositId: number;
+  key: string;
+  sha256: string;
+  customerName: string | null;
+  soldBy: string;
+  change: string;
+  payments: PaymentValues[];
+}): SQL[] {
   const items = JSON.stringify(
     v.items.map((i) => ({ id: i.id, product_id: i.productId, quantity: i.quantity, price: i.price, subtotal: i.subtotal })),
   );
   const payments = JSON.stringify(v.payments.map((p, n) => ({ id: n + 1, ...p })));
   const now = v.now.toISOString();
-  await conn.execute(
-    sql`WITH sale AS (
-        INSERT INTO sales (company_id, id, customer_id, box_id, total, status, payment_method, paid_at, created_at, updated_at)
-        VALUES (${v.companyId}, ${v.id}, ${v.customerId}, ${v.boxId}, ${v.total}, ${v.status}, ${v.paymentMethod},
-          ${v.paidAt ? v.paidAt.toISOString() : null}, ${v.createdAt.toISOString()}, ${now})
-      ),
-      items AS (
-        INSERT INTO sale_items (company_id, sale_id, id, product_id, quantity, price, subtotal)
-        SELECT ${v.companyId}, ${v.id}, it.id, it.product_id, it.quantity, it.price, it.subtotal
-        FROM jsonb_to_recordset(${items}::jsonb) AS it(id integer, product_id integer, quantity numeric, price numeric, subtotal numeric)
-      ),
-      register AS (
-        INSERT INTO register_sales (company_id, sale_id, box_session_id, deposit_id, idempotency_key, request_sha256,
-          customer_name, sold_by, sold_at, change)
-        VALUES (${v.companyId}, ${v.id}, ${v.sessionId}, ${v.depositId}, ${v.key}, ${v.sha256}, ${v.customerName}, ${v.soldBy},
-          ${v.createdAt.toISOString()}, ${v.change})
-      ),
-      payments AS (
-        INSERT INTO sale_payments (company_id, sale_id, id, method, amount, tendered, change, reference, box_session_id, created_at)
-        SELECT ${v.companyId}, ${v.id}, p.id, p.method, p.amount, p.tendered, p.change, p.reference, ${v.sessionId}, ${now}
-        FROM jsonb_to_recordset(${payments}::jsonb)
-          AS p(id integer, method text, amount numeric, tendered numeric, change numeric, reference text)
-      )
-    INSERT INTO outbox_events (id, company_id, event, payload)
-    VALUES (${randomUUID()}::uuid, ${v.companyId}, ${v.createdEvent.event},
-      ${JSON.stringify({ event: v.createdEvent.event, data: v.createdEvent.data })}::jsonb)`,
-  );
+  return [
+    sql`sale AS (
+      INSERT INTO sales (company_id, id, customer_id, box_id, total, status, payment_method, paid_at, created_at, updated_at)
+      VALUES (${v.companyId}, ${v.id}, ${v.customerId}::integer, ${v.boxId}, ${v.total}::numeric, ${v.status}, ${v.paymentMethod},
+        ${v.paidAt ? v.paidAt.toISOString() : null}::timestamptz, ${v.createdAt.toISOString()}::timestamptz, ${now}::timestamptz))`,
+    sql`items AS (
+      INSERT INTO sale_items (company_id, sale_id, id, product_id, quantity, price, subtotal)
+      SELECT ${v.companyId}, ${v.id}, it.id, it.product_id, it.quantity, it.price, it.subtotal
+      FROM jsonb_to_recordset(${items}::jsonb) AS it(id integer, product_id integer, quantity numeric, price numeric, subtotal numeric))`,
+    sql`register AS (
+      INSERT INTO register_sales (company_id, sale_id, box_session_id, deposit_id, idempotency_key, request_sha256,
+        customer_name, sold_by, sold_at, change)
+      VALUES (${v.companyId}, ${v.id}, ${v.sessionId}, ${v.depositId}, ${v.key}, ${v.sha256}, ${v.customerName}, ${v.soldBy},
+        ${v.createdAt.toISOString()}::timestamptz, ${v.change}::numeric))`,
+    sql`payments AS (
+      INSERT INTO sale_payments (company_id, sale_id, id, method, amount, tendered, change, reference, box_session_id, created_at)
+      SELECT ${v.companyId}, ${v.id}, p.id, p.method, p.amount, p.tendered, p.change, p.reference, ${v.sessionId}, ${now}::timestamptz
+      FROM jsonb_to_recordset(${payments}::jsonb)
+        AS p(id integer, method text, amount numeric, tendered numeric, change numeric, reference text))`,
+  ];
 }
 
 export interface SellingPoint {

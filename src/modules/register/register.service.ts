@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Conn, Database } from '../../db/client.ts';
-import { nextId } from '../../db/ids.ts';
+import { lockIds, nextId, readNextIds } from '../../db/ids.ts';
 import { PAYMENT_METHODS, type PaymentMethod } from '../../db/schema/index.ts';
 import type { CompanyCtx } from '../../http/request-context.ts';
 import { AppError } from '../../lib/errors.ts';
@@ -11,7 +11,7 @@ import { auditBy, recordAudit } from '../audit/audit.repo.ts';
 import { saleToWire } from '../sales/create-sale.ts';
 import { cancelSale as cancelIntegrationSale } from '../sales/sales.service.ts';
 import { pluCandidates } from '../scanner/scale-label.ts';
-import { applyMovements } from '../stock/stock.ledger.ts';
+import { applyMovements, bookMovements, lockForMovements, runLedgerStatement } from '../stock/stock.ledger.ts';
 import * as repo from './register.repo.ts';
 import { readScaleLabel, registerScaleLayout } from './scale.ts';
 
@@ -466,7 +466,16 @@ export function createRegisterService({ db, clock }: { db: Database; clock: Cloc
         const settled = settlePayments(totalCents, input.payments ?? [], input.customer?.id !== undefined);
         const paid = settled.appliedCents >= totalCents;
 
-        const id = await nextId(tx, 'sales', companyId);
+        // Locks: the sales ids (register sales queue here, one after another), then in the ledger's
+        // order the products and the movement ids; then both ids are read at once.
+        await lockIds(tx, ['sales'], companyId);
+        const locked = await lockForMovements(
+          tx,
+          companyId,
+          lines.map((l) => l.productId),
+        );
+        await lockIds(tx, ['movements'], companyId);
+        const [firstMovementId, id] = (await readNextIds(tx, ['movements', 'sales'], companyId)) as [number, number];
         const paymentMethod = methodOf(settled.rows);
         const items = lines.map((l, n) => ({
           id: n + 1,
@@ -494,8 +503,8 @@ export function createRegisterService({ db, clock }: { db: Database; clock: Cloc
           },
           items.map((i) => ({ companyId, saleId: id, ...i })),
         );
-        // The sale, its items, the register's row, its payments and sales.created: one statement.
-        await repo.insertRegisterSaleRows(tx, {
+        // The sale, its items, the register's row, its payments, the stock movements and every event: one statement.
+        const saleSteps = repo.registerSaleSteps({
           companyId,
           id,
           customerId: input.customer?.id ?? null,
@@ -515,11 +524,11 @@ export function createRegisterService({ db, clock }: { db: Database; clock: Cloc
           soldBy: actorLabel(ctx),
           change: fromCents(settled.changeCents),
           payments: settled.rows,
-          createdEvent: { event: 'sales.created', data: { sale: created } },
         });
-        await applyMovements(
-          tx,
+        const booked = bookMovements(
           companyId,
+          locked,
+          firstMovementId,
           items.map((item) => ({
             type: 'OUT' as const,
             depositId: box.sells_from!,
@@ -527,11 +536,17 @@ export function createRegisterService({ db, clock }: { db: Database; clock: Cloc
             amount: item.quantity,
             reason: `venta ${id}`,
           })),
-          {
-            now,
-            depositKnown: true,
-            thenEvents: paid ? [paidEvent(companyId, id, fromCents(totalCents), paymentMethod, now)] : [],
-          },
+          { now },
+        );
+        await runLedgerStatement(
+          tx,
+          companyId,
+          [...saleSteps, ...booked.steps],
+          [
+            { event: 'sales.created', data: { sale: created } },
+            ...booked.events,
+            ...(paid ? [paidEvent(companyId, id, fromCents(totalCents), paymentMethod, now)] : []),
+          ],
         );
         const overridden = lines.filter((l) => l.overridden);
         if (overridden.length > 0) {

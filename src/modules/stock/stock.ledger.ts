@@ -263,48 +263,51 @@ export async function findStockLevels(tx: Conn, companyId: number, productId: nu
   return rows.map((r) => ({ depositId: r.depositId, quantity: quantityToNumber(r.quantity) }));
 }
 
+export type LockedProducts = Map<number, { stock: string; sku: string | null }>;
+export type OutboundEvent = { event: string; data: Record<string, unknown> };
+type BatchInput = MovementInput & { type: 'IN' | 'OUT' | 'ADJUSTMENT' };
+
 /**
- * Several IN/OUT/ADJUSTMENT movements of one deposit in the caller's transaction, as applyMovement
- * would book them one by one (same rows, same events in the same order), in a handful of
- * statements: the products are locked in id order (two sales naming the same products in another
- * order never deadlock), the deposit checked once, the ids taken at once. For the register, whose
- * sales move several lines together under load.
+ * Locks the products of a batch of movements, in id order (two batches naming the same products
+ * in another order never deadlock); refuses a product that does not exist.
  */
-export async function applyMovements(
-  tx: Conn,
-  companyId: number,
-  inputs: (MovementInput & { type: 'IN' | 'OUT' | 'ADJUSTMENT' })[],
-  options: LedgerOptions & {
-    /** The caller read the deposit in this transaction already (its row exists). */
-    depositKnown?: boolean;
-    /** Outbound events of the caller's change to record after the movements' own, in the same statement. */
-    thenEvents?: { event: string; data: Record<string, unknown> }[];
-  },
-): Promise<AppliedMovement[]> {
-  if (inputs.length === 0) return [];
-  const amounts = inputs.map((input) => validateMovement(input));
-  const depositId = inputs[0]!.depositId;
-  if (inputs.some((i) => i.depositId !== depositId || i.id !== undefined)) {
-    throw new Error('applyMovements books movements of one deposit with new ids');
-  }
-  const productIds = [...new Set(inputs.map((i) => i.productId))].sort((a, b) => a - b);
+export async function lockForMovements(tx: Conn, companyId: number, productIds: number[]): Promise<LockedProducts> {
+  const ids = [...new Set(productIds)].sort((a, b) => a - b);
   const locked = await selectRows<{ id: number; stock: string; sku: string | null }>(
     tx,
     sql`SELECT id, stock, sku FROM products WHERE company_id = ${companyId} AND id IN (${sql.join(
-      productIds.map((id) => sql`${id}`),
+      ids.map((id) => sql`${id}`),
       sql`, `,
     )}) ORDER BY id FOR UPDATE`,
   );
-  const byId = new Map(locked.map((p) => [Number(p.id), p]));
-  for (const id of productIds) if (!byId.has(id)) throw new AppError('invalid_reference', `product ${id} does not exist`);
-  if (!options.depositKnown) await assertDepositExists(tx, companyId, depositId);
-  const firstId = await nextId(tx, 'movements', companyId);
+  const byId: LockedProducts = new Map(locked.map((p) => [Number(p.id), { stock: p.stock, sku: p.sku }]));
+  for (const id of ids) if (!byId.has(id)) throw new AppError('invalid_reference', `product ${id} does not exist`);
+  return byId;
+}
 
-  const stockMilli = new Map(locked.map((p) => [Number(p.id), toMilli(p.stock)]));
+/**
+ * A batch of IN/OUT/ADJUSTMENT movements of one deposit, as applyMovement would book them one by
+ * one (same rows, same events in the same order), turned into CTE steps (levels, product totals,
+ * movements) and their outbound events, for the caller to run in one statement with
+ * runLedgerStatement. The products must be locked (lockForMovements) and the ids taken (from firstId).
+ */
+export function bookMovements(
+  companyId: number,
+  locked: LockedProducts,
+  firstId: number,
+  inputs: BatchInput[],
+  options: LedgerOptions,
+): { results: AppliedMovement[]; steps: SQL[]; events: OutboundEvent[] } {
+  const amounts = inputs.map((input) => validateMovement(input));
+  const depositId = inputs[0]!.depositId;
+  if (inputs.some((i) => i.depositId !== depositId || i.id !== undefined)) {
+    throw new Error('a batch books movements of one deposit with new ids');
+  }
+  const stockMilli = new Map([...locked].map(([id, p]) => [id, toMilli(p.stock)]));
   const levelDelta = new Map<number, number>();
   const now = options.now;
   const results: AppliedMovement[] = [];
-  const events: { event: string; data: Record<string, unknown> }[] = [];
+  const events: OutboundEvent[] = [];
   inputs.forEach((input, n) => {
     const [{ delta }] = movementDeltas(input, amounts[n]!) as [{ depositId: number; delta: number }];
     levelDelta.set(input.productId, (levelDelta.get(input.productId) ?? 0) + delta);
@@ -325,7 +328,7 @@ export async function applyMovements(
     events.push({ event: 'movement.created', data: { movement } });
     let stockChange: StockChange | null = null;
     if (delta !== 0) {
-      const sku = byId.get(input.productId)!.sku;
+      const sku = locked.get(input.productId)!.sku;
       stockChange = {
         productId: input.productId,
         sku,
@@ -355,8 +358,6 @@ export async function applyMovements(
 
   const changed = [...levelDelta].filter(([, delta]) => delta !== 0);
   const nowText = now.toISOString();
-  const outbound = [...events, ...(options.thenEvents ?? [])];
-  // Levels, product totals, movements and their events: one statement.
   const steps: SQL[] = [];
   if (changed.length > 0) {
     steps.push(sql`levels AS (
@@ -387,16 +388,49 @@ export async function applyMovements(
       ),
       sql`, `,
     )})`);
+  return { results, steps, events };
+}
+
+/** Runs CTE steps (the ledger's and the caller's) and records the events, in order, in ONE statement. */
+export async function runLedgerStatement(
+  tx: Conn,
+  companyId: number,
+  steps: SQL[],
+  events: OutboundEvent[],
+  causedBy: string | null = null,
+) {
   await tx.execute(
     sql`WITH ${sql.join(steps, sql`, `)}
     INSERT INTO outbox_events (id, company_id, event, payload, caused_by) VALUES ${sql.join(
-      outbound.map(
+      events.map(
         (e) =>
           sql`(${randomUUID()}::uuid, ${companyId}::integer, ${e.event}::text, ${JSON.stringify({ event: e.event, data: e.data })}::jsonb,
-            ${options.causedBy ?? null}::uuid)`,
+            ${causedBy}::uuid)`,
       ),
       sql`, `,
     )}`,
   );
-  return results;
+}
+
+/**
+ * Several IN/OUT/ADJUSTMENT movements of one deposit in the caller's transaction, booked together
+ * (lockForMovements, one id lock, bookMovements, one statement).
+ */
+export async function applyMovements(
+  tx: Conn,
+  companyId: number,
+  inputs: BatchInput[],
+  options: LedgerOptions & { depositKnown?: boolean },
+): Promise<AppliedMovement[]> {
+  if (inputs.length === 0) return [];
+  const locked = await lockForMovements(
+    tx,
+    companyId,
+    inputs.map((i) => i.productId),
+  );
+  if (!options.depositKnown) await assertDepositExists(tx, companyId, inputs[0]!.depositId);
+  const firstId = await nextId(tx, 'movements', companyId);
+  const booked = bookMovements(companyId, locked, firstId, inputs, options);
+  await runLedgerStatement(tx, companyId, booked.steps, booked.events, options.causedBy ?? null);
+  return booked.results;
 }
