@@ -54,7 +54,7 @@ describe('the register in a real browser', () => {
   async function signIn(context: BrowserContext, user: { email: string; password: string }) {
     const page = await context.newPage();
     page.on('pageerror', (err) => console.error('pageerror', err.message));
-    page.setDefaultTimeout(10_000);
+    page.setDefaultTimeout(20_000);
     await page.goto(`${base}/login?next=%2F`);
     await page.fill('#email', user.email);
     await page.fill('#password', user.password);
@@ -188,7 +188,7 @@ describe('the register in a real browser', () => {
     expect(report).toContain('Débito$ 5.000,00$ 5.000,00OK');
     await page.screenshot({ path: `${SHOTS}/07-close-report.png`, fullPage: true });
     await context.close();
-  });
+  }, 90_000);
 
   it('works at 390 px', async () => {
     const s = await shop('Kiosco Angosto');
@@ -209,7 +209,7 @@ describe('the register in a real browser', () => {
     await page.waitForSelector('#ticket :text("Venta N.º")');
     await page.screenshot({ path: `${SHOTS}/10-phone-ticket.png`, fullPage: true });
     await context.close();
-  });
+  }, 90_000);
 
   it('offline: three sales while the server cannot be reached, sent in order when it is back, each exactly once with the right stock', async () => {
     const s = await shop('Despensa Sin Señal');
@@ -250,7 +250,7 @@ describe('the register in a real browser', () => {
     expect(await t.container.db.query('SELECT 1 FROM sales WHERE company_id = $1', [s.company.id])).toHaveLength(0);
 
     await context.setOffline(false);
-    await page.waitForFunction(() => !document.querySelector('#register-offline'), undefined, { timeout: 15_000 });
+    await page.waitForFunction(() => !document.querySelector('#register-offline'), undefined, { timeout: 30_000 });
     const sales = await t.container.db.query<{ id: number; total: string; status: string; n: number }>(
       `SELECT s.id, s.total::text, s.status, (SELECT count(*)::int FROM sale_items i WHERE i.company_id = s.company_id AND i.sale_id = s.id) AS n
        FROM sales s WHERE s.company_id = $1 ORDER BY s.id`,
@@ -273,7 +273,7 @@ describe('the register in a real browser', () => {
     await page.waitForTimeout(500);
     expect(await t.container.db.query('SELECT 1 FROM sales WHERE company_id = $1', [s.company.id])).toHaveLength(3);
     await context.close();
-  });
+  }, 90_000);
 
   it('the owner sees Ventas (summary, filters, detail, refund with a reason) and Cierres de caja, also at 390 px', async () => {
     const s = await shop('Almacén del Dueño');
@@ -352,7 +352,7 @@ describe('the register in a real browser', () => {
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
     await page.screenshot({ path: `${SHOTS}/16-ventas-phone.png`, fullPage: true });
     await context.close();
-  });
+  }, 90_000);
 
   it('scan-to-line with a 10,000-product catalogue: p95 at most 50 ms over 50 scans', async () => {
     const company = await makeCompany(t.container, { name: 'Supermercado Grande' });
@@ -406,5 +406,5 @@ describe('the register in a real browser', () => {
     await page.screenshot({ path: `${SHOTS}/12-fifty-lines.png` });
     expect(p95).toBeLessThanOrEqual(50);
     await context.close();
-  });
+  }, 90_000);
 });
