@@ -19,6 +19,7 @@ import { saleBatchOptions } from './modules/integration/sale-batcher.ts';
 import { createMemberService, type MemberService } from './modules/users/members.service.ts';
 import { type ApiTokenService, createApiTokenService } from './modules/api-tokens/api-tokens.service.ts';
 import { createUserService, type UserService } from './modules/users/users.service.ts';
+import { createRegisterService, type RegisterService } from './modules/register/register.service.ts';
 import { createInstagramModule, type InstagramModule, type InstagramModuleDeps } from './modules/instagram/instagram.module.ts';
 import { createSalesAgentModule, type SalesAgentModule } from './modules/sales-agent/sales-agent.module.ts';
 import { createWebhooksModule, type WebhooksModule, type WebhooksModuleDeps } from './modules/webhooks/webhooks.module.ts';
@@ -38,6 +39,8 @@ export interface Container {
   readonly members: MemberService;
   /** Company API tokens of the merchant API (/api/v1). */
   readonly apiTokens: ApiTokenService;
+  /** The cash register: box sessions and register sales (/api/v1/sales, /caja). */
+  readonly register: RegisterService;
   readonly auth: AuthService;
   readonly settings: SettingsService;
   readonly superadmin: SuperadminService;
@@ -79,6 +82,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   const users = createUserService({ db, clock });
   const members = createMemberService({ db, clock, users });
   const apiTokens = createApiTokenService({ db, clock });
+  const register = createRegisterService({ db, clock });
   const auth = createAuthService({ db, config, clock, logger, users });
   const settings = createSettingsService({ db, config, clock, companies });
   const superadmin = createSuperadminService({ db, companies });
@@ -128,6 +132,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     users,
     members,
     apiTokens,
+    register,
     auth,
     settings,
     superadmin,

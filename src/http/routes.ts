@@ -21,6 +21,9 @@ import { type AssetCatalog, registerAssetRoutes } from './assets.ts';
 import { sessionGuard } from './auth-guard.ts';
 import { merchantGuard } from './merchant-guard.ts';
 import { registerApiTokenRoutes } from '../modules/api-tokens/api-tokens.routes.ts';
+import { registerRegisterPage, registerSalesPages } from '../modules/register/register.pages.ts';
+import { registerRegisterRoutes } from '../modules/register/register.routes.ts';
+import { registerRegisterWorker } from '../modules/register/register.worker.ts';
 import { registerMetricsRoutes } from '../metrics/metrics.routes.ts';
 import { registerHealthRoutes } from './health.routes.ts';
 import { createShell } from './shell.ts';
@@ -44,6 +47,7 @@ export async function registerRoutes(app: App, container: Container, assets: Ass
     // The kiosk page checks its token itself: a wrong one gets a page that says so, not JSON.
     registerKioskPage(scope, scanner, assets);
     registerExchangeRoutes(scope, exchange);
+    registerRegisterWorker(scope);
     registerDocsRoutes(scope, { logger, baseUrl: config.http.publicBaseUrl, assets });
   });
 
@@ -65,16 +69,20 @@ export async function registerRoutes(app: App, container: Container, assets: Ass
   await registerSurface(app, 'session', sessionGuard('session', sessions), (scope) => registerAccountRoutes(scope, accounts));
 
   // Company members, admins and cashiers alike: the register and the back office's read screens come here.
-  await registerSurface(app, 'member', sessionGuard('member', sessions), () => {});
+  await registerSurface(app, 'member', sessionGuard('member', sessions), (scope) =>
+    registerRegisterPage(scope, { register: container.register, shell }),
+  );
 
   await registerSurface(app, 'admin', sessionGuard('admin', sessions), (scope) => {
     registerSettingsRoutes(scope, { settings, endpoints: webhooks.endpoints, members, shell });
     registerWebhookRoutes(scope, webhooks);
+    registerSalesPages(scope, { register: container.register, shell });
   });
 
   // The merchant API (/api/v1): a company API token or the session; each route declares its access.
   await registerSurface(app, 'merchant', merchantGuard({ auth, config, tokens: container.apiTokens }), (scope) => {
     registerApiTokenRoutes(scope, { tokens: container.apiTokens, companies: container.companies });
+    registerRegisterRoutes(scope, { register: container.register });
   });
 
   await registerSurface(app, 'superadmin', sessionGuard('superadmin', sessions), (scope) => {

@@ -17,12 +17,16 @@ interface NavItem {
 }
 
 const isAdmin = (s: AuthSession) => s.companyId !== null && s.role === 'admin';
+const isMember = (s: AuthSession) => s.companyId !== null && s.role !== null;
 
 export const NAV: readonly NavItem[] = [
   { href: '/superadmin/companies', label: 'Empresas', shows: (s) => s.isSuperadmin },
   { href: '/superadmin/instagram/agent', label: 'Agente de ventas', shows: (s) => s.isSuperadmin },
   { href: '/settings/integrations', label: 'Integraciones', shows: isAdmin },
   { href: '/settings/people', label: 'Personas', shows: isAdmin },
+  { href: '/caja', label: 'Caja', shows: isMember },
+  { href: '/ventas', label: 'Ventas', shows: isAdmin },
+  { href: '/cierres', label: 'Cierres de caja', shows: isAdmin },
   { href: '/cuenta', label: 'Mi cuenta', shows: () => true },
   { href: '/docs', label: 'Ayuda', shows: () => true },
 ];
@@ -31,6 +35,8 @@ export const ROLE_LABELS: Record<string, string> = { admin: 'administración', c
 
 /** Where `/` takes a person: the first screen of their navigation. */
 export function homeOf(session: AuthSession): string {
+  // A cashier opens on the register, like every point of sale.
+  if (session.companyId !== null && session.role === 'cashier') return '/caja';
   return NAV.find((item) => item.href !== '/docs' && item.shows(session))?.href ?? '/cuenta';
 }
 

@@ -74,26 +74,25 @@ describe('people and access in a real browser', () => {
     await context.close();
   });
 
-  it('a cashier lands on their account, is sent away from operator pages, and /login says who is signed in', async () => {
+  it('a cashier lands on the register, is sent away from operator pages, and /login says who is signed in', async () => {
     const company = await makeCompany(t.container, { name: 'Almacén Don Tito' });
     const cashier = await makeUser(t.container, { companyId: company.id, role: 'cashier' });
     const context = await browser.newContext();
     const page = await context.newPage();
     await page.goto(`${base}/login?next=${encodeURIComponent('/superadmin/companies')}`);
     await logIn(page, cashier.email, cashier.password);
-    // Refused by /superadmin, sent to `/`, which sends a cashier to their own page (never a dead end).
-    await page.waitForURL(`${base}/cuenta`);
-    await expect(text(page, '#account-email')).resolves.toBe(cashier.email);
-    await expect(page.locator('.shell-nav a').allTextContents()).resolves.toEqual(['Mi cuenta', 'Ayuda']);
+    // Refused by /superadmin, sent to `/`, which sends a cashier to the register (never a dead end).
+    await page.waitForURL(`${base}/caja`);
+    await expect(page.locator('.shell-nav a').allTextContents()).resolves.toEqual(['Caja', 'Mi cuenta', 'Ayuda']);
     await page.goto(`${base}/superadmin`);
-    expect(new URL(page.url()).pathname).toBe('/cuenta');
+    expect(new URL(page.url()).pathname).toBe('/caja');
     const session = (await context.cookies()).find((c) => c.name === 'mostrador_session');
     expect(session).toMatchObject({ httpOnly: true, sameSite: 'Lax' });
 
     await page.goto(`${base}/login`);
     await page.waitForSelector('#signed-in');
     await expect(text(page, '#signed-in')).resolves.toContain(cashier.email);
-    await expect(page.locator('#continue').getAttribute('href')).resolves.toBe('/cuenta');
+    await expect(page.locator('#continue').getAttribute('href')).resolves.toBe('/caja');
     await page.click('#switch-account');
     await page.waitForSelector('#login-form');
     expect((await context.cookies()).find((c) => c.name === 'mostrador_session')).toBeUndefined();

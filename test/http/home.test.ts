@@ -24,7 +24,7 @@ describe('home page redirect', () => {
     expect(await landing()).toBe('/docs');
     expect(await landing((await login(t.app, operator.email, operator.password)).cookie)).toBe('/superadmin/companies');
     expect(await landing((await login(t.app, admin.email, admin.password)).cookie)).toBe('/settings/integrations');
-    // A cashier lands on their own account page (the register screen comes with the POS), never on the docs.
-    expect(await landing((await login(t.app, cashier.email, cashier.password)).cookie)).toBe('/cuenta');
+    // A cashier lands on the register, like every point of sale, never on the docs.
+    expect(await landing((await login(t.app, cashier.email, cashier.password)).cookie)).toBe('/caja');
   });
 });

@@ -7,3 +7,4 @@ export * from './integration.ts';
 export * from './limits.ts';
 export * from './instagram.ts';
 export * from './sales-agent.ts';
+export * from './register.ts';

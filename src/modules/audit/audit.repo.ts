@@ -27,7 +27,13 @@ export type AuditAction =
   | 'webhook.removed'
   | 'webhook.secret_rotated'
   | 'api_token.created'
-  | 'api_token.revoked';
+  | 'api_token.revoked'
+  | 'box_session.opened'
+  | 'box_session.closed'
+  | 'box_session.cash_moved'
+  | 'sale.cancelled'
+  | 'sale.refunded'
+  | 'sale.price_changed';
 
 /** From where a change was asked: the HTTP client (null fields for the command line). */
 export type AuditOrigin = RequestOrigin;

@@ -1,6 +1,7 @@
-import { and, eq, sql } from 'drizzle-orm';
-import type { Conn } from '../../db/client.ts';
-import { assignId } from '../../db/ids.ts';
+import { randomUUID } from 'node:crypto';
+import { and, eq, type SQL, sql } from 'drizzle-orm';
+import { type Conn, selectRows } from '../../db/client.ts';
+import { assignId, nextId } from '../../db/ids.ts';
 import { deposits, type MovementType, movements, products, stockLevels } from '../../db/schema/index.ts';
 import { AppError } from '../../lib/errors.ts';
 import { fromMilli, quantityToNumber, toMilli } from '../../lib/money.ts';
@@ -260,4 +261,176 @@ export async function findStockLevels(tx: Conn, companyId: number, productId: nu
     .where(and(eq(stockLevels.companyId, companyId), eq(stockLevels.productId, productId)))
     .orderBy(stockLevels.depositId);
   return rows.map((r) => ({ depositId: r.depositId, quantity: quantityToNumber(r.quantity) }));
+}
+
+export type LockedProducts = Map<number, { stock: string; sku: string | null }>;
+export type OutboundEvent = { event: string; data: Record<string, unknown> };
+type BatchInput = MovementInput & { type: 'IN' | 'OUT' | 'ADJUSTMENT' };
+
+/**
+ * Locks the products of a batch of movements, in id order (two batches naming the same products
+ * in another order never deadlock); refuses a product that does not exist.
+ */
+export async function lockForMovements(tx: Conn, companyId: number, productIds: number[]): Promise<LockedProducts> {
+  const ids = [...new Set(productIds)].sort((a, b) => a - b);
+  const locked = await selectRows<{ id: number; stock: string; sku: string | null }>(
+    tx,
+    sql`SELECT id, stock, sku FROM products WHERE company_id = ${companyId} AND id IN (${sql.join(
+      ids.map((id) => sql`${id}`),
+      sql`, `,
+    )}) ORDER BY id FOR UPDATE`,
+  );
+  const byId: LockedProducts = new Map(locked.map((p) => [Number(p.id), { stock: p.stock, sku: p.sku }]));
+  for (const id of ids) if (!byId.has(id)) throw new AppError('invalid_reference', `product ${id} does not exist`);
+  return byId;
+}
+
+/**
+ * A batch of IN/OUT/ADJUSTMENT movements of one deposit, as applyMovement would book them one by
+ * one (same rows, same events in the same order), turned into CTE steps (levels, product totals,
+ * movements) and their outbound events, for the caller to run in one statement with
+ * runLedgerStatement. The products must be locked (lockForMovements) and the ids taken (from firstId).
+ */
+export function bookMovements(
+  companyId: number,
+  locked: LockedProducts,
+  firstId: number,
+  inputs: BatchInput[],
+  options: LedgerOptions,
+): { results: AppliedMovement[]; steps: SQL[]; events: OutboundEvent[] } {
+  const amounts = inputs.map((input) => validateMovement(input));
+  const depositId = inputs[0]!.depositId;
+  if (inputs.some((i) => i.depositId !== depositId || i.id !== undefined)) {
+    throw new Error('a batch books movements of one deposit with new ids');
+  }
+  const stockMilli = new Map([...locked].map(([id, p]) => [id, toMilli(p.stock)]));
+  const levelDelta = new Map<number, number>();
+  const now = options.now;
+  const results: AppliedMovement[] = [];
+  const events: OutboundEvent[] = [];
+  inputs.forEach((input, n) => {
+    const [{ delta }] = movementDeltas(input, amounts[n]!) as [{ depositId: number; delta: number }];
+    levelDelta.set(input.productId, (levelDelta.get(input.productId) ?? 0) + delta);
+    const previousMilli = stockMilli.get(input.productId)!;
+    const currentMilli = previousMilli + delta;
+    stockMilli.set(input.productId, currentMilli);
+    const createdAt = input.createdAt ?? now;
+    const movement: MovementWire = {
+      id: firstId + n,
+      company_id: companyId,
+      type: input.type,
+      deposit_id: depositId,
+      product_id: input.productId,
+      amount: amounts[n]! / 1000,
+      reason: input.reason ?? null,
+      created_at: createdAt.toISOString(),
+    };
+    events.push({ event: 'movement.created', data: { movement } });
+    let stockChange: StockChange | null = null;
+    if (delta !== 0) {
+      const sku = locked.get(input.productId)!.sku;
+      stockChange = {
+        productId: input.productId,
+        sku,
+        previousStock: previousMilli / 1000,
+        currentStock: currentMilli / 1000,
+        change: delta / 1000,
+        depositId,
+      };
+      events.push({
+        event: 'product.stock_updated',
+        data: {
+          product: {
+            id: input.productId,
+            company_id: companyId,
+            sku,
+            previous_stock: stockChange.previousStock,
+            current_stock: stockChange.currentStock,
+            change: stockChange.change,
+            deposit_id: depositId,
+            updated_at: now.toISOString(),
+          },
+        },
+      });
+    }
+    results.push({ movement, stockChange });
+  });
+
+  const changed = [...levelDelta].filter(([, delta]) => delta !== 0);
+  const nowText = now.toISOString();
+  const steps: SQL[] = [];
+  if (changed.length > 0) {
+    steps.push(sql`levels AS (
+      INSERT INTO stock_levels (company_id, deposit_id, product_id, quantity, updated_at) VALUES ${sql.join(
+        changed.map(
+          ([productId, delta]) =>
+            sql`(${companyId}, ${depositId}, ${productId}, ${fromMilli(delta)}::numeric, ${nowText}::timestamptz)`,
+        ),
+        sql`, `,
+      )}
+      ON CONFLICT (company_id, deposit_id, product_id)
+      DO UPDATE SET quantity = stock_levels.quantity + excluded.quantity, updated_at = excluded.updated_at)`);
+    // updated_at stays the catalogue version (product.upserted ordering); stock events carry their own time.
+    steps.push(sql`totals AS (
+      UPDATE products AS p SET stock = v.stock::numeric FROM (VALUES ${sql.join(
+        changed.map(([productId]) => sql`(${productId}::integer, ${fromMilli(stockMilli.get(productId)!)}::text)`),
+        sql`, `,
+      )}) AS v(id, stock) WHERE p.company_id = ${companyId} AND p.id = v.id)`);
+  }
+  steps.push(sql`moves AS (
+    INSERT INTO movements (company_id, id, type, deposit_id, to_deposit_id, product_id, amount, reason, created_at, recorded_at)
+    VALUES ${sql.join(
+      results.map(
+        ({ movement }) =>
+          sql`(${companyId}, ${movement.id}, ${movement.type}, ${depositId}, NULL::integer, ${movement.product_id}, ${fromMilli(
+            Math.round(movement.amount * 1000),
+          )}::numeric, ${movement.reason}, ${movement.created_at}::timestamptz, ${nowText}::timestamptz)`,
+      ),
+      sql`, `,
+    )})`);
+  return { results, steps, events };
+}
+
+/** Runs CTE steps (the ledger's and the caller's) and records the events, in order, in ONE statement. */
+export async function runLedgerStatement(
+  tx: Conn,
+  companyId: number,
+  steps: SQL[],
+  events: OutboundEvent[],
+  causedBy: string | null = null,
+) {
+  await tx.execute(
+    sql`WITH ${sql.join(steps, sql`, `)}
+    INSERT INTO outbox_events (id, company_id, event, payload, caused_by) VALUES ${sql.join(
+      events.map(
+        (e) =>
+          sql`(${randomUUID()}::uuid, ${companyId}::integer, ${e.event}::text, ${JSON.stringify({ event: e.event, data: e.data })}::jsonb,
+            ${causedBy}::uuid)`,
+      ),
+      sql`, `,
+    )}`,
+  );
+}
+
+/**
+ * Several IN/OUT/ADJUSTMENT movements of one deposit in the caller's transaction, booked together
+ * (lockForMovements, one id lock, bookMovements, one statement).
+ */
+export async function applyMovements(
+  tx: Conn,
+  companyId: number,
+  inputs: BatchInput[],
+  options: LedgerOptions & { depositKnown?: boolean },
+): Promise<AppliedMovement[]> {
+  if (inputs.length === 0) return [];
+  const locked = await lockForMovements(
+    tx,
+    companyId,
+    inputs.map((i) => i.productId),
+  );
+  if (!options.depositKnown) await assertDepositExists(tx, companyId, inputs[0]!.depositId);
+  const firstId = await nextId(tx, 'movements', companyId);
+  const booked = bookMovements(companyId, locked, firstId, inputs, options);
+  await runLedgerStatement(tx, companyId, booked.steps, booked.events, options.causedBy ?? null);
+  return booked.results;
 }

@@ -53,6 +53,8 @@ export interface CallOptions {
   body?: unknown;
   messages?: Messages;
   signal?: AbortSignal;
+  /** Extra request headers (e.g. x-idempotency-key). */
+  headers?: Record<string, string>;
 }
 
 /** Calls the API; resolves with the parsed answer (undefined for 204) or throws an ApiError. */
@@ -61,7 +63,7 @@ export async function api<T>(
   url: string,
   options: CallOptions = {},
 ): Promise<T> {
-  const init: RequestInit = { method, credentials: 'same-origin', headers: { accept: 'application/json' } };
+  const init: RequestInit = { method, credentials: 'same-origin', headers: { accept: 'application/json', ...options.headers } };
   if (options.body !== undefined) {
     init.headers = { ...init.headers, 'content-type': 'application/json' };
     init.body = JSON.stringify(options.body);

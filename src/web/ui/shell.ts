@@ -10,6 +10,8 @@ export function wireShell() {
     logout.disabled = true;
     try {
       await api('POST', '/api/auth/logout');
+      // The register's offline copy of its page names the person: it goes with the session.
+      if ('caches' in window) await caches.delete('mostrador-caja-v1').catch(() => false);
     } finally {
       location.assign('/login');
     }

@@ -1,0 +1,77 @@
+import { char, integer, jsonb, numeric, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
+
+// Mirrors src/db/migrations/0018_register.sql; test/db/schema-drift.test.ts keeps them in step.
+const tstz = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
+const money = (name: string) => numeric(name, { precision: 14, scale: 2 });
+
+export const PAYMENT_METHODS = ['efectivo', 'debito', 'credito', 'transferencia', 'qr', 'cuenta_corriente'] as const;
+export type PaymentMethod = (typeof PAYMENT_METHODS)[number];
+
+export const boxSessions = pgTable(
+  'box_sessions',
+  {
+    companyId: integer('company_id').notNull(),
+    id: integer('id').notNull(),
+    boxId: integer('box_id').notNull(),
+    status: text('status').$type<'open' | 'closed'>().notNull().default('open'),
+    openingCash: money('opening_cash').notNull(),
+    openedAt: tstz('opened_at').notNull().defaultNow(),
+    openedBy: text('opened_by').notNull(),
+    counted: jsonb('counted').$type<Record<string, string>>(),
+    expected: jsonb('expected').$type<Record<string, string>>(),
+    closedAt: tstz('closed_at'),
+    closedBy: text('closed_by'),
+    note: text('note'),
+  },
+  (t) => [primaryKey({ columns: [t.companyId, t.id] })],
+);
+
+export const boxCashMoves = pgTable(
+  'box_cash_moves',
+  {
+    companyId: integer('company_id').notNull(),
+    sessionId: integer('session_id').notNull(),
+    id: integer('id').notNull(),
+    kind: text('kind').$type<'in' | 'out'>().notNull(),
+    amount: money('amount').notNull(),
+    reason: text('reason').notNull(),
+    createdBy: text('created_by').notNull(),
+    createdAt: tstz('created_at').notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.companyId, t.sessionId, t.id] })],
+);
+
+export const registerSales = pgTable(
+  'register_sales',
+  {
+    companyId: integer('company_id').notNull(),
+    saleId: integer('sale_id').notNull(),
+    boxSessionId: integer('box_session_id').notNull(),
+    depositId: integer('deposit_id').notNull(),
+    idempotencyKey: text('idempotency_key').notNull(),
+    requestSha256: char('request_sha256', { length: 64 }).notNull(),
+    customerName: text('customer_name'),
+    soldBy: text('sold_by').notNull(),
+    soldAt: tstz('sold_at').notNull(),
+    change: money('change').notNull().default('0'),
+    refundSessionId: integer('refund_session_id'),
+  },
+  (t) => [primaryKey({ columns: [t.companyId, t.saleId] })],
+);
+
+export const salePayments = pgTable(
+  'sale_payments',
+  {
+    companyId: integer('company_id').notNull(),
+    saleId: integer('sale_id').notNull(),
+    id: integer('id').notNull(),
+    method: text('method').$type<PaymentMethod>().notNull(),
+    amount: money('amount').notNull(),
+    tendered: money('tendered'),
+    change: money('change').notNull().default('0'),
+    reference: text('reference'),
+    boxSessionId: integer('box_session_id'),
+    createdAt: tstz('created_at').notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.companyId, t.saleId, t.id] })],
+);

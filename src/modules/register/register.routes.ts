@@ -1,0 +1,380 @@
+import { Type } from 'typebox';
+import type { App } from '../../http/app.types.ts';
+import { errorResponses } from '../../http/error-body.schema.ts';
+import { companyCtx } from '../../http/request-context.ts';
+import { AppError } from '../../lib/errors.ts';
+import type { Bound } from './register.repo.ts';
+import {
+  BoxSession,
+  BoxSessionReport,
+  CancelBody,
+  CashMoveBody,
+  CloseSessionBody,
+  IdParams,
+  OpenSessionBody,
+  PayBody,
+  RegisterState,
+  SaleCreateBody,
+  SaleList,
+  SaleListQuery,
+  SaleResponse,
+  SalesSummary,
+  SessionListQuery,
+  SummaryQuery,
+} from './register.schemas.ts';
+import type { RegisterService, SaleWire } from './register.service.ts';
+
+const TAGS = ['Caja y ventas'];
+const IDEMPOTENCY_KEY = /^[A-Za-z0-9._:-]{8,200}$/;
+
+function bound(value: string | undefined, name: string): Bound | undefined {
+  if (value === undefined) return undefined;
+  if (/^\d{4}-\d{2}-\d{2}$/.test(value)) return { day: value };
+  const at = new Date(value);
+  if (Number.isNaN(at.getTime())) {
+    throw new AppError('validation_failed', `${name} must be yyyy-mm-dd or a date-time`, {
+      details: [{ path: `/${name}`, message: 'yyyy-mm-dd or date-time' }],
+    });
+  }
+  return at;
+}
+
+const csvCell = (value: string | number | null) => {
+  let text = value === null ? '' : String(value);
+  // A cell a spreadsheet would run as a formula (a customer named "=HYPERLINK(…)") is kept as text.
+  if (typeof value === 'string' && /^[=+\-@\t\r]/.test(text)) text = `'${text}`;
+  return /[;"\n\r]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+};
+const csvMoney = (value: number) => value.toFixed(2).replace('.', ',');
+
+/** The sales as a spreadsheet opens them in Argentina: `;`-separated, decimal comma, UTF-8 with BOM. */
+export function salesCsv(sales: SaleWire[]): string {
+  const head = [
+    'venta',
+    'fecha',
+    'caja',
+    'turno',
+    'origen',
+    'estado',
+    'total',
+    'pagado',
+    'vuelto',
+    'medio',
+    'medios',
+    'vendedor',
+    'cliente',
+    'motivo_anulacion',
+  ];
+  const lines = sales.map((s) =>
+    [
+      s.id,
+      s.created_at,
+      s.box_name ?? s.box_id,
+      s.box_session_id,
+      s.source,
+      s.status,
+      csvMoney(s.total),
+      csvMoney(s.paid_total),
+      csvMoney(s.change),
+      s.payment_method,
+      s.payments.map((p) => `${p.method} ${csvMoney(p.amount)}`).join(' + '),
+      s.sold_by,
+      s.customer_name ?? s.customer_id,
+      s.cancellation_reason,
+    ]
+      .map(csvCell)
+      .join(';'),
+  );
+  return `\uFEFF${[head.join(';'), ...lines].join('\r\n')}\r\n`;
+}
+
+/**
+ * The register's merchant API: box sessions, register sales, payments, cancellations, listings,
+ * the day's summary, CSV export, and what the /caja screen needs (its state and catalogue).
+ * Selling is `sell` (any member, read-write tokens); reading is `read`.
+ */
+export function registerRegisterRoutes(app: App, { register }: { register: RegisterService }) {
+  app.get(
+    '/api/v1/register',
+    {
+      config: { access: 'read' },
+      schema: {
+        tags: TAGS,
+        summary: 'What the register screen needs: shop, boxes, scale-label layout',
+        response: { 200: RegisterState },
+      },
+    },
+    async (request) => register.registerState(companyCtx(request.ctx)),
+  );
+
+  app.get(
+    '/api/v1/register/catalog',
+    {
+      config: { access: 'read' },
+      schema: {
+        tags: TAGS,
+        summary: 'The compact catalogue the register caches (ETag; 304 when unchanged)',
+        description: 'products: [id, name, price, barcode, sku, unit] of every enabled product.',
+      },
+    },
+    async (request, reply) => {
+      const { companyId } = companyCtx(request.ctx);
+      const stamp = await register.catalogStamp(companyId);
+      reply.header('etag', stamp.etag).header('cache-control', 'private, no-cache');
+      if (request.headers['if-none-match'] === stamp.etag) return reply.code(304).send();
+      return { etag: stamp.etag, at: stamp.at, products: await register.catalog(companyId) };
+    },
+  );
+
+  app.post(
+    '/api/v1/box-sessions',
+    {
+      config: { access: 'sell' },
+      schema: {
+        tags: TAGS,
+        summary: 'Open a box session with the opening cash',
+        body: OpenSessionBody,
+        response: {
+          201: Type.Object({ session: BoxSession }),
+          ...errorResponses({ 409: 'The box already has an open session', 422: 'Unknown box' }),
+        },
+      },
+    },
+    async (request, reply) =>
+      reply.code(201).send({ session: await register.openSession(companyCtx(request.ctx), request.body) }),
+  );
+
+  app.get(
+    '/api/v1/box-sessions',
+    {
+      config: { access: 'read' },
+      schema: {
+        tags: TAGS,
+        summary: 'Box sessions with their reports, newest first',
+        querystring: SessionListQuery,
+        response: { 200: Type.Object({ sessions: Type.Array(BoxSessionReport) }) },
+      },
+    },
+    async (request) => {
+      const q = request.query;
+      return {
+        sessions: await register.listSessions(companyCtx(request.ctx), {
+          ...(q.box_id !== undefined && { boxId: q.box_id }),
+          ...(q.from !== undefined && { from: { day: q.from } }),
+          ...(q.to !== undefined && { to: { day: q.to } }),
+          limit: q.limit,
+        }),
+      };
+    },
+  );
+
+  app.get(
+    '/api/v1/box-sessions/:id',
+    {
+      config: { access: 'read' },
+      schema: {
+        tags: TAGS,
+        summary: 'A box session and its report',
+        params: IdParams,
+        response: { 200: BoxSessionReport, ...errorResponses({ 404: 'No such session in this company' }) },
+      },
+    },
+    async (request) => register.sessionReport(companyCtx(request.ctx), request.params.id),
+  );
+
+  app.post(
+    '/api/v1/box-sessions/:id/close',
+    {
+      config: { access: 'sell' },
+      schema: {
+        tags: TAGS,
+        summary: 'Close a box session with what was counted per method; answers the report',
+        params: IdParams,
+        body: CloseSessionBody,
+        response: { 200: BoxSessionReport, ...errorResponses({ 404: 'No such session', 422: 'Already closed or bad method' }) },
+      },
+    },
+    async (request) => register.closeSession(companyCtx(request.ctx), request.params.id, request.body),
+  );
+
+  app.post(
+    '/api/v1/box-sessions/:id/cash',
+    {
+      config: { access: 'sell' },
+      schema: {
+        tags: TAGS,
+        summary: 'Put cash into (in) or take it out of (out) the drawer',
+        params: IdParams,
+        body: CashMoveBody,
+        response: { 201: BoxSessionReport, ...errorResponses({ 404: 'No such session', 422: 'Session closed' }) },
+      },
+    },
+    async (request, reply) =>
+      reply.code(201).send(await register.moveCash(companyCtx(request.ctx), request.params.id, request.body)),
+  );
+
+  app.post(
+    '/api/v1/sales',
+    {
+      config: { access: 'sell' },
+      schema: {
+        tags: TAGS,
+        summary: 'Sell at a box (x-idempotency-key required)',
+        description:
+          'The same x-idempotency-key with the same body answers the same sale (200, idempotent-replay: true) and changes nothing; with another body, 409. Stock leaves the box deposit.',
+        headers: Type.Object({ 'x-idempotency-key': Type.String({ pattern: IDEMPOTENCY_KEY.source }) }),
+        body: SaleCreateBody,
+        response: {
+          201: SaleResponse,
+          200: SaleResponse,
+          ...errorResponses({
+            403: "A price other than the product's without an admin",
+            409: 'The idempotency key was used with another request',
+            422: 'Bad sale: empty, unknown product or box, no open session, payments over the total',
+          }),
+        },
+      },
+    },
+    async (request, reply) => {
+      const key = request.headers['x-idempotency-key'] as string;
+      const { sale, replayed } = await register.createSale(companyCtx(request.ctx), key, request.body);
+      if (replayed) reply.header('idempotent-replay', 'true');
+      return reply.code(replayed ? 200 : 201).send({ sale });
+    },
+  );
+
+  app.get(
+    '/api/v1/sales',
+    {
+      config: { access: 'read' },
+      schema: {
+        tags: TAGS,
+        summary: 'Sales, newest first, with filters and a cursor',
+        querystring: SaleListQuery,
+        response: { 200: SaleList },
+      },
+    },
+    async (request) => {
+      const q = request.query;
+      return register.listSales(companyCtx(request.ctx), saleFilter(q, q.limit));
+    },
+  );
+
+  app.get(
+    '/api/v1/sales/export.csv',
+    {
+      config: { access: 'read' },
+      schema: {
+        tags: TAGS,
+        summary: 'The sales of the filters as CSV (; separated, decimal comma)',
+        querystring: Type.Omit(SaleListQuery, ['cursor', 'limit']),
+      },
+    },
+    async (request, reply) => {
+      const ctx = companyCtx(request.ctx);
+      const all: SaleWire[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await register.listSales(ctx, saleFilter({ ...request.query, cursor }, 200));
+        all.push(...page.sales);
+        cursor = page.next_cursor ?? undefined;
+      } while (cursor && all.length < 50_000);
+      return reply
+        .header('content-type', 'text/csv; charset=utf-8')
+        .header('content-disposition', 'attachment; filename="ventas.csv"')
+        .send(salesCsv(all));
+    },
+  );
+
+  app.get(
+    '/api/v1/sales/summary',
+    {
+      config: { access: 'read' },
+      schema: {
+        tags: TAGS,
+        summary: "A day's totals by payment method and by box",
+        querystring: SummaryQuery,
+        response: { 200: SalesSummary },
+      },
+    },
+    async (request) => register.summary(companyCtx(request.ctx), request.query.date),
+  );
+
+  app.get(
+    '/api/v1/sales/:id',
+    {
+      config: { access: 'read' },
+      schema: {
+        tags: TAGS,
+        summary: 'A sale',
+        params: IdParams,
+        response: { 200: SaleResponse, ...errorResponses({ 404: 'No such sale' }) },
+      },
+    },
+    async (request) => ({ sale: await register.getSale(companyCtx(request.ctx), request.params.id) }),
+  );
+
+  app.post(
+    '/api/v1/sales/:id/pay',
+    {
+      config: { access: 'sell' },
+      schema: {
+        tags: TAGS,
+        summary: 'Pay what a pending register sale owes (pending → paid)',
+        params: IdParams,
+        body: PayBody,
+        response: {
+          200: SaleResponse,
+          ...errorResponses({ 404: 'No such sale', 422: 'Not pending, no open session, or payments short' }),
+        },
+      },
+    },
+    async (request) => ({ sale: await register.paySale(companyCtx(request.ctx), request.params.id, request.body) }),
+  );
+
+  app.post(
+    '/api/v1/sales/:id/cancel',
+    {
+      config: { access: 'sell' },
+      schema: {
+        tags: TAGS,
+        summary: 'Cancel a sale (a paid one is a refund: admins only)',
+        description:
+          'Register sales put their stock back. A sale that took money is refunded in the open session of its box and needs a company admin or a read-write token. Integration sales: pending only, stock untouched.',
+        params: IdParams,
+        body: CancelBody,
+        response: {
+          200: SaleResponse,
+          ...errorResponses({ 403: 'A refund needs an admin', 404: 'No such sale', 422: 'Cannot be cancelled' }),
+        },
+      },
+    },
+    async (request) => ({ sale: (await register.cancelSale(companyCtx(request.ctx), request.params.id, request.body)).sale }),
+  );
+}
+
+function saleFilter(
+  q: {
+    from?: string;
+    to?: string;
+    box_id?: number;
+    box_session_id?: number;
+    status?: string;
+    method?: string;
+    cursor?: string | undefined;
+  },
+  limit: number,
+) {
+  const from = bound(q.from, 'from');
+  const to = bound(q.to, 'to');
+  return {
+    ...(from && { from }),
+    ...(to && { to }),
+    ...(q.box_id !== undefined && { boxId: q.box_id }),
+    ...(q.box_session_id !== undefined && { sessionId: q.box_session_id }),
+    ...(q.status !== undefined && { status: q.status }),
+    ...(q.method !== undefined && { method: q.method }),
+    ...(q.cursor !== undefined && { before: Number(q.cursor) }),
+    limit,
+  };
+}

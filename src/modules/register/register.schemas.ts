@@ -1,0 +1,271 @@
+import { Type } from 'typebox';
+
+// The register's wire schemas (merchant API, /api/v1). Named ones ($id) become OpenAPI components.
+
+const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
+const DateTime = Type.String({ format: 'date-time' });
+const Money = Type.Number({ description: 'Pesos, two decimals' });
+
+export const PaymentMethodSchema = Type.Union(
+  [
+    Type.Literal('efectivo'),
+    Type.Literal('debito'),
+    Type.Literal('credito'),
+    Type.Literal('transferencia'),
+    Type.Literal('qr'),
+    Type.Literal('cuenta_corriente'),
+  ],
+  { description: 'efectivo, debito, credito, transferencia, qr (Mercado Pago or other), cuenta_corriente' },
+);
+const MethodOrMixed = Nullable(Type.String({ description: 'The payment method, "mixto" for several; null when unpaid' }));
+
+export const PaymentInputSchema = Type.Object(
+  {
+    method: PaymentMethodSchema,
+    amount: Type.Number({
+      exclusiveMinimum: 0,
+      maximum: 999_999_999_999,
+      description: 'For efectivo: what the customer handed (change is computed); otherwise the amount charged',
+    }),
+    reference: Type.Optional(
+      Nullable(Type.String({ maxLength: 200, description: 'Card voucher, transfer or QR operation number' })),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const Payment = Type.Object(
+  {
+    id: Type.Integer(),
+    method: PaymentMethodSchema,
+    amount: Type.Number({ description: 'What counts toward the total' }),
+    tendered: Nullable(Type.Number({ description: 'Cash handed by the customer (efectivo only)' })),
+    change: Type.Number({ description: 'Change given (efectivo only)' }),
+    reference: Nullable(Type.String()),
+    box_session_id: Nullable(Type.Integer()),
+    created_at: DateTime,
+  },
+  { $id: 'Payment', description: 'One payment of a sale' },
+);
+
+export const SaleLine = Type.Object({
+  id: Type.Integer(),
+  product_id: Type.Integer(),
+  name: Type.String(),
+  unit: Type.Union([Type.Literal('unit'), Type.Literal('kg')]),
+  quantity: Type.Number(),
+  price: Money,
+  subtotal: Money,
+});
+
+export const Sale = Type.Object(
+  {
+    id: Type.Integer(),
+    source: Type.Union([Type.Literal('register'), Type.Literal('integration')], {
+      description: 'register: sold at a box (stock moved); integration: received from another system',
+    }),
+    status: Type.Union([Type.Literal('pending'), Type.Literal('paid'), Type.Literal('cancelled')]),
+    box_id: Nullable(Type.Integer()),
+    box_name: Nullable(Type.String()),
+    box_session_id: Nullable(Type.Integer()),
+    deposit_id: Nullable(Type.Integer({ description: 'The deposit the stock left (register sales)' })),
+    customer_id: Nullable(Type.Integer()),
+    customer_name: Nullable(Type.String()),
+    total: Money,
+    paid_total: Money,
+    change: Money,
+    payment_method: MethodOrMixed,
+    items: Type.Array(SaleLine),
+    payments: Type.Array(Payment),
+    sold_by: Nullable(Type.String()),
+    refund_session_id: Nullable(Type.Integer({ description: 'The session the refund of a paid sale was booked in' })),
+    created_at: DateTime,
+    paid_at: Nullable(DateTime),
+    cancelled_at: Nullable(DateTime),
+    cancellation_reason: Nullable(Type.String()),
+  },
+  { $id: 'Sale', description: 'A sale with its lines and payments' },
+);
+
+export const SaleCreateBody = Type.Object(
+  {
+    box_id: Type.Integer({ minimum: 1, maximum: 2_147_483_647 }),
+    items: Type.Array(
+      Type.Object(
+        {
+          product_id: Type.Optional(Type.Integer({ minimum: 1, maximum: 2_147_483_647 })),
+          quantity: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 99_999_999 })),
+          price: Type.Optional(
+            Type.Number({ minimum: 0, maximum: 999_999_999_999, description: "Another price than the product's needs an admin" }),
+          ),
+          scale_label: Type.Optional(
+            Type.String({ pattern: '^2\\d{12}$', description: 'An EAN-13 scale label (20–29): product and weight or price' }),
+          ),
+        },
+        { additionalProperties: false },
+      ),
+      { maxItems: 500 },
+    ),
+    payments: Type.Optional(Type.Array(PaymentInputSchema, { maxItems: 20 })),
+    customer: Type.Optional(
+      Type.Object(
+        {
+          id: Type.Optional(Type.Integer({ minimum: 1, maximum: 2_147_483_647 })),
+          name: Type.Optional(Type.String({ maxLength: 200 })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    sold_at: Type.Optional(Type.String({ format: 'date-time', description: 'When the register made the sale (queued offline)' })),
+    catalog_at: Type.Optional(
+      Type.String({ format: 'date-time', description: 'Time of the catalogue the register priced with' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const SaleResponse = Type.Object({ sale: Sale });
+
+export const PayBody = Type.Object(
+  { payments: Type.Array(PaymentInputSchema, { minItems: 1, maxItems: 20 }) },
+  { additionalProperties: false },
+);
+export const CancelBody = Type.Object({ reason: Type.String({ minLength: 1, maxLength: 500 }) }, { additionalProperties: false });
+
+export const IdParams = Type.Object({ id: Type.Integer({ minimum: 1, maximum: 2_147_483_647 }) });
+
+export const SaleListQuery = Type.Object({
+  from: Type.Optional(Type.String({ description: 'yyyy-mm-dd (company time zone) or date-time, inclusive' })),
+  to: Type.Optional(Type.String({ description: 'yyyy-mm-dd (inclusive day) or date-time (exclusive)' })),
+  box_id: Type.Optional(Type.Integer({ minimum: 1, maximum: 2_147_483_647 })),
+  box_session_id: Type.Optional(Type.Integer({ minimum: 1, maximum: 2_147_483_647 })),
+  status: Type.Optional(Type.Union([Type.Literal('pending'), Type.Literal('paid'), Type.Literal('cancelled')])),
+  method: Type.Optional(PaymentMethodSchema),
+  cursor: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,9}$', description: 'next_cursor of the previous page' })),
+  limit: Type.Integer({ minimum: 1, maximum: 200, default: 50 }),
+});
+
+export const SaleList = Type.Object(
+  { sales: Type.Array(Sale), next_cursor: Nullable(Type.String()) },
+  { $id: 'SaleList', description: 'A page of sales, newest first' },
+);
+
+export const SummaryQuery = Type.Object({ date: Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'yyyy-mm-dd' }) });
+
+export const SalesSummary = Type.Object(
+  {
+    date: Type.String(),
+    count: Type.Integer({ description: 'Sales not cancelled' }),
+    total: Money,
+    pending: Money,
+    cancelled: Type.Integer(),
+    by_method: Type.Array(Type.Object({ method: Type.String(), amount: Money, count: Type.Integer() })),
+    by_box: Type.Array(
+      Type.Object({ box_id: Nullable(Type.Integer()), box_name: Nullable(Type.String()), count: Type.Integer(), total: Money }),
+    ),
+  },
+  { $id: 'SalesSummary', description: "A day's sales (company time zone) by payment method and by box" },
+);
+
+export const BoxSession = Type.Object(
+  {
+    id: Type.Integer(),
+    box_id: Type.Integer(),
+    box_name: Type.String(),
+    status: Type.Union([Type.Literal('open'), Type.Literal('closed')]),
+    opening_cash: Money,
+    opened_at: DateTime,
+    opened_by: Type.String(),
+    closed_at: Nullable(DateTime),
+    closed_by: Nullable(Type.String()),
+    note: Nullable(Type.String()),
+  },
+  { $id: 'BoxSession', description: 'A box session (turno de caja)' },
+);
+
+const MethodAmounts = Type.Record(Type.String(), Type.Number(), { description: 'Amount per payment method' });
+
+export const BoxSessionReport = Type.Object(
+  {
+    session: BoxSession,
+    sales: Type.Object({ count: Type.Integer(), total: Money }),
+    payments: Type.Array(Type.Object({ method: PaymentMethodSchema, amount: Money, count: Type.Integer() })),
+    refunds: Type.Array(Type.Object({ method: PaymentMethodSchema, amount: Money, count: Type.Integer() })),
+    cash_in: Money,
+    cash_out: Money,
+    cash_moves: Type.Array(
+      Type.Object({
+        id: Type.Integer(),
+        kind: Type.Union([Type.Literal('in'), Type.Literal('out')]),
+        amount: Money,
+        reason: Type.String(),
+        created_by: Type.String(),
+        created_at: DateTime,
+      }),
+    ),
+    expected: MethodAmounts,
+    counted: Nullable(MethodAmounts),
+    difference: Nullable(MethodAmounts),
+  },
+  {
+    $id: 'BoxSessionReport',
+    description:
+      'The close report: expected (opening + cash sales − cash refunds ± cash in/out; other methods: taken − refunded), counted, difference',
+  },
+);
+
+export const OpenSessionBody = Type.Object(
+  {
+    box_id: Type.Integer({ minimum: 1, maximum: 2_147_483_647 }),
+    opening_cash: Type.Number({ minimum: 0, maximum: 999_999_999_999 }),
+  },
+  { additionalProperties: false },
+);
+
+export const CloseSessionBody = Type.Object(
+  {
+    counted: Type.Record(Type.String(), Type.Number({ minimum: 0, maximum: 999_999_999_999 })),
+    note: Type.Optional(Type.String({ maxLength: 500 })),
+  },
+  { additionalProperties: false },
+);
+
+export const CashMoveBody = Type.Object(
+  {
+    kind: Type.Union([Type.Literal('in'), Type.Literal('out')]),
+    amount: Type.Number({ exclusiveMinimum: 0, maximum: 999_999_999_999 }),
+    reason: Type.String({ minLength: 1, maxLength: 200 }),
+  },
+  { additionalProperties: false },
+);
+
+export const SessionListQuery = Type.Object({
+  box_id: Type.Optional(Type.Integer({ minimum: 1, maximum: 2_147_483_647 })),
+  from: Type.Optional(Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$' })),
+  to: Type.Optional(Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$' })),
+  limit: Type.Integer({ minimum: 1, maximum: 100, default: 30 }),
+});
+
+export const RegisterState = Type.Object(
+  {
+    company: Type.Object({ name: Type.String(), cuit: Nullable(Type.String()) }),
+    boxes: Type.Array(
+      Type.Object({
+        id: Type.Integer(),
+        name: Type.String(),
+        deposit_id: Nullable(Type.Integer()),
+        open_session_id: Nullable(Type.Integer()),
+      }),
+    ),
+    scale_label: Nullable(
+      Type.Object({
+        prefixes: Type.Array(Type.String()),
+        pluDigits: Type.Integer(),
+        value: Type.Union([Type.Literal('price'), Type.Literal('weight')]),
+        decimals: Type.Integer(),
+      }),
+    ),
+    can_change_prices: Type.Boolean(),
+  },
+  { $id: 'RegisterState', description: 'What the register screen needs to start: the shop, its boxes, the scale-label layout' },
+);

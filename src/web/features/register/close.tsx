@@ -1,0 +1,302 @@
+import { useState } from 'preact/hooks';
+import { formatDateTime } from '../../../lib/format.ts';
+import { formatArs } from '../../../lib/money.ts';
+import { api, errorText } from '../../ui/api.ts';
+import { METHODS, methodLabel, parseAmount } from './register.tsx';
+
+export interface SessionReport {
+  session: {
+    id: number;
+    box_id: number;
+    box_name: string;
+    status: 'open' | 'closed';
+    opening_cash: number;
+    opened_at: string;
+    opened_by: string;
+    closed_at: string | null;
+    closed_by: string | null;
+    note: string | null;
+  };
+  sales: { count: number; total: number };
+  payments: { method: string; amount: number; count: number }[];
+  refunds: { method: string; amount: number; count: number }[];
+  cash_in: number;
+  cash_out: number;
+  cash_moves: { id: number; kind: 'in' | 'out'; amount: number; reason: string; created_by: string; created_at: string }[];
+  expected: Record<string, number>;
+  counted: Record<string, number> | null;
+  difference: Record<string, number> | null;
+}
+
+const cents = (pesos: number) => Math.round(pesos * 100);
+
+/** Closing the session: what was counted per method (blind: the expected shows only in the report). */
+export function CloseSession({
+  sessionId,
+  boxName,
+  company,
+  pending,
+  report,
+  onClosed,
+  onBack,
+  onNewSession,
+}: {
+  sessionId: number;
+  boxName: string;
+  company: { name: string };
+  pending: number;
+  report: SessionReport | null;
+  onClosed: (report: SessionReport) => void;
+  onBack: () => void;
+  onNewSession: () => void;
+}) {
+  const [counted, setCounted] = useState<Record<string, string>>({});
+  const [note, setNote] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  if (report) {
+    return (
+      <div class="stack">
+        <CloseReport report={report} company={company} />
+        <div class="row no-print">
+          <button type="button" onClick={() => window.print()}>
+            Imprimir cierre
+          </button>
+          <button type="button" class="secondary" onClick={onNewSession} id="report-new-session">
+            Abrir un turno nuevo
+          </button>
+        </div>
+      </div>
+    );
+  }
+
+  async function close() {
+    const values: Record<string, number> = {};
+    for (const m of METHODS) {
+      const text = counted[m.id]?.trim() ?? '';
+      if (text === '') continue;
+      const value = parseAmount(text);
+      if (value === null) {
+        setError(`El monto de ${m.label} no es válido: escribí por ejemplo 5000 o 5.000,50.`);
+        return;
+      }
+      values[m.id] = value / 100;
+    }
+    setBusy(true);
+    try {
+      const closed = await api<SessionReport>('POST', `/api/v1/box-sessions/${sessionId}/close`, {
+        body: { counted: values, ...(note.trim() ? { note: note.trim() } : {}) },
+        messages: { invalid_state: 'Este turno ya estaba cerrado. Actualizá la página.' },
+      });
+      onClosed(closed);
+    } catch (err) {
+      setError(errorText(err));
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <>
+      <section class="card register-close">
+        <h1>Cerrar {boxName}</h1>
+        {pending > 0 ? (
+          <p class="notice notice-error" role="alert">
+            Hay {pending} {pending === 1 ? 'venta guardada' : 'ventas guardadas'} sin conexión que todavía no llegaron al
+            servidor. Esperá a que vuelva la conexión para cerrar: si no, el cierre no las cuenta.
+          </p>
+        ) : null}
+        <p class="muted">Contá lo que hay en la caja por medio de pago. Lo que no contaste queda en cero.</p>
+        <form
+          class="stack"
+          onSubmit={(e) => {
+            e.preventDefault();
+            void close();
+          }}
+        >
+          <div class="close-grid">
+            {METHODS.map((m) => (
+              <div class="field" key={m.id}>
+                <label for={`count-${m.id}`}>{m.label}</label>
+                <input
+                  id={`count-${m.id}`}
+                  inputMode="decimal"
+                  value={counted[m.id] ?? ''}
+                  placeholder="0"
+                  onInput={(e) => setCounted((c) => ({ ...c, [m.id]: (e.target as HTMLInputElement).value }))}
+                />
+              </div>
+            ))}
+          </div>
+          <div class="field">
+            <label for="count-note">Nota (opcional)</label>
+            <input id="count-note" value={note} maxLength={500} onInput={(e) => setNote((e.target as HTMLInputElement).value)} />
+          </div>
+          {error ? (
+            <p class="error" role="alert">
+              {error}
+            </p>
+          ) : null}
+          <div class="row">
+            <button type="button" class="secondary" onClick={onBack}>
+              Volver a vender
+            </button>
+            <button type="submit" disabled={busy || pending > 0} id="close-confirm">
+              Cerrar caja
+            </button>
+          </div>
+        </form>
+      </section>
+      <CashMove sessionId={sessionId} />
+    </>
+  );
+}
+
+/** Cash put into or taken out of the drawer during the session (change brought in, a supplier paid). */
+function CashMove({ sessionId }: { sessionId: number }) {
+  const [kind, setKind] = useState<'in' | 'out'>('out');
+  const [amount, setAmount] = useState('');
+  const [reason, setReason] = useState('');
+  const [message, setMessage] = useState<{ ok: boolean; text: string } | null>(null);
+  async function save() {
+    const value = parseAmount(amount);
+    if (value === null || value <= 0) {
+      setMessage({ ok: false, text: 'Escribí el monto, por ejemplo 5000 o 5.000,50.' });
+      return;
+    }
+    if (!reason.trim()) {
+      setMessage({ ok: false, text: 'Escribí el motivo (por ejemplo «cambio» o «pago a proveedor»).' });
+      return;
+    }
+    try {
+      await api('POST', `/api/v1/box-sessions/${sessionId}/cash`, { body: { kind, amount: value / 100, reason: reason.trim() } });
+      setMessage({
+        ok: true,
+        text: `${kind === 'in' ? 'Ingreso' : 'Retiro'} de ${formatArs(value)} registrado. Se tiene en cuenta en el cierre.`,
+      });
+      setAmount('');
+      setReason('');
+    } catch (err) {
+      setMessage({ ok: false, text: errorText(err) });
+    }
+  }
+  return (
+    <section class="card register-close">
+      <h2>Ingreso o retiro de efectivo</h2>
+      <form
+        class="stack"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void save();
+        }}
+      >
+        <div class="row">
+          <label class="check">
+            <input type="radio" name="cash-kind" checked={kind === 'out'} onChange={() => setKind('out')} /> Retiro
+          </label>
+          <label class="check">
+            <input type="radio" name="cash-kind" checked={kind === 'in'} onChange={() => setKind('in')} /> Ingreso
+          </label>
+        </div>
+        <div class="field">
+          <label for="cash-amount">Monto</label>
+          <input
+            id="cash-amount"
+            inputMode="decimal"
+            value={amount}
+            onInput={(e) => setAmount((e.target as HTMLInputElement).value)}
+          />
+        </div>
+        <div class="field">
+          <label for="cash-reason">Motivo</label>
+          <input
+            id="cash-reason"
+            maxLength={200}
+            value={reason}
+            onInput={(e) => setReason((e.target as HTMLInputElement).value)}
+          />
+        </div>
+        {message ? (
+          <p class={message.ok ? 'ok' : 'error'} role={message.ok ? 'status' : 'alert'}>
+            {message.text}
+          </p>
+        ) : null}
+        <button type="submit" class="secondary" id="cash-save">
+          Registrar
+        </button>
+      </form>
+    </section>
+  );
+}
+
+/** The close report (also printed at 80 mm): expected, counted and the difference per method. */
+export function CloseReport({ report, company }: { report: SessionReport; company: { name: string } }) {
+  const methods = [...new Set([...Object.keys(report.expected), ...Object.keys(report.counted ?? {})])];
+  return (
+    <article class="card ticket close-report" id="close-report" aria-label="Cierre de caja">
+      <header>
+        <strong>{company.name}</strong>
+        <div>
+          Cierre de {report.session.box_name} · turno {report.session.id}
+        </div>
+        <div>
+          Apertura {formatDateTime(report.session.opened_at)} ({report.session.opened_by})
+        </div>
+        {report.session.closed_at ? (
+          <div>
+            Cierre {formatDateTime(report.session.closed_at)} ({report.session.closed_by})
+          </div>
+        ) : (
+          <div>Turno abierto</div>
+        )}
+      </header>
+      <dl class="facts">
+        <dt>Efectivo inicial</dt>
+        <dd>{formatArs(cents(report.session.opening_cash))}</dd>
+        <dt>Ventas</dt>
+        <dd>
+          {report.sales.count} · {formatArs(cents(report.sales.total))}
+        </dd>
+        {report.refunds.length > 0 ? (
+          <>
+            <dt>Devoluciones</dt>
+            <dd>{report.refunds.map((r) => `${methodLabel(r.method)} ${formatArs(cents(r.amount))}`).join(' · ')}</dd>
+          </>
+        ) : null}
+        <dt>Ingresos / retiros de efectivo</dt>
+        <dd>
+          {formatArs(cents(report.cash_in))} / {formatArs(cents(report.cash_out))}
+        </dd>
+      </dl>
+      <div class="table-wrap">
+        <table id="close-table">
+          <thead>
+            <tr>
+              <th>Medio</th>
+              <th class="num">Esperado</th>
+              <th class="num">Contado</th>
+              <th class="num">Diferencia</th>
+            </tr>
+          </thead>
+          <tbody>
+            {methods.map((m) => {
+              const diff = report.difference?.[m] ?? null;
+              return (
+                <tr key={m}>
+                  <td>{methodLabel(m)}</td>
+                  <td class="num">{formatArs(cents(report.expected[m] ?? 0))}</td>
+                  <td class="num">{report.counted ? formatArs(cents(report.counted[m] ?? 0)) : '—'}</td>
+                  <td class={`num ${diff === null || diff === 0 ? '' : diff < 0 ? 'error' : 'ok'}`}>
+                    {diff === null ? '—' : diff === 0 ? 'OK' : formatArs(cents(diff))}
+                  </td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      </div>
+      {report.session.note ? <p>Nota: {report.session.note}</p> : null}
+    </article>
+  );
+}

@@ -1,0 +1,97 @@
+import { useEffect, useState } from 'preact/hooks';
+import { formatDateTime } from '../../../lib/format.ts';
+import { formatArs } from '../../../lib/money.ts';
+import { api, errorText } from '../../ui/api.ts';
+import { Card, PageTitle, TableWrap } from '../../ui/layout.tsx';
+import { CloseReport, type SessionReport } from './close.tsx';
+
+const cents = (pesos: number) => Math.round(pesos * 100);
+
+/** Cierres de caja: every session with what was expected, counted and the difference. */
+export function Closes({ boxes, company }: { boxes: { id: number; name: string }[]; company: { name: string } }) {
+  const [boxId, setBoxId] = useState('');
+  const [sessions, setSessions] = useState<SessionReport[] | null>(null);
+  const [open, setOpen] = useState<SessionReport | null>(null);
+  const [error, setError] = useState<string | null>(null);
+
+  useEffect(() => {
+    setSessions(null);
+    api<{ sessions: SessionReport[] }>('GET', `/api/v1/box-sessions?limit=50${boxId ? `&box_id=${boxId}` : ''}`)
+      .then((r) => setSessions(r.sessions))
+      .catch((err) => setError(errorText(err)));
+  }, [boxId]);
+
+  const total = (values: Record<string, number> | null) =>
+    values ? Object.values(values).reduce((s, v) => s + cents(v), 0) : null;
+
+  return (
+    <>
+      <PageTitle lead="Cada turno de caja con lo esperado, lo contado y la diferencia por medio de pago.">
+        Cierres de caja
+      </PageTitle>
+      {error ? (
+        <p class="notice notice-error" role="alert">
+          {error}
+        </p>
+      ) : null}
+      <Card
+        title="Turnos"
+        actions={
+          boxes.length > 1 ? (
+            <select aria-label="Caja" value={boxId} onChange={(e) => setBoxId((e.target as HTMLSelectElement).value)}>
+              <option value="">Todas las cajas</option>
+              {boxes.map((b) => (
+                <option key={b.id} value={b.id}>
+                  {b.name}
+                </option>
+              ))}
+            </select>
+          ) : null
+        }
+      >
+        {sessions === null ? (
+          <p class="muted">Cargando…</p>
+        ) : sessions.length === 0 ? (
+          <p class="muted">Todavía no hay turnos de caja.</p>
+        ) : (
+          <TableWrap id="closes">
+            <thead>
+              <tr>
+                <th>Turno</th>
+                <th>Caja</th>
+                <th>Apertura</th>
+                <th>Cierre</th>
+                <th class="num">Ventas</th>
+                <th class="num">Diferencia</th>
+              </tr>
+            </thead>
+            <tbody>
+              {sessions.map((r) => {
+                const diff = total(r.difference);
+                return (
+                  <tr key={r.session.id} class={open?.session.id === r.session.id ? 'selected' : ''}>
+                    <td>
+                      <button type="button" class="link" onClick={() => setOpen(r)}>
+                        N.º {r.session.id}
+                      </button>
+                    </td>
+                    <td>{r.session.box_name}</td>
+                    <td>{formatDateTime(r.session.opened_at)}</td>
+                    <td>{r.session.closed_at ? formatDateTime(r.session.closed_at) : <span class="badge ok">abierta</span>}</td>
+                    <td class="num">
+                      {r.sales.count} · {formatArs(cents(r.sales.total))}
+                    </td>
+                    <td class={`num ${diff ? (diff < 0 ? 'error' : 'ok') : ''}`}>
+                      {diff === null ? '—' : diff === 0 ? 'OK' : formatArs(diff)}
+                    </td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </TableWrap>
+        )}
+      </Card>
+      {open ? <CloseReport report={open} company={company} /> : null}
+    </>
+  );
+}

@@ -1,0 +1,296 @@
+import { useEffect, useState } from 'preact/hooks';
+import { formatDateTime } from '../../../lib/format.ts';
+import { formatArs } from '../../../lib/money.ts';
+import { api, errorText } from '../../ui/api.ts';
+import { Card, PageTitle, TableWrap } from '../../ui/layout.tsx';
+import { Notice, useNotice } from '../../ui/notice.tsx';
+import { METHODS, methodLabel } from './register.tsx';
+import type { SaleWire } from './sync.ts';
+
+type Sale = SaleWire & {
+  source: 'register' | 'integration';
+  box_name: string | null;
+  box_session_id: number | null;
+  sold_by: string | null;
+  customer_name: string | null;
+  cancellation_reason: string | null;
+  cancelled_at: string | null;
+};
+
+interface Summary {
+  date: string;
+  count: number;
+  total: number;
+  pending: number;
+  cancelled: number;
+  by_method: { method: string; amount: number; count: number }[];
+  by_box: { box_id: number | null; box_name: string | null; count: number; total: number }[];
+}
+
+const cents = (pesos: number) => Math.round(pesos * 100);
+const STATUS: Record<string, string> = { pending: 'Pendiente', paid: 'Pagada', cancelled: 'Anulada' };
+const today = () => new Intl.DateTimeFormat('en-CA', { timeZone: 'America/Argentina/Buenos_Aires' }).format(new Date());
+
+/** Ventas: the day's summary, the list with filters, a sale's detail and its cancellation. */
+export function Sales({ boxes }: { boxes: { id: number; name: string }[] }) {
+  const [filters, setFilters] = useState({ from: today(), to: today(), box_id: '', status: '', method: '' });
+  const [sales, setSales] = useState<Sale[] | null>(null);
+  const [next, setNext] = useState<string | null>(null);
+  const [summary, setSummary] = useState<Summary | null>(null);
+  const [detail, setDetail] = useState<Sale | null>(null);
+  const [notice, show] = useNotice();
+
+  const query = (extra: Record<string, string> = {}) => {
+    const params = new URLSearchParams();
+    for (const [k, v] of Object.entries({ ...filters, ...extra })) if (v) params.set(k, v);
+    return params.toString();
+  };
+
+  async function load(cursor?: string) {
+    try {
+      const page = await api<{ sales: Sale[]; next_cursor: string | null }>(
+        'GET',
+        `/api/v1/sales?${query(cursor ? { cursor } : {})}`,
+      );
+      setSales((current) => (cursor ? [...(current ?? []), ...page.sales] : page.sales));
+      setNext(page.next_cursor);
+    } catch (err) {
+      show('error', errorText(err));
+    }
+  }
+
+  useEffect(() => {
+    void load();
+    if (filters.from) {
+      api<Summary>('GET', `/api/v1/sales/summary?date=${filters.from}`)
+        .then(setSummary)
+        .catch(() => setSummary(null));
+    }
+  }, [filters]);
+
+  async function cancel(sale: Sale) {
+    const reason = (document.getElementById('cancel-reason') as HTMLInputElement | null)?.value.trim() ?? '';
+    if (!reason) {
+      show('error', 'Escribí el motivo de la anulación.');
+      return;
+    }
+    try {
+      const { sale: updated } = await api<{ sale: Sale }>('POST', `/api/v1/sales/${sale.id}/cancel`, {
+        body: { reason },
+        messages: {
+          forbidden: 'Anular una venta cobrada es una devolución: solo un administrador puede hacerla.',
+          invalid_state: (b) =>
+            b.error?.includes('no open session')
+              ? 'Para devolver el dinero, la caja de la venta tiene que tener un turno abierto.'
+              : 'Esta venta ya no se puede anular.',
+        },
+      });
+      setDetail(updated);
+      setSales((list) => list?.map((s) => (s.id === updated.id ? updated : s)) ?? null);
+      show('ok', `Venta N.º ${updated.id} anulada. El stock volvió al depósito.`);
+      if (filters.from) {
+        api<Summary>('GET', `/api/v1/sales/summary?date=${filters.from}`)
+          .then(setSummary)
+          .catch(() => {});
+      }
+    } catch (err) {
+      show('error', errorText(err));
+    }
+  }
+
+  const set = (key: keyof typeof filters) => (e: Event) =>
+    setFilters((f) => ({ ...f, [key]: (e.target as HTMLInputElement).value }));
+
+  return (
+    <>
+      <PageTitle lead="Lo vendido en las cajas y lo recibido de otros sistemas. Las fechas son de Argentina.">Ventas</PageTitle>
+      <Notice notice={notice} />
+      {summary ? (
+        <Card title={`Resumen del ${summary.date.split('-').reverse().join('/')}`}>
+          <div class="stats" id="sales-summary">
+            <div class="stat">
+              <strong>{formatArs(cents(summary.total))}</strong>
+              {summary.count} ventas
+            </div>
+            {summary.by_method.map((m) => (
+              <div class="stat" key={m.method}>
+                <strong>{formatArs(cents(m.amount))}</strong>
+                {methodLabel(m.method)}
+              </div>
+            ))}
+            {summary.pending > 0 ? (
+              <div class="stat">
+                <strong>{formatArs(cents(summary.pending))}</strong>
+                pendiente de cobro
+              </div>
+            ) : null}
+          </div>
+          {summary.by_box.length > 0 ? (
+            <p class="muted">
+              {summary.by_box.map((b) => `${b.box_name ?? 'Sin caja'}: ${b.count} · ${formatArs(cents(b.total))}`).join(' — ')}
+              {summary.cancelled > 0 ? ` — ${summary.cancelled} anuladas` : ''}
+            </p>
+          ) : null}
+        </Card>
+      ) : null}
+      <Card
+        title="Listado"
+        actions={
+          <a class="button secondary" href={`/api/v1/sales/export.csv?${query()}`} download>
+            Descargar CSV
+          </a>
+        }
+      >
+        <form class="row sales-filters" onSubmit={(e) => e.preventDefault()}>
+          <label>
+            Desde <input type="date" value={filters.from} onChange={set('from')} />
+          </label>
+          <label>
+            Hasta <input type="date" value={filters.to} onChange={set('to')} />
+          </label>
+          {boxes.length > 1 ? (
+            <label>
+              Caja{' '}
+              <select value={filters.box_id} onChange={set('box_id')}>
+                <option value="">Todas</option>
+                {boxes.map((b) => (
+                  <option key={b.id} value={b.id}>
+                    {b.name}
+                  </option>
+                ))}
+              </select>
+            </label>
+          ) : null}
+          <label>
+            Estado{' '}
+            <select value={filters.status} onChange={set('status')}>
+              <option value="">Todos</option>
+              <option value="paid">Pagadas</option>
+              <option value="pending">Pendientes</option>
+              <option value="cancelled">Anuladas</option>
+            </select>
+          </label>
+          <label>
+            Medio{' '}
+            <select value={filters.method} onChange={set('method')}>
+              <option value="">Todos</option>
+              {METHODS.map((m) => (
+                <option key={m.id} value={m.id}>
+                  {m.label}
+                </option>
+              ))}
+            </select>
+          </label>
+        </form>
+        {sales === null ? (
+          <p class="muted">Cargando…</p>
+        ) : sales.length === 0 ? (
+          <p class="muted">No hay ventas con estos filtros.</p>
+        ) : (
+          <TableWrap id="sales">
+            <thead>
+              <tr>
+                <th>Venta</th>
+                <th>Fecha</th>
+                <th>Caja</th>
+                <th>Estado</th>
+                <th>Medio</th>
+                <th class="num">Total</th>
+              </tr>
+            </thead>
+            <tbody>
+              {sales.map((s) => (
+                <tr key={s.id} class={detail?.id === s.id ? 'selected' : ''}>
+                  <td>
+                    <button type="button" class="link" onClick={() => setDetail(s)}>
+                      N.º {s.id}
+                    </button>
+                  </td>
+                  <td>{formatDateTime(s.created_at)}</td>
+                  <td>{s.source === 'integration' ? 'Integración' : (s.box_name ?? '—')}</td>
+                  <td>
+                    <span class={`badge ${s.status === 'cancelled' ? 'off' : s.status === 'paid' ? 'ok' : ''}`}>
+                      {STATUS[s.status]}
+                    </span>
+                  </td>
+                  <td>{s.payment_method ? methodLabel(s.payment_method) : '—'}</td>
+                  <td class="num">{formatArs(cents(s.total))}</td>
+                </tr>
+              ))}
+            </tbody>
+          </TableWrap>
+        )}
+        {next ? (
+          <button type="button" class="secondary" onClick={() => void load(next)}>
+            Ver más
+          </button>
+        ) : null}
+      </Card>
+      {detail ? (
+        <Card title={`Venta N.º ${detail.id}`} id="sale-detail">
+          <dl class="facts">
+            <dt>Estado</dt>
+            <dd>{STATUS[detail.status]}</dd>
+            <dt>Fecha</dt>
+            <dd>{formatDateTime(detail.created_at)}</dd>
+            <dt>Origen</dt>
+            <dd>
+              {detail.source === 'register'
+                ? `${detail.box_name} · turno ${detail.box_session_id} · ${detail.sold_by}`
+                : 'Integración'}
+            </dd>
+            {detail.customer_name ? (
+              <>
+                <dt>Cliente</dt>
+                <dd>{detail.customer_name}</dd>
+              </>
+            ) : null}
+            {detail.cancellation_reason ? (
+              <>
+                <dt>Motivo de anulación</dt>
+                <dd>{detail.cancellation_reason}</dd>
+              </>
+            ) : null}
+          </dl>
+          <TableWrap>
+            <tbody>
+              {detail.items.map((i) => (
+                <tr key={i.id}>
+                  <td>{i.name}</td>
+                  <td class="num">
+                    {i.quantity.toLocaleString('es-AR')} × {formatArs(cents(i.price))}
+                  </td>
+                  <td class="num">{formatArs(cents(i.subtotal))}</td>
+                </tr>
+              ))}
+              {detail.payments.map((p) => (
+                <tr key={`p${p.id}`}>
+                  <td colSpan={2}>
+                    {methodLabel(p.method)}
+                    {p.reference ? ` (${p.reference})` : ''}
+                    {p.change > 0 ? ` · recibido ${formatArs(cents(p.tendered ?? 0))}, vuelto ${formatArs(cents(p.change))}` : ''}
+                  </td>
+                  <td class="num">{formatArs(cents(p.amount))}</td>
+                </tr>
+              ))}
+            </tbody>
+          </TableWrap>
+          {/* Invoicing (issue 15) adds its "Facturar" action to this row. */}
+          <div class="row sale-actions" data-sale-actions>
+            {detail.status !== 'cancelled' && (detail.source === 'register' || detail.status === 'pending') ? (
+              <>
+                <label class="visually-hidden" for="cancel-reason">
+                  Motivo de la anulación
+                </label>
+                <input id="cancel-reason" placeholder="Motivo de la anulación" maxLength={500} />
+                <button type="button" class="danger" onClick={() => void cancel(detail)}>
+                  {detail.status === 'paid' ? 'Anular y devolver' : 'Anular venta'}
+                </button>
+              </>
+            ) : null}
+          </div>
+        </Card>
+      ) : null}
+    </>
+  );
+}

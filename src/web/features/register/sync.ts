@@ -1,0 +1,84 @@
+import { ApiError, api, messageFor } from '../../ui/api.ts';
+import type { QueuedSale, RegisterStore } from './store.ts';
+
+/** The server's answer to a sale: its wire shape as /api/v1/sales gives it. */
+export interface SaleWire {
+  id: number;
+  status: 'pending' | 'paid' | 'cancelled';
+  total: number;
+  paid_total: number;
+  change: number;
+  payment_method: string | null;
+  created_at: string;
+  items: { id: number; product_id: number; name: string; unit: string; quantity: number; price: number; subtotal: number }[];
+  payments: { id: number; method: string; amount: number; tendered: number | null; change: number; reference: string | null }[];
+}
+
+export const SALE_MESSAGES = {
+  conflict: 'Esa venta ya se había registrado con otros datos.',
+  forbidden: (b: { error?: string }) =>
+    b.error?.includes('price')
+      ? 'Cambiar el precio de un producto necesita a un administrador.'
+      : 'No tenés permiso para hacer esto.',
+  invalid_state: (b: { error?: string }) =>
+    b.error?.includes('no open session')
+      ? 'La caja no tiene un turno abierto: abrila para vender.'
+      : 'La venta no se puede hacer en este estado.',
+  invalid_reference: (b: { error?: string }) =>
+    b.error?.includes('PLU')
+      ? 'La etiqueta de balanza no corresponde a ningún producto.'
+      : 'Algún producto de la venta ya no existe.',
+};
+
+/** Sends one sale with its idempotency key: the same key again never makes a second sale. */
+export function postSale(key: string, body: Record<string, unknown>): Promise<{ sale: SaleWire }> {
+  return api<{ sale: SaleWire }>('POST', '/api/v1/sales', {
+    body,
+    messages: SALE_MESSAGES,
+    headers: { 'x-idempotency-key': key },
+  });
+}
+
+export const isNetworkError = (err: unknown) => err instanceof ApiError && (err.status === 0 || err.status >= 500);
+
+export interface FlushResult {
+  sent: { key: string; sale: SaleWire }[];
+  failed: { key: string; message: string }[];
+  /** True when the server could not be reached (the rest wait). */
+  stopped: boolean;
+}
+
+let flushing: Promise<FlushResult> | null = null;
+
+/**
+ * Sends the queued sales in the order they were made, one at a time. A sale the server took (201,
+ * or 200 when an earlier attempt had arrived) leaves the queue; one it refused stays, marked, for a
+ * person to see, and the next goes on; an unreachable server stops the run (they wait for the next).
+ */
+export function flushQueue(store: RegisterStore): Promise<FlushResult> {
+  flushing ??= run(store).finally(() => {
+    flushing = null;
+  });
+  return flushing;
+}
+
+async function run(store: RegisterStore): Promise<FlushResult> {
+  const result: FlushResult = { sent: [], failed: [], stopped: false };
+  for (const queued of await store.queued()) {
+    if (queued.error) continue;
+    try {
+      const { sale } = await postSale(queued.key, queued.body);
+      await store.remove(queued.seq!);
+      result.sent.push({ key: queued.key, sale });
+    } catch (err) {
+      if (isNetworkError(err)) {
+        result.stopped = true;
+        break;
+      }
+      const message = err instanceof ApiError ? err.message : messageFor(0, null);
+      await store.markFailed(queued as QueuedSale, message);
+      result.failed.push({ key: queued.key, message });
+    }
+  }
+  return result;
+}

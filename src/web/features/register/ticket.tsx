@@ -1,0 +1,103 @@
+import { useEffect, useRef } from 'preact/hooks';
+import { formatDateTime } from '../../../lib/format.ts';
+import { formatArs } from '../../../lib/money.ts';
+import type { Line } from './register.tsx';
+import { methodLabel } from './register.tsx';
+import type { SaleWire } from './sync.ts';
+
+export interface TicketData {
+  /** The sale's idempotency key (a queued sale is found by it when it is sent). */
+  key: string;
+  soldAt: string;
+  boxName: string;
+  lines: Line[];
+  payments: { method: string; cents: number; reference: string }[];
+  totalCents: number;
+  changeCents: number;
+  /** The server's sale; null while it waits to be sent (no connection). */
+  sale: SaleWire | null;
+}
+
+const qty = (milli: number, unit: string) =>
+  unit === 'kg'
+    ? `${(milli / 1000).toLocaleString('es-AR', { minimumFractionDigits: 3 })} kg`
+    : (milli / 1000).toLocaleString('es-AR');
+
+/**
+ * The 80 mm ticket: shop, sale, items, payments, change, and "no válido como factura". The
+ * `ticket-actions` row is where the invoicing issue adds "Facturar" for a sale the server has.
+ */
+export function Ticket({
+  data,
+  company,
+  onNew,
+}: {
+  data: TicketData;
+  company: { name: string; cuit: string | null };
+  onNew: () => void;
+}) {
+  // "Nueva venta" takes the focus: Enter (or the scanner's Enter) starts the next sale.
+  const newRef = useRef<HTMLButtonElement>(null);
+  useEffect(() => newRef.current?.focus(), []);
+  return (
+    <div class="ticket-screen">
+      <article class="ticket" id="ticket" aria-label="Ticket">
+        <header>
+          <strong>{company.name}</strong>
+          {company.cuit ? <div>CUIT {company.cuit}</div> : null}
+          <div>{formatDateTime(data.soldAt)}</div>
+          <div>
+            {data.boxName} · {data.sale ? `Venta N.º ${data.sale.id}` : 'Venta sin enviar (sin conexión)'}
+          </div>
+        </header>
+        <table>
+          <tbody>
+            {data.lines.map((l) => (
+              <tr key={l.uid}>
+                <td>
+                  {l.product.name}
+                  <br />
+                  <span class="muted">
+                    {qty(l.qtyMilli, l.product.unit)} × {formatArs(l.priceCents)}
+                  </span>
+                </td>
+                <td class="num">{formatArs(l.subtotalCents)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+        <p class="ticket-total">
+          <span>TOTAL</span>
+          <span id="ticket-total">{formatArs(data.totalCents)}</span>
+        </p>
+        <ul class="ticket-payments">
+          {data.payments.map((p, n) => (
+            <li key={n}>
+              <span>
+                {methodLabel(p.method)}
+                {p.reference ? ` (${p.reference})` : ''}
+              </span>
+              <span>{formatArs(p.cents)}</span>
+            </li>
+          ))}
+          {data.changeCents > 0 ? (
+            <li id="ticket-change">
+              <span>Su vuelto</span>
+              <span>{formatArs(data.changeCents)}</span>
+            </li>
+          ) : null}
+        </ul>
+        <p class="ticket-legal">Comprobante no válido como factura</p>
+        <p class="ticket-thanks">¡Gracias por su compra!</p>
+      </article>
+      <div class="row ticket-actions no-print" data-ticket-actions>
+        <button type="button" onClick={() => window.print()}>
+          Imprimir (F9)
+        </button>
+        <button type="button" class="secondary" ref={newRef} onClick={onNew} id="ticket-new">
+          Nueva venta (Enter)
+        </button>
+      </div>
+    </div>
+  );
+}
