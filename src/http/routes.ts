@@ -10,6 +10,7 @@ import {
   registerInstagramWebhookRoutes,
 } from '../modules/instagram/instagram.routes.ts';
 import { registerKioskPage } from '../modules/scanner/kiosk.routes.ts';
+import { registerScaleSettingsRoutes } from '../modules/scanner/scale-settings.routes.ts';
 import { scannerGuard } from '../modules/scanner/scanner.guard.ts';
 import { registerScannerApi } from '../modules/scanner/scanner.routes.ts';
 import { registerSettingsRoutes } from '../modules/settings/settings.routes.ts';
@@ -64,6 +65,7 @@ export async function registerRoutes(app: App, container: Container, assets: Ass
   await registerSurface(app, 'admin', sessionGuard('admin', sessions), (scope) => {
     registerSettingsRoutes(scope, { settings, endpoints: webhooks.endpoints, members, shell });
     registerWebhookRoutes(scope, webhooks);
+    registerScaleSettingsRoutes(scope, { db: container.db, scanner, shell });
   });
 
   await registerSurface(app, 'superadmin', sessionGuard('superadmin', sessions), (scope) => {

@@ -22,6 +22,7 @@ export const NAV: readonly NavItem[] = [
   { href: '/superadmin/companies', label: 'Empresas', shows: (s) => s.isSuperadmin },
   { href: '/settings/integrations', label: 'Integraciones', shows: isAdmin },
   { href: '/settings/people', label: 'Personas', shows: isAdmin },
+  { href: '/settings/scanner', label: 'Escáner', shows: isAdmin },
   { href: '/cuenta', label: 'Mi cuenta', shows: () => true },
   { href: '/docs', label: 'Ayuda', shows: () => true },
 ];

@@ -206,15 +206,15 @@ describe('scale labels and cached answers', () => {
   });
   afterAll(() => t.close());
 
-  it('decodes the default layout (2x + PLU 5 + price in cents 5) and answers the product with its label', async () => {
-    const code = ean13('200012301234'); // PLU 00123, $ 12,34
+  it('decodes the default layout (2x + PLU 5 + price in whole pesos 5) and answers the product with its label', async () => {
+    const code = ean13('200012301234'); // PLU 00123, $ 1.234
     const res = await scan(t, { token: shop.scannerToken, query: code });
     expect(res.statusCode).toBe(200);
     expect(res.json()).toEqual({
       product: expect.objectContaining({ id: 1, base_price: 8900 }),
       matchType: 'barcode',
       alternatives: [],
-      label: { code, plu: '00123', value: 'price', price: 12.34, weight: null, amount: 12.34 },
+      label: { code, plu: '00123', value: 'price', price: 1234, weight: null, amount: 1234 },
     });
   });
 

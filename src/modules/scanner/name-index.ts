@@ -1,4 +1,4 @@
-import { boundedDistance, readText, type SearchToken } from './search-text.ts';
+import { boundedDistance, foldWord, readText, STOP_WORDS, type SearchToken } from './search-text.ts';
 
 /**
  * One company's enabled product names, read once into an inverted index (term → products), so a
@@ -35,7 +35,6 @@ const JOIN = 4;
 const KIND: Record<SearchToken['kind'], number> = { word: WORD, stop: STOP, number: NUMBER, size: SIZE };
 
 export const FIRST_WORD_BONUS = 1.5;
-const STOP_WEIGHT = 0.1;
 const MIN_TERM_MATCH = 0.6;
 
 export class NameIndex {
@@ -51,6 +50,8 @@ export class NameIndex {
   /** Fuzzy-matchable terms (words and joined words), by length. */
   private readonly byLength: number[][] = [];
   private readonly unmatchedWeight: number;
+  /** Query word → catalogue terms it matches: shoppers type the same words over and over. */
+  private readonly memo = new Map<string, TermMatch[]>();
   // Scratch space reused by every search (a search runs synchronously, start to end).
   private readonly score: Float64Array;
   private readonly best: Float64Array;
@@ -127,15 +128,16 @@ export class NameIndex {
   /** The best `limit` products for a query, best first; empty when nothing shares a term with it. */
   search(query: string, limit: number): RankedName[] {
     if (this.size === 0) return [];
-    const tokens = this.mergeJoinedWords(readText(query).tokens);
+    const tokens = this.splitJoinedWords(this.mergeJoinedWords(queryTokens(query)));
     const docStamp = this.nextStamp();
     let touchedCount = 0;
     let totalWeight = 0;
     for (const token of tokens) {
+      // Stop words ("de", "la", "con") only help join words; scoring them would touch half the catalogue.
+      if (token.kind === 'stop') continue;
       const matches = this.matchTerms(token);
       let weight: number;
-      if (token.kind === 'stop') weight = STOP_WEIGHT;
-      else if (matches.length === 0) weight = token.kind === 'word' ? this.unmatchedWeight : 0.3;
+      if (matches.length === 0) weight = token.kind === 'word' ? this.unmatchedWeight : 0.3;
       else weight = this.weights[matches[0]!.term]!;
       totalWeight += weight;
       if (matches.length === 0) continue;
@@ -166,7 +168,7 @@ export class NameIndex {
           this.touched[touchedCount++] = doc;
         }
         this.score[doc] = this.score[doc]! + weight * this.best[doc]!;
-        if (token.kind !== 'stop') this.matched[doc] = this.matched[doc]! + 1;
+        this.matched[doc] = this.matched[doc]! + 1;
       }
     }
     return this.top(touchedCount, totalWeight, limit);
@@ -208,14 +210,25 @@ export class NameIndex {
   }
 
   /** Catalogue terms a query token stands for, with how well; the best first. */
-  private matchTerms(token: SearchToken): { term: number; similarity: number }[] {
+  private matchTerms(token: SearchToken): TermMatch[] {
     const exact = this.lookup.get(token.text);
-    if (token.kind !== 'word') return exact === undefined ? [] : [{ term: exact, similarity: 1 }];
-    const found: { term: number; similarity: number }[] = [];
+    if (token.kind !== 'word') return exact === undefined ? NONE : [{ term: exact, similarity: 1 }];
+    // Slips allowed by the word as typed: folding shortens "salchichas" to "salcica".
+    const typed = Math.max(token.text.length, token.raw?.length ?? 0);
+    const maxEdits = typed >= 8 ? 2 : token.text.length >= 4 ? 1 : 0;
+    const key = `${maxEdits}${token.text}`;
+    const known = this.memo.get(key);
+    if (known) return known;
+    const found = this.fuzzyMatches(token.text, exact, maxEdits);
+    if (this.memo.size >= MEMO_WORDS) this.memo.clear();
+    this.memo.set(key, found);
+    return found;
+  }
+
+  private fuzzyMatches(text: string, exact: number | undefined, maxEdits: number): TermMatch[] {
+    const found: TermMatch[] = [];
     if (exact !== undefined) found.push({ term: exact, similarity: 1 });
-    const text = token.text;
     const length = text.length;
-    const maxEdits = length >= 8 ? 2 : length >= 4 ? 1 : 0;
     for (let other = Math.max(1, length - maxEdits); other < this.byLength.length; other++) {
       const bucket = this.byLength[other];
       if (!bucket) continue;
@@ -234,6 +247,31 @@ export class NameIndex {
       }
     }
     return found.sort((a, b) => b.similarity - a.similarity || this.weights[b.term]! - this.weights[a.term]!);
+  }
+
+  /** "panalesla gauchita" → "pañales la gauchita": a word that matches nothing but is two catalogue words. */
+  private splitJoinedWords(tokens: SearchToken[]): SearchToken[] {
+    const out: SearchToken[] = [];
+    for (const token of tokens) {
+      const raw = token.raw;
+      if (token.kind !== 'word' || !raw || raw.length < 5 || (this.matchTerms(token)[0]?.similarity ?? 0) >= 0.85) {
+        out.push(token);
+        continue;
+      }
+      let split: SearchToken[] | null = null;
+      for (let at = 2; at <= raw.length - 2 && !split; at++) {
+        const parts = [raw.slice(0, at), raw.slice(at)].map((part) =>
+          STOP_WORDS.has(part)
+            ? { text: part, kind: 'stop' as const }
+            : { text: foldWord(part), kind: 'word' as const, raw: part },
+        );
+        if (parts.every((part) => part.kind === 'stop' || this.lookup.has(part.text)) && parts.some((p) => p.kind === 'word')) {
+          split = parts;
+        }
+      }
+      out.push(...(split ?? [token]));
+    }
+    return out;
   }
 
   /** "villa vicencio" → "villavicencio", "san cor" → "sancor": two query words that one name writes joined. */
@@ -257,14 +295,36 @@ export class NameIndex {
   }
 }
 
+interface TermMatch {
+  term: number;
+  similarity: number;
+}
+const NONE: TermMatch[] = [];
+const MEMO_WORDS = 4096;
+
+/** Parsed queries: the kiosk and the shoppers repeat them; parsing is most of a search's work. */
+const parsed = new Map<string, SearchToken[]>();
+function queryTokens(query: string): SearchToken[] {
+  let tokens = parsed.get(query);
+  if (!tokens) {
+    tokens = readText(query).tokens;
+    if (parsed.size >= MEMO_WORDS) parsed.clear();
+    parsed.set(query, tokens);
+  }
+  return tokens;
+}
+
 const collapse = (text: string) => text.replace(/([a-z])\1+/g, '$1');
 
 /** Adjacent words of a name written together: "Coca Cola" → "cocacola", "Bon o Bon" → "bonobon". */
-function joins(words: string[]): string[] {
+function joins(all: string[]): string[] {
   const out: string[] = [];
+  // Brands are written with letters; joining sizes and numbers would only grow the vocabulary.
+  const words = all.map((word) => (/^[a-z]+$/.test(word) ? word : ''));
   for (let i = 0; i + 1 < words.length; i++) {
+    if (!words[i] || !words[i + 1]) continue;
     out.push(collapse(words[i]! + words[i + 1]!));
-    if (i + 2 < words.length) out.push(collapse(words[i]! + words[i + 1]! + words[i + 2]!));
+    if (i + 2 < words.length && words[i + 2]) out.push(collapse(words[i]! + words[i + 1]! + words[i + 2]!));
   }
   return out;
 }

@@ -132,7 +132,12 @@ export function createScannerService({ db, companies, clock, logger, rateLimitPe
     return company ? { id: company.id, name: company.name, timezone: company.timezone } : null;
   }
 
-  return { scan, kioskCompany };
+  /** Drops the cached scale layout of a company (its owner just changed it). */
+  function forgetScaleLayout(companyId: number) {
+    layouts.delete(String(companyId));
+  }
+
+  return { scan, kioskCompany, forgetScaleLayout };
 }
 
 /** The index's order, cut at the thresholds: nothing when even the best is too weak to answer. */

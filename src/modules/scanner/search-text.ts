@@ -15,9 +15,28 @@ export type TokenKind = 'word' | 'stop' | 'number' | 'size';
 export interface SearchToken {
   text: string;
   kind: TokenKind;
+  /** Words: as typed (lower case, no accents), before folding. */
+  raw?: string;
 }
 
-const STOP_WORDS = new Set(['de', 'del', 'la', 'las', 'el', 'los', 'con', 'en', 'para', 'y', 'o', 'a', 'al', 'x', 'por', 'sin']);
+export const STOP_WORDS = new Set([
+  'de',
+  'del',
+  'la',
+  'las',
+  'el',
+  'los',
+  'con',
+  'en',
+  'para',
+  'y',
+  'o',
+  'a',
+  'al',
+  'x',
+  'por',
+  'sin',
+]);
 
 const NUMBER_WORDS: Record<string, number> = {
   un: 1,
@@ -226,7 +245,7 @@ export function readText(text: string): ReadText {
       continue;
     }
     const folded = foldWord(word);
-    tokens.push({ text: folded, kind: 'word' });
+    tokens.push({ text: folded, kind: 'word', raw: word });
     words.push(folded);
   }
   return { tokens, words, sizeNumbers };

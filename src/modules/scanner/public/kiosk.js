@@ -89,6 +89,17 @@
         : `Etiqueta de balanza · precio de lista ${pesos(product.base_price)}`;
   }
 
+  // The price on one line, as big as fits: start from the CSS size and shrink to the width.
+  function fitPrice() {
+    const price = byId('price');
+    if (price.offsetParent === null) return;
+    price.style.fontSize = '';
+    for (let i = 0; i < 6 && price.scrollWidth > price.clientWidth; i++) {
+      const size = Number.parseFloat(getComputedStyle(price).fontSize);
+      price.style.fontSize = `${Math.max(8, Math.floor((size * price.clientWidth) / price.scrollWidth) - 1)}px`;
+    }
+  }
+
   function renderResult(result) {
     const { product, label } = result;
     const amount = label ? label.amount : product.base_price;
@@ -105,6 +116,8 @@
     renderLabel(label, product);
     renderAlternatives(result.matchType === 'name' ? result.alternatives : []);
     show('result');
+    byId('alternatives').scrollTop = 0;
+    fitPrice();
     holdThenIdle();
   }
 
@@ -147,6 +160,7 @@
     input.focus();
   });
 
+  window.addEventListener('resize', fitPrice);
   loadRate();
   setInterval(loadRate, RATE_REFRESH_MS);
   goIdle();
