@@ -223,7 +223,7 @@ function ScaleLabels({ company, setting }: ScannerData) {
             </Field>
           </div>
           <p>Prefijos que usan tus balanzas:</p>
-          <div class="checks" id="prefixes">
+          <div class="checks compact" id="prefixes">
             {ALL_PREFIXES.map((prefix) => (
               <label class="check" key={prefix}>
                 <input

@@ -71,7 +71,10 @@
       const item = document.createElement('li');
       const button = document.createElement('button');
       button.type = 'button';
-      button.textContent = `${alternative.name} — ${pesos(alternative.base_price)}`;
+      const price = document.createElement('span');
+      price.className = 'nowrap';
+      price.textContent = pesos(alternative.base_price);
+      button.append(`${alternative.name} — `, price);
       button.addEventListener('click', () => renderResult({ product: alternative, matchType: 'barcode', alternatives: [] }));
       item.append(button);
       list.append(item);
@@ -108,7 +111,11 @@
     byId('price').textContent = pesos(amount);
     const usd = byId('usd');
     usd.hidden = !rate;
-    usd.textContent = rate ? `${dollars(amount / rate.rate)} al dólar ${pesos(rate.rate)}` : '';
+    usd.replaceChildren();
+    if (rate) {
+      const part = (text) => Object.assign(document.createElement('span'), { className: 'nowrap', textContent: text });
+      usd.append(part(dollars(amount / rate.rate)), ' ', part(`al dólar ${pesos(rate.rate)}`));
+    }
     const photo = byId('photo');
     photo.hidden = !product.photo;
     if (product.photo) photo.src = product.photo;
