@@ -22,7 +22,12 @@ describe('scale-label settings screen', () => {
     browser = await launchChromium();
     const company = await makeCompany(t.container, { name: 'Almacén Don Tito' });
     token = company.scannerToken;
-    await makeProduct(t.container, company.id, { id: 1, name: 'Queso cremoso La Paulina (por kg)', sku: '00107', basePrice: 11490 });
+    await makeProduct(t.container, company.id, {
+      id: 1,
+      name: 'Queso cremoso La Paulina (por kg)',
+      sku: '00107',
+      basePrice: 11490,
+    });
     admin = await makeUser(t.container, { companyId: company.id, role: 'admin' });
   });
   afterAll(async () => {
