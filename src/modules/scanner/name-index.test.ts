@@ -89,6 +89,7 @@ describe('NameIndex', () => {
 
   it('finds nothing for a word that is nowhere', () => {
     expect(ids('zzqqxx')).toEqual([]);
+    expect(ids('2 litros')).toEqual([]);
     expect(new NameIndex([]).search('queso', 6)).toEqual([]);
   });
 });

@@ -132,6 +132,8 @@ export class NameIndex {
     const docStamp = this.nextStamp();
     let touchedCount = 0;
     let totalWeight = 0;
+    // A size or a number alone ("2 litros") names no product: some word has to match.
+    let wordMatched = false;
     for (const token of tokens) {
       // Stop words ("de", "la", "con") only help join words; scoring them would touch half the catalogue.
       if (token.kind === 'stop') continue;
@@ -141,6 +143,7 @@ export class NameIndex {
       else weight = this.weights[matches[0]!.term]!;
       totalWeight += weight;
       if (matches.length === 0) continue;
+      if (token.kind === 'word') wordMatched = true;
       const termStamp = this.nextStamp();
       let termTouchedCount = 0;
       for (const { term, similarity } of matches) {
@@ -171,7 +174,7 @@ export class NameIndex {
         this.matched[doc] = this.matched[doc]! + 1;
       }
     }
-    return this.top(touchedCount, totalWeight, limit);
+    return wordMatched ? this.top(touchedCount, totalWeight, limit) : [];
   }
 
   private nextStamp(): number {
