@@ -1,4 +1,4 @@
-import { boundedDistance, foldWord, readText, STOP_WORDS, type SearchToken } from './search-text.ts';
+import { boundedDistance, foldWord, type ReadText, readText, STOP_WORDS, type SearchToken } from './search-text.ts';
 
 /**
  * One company's enabled product names, read once into an inverted index (term → products), so a
@@ -62,7 +62,8 @@ export class NameIndex {
   private readonly touched: Int32Array;
   private readonly termTouched: Int32Array;
 
-  constructor(products: readonly IndexedName[]) {
+  /** `read`: the names already read (see buildNameIndex); read here when absent. */
+  constructor(products: readonly IndexedName[], read: readonly ReadName[] = products.map(readName())) {
     this.size = products.length;
     this.ids = new Int32Array(this.size);
     this.terms = new Uint8Array(this.size);
@@ -94,7 +95,7 @@ export class NameIndex {
         const term = termOf(text, kind);
         seen.set(term, (seen.get(term) ?? false) || first);
       };
-      const name = readText(product.name);
+      const { name, mark } = read[doc]!;
       let firstWord = true;
       let content = 0;
       for (const token of name.tokens) {
@@ -105,8 +106,7 @@ export class NameIndex {
       }
       for (const number of name.sizeNumbers) add(number, NUMBER, false);
       for (const joined of joins(name.words)) add(joined, JOIN, false);
-      if (product.mark) {
-        const mark = readText(product.mark);
+      if (mark) {
         for (const token of mark.tokens) if (token.kind === 'word') add(token.text, WORD, false);
         for (const joined of joins(mark.words)) add(joined, JOIN, false);
       }
@@ -296,6 +296,40 @@ export class NameIndex {
     }
     return merged;
   }
+}
+
+export interface ReadName {
+  name: ReadText;
+  mark: ReadText | null;
+}
+
+/** Reads names (brands repeat: each is read once). */
+function readName() {
+  const marks = new Map<string, ReadText>();
+  return (product: IndexedName): ReadName => {
+    let mark: ReadText | null = null;
+    if (product.mark) {
+      mark = marks.get(product.mark) ?? readText(product.mark);
+      marks.set(product.mark, mark);
+    }
+    return { name: readText(product.name), mark };
+  };
+}
+
+const BUILD_CHUNK = 1000;
+
+/**
+ * Builds an index without holding the event loop for the whole catalogue: names are read in
+ * chunks, yielding to other requests between them (10,000 names take a few hundred ms).
+ */
+export async function buildNameIndex(products: readonly IndexedName[]): Promise<NameIndex> {
+  const reader = readName();
+  const read: ReadName[] = [];
+  for (let start = 0; start < products.length; start += BUILD_CHUNK) {
+    for (const product of products.slice(start, start + BUILD_CHUNK)) read.push(reader(product));
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+  return new NameIndex(products, read);
 }
 
 interface TermMatch {

@@ -1,4 +1,4 @@
-import { NameIndex, type RankedName } from './name-index.ts';
+import { buildNameIndex, type NameIndex, type RankedName } from './name-index.ts';
 import type { ScannerRepo, ScannerRow } from './scanner.repo.ts';
 
 /** Products held in memory across all companies' indexes; the least recently used company goes first. */
@@ -45,8 +45,8 @@ export function createNameSearch(repo: ScannerRepo, maxProducts = MAX_INDEXED_PR
     if (!pending) {
       pending = repo
         .loadNames(companyId)
-        .then(({ version, names }) => {
-          const entry = { index: new NameIndex(names), version };
+        .then(async ({ version, names }) => {
+          const entry = { index: await buildNameIndex(names), version };
           remember(companyId, entry);
           return entry;
         })
