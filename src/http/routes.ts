@@ -10,6 +10,7 @@ import {
   registerInstagramWebhookRoutes,
 } from '../modules/instagram/instagram.routes.ts';
 import { registerKioskPage } from '../modules/scanner/kiosk.routes.ts';
+import { registerScaleSettingsRoutes } from '../modules/scanner/scale-settings.routes.ts';
 import { scannerGuard } from '../modules/scanner/scanner.guard.ts';
 import { registerScannerApi } from '../modules/scanner/scanner.routes.ts';
 import { registerSettingsRoutes } from '../modules/settings/settings.routes.ts';
@@ -77,6 +78,7 @@ export async function registerRoutes(app: App, container: Container, assets: Ass
     registerSettingsRoutes(scope, { settings, endpoints: webhooks.endpoints, members, shell });
     registerWebhookRoutes(scope, webhooks);
     registerSalesPages(scope, { register: container.register, shell });
+    registerScaleSettingsRoutes(scope, { db: container.db, scanner, shell });
   });
 
   // The merchant API (/api/v1): a company API token or the session; each route declares its access.

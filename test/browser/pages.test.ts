@@ -45,6 +45,7 @@ describe('every signed-in page, on a desktop and on a phone', () => {
   const PAGES: ['operator' | 'admin' | 'cashier', string, string][] = [
     ['admin', '/settings/integrations', 'Integraciones'],
     ['admin', '/settings/people', 'Personas'],
+    ['admin', '/settings/scanner', 'Escáner y balanzas'],
     ['admin', '/cuenta', 'Mi cuenta'],
     ['cashier', '/cuenta', 'Mi cuenta'],
     ['cashier', '/settings/integrations', 'Esta sección no es para tu usuario'],

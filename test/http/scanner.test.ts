@@ -206,15 +206,15 @@ describe('scale labels and cached answers', () => {
   });
   afterAll(() => t.close());
 
-  it('decodes the default layout (2x + PLU 5 + price in cents 5) and answers the product with its label', async () => {
-    const code = ean13('200012301234'); // PLU 00123, $ 12,34
+  it('decodes the default layout (2x + PLU 5 + price in whole pesos 5) and answers the product with its label', async () => {
+    const code = ean13('200012301234'); // PLU 00123, $ 1.234
     const res = await scan(t, { token: shop.scannerToken, query: code });
     expect(res.statusCode).toBe(200);
     expect(res.json()).toEqual({
       product: expect.objectContaining({ id: 1, base_price: 8900 }),
       matchType: 'barcode',
       alternatives: [],
-      label: { code, plu: '00123', value: 'price', price: 12.34, weight: null, amount: 12.34 },
+      label: { code, plu: '00123', value: 'price', price: 1234, weight: null, amount: 1234 },
     });
   });
 
@@ -285,5 +285,81 @@ describe('scanner rate limit and internal errors', () => {
     } finally {
       await t.close();
     }
+  });
+});
+
+describe('codes are codes, and the name index follows the catalogue', () => {
+  let t: TestApp;
+  let shop: Company;
+  let other: Company;
+
+  beforeAll(async () => {
+    t = await buildTestApp({ env: { SCANNER_RATE_LIMIT_PER_MINUTE: '0' } });
+    shop = await makeCompany(t.container);
+    other = await makeCompany(t.container);
+    await makeProduct(t.container, shop.id, { id: 1, name: 'Maní salado Pehuamar 120 g', sku: 'GOL-0001', bc: '7790001000019' });
+    await makeProduct(t.container, shop.id, { id: 2, name: 'Harina de trigo 0000 Pureza 1 kg', sku: 'ALM-0002' });
+    await makeProduct(t.container, shop.id, { id: 3, name: 'Queso cremoso La Paulina (por kg)', sku: '00107' });
+    await makeProduct(t.container, shop.id, { id: 4, name: 'Papa negra (por kg)', sku: '110' });
+    await makeProduct(t.container, other.id, { id: 1, name: 'Fideos tirabuzón Lucchetti 500 g' });
+  });
+  afterAll(() => t.close());
+
+  it.each(['1234', '0000', '120', '00'])('answers 404 for the digits %s that are no code, never a fuzzy name', async (query) => {
+    const res = await scan(t, { token: shop.scannerToken, query });
+    expect(res.statusCode).toBe(404);
+    expect(res.json()).toMatchObject({ code: 'product_not_found' });
+  });
+
+  it('finds a PLU typed as printed, without its zeros or padded', async () => {
+    for (const [query, id] of [
+      ['00107', 3],
+      ['107', 3],
+      ['00110', 4],
+      ['110', 4],
+    ] as const) {
+      const res = await scan(t, { token: shop.scannerToken, query });
+      expect(res.json(), query).toMatchObject({ product: { id }, matchType: 'barcode', alternatives: [] });
+    }
+  });
+
+  it('sees a new, renamed or disabled product on the very next lookup', async () => {
+    expect((await scan(t, { token: shop.scannerToken, query: 'yerba playadito' })).statusCode).toBe(404);
+    await makeProduct(t.container, shop.id, { id: 5, name: 'Yerba mate suave Playadito 1 kg' });
+    expect((await scan(t, { token: shop.scannerToken, query: 'yerba playadito' })).json()).toMatchObject({ product: { id: 5 } });
+    await makeProduct(t.container, shop.id, { id: 5, name: 'Yerba mate suave Unión 1 kg' });
+    expect((await scan(t, { token: shop.scannerToken, query: 'yerba playadito' })).json()).toMatchObject({
+      product: { id: 5, name: 'Yerba mate suave Unión 1 kg' },
+    });
+    expect((await scan(t, { token: shop.scannerToken, query: 'union yerba' })).json()).toMatchObject({ product: { id: 5 } });
+    await makeProduct(t.container, shop.id, { id: 5, name: 'Yerba mate suave Unión 1 kg', enable: false });
+    expect((await scan(t, { token: shop.scannerToken, query: 'union yerba' })).statusCode).toBe(404);
+  });
+
+  it('bumps only the company whose catalogue changed, and not for a price or stock change', async () => {
+    const versions = async () =>
+      Object.fromEntries(
+        (
+          await t.container.db.query<{ company_id: number; version: string }>(
+            'SELECT company_id, version FROM catalogue_versions',
+          )
+        ).map((row) => [row.company_id, Number(row.version)]),
+      );
+    const before = await versions();
+    await t.container.db.query('UPDATE products SET base_price = base_price + 1, stock = stock + 1 WHERE company_id = $1', [
+      shop.id,
+    ]);
+    expect(await versions()).toEqual(before);
+    await t.container.db.query("UPDATE products SET name = name || ' x' WHERE company_id = $1 AND id = 1", [shop.id]);
+    const after = await versions();
+    expect(after[shop.id]).toBe(before[shop.id]! + 1);
+    expect(after[other.id]).toBe(before[other.id]);
+  });
+
+  it("never answers another company's names", async () => {
+    expect((await scan(t, { token: shop.scannerToken, query: 'tirabuzon lucchetti' })).statusCode).toBe(404);
+    expect((await scan(t, { token: other.scannerToken, query: 'tirabuzon lucchetti' })).json()).toMatchObject({
+      product: { id: 1 },
+    });
   });
 });

@@ -1,4 +1,4 @@
-import { bigint, numeric, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import { bigint, integer, numeric, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
 
 // Mirrors src/db/migrations/0003_public.sql (the GiST name index lives only in SQL).
 const tstz = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
@@ -15,4 +15,10 @@ export const exchangeRates = pgTable('exchange_rates', {
   sourceUpdatedAt: tstz('source_updated_at').notNull(),
   fetchedAt: tstz('fetched_at').notNull().defaultNow(),
   note: text('note'),
+});
+
+// Mirrors src/db/migrations/0015_catalogue_versions.sql (its triggers on products live only in SQL).
+export const catalogueVersions = pgTable('catalogue_versions', {
+  companyId: integer('company_id').primaryKey(),
+  version: bigint('version', { mode: 'number' }).notNull().default(1),
 });

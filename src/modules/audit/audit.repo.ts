@@ -12,6 +12,7 @@ export type AuditAction =
   | 'integration_key.revealed'
   | 'integration_key.rotated'
   | 'scanner_token.rotated'
+  | 'scale_label.updated'
   | 'company.created'
   | 'user.disabled'
   | 'user.password_set'

@@ -34,6 +34,13 @@ export const DEMO_CATEGORIES: CatalogueCategory[] = [
         price: 2650,
         sizeFactor: [1, 1.85],
       },
+      {
+        name: 'Yerba mate suave',
+        brands: ['Playadito', 'Unión'],
+        sizes: ['500 g', '1 kg'],
+        price: 2790,
+        sizeFactor: [1, 1.85],
+      },
       { name: 'Azúcar común tipo A', brands: ['Ledesma', 'Chango'], sizes: ['1 kg'], price: 1290 },
       {
         name: 'Arroz largo fino',

@@ -3,15 +3,22 @@ import { ean13 } from '../../lib/barcode.ts';
 import { DEFAULT_SCALE_LABEL_LAYOUT, decodeScaleLabel, parseScaleLabelLayout, pluCandidates } from './scale-label.ts';
 
 describe('decodeScaleLabel', () => {
-  it('reads the default layout: prefix 20–29, PLU 5, price in cents 5, check digit', () => {
-    expect(decodeScaleLabel(ean13('200012301234'), DEFAULT_SCALE_LABEL_LAYOUT)).toEqual({
-      code: ean13('200012301234'),
-      plu: '00123',
+  it('reads the default layout: prefix 20–29, PLU 5, price in whole pesos 5, check digit', () => {
+    expect(decodeScaleLabel('2000107057455', DEFAULT_SCALE_LABEL_LAYOUT)).toEqual({
+      code: '2000107057455',
+      plu: '00107',
       value: 'price',
-      priceCents: 1234,
+      priceCents: 574_500,
       weightGrams: null,
     });
-    expect(decodeScaleLabel(ean13('299999999999'), DEFAULT_SCALE_LABEL_LAYOUT)?.priceCents).toBe(99999);
+    expect(decodeScaleLabel(ean13('299999999999'), DEFAULT_SCALE_LABEL_LAYOUT)?.priceCents).toBe(9_999_900);
+  });
+
+  it('reads the other selectable layouts: price in cents, weight in grams', () => {
+    const cents = parseScaleLabelLayout({ decimals: 2 }).layout!;
+    expect(decodeScaleLabel(ean13('200012301234'), cents)).toMatchObject({ plu: '00123', priceCents: 1234 });
+    const grams = parseScaleLabelLayout({ value: 'weight' }).layout!;
+    expect(decodeScaleLabel(ean13('200012301234'), grams)).toMatchObject({ value: 'weight', weightGrams: 1234 });
   });
 
   it.each([

@@ -14,11 +14,16 @@ export interface ScaleLabelLayout {
   decimals: number;
 }
 
+/**
+ * Argentine scales (Systel, Kretz and most of the local market) print the price in whole pesos in
+ * the 5 value digits: up to $ 99.999, which fits any weighed item; 5 digits in cents stop at
+ * $ 999,99, which no longer pays for 100 g of cheese. See docs/decisiones.md.
+ */
 export const DEFAULT_SCALE_LABEL_LAYOUT: ScaleLabelLayout = Object.freeze({
   prefixes: Object.freeze(['20', '21', '22', '23', '24', '25', '26', '27', '28', '29']) as string[],
   pluDigits: 5,
   value: 'price',
-  decimals: 2,
+  decimals: 0,
 });
 
 export interface ScaleLabel {
@@ -52,11 +57,12 @@ export function parseScaleLabelLayout(setting: unknown): LayoutParse {
     value: (raw['value'] as 'price' | 'weight' | undefined) ?? DEFAULT_SCALE_LABEL_LAYOUT.value,
     decimals: (raw['decimals'] as number | undefined) ?? (raw['value'] === 'weight' ? 3 : DEFAULT_SCALE_LABEL_LAYOUT.decimals),
   };
-  const problem = layoutProblem(layout);
+  const problem = scaleLabelLayoutProblem(layout);
   return problem ? { layout: DEFAULT_SCALE_LABEL_LAYOUT, problem } : { layout, problem: null };
 }
 
-function layoutProblem(layout: ScaleLabelLayout): string | null {
+/** Why a layout cannot be used (in English, for logs and API errors), or null. */
+export function scaleLabelLayoutProblem(layout: ScaleLabelLayout): string | null {
   const { prefixes, pluDigits, value, decimals } = layout;
   if (!Array.isArray(prefixes) || prefixes.length === 0 || !prefixes.every((p) => typeof p === 'string' && /^2\d$/.test(p))) {
     return 'scaleLabel.prefixes must be a non-empty list of two-digit prefixes from "20" to "29"';

@@ -1,6 +1,7 @@
 import { and, eq, inArray, or, sql } from 'drizzle-orm';
-import type { Db } from '../../db/client.ts';
+import { type Db, preparedStatement } from '../../db/client.ts';
 import { companies, products } from '../../db/schema/index.ts';
+import type { IndexedName } from './name-index.ts';
 
 /** What a price scanner may show of a product: no cost, no stock. */
 const SCANNER_COLUMNS = {
@@ -26,16 +27,6 @@ export interface ScannerRow {
   categoryId: number | null;
   enable: boolean;
 }
-
-export interface NameCandidate extends ScannerRow {
-  /** word_similarity(query, name): how well the query matches some stretch of the name. */
-  score: number;
-  /** similarity(query, name): closeness of the whole strings, to order equal scores. */
-  closeness: number;
-}
-
-/** How many nearest names the index hands over before they are filtered and re-ranked. */
-export const NAME_CANDIDATES = 10;
 
 /**
  * The scanner's SQL, as named prepared statements (parsed and planned once per connection).
@@ -63,26 +54,10 @@ export function createScannerRepo(db: Db) {
   const bySku = db
     .select(SCANNER_COLUMNS)
     .from(products)
-    .where(and(enabledOf, inArray(products.sku, [sql.placeholder('plu'), sql.placeholder('bare')])))
+    .where(and(enabledOf, inArray(products.sku, [sql.placeholder('plu'), sql.placeholder('bare'), sql.placeholder('padded')])))
     .orderBy(products.id)
     .limit(1)
     .prepare('scanner_by_plu');
-
-  // k-nearest-neighbour walk of the (company_id, search_text(name)) GiST index by word distance.
-  // The scalar subquery makes the normalised query an InitPlan, computed once per execution (a
-  // generic plan would otherwise recompute it for every row).
-  const query = sql`(SELECT search_text(${sql.placeholder('query')}::text))`;
-  const byName = db
-    .select({
-      ...SCANNER_COLUMNS,
-      score: sql<number>`word_similarity(${query}, search_text(${products.name}))`.mapWith(Number),
-      closeness: sql<number>`similarity(${query}, search_text(${products.name}))`.mapWith(Number),
-    })
-    .from(products)
-    .where(enabledOf)
-    .orderBy(sql`search_text(${products.name}) <->> ${query}`)
-    .limit(NAME_CANDIDATES)
-    .prepare('scanner_by_name');
 
   const scaleSetting = db
     .select({ setting: sql<unknown>`${companies.settings} -> 'scaleLabel'` })
@@ -95,18 +70,71 @@ export function createScannerRepo(db: Db) {
       const [row] = await byCode.execute({ companyId: company, code, alt });
       return row ?? null;
     },
-    async findByPlu(company: number, plu: string, bare: string): Promise<ScannerRow | null> {
-      const [row] = await bySku.execute({ companyId: company, plu, bare });
+    /** A product whose sku is one of the spellings of a PLU (as typed, without leading zeros, padded to 5). */
+    async findByPlu(company: number, [plu, bare = plu, padded = plu]: string[]): Promise<ScannerRow | null> {
+      const [row] = await bySku.execute({ companyId: company, plu, bare, padded });
       return row ?? null;
     },
-    async nearestByName(company: number, text: string): Promise<NameCandidate[]> {
-      return byName.execute({ companyId: company, query: text });
+    /** The company's enabled names for the in-memory index, and the catalogue version they are. */
+    async loadNames(company: number): Promise<{ version: number; names: IndexedName[] }> {
+      const rows = await namesStatement.run(db, [company]);
+      const version = Number(rows[0]?.version ?? 0);
+      const names = rows.filter((row) => row.id !== null).map((row) => ({ id: row.id!, name: row.name!, mark: row.mark }));
+      return { version, names };
+    },
+    /** The ranked products (enabled ones only) and the company's catalogue version, in one statement. */
+    async findRanked(company: number, ids: number[]): Promise<{ version: number; rows: ScannerRow[] }> {
+      const raw = await rankedStatement.run(db, [company, ids]);
+      const version = Number(raw[0]?.version ?? 0);
+      const rows = raw.filter((row) => row.id !== null).map(fromRaw);
+      return { version, rows };
     },
     /** The company's `settings.scaleLabel` (undefined when the company or the key is absent). */
     async findScaleSetting(company: number): Promise<unknown> {
       const [row] = await scaleSetting.execute({ companyId: company });
       return row?.setting ?? undefined;
     },
+  };
+}
+
+const VERSION = `(SELECT coalesce((SELECT version FROM catalogue_versions WHERE company_id = $1), 0) AS version)`;
+
+const namesStatement = preparedStatement<{ version: string; id: number | null; name: string | null; mark: string | null }>(
+  `SELECT v.version, p.id, p.name, p.mark
+     FROM ${VERSION} v
+     LEFT JOIN products p ON p.company_id = $1 AND p.enable`,
+);
+
+interface RawRow {
+  version: string;
+  id: number | null;
+  name: string;
+  description: string;
+  bc: string | null;
+  base_price: string;
+  photo: string | null;
+  mark: string | null;
+  category_id: number | null;
+  enable: boolean;
+}
+
+const rankedStatement = preparedStatement<RawRow>(
+  `SELECT v.version, p.id, p.name, p.description, p.bc, p.base_price, p.photo, p.mark, p.category_id, p.enable
+     FROM ${VERSION} v
+     LEFT JOIN products p ON p.company_id = $1 AND p.id = ANY($2::int[]) AND p.enable`,
+);
+
+function fromRaw(row: RawRow): ScannerRow {
+  return {
+    id: row.id!,
+    name: row.name,
+    description: row.description,
+    bc: row.bc,
+    basePrice: String(row.base_price),
+    photo: row.photo,
+    mark: row.mark,
+    categoryId: row.category_id,
+    enable: row.enable,
   };
 }
 

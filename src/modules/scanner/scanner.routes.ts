@@ -52,9 +52,10 @@ export function registerScannerApi(app: App, scanner: ScannerService) {
         operationId: 'scanProduct',
         summary: 'Consulta de precio por código de barras o nombre',
         description:
-          'Un código de 8 a 14 dígitos se busca primero como código de barras (BC, después sku, después etiqueta de balanza 20–29); ' +
-          'si no, o si no coincide, se busca por nombre (sin distinguir acentos ni mayúsculas, tolera errores de tipeo) y se ' +
-          'devuelven hasta 5 alternativas. Los productos deshabilitados nunca aparecen.',
+          'Solo dígitos es un código y se busca solo como código: código de barras (BC), sku, etiqueta de balanza 20–29 o PLU; ' +
+          'si no coincide, 404. Cualquier otra cosa se busca por nombre y marca (sin acentos ni mayúsculas, por cómo suena, ' +
+          'con errores de tipeo, plurales, marcas juntas o separadas y tamaños en palabras) y se devuelven hasta 5 alternativas ' +
+          'ordenadas con el mismo criterio. Los productos deshabilitados nunca aparecen.',
         querystring: ScannerQuerySchema,
         response: scannerResponses,
       },

@@ -1,37 +1,39 @@
 import { describe, expect, it } from 'vitest';
-import type { NameCandidate } from './scanner.repo.ts';
-import { rankCandidates } from './scanner.service.ts';
+import type { NameMatch } from './name-search.ts';
+import { pluSpellings, rankMatches } from './scanner.service.ts';
 
-const candidate = (id: number, score: number, closeness = 0): NameCandidate => ({
-  id,
+const match = (id: number, score: number): NameMatch => ({
   score,
-  closeness,
-  name: `P${id}`,
-  description: '',
-  bc: null,
-  basePrice: '1.00',
-  photo: null,
-  mark: null,
-  categoryId: null,
-  enable: true,
+  row: {
+    id,
+    name: `P${id}`,
+    description: '',
+    bc: null,
+    basePrice: '1.00',
+    photo: null,
+    mark: null,
+    categoryId: null,
+    enable: true,
+  },
 });
 
-describe('rankCandidates', () => {
-  it('orders by score, then closeness of the whole name, then id, and keeps 1 + 5', () => {
-    const ranked = rankCandidates([
-      candidate(9, 0.5, 0.1),
-      candidate(3, 0.9),
-      candidate(4, 0.5, 0.3),
-      candidate(2, 0.5, 0.3),
-      candidate(5, 0.4),
-      candidate(6, 0.35),
-      candidate(7, 0.31),
-    ]);
-    expect(ranked.map((c) => c.id)).toEqual([3, 2, 4, 9, 5, 6]);
+describe('rankMatches', () => {
+  it("keeps the index's order, 1 + 5 at most, and drops alternatives too weak to offer", () => {
+    const ranked = rankMatches([0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.35].map((score, i) => match(i + 1, score)));
+    expect(ranked.map((m) => m.row.id)).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(rankMatches([match(1, 0.9), match(2, 0.29)]).map((m) => m.row.id)).toEqual([1]);
   });
 
-  it('offers looser alternatives but answers nothing when even the best is too weak', () => {
-    expect(rankCandidates([candidate(1, 0.3), candidate(2, 0.25), candidate(3, 0.1)]).map((c) => c.id)).toEqual([1, 2]);
-    expect(rankCandidates([candidate(1, 0.29), candidate(2, 0.25)])).toEqual([]);
+  it('answers nothing when even the best is too weak', () => {
+    expect(rankMatches([match(1, 0.44), match(2, 0.4)])).toEqual([]);
+    expect(rankMatches([])).toEqual([]);
+  });
+});
+
+describe('pluSpellings', () => {
+  it('tries a typed PLU as typed, without its leading zeros and padded to 5 digits', () => {
+    expect(pluSpellings('00107')).toEqual(['00107', '107']);
+    expect(pluSpellings('107')).toEqual(['107', '00107']);
+    expect(pluSpellings('12345')).toEqual(['12345']);
   });
 });

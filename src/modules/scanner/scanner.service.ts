@@ -9,16 +9,18 @@ import type { Logger } from '../../logger.ts';
 import type { CompanyService } from '../companies/companies.service.ts';
 import { decodeScaleLabel, parseScaleLabelLayout, pluCandidates, type ScaleLabel, type ScaleLabelLayout } from './scale-label.ts';
 import type { ScaleLabelBody, ScannerProduct, ScannerResult } from './scanner.schemas.ts';
-import { createScannerRepo, type NameCandidate, type ScannerRow } from './scanner.repo.ts';
+import { createNameSearch, type NameMatch } from './name-search.ts';
+import { createScannerRepo, type ScannerRow } from './scanner.repo.ts';
 
 /** Token → company answers (and per-company scale layouts) are reused this long: a revoked token dies within it. */
 export const SCANNER_CACHE_TTL_MS = 30_000;
-/** Below this word similarity a name is not a match. */
-export const MIN_NAME_SCORE = 0.3;
+/** Below this relevance (name-index.ts) a name is not an answer. */
+export const MIN_NAME_SCORE = 0.45;
 /** Alternatives may be looser: they are offered, not answered ("¿buscabas alguno de estos?"). */
-export const MIN_ALTERNATIVE_SCORE = 0.2;
+export const MIN_ALTERNATIVE_SCORE = 0.3;
 export const MAX_ALTERNATIVES = 5;
-const BARCODE = /^\d{8,14}$/;
+/** Digits only: a code (barcode, scale label, sku or PLU), never a name. */
+const CODE = /^\d+$/;
 
 export interface ScannerServiceDeps {
   db: Database;
@@ -40,6 +42,7 @@ export type ScannerService = ReturnType<typeof createScannerService>;
 
 export function createScannerService({ db, companies, clock, logger, rateLimitPerMinute }: ScannerServiceDeps) {
   const repo = createScannerRepo(db.orm);
+  const names = createNameSearch(repo);
   const tokens = createTtlCache<number | null>({ ttlMs: SCANNER_CACHE_TTL_MS, maxEntries: 10_000, clock });
   const layouts = createTtlCache<ScaleLabelLayout | null>({ ttlMs: SCANNER_CACHE_TTL_MS, maxEntries: 10_000, clock });
   const limiter =
@@ -84,35 +87,40 @@ export function createScannerService({ db, companies, clock, logger, rateLimitPe
     return owner;
   }
 
-  async function byBarcode(companyId: number, code: string): Promise<ScannerResult | null> {
+  /** Barcode (BC, either GTIN spelling), then sku, then scale label, then PLU; null when no code matches. */
+  async function byCode(companyId: number, code: string): Promise<ScannerResult | null> {
     const row = await repo.findByCode(companyId, code, otherSpelling(code));
     if (row) return { product: toScannerProduct(row), matchType: 'barcode', alternatives: [] };
     const layout = await scaleLayout(companyId);
     const label = layout ? decodeScaleLabel(code, layout) : null;
-    if (!label) return null;
-    const [plu, bare = plu] = pluCandidates(label.plu) as [string, string?];
-    const product = await repo.findByPlu(companyId, plu, bare);
-    if (!product) return null;
-    return { product: toScannerProduct(product), matchType: 'barcode', alternatives: [], label: labelToWire(label, product) };
+    if (label) {
+      const product = await repo.findByPlu(companyId, pluCandidates(label.plu));
+      if (!product) return null;
+      return { product: toScannerProduct(product), matchType: 'barcode', alternatives: [], label: labelToWire(label, product) };
+    }
+    if (code.length > 6) return null;
+    const product = await repo.findByPlu(companyId, pluSpellings(code));
+    return product ? { product: toScannerProduct(product), matchType: 'barcode', alternatives: [] } : null;
   }
 
   async function byName(companyId: number, text: string): Promise<ScannerResult | null> {
     if (text.replace(/\s/g, '').length < 2) return null;
-    const ranked = rankCandidates(await repo.nearestByName(companyId, text));
+    const ranked = rankMatches(await names.search(companyId, text, MAX_ALTERNATIVES + 1));
     const [best, ...rest] = ranked;
     if (!best) return null;
-    return { product: toScannerProduct(best), matchType: 'name', alternatives: rest.map(toScannerProduct) };
+    return { product: toScannerProduct(best.row), matchType: 'name', alternatives: rest.map((m) => toScannerProduct(m.row)) };
   }
 
   /**
-   * The contract's lookup: a code of 8–14 digits is tried as a barcode (BC, then sku, then as a
-   * scale label); otherwise, or when no code matches, the best name match and up to 5 alternatives.
+   * The contract's lookup. Digits only are a code: barcode, sku, scale label or PLU, and nothing
+   * else (a short number fuzzy-matched to a name would show a confident wrong price). Anything
+   * else is a name: the best match and up to 5 alternatives, by the same relevance.
    */
   async function scan(input: ScanInput): Promise<ScannerResult> {
     const companyId = await authorize(input);
     const query = input.query.trim().replace(/\s+/g, ' ');
     if (query === '') throw new AppError('missing_parameter', "query parameter 'query' is required");
-    const result = (BARCODE.test(query) ? await byBarcode(companyId, query) : null) ?? (await byName(companyId, query));
+    const result = CODE.test(query) ? await byCode(companyId, query) : await byName(companyId, query);
     if (!result) throw new AppError('product_not_found', `no product matches "${query}"`);
     return result;
   }
@@ -124,16 +132,23 @@ export function createScannerService({ db, companies, clock, logger, rateLimitPe
     return company ? { id: company.id, name: company.name, timezone: company.timezone } : null;
   }
 
-  return { scan, kioskCompany };
+  /** Drops the cached scale layout of a company (its owner just changed it). */
+  function forgetScaleLayout(companyId: number) {
+    layouts.delete(String(companyId));
+  }
+
+  return { scan, kioskCompany, forgetScaleLayout };
 }
 
-/** Best score first; equal scores by closeness of the whole name, then id (stable answers). */
-export function rankCandidates(candidates: NameCandidate[]): NameCandidate[] {
-  const ranked = candidates
-    .filter((c) => c.score >= MIN_ALTERNATIVE_SCORE)
-    .sort((a, b) => b.score - a.score || b.closeness - a.closeness || a.id - b.id)
-    .slice(0, MAX_ALTERNATIVES + 1);
-  return ranked.length > 0 && ranked[0]!.score >= MIN_NAME_SCORE ? ranked : [];
+/** The index's order, cut at the thresholds: nothing when even the best is too weak to answer. */
+export function rankMatches(matches: NameMatch[]): NameMatch[] {
+  const kept = matches.filter((m) => m.score >= MIN_ALTERNATIVE_SCORE).slice(0, MAX_ALTERNATIVES + 1);
+  return kept.length > 0 && kept[0]!.score >= MIN_NAME_SCORE ? kept : [];
+}
+
+/** A typed PLU as the catalogue may hold it in `sku`: as typed, without leading zeros, padded to 5 digits. */
+export function pluSpellings(code: string): string[] {
+  return [...new Set([...pluCandidates(code), code.padStart(5, '0')])];
 }
 
 /** The same GTIN as stored by systems that drop or add the EAN-13 leading zero of a UPC-A code. */

@@ -9,6 +9,7 @@ export const AUDIT_LABELS: Record<string, string> = {
   'integration_key.revealed': 'Clave de integración mostrada',
   'integration_key.rotated': 'Clave de integración rotada',
   'scanner_token.rotated': 'Token del escáner rotado',
+  'scale_label.updated': 'Formato de etiquetas de balanza cambiado',
   'company.created': 'Empresa creada',
   'auth.company_selected': 'Empresa elegida en una sesión',
   'webhook.created': 'Webhook agregado',

@@ -71,7 +71,10 @@
       const item = document.createElement('li');
       const button = document.createElement('button');
       button.type = 'button';
-      button.textContent = `${alternative.name} — ${pesos(alternative.base_price)}`;
+      const price = document.createElement('span');
+      price.className = 'nowrap';
+      price.textContent = pesos(alternative.base_price);
+      button.append(`${alternative.name} — `, price);
       button.addEventListener('click', () => renderResult({ product: alternative, matchType: 'barcode', alternatives: [] }));
       item.append(button);
       list.append(item);
@@ -89,6 +92,17 @@
         : `Etiqueta de balanza · precio de lista ${pesos(product.base_price)}`;
   }
 
+  // The price on one line, as big as fits: start from the CSS size and shrink to the width.
+  function fitPrice() {
+    const price = byId('price');
+    if (price.offsetParent === null) return;
+    price.style.fontSize = '';
+    for (let i = 0; i < 6 && price.scrollWidth > price.clientWidth; i++) {
+      const size = Number.parseFloat(getComputedStyle(price).fontSize);
+      price.style.fontSize = `${Math.max(8, Math.floor((size * price.clientWidth) / price.scrollWidth) - 1)}px`;
+    }
+  }
+
   function renderResult(result) {
     const { product, label } = result;
     const amount = label ? label.amount : product.base_price;
@@ -97,7 +111,11 @@
     byId('price').textContent = pesos(amount);
     const usd = byId('usd');
     usd.hidden = !rate;
-    usd.textContent = rate ? `${dollars(amount / rate.rate)} al dólar ${pesos(rate.rate)}` : '';
+    usd.replaceChildren();
+    if (rate) {
+      const part = (text) => Object.assign(document.createElement('span'), { className: 'nowrap', textContent: text });
+      usd.append(part(dollars(amount / rate.rate)), ' ', part(`al dólar ${pesos(rate.rate)}`));
+    }
     const photo = byId('photo');
     photo.hidden = !product.photo;
     if (product.photo) photo.src = product.photo;
@@ -105,6 +123,8 @@
     renderLabel(label, product);
     renderAlternatives(result.matchType === 'name' ? result.alternatives : []);
     show('result');
+    byId('alternatives').scrollTop = 0;
+    fitPrice();
     holdThenIdle();
   }
 
@@ -147,6 +167,7 @@
     input.focus();
   });
 
+  window.addEventListener('resize', fitPrice);
   loadRate();
   setInterval(loadRate, RATE_REFRESH_MS);
   goIdle();
