@@ -358,7 +358,7 @@ describe('register API (/api/v1/box-sessions, /api/v1/sales)', () => {
     expect(res.json().sale.items[0]).toMatchObject({ product_id: queso.id, quantity: 1.25, price: 9000, subtotal: 11250 });
     expect(await stockIn(s.company.id, queso.id)).toBe(8.75);
     await t.container.db.query(`UPDATE companies SET settings = settings - 'scaleLabel' WHERE id = $1`, [s.company.id]);
-    const price = ean13('200012345000'); // PLU 00123, $ 450,00 → 0.05 kg at 9000
+    const price = ean13('200012300450'); // default layout (whole pesos): PLU 00123, $ 450 → 0.05 kg at 9000
     const byPrice = await sell(s.asCashier, { box_id: 1, items: [{ scale_label: price }] });
     expect(byPrice.json().sale.items[0]).toMatchObject({ product_id: queso.id, quantity: 0.05, subtotal: 450 });
     const unknownPlu = await sell(s.asCashier, { box_id: 1, items: [{ scale_label: ean13('200099900450') }] });
