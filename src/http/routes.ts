@@ -9,6 +9,7 @@ import {
   registerInstagramOperatorRoutes,
   registerInstagramWebhookRoutes,
 } from '../modules/instagram/instagram.routes.ts';
+import { registerInstagramInboxPage } from '../modules/instagram/inbox.page.ts';
 import { registerKioskPage } from '../modules/scanner/kiosk.routes.ts';
 import { registerScaleSettingsRoutes } from '../modules/scanner/scale-settings.routes.ts';
 import { scannerGuard } from '../modules/scanner/scanner.guard.ts';
@@ -89,6 +90,7 @@ export async function registerRoutes(app: App, container: Container, assets: Ass
 
   await registerSurface(app, 'superadmin', sessionGuard('superadmin', sessions), (scope) => {
     registerInstagramOperatorRoutes(scope, container);
+    registerInstagramInboxPage(scope, { instagram: container.instagram, shell });
     registerSalesAgentRoutes(scope, { salesAgent: container.salesAgent, shell });
     registerSuperadminRoutes(scope, { superadmin, settings, members, shell });
   });

@@ -21,6 +21,7 @@ const isMember = (s: AuthSession) => s.companyId !== null && s.role !== null;
 
 export const NAV: readonly NavItem[] = [
   { href: '/superadmin/companies', label: 'Empresas', shows: (s) => s.isSuperadmin },
+  { href: '/superadmin/instagram', label: 'Instagram', shows: (s) => s.isSuperadmin },
   { href: '/superadmin/instagram/agent', label: 'Agente de ventas', shows: (s) => s.isSuperadmin },
   { href: '/settings/integrations', label: 'Integraciones', shows: isAdmin },
   { href: '/settings/people', label: 'Personas', shows: isAdmin },
@@ -74,9 +75,13 @@ function header(viewer: Viewer, assets: AssetCatalog): SafeHtml {
   const { session } = viewer;
   if (!session) return html`<header class="shell-header"><div class="shell-bar">${brand}</div></header>`;
   const signed = { ...viewer, session };
-  const nav = NAV.filter((item) => item.shows(session)).map(
-    (item) =>
-      html`<a href="${item.href}"${viewer.path.startsWith(item.href) ? html` aria-current="page"` : ''}>${item.label}</a>`,
+  const shown = NAV.filter((item) => item.shows(session));
+  // The current section is the longest address the path is in (/superadmin/instagram/agent is the agent's, not the inbox's).
+  const current = shown
+    .filter((item) => viewer.path === item.href || viewer.path.startsWith(`${item.href}/`))
+    .sort((a, b) => b.href.length - a.href.length)[0];
+  const nav = shown.map(
+    (item) => html`<a href="${item.href}"${item === current ? html` aria-current="page"` : ''}>${item.label}</a>`,
   );
   return html`<header class="shell-header"><div class="shell-bar">${brand}
 <div class="who">${companyPart(signed)}<span class="muted" id="shell-user">${session.displayName ?? session.email}</span>

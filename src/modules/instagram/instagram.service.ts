@@ -300,6 +300,13 @@ export function createInstagramService({
       const channel = config.configured ? await repo.getChannel(db) : null;
       return {
         configured: config.configured,
+        /** Settings the channel cannot work without (the panel names them when it is not configured). */
+        missing_settings: [...(config.appId ? [] : ['INSTAGRAM_APP_ID']), ...(config.appSecret ? [] : ['INSTAGRAM_APP_SECRET'])],
+        /** Settings that are not required to connect, but without which messages only arrive by the minute poll. */
+        recommended_settings: [
+          ...(config.verifyToken ? [] : ['INSTAGRAM_VERIFY_TOKEN']),
+          ...(config.cronSecret ? [] : ['CRON_SECRET']),
+        ],
         connected: channel !== null,
         account: channel ? { id: channel.account_id, username: channel.username } : null,
         token_expires_at: channel?.token_expires_at ?? null,
@@ -406,15 +413,14 @@ export function createInstagramService({
       const rows = await repo.listConversations(db, channel.account_id);
       // Stored threads first; the Graph list is read afterwards, without delaying this answer.
       if (!channel.reconnect_required) scheduleSync();
-      return rows.map((c) => ({
-        id: c.id,
-        participant_id: c.participant_id,
-        participant_username: c.participant_username,
-        last_message_text: c.last_message_text,
-        last_message_at: c.last_message_at,
-        read_at: c.read_at,
-        updated_at: c.updated_at,
-      }));
+      return rows.map(conversationWire);
+    },
+
+    /** The stored threads of the connected account only (no sync scheduled): the panel's first paint. */
+    async storedConversations() {
+      const channel = config.configured ? await repo.getChannel(db) : null;
+      if (!channel) return [];
+      return (await repo.listConversations(db, channel.account_id)).map(conversationWire);
     },
 
     scheduleSync,
@@ -578,6 +584,22 @@ export function createInstagramService({
     messageState: (mid: string) => repo.getMessage(db, mid),
   };
 }
+
+function conversationWire(c: repo.ConversationRow) {
+  return {
+    id: c.id,
+    participant_id: c.participant_id,
+    participant_username: c.participant_username,
+    last_message_text: c.last_message_text,
+    last_message_at: c.last_message_at,
+    read_at: c.read_at,
+    updated_at: c.updated_at,
+  };
+}
+
+export type ConversationWire = ReturnType<typeof conversationWire>;
+export type InstagramStatus = Awaited<ReturnType<InstagramService['status']>>;
+export type MessageWire = Awaited<ReturnType<InstagramService['listMessages']>>['messages'][number];
 
 function formatMessage(m: repo.MessageRow) {
   return {

@@ -1,0 +1,255 @@
+import { mkdirSync } from 'node:fs';
+import type { Browser, Page, Request } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeUser } from '../factories.ts';
+import { buildInstagramApp, type InstagramTestApp } from '../instagram/helpers.ts';
+import { launchChromium } from '../setup/browser.ts';
+import { logIn, problemsOf, VIEWPORTS, watch, watchedContext } from './page-checks.ts';
+
+const SHOTS = '/tmp/shots-issue-17';
+const LIST = '**/api/superadmin/instagram/conversations';
+const CUSTOMER = '7100000000000001';
+
+interface Running {
+  t: InstagramTestApp;
+  base: string;
+  superadmin: { email: string; password: string };
+}
+
+/** An app with the fake Instagram connected; `threads` fills the store through a sync. */
+async function start(env: Record<string, string>, threads: boolean): Promise<Running> {
+  const t = await buildInstagramApp({ env });
+  const connected = await t.connect();
+  if (connected.status !== 200) throw new Error(`connect failed: ${connected.body}`);
+  if (threads) {
+    const audio = Buffer.from(Array.from({ length: 64 }, (_, i) => i));
+    t.fake.addConversation({
+      participantId: CUSTOMER,
+      username: 'cliente_del_barrio',
+      text: '',
+      attachments: [{ id: '990001', mime_type: 'audio/mp4', name: 'nota-de-voz.mp4', size: audio.length, bytes: audio }],
+    });
+    t.fake.addConversation({
+      participantId: '7100000000000002',
+      username: 'otra_persona',
+      text: 'Hola, ¿tienen planes para kioscos?',
+    });
+    await t.container.instagram.service.sync({ scheduled: false });
+    await t.container.instagram.service.idle();
+  }
+  const base = await t.app.listen({ port: 0, host: '127.0.0.1' });
+  const superadmin = await makeUser(t.container, { superadmin: true });
+  return { t, base, superadmin };
+}
+
+/** Every URL and header value the page sent: none may carry the channel's access token. */
+function recordRequests(page: Page): Request[] {
+  const seen: Request[] = [];
+  page.on('request', (request) => seen.push(request));
+  return seen;
+}
+
+describe('the operator inbox panel (/superadmin/instagram), in a real browser', () => {
+  let browser: Browser;
+  let sending: Running;
+  let readOnly: Running;
+
+  beforeAll(async () => {
+    mkdirSync(SHOTS, { recursive: true });
+    browser = await launchChromium();
+    sending = await start({ INSTAGRAM_SEND_ENABLED: 'true' }, true);
+    readOnly = await start({ INSTAGRAM_SEND_ENABLED: 'false' }, false);
+  }, 120_000);
+  afterAll(async () => {
+    await browser?.close();
+    await sending?.t.close();
+    await readOnly?.t.close();
+  });
+
+  it.each(Object.entries(VIEWPORTS))(
+    'lists the threads, labels both sides, plays audio through the proxy and replies (%s)',
+    async (name, viewport) => {
+      const { t, base, superadmin } = sending;
+      const context = await watchedContext(browser, viewport);
+      const page = watch(await context.newPage());
+      const requests = recordRequests(page);
+      await logIn(page, base, superadmin.email, superadmin.password, '/superadmin/instagram');
+      await page.waitForSelector('[data-thread]');
+      const connection = await page.locator('#connection').textContent();
+      expect(connection).toContain(`Conectado: @${t.fake.account.username}`);
+      expect(connection).toContain('Envío encendido');
+      const list = await page.locator('#threads').textContent();
+      expect(list).toContain('@cliente_del_barrio');
+      expect(list).toContain('@otra_persona');
+      expect(list).toContain('Hola, ¿tienen planes para kioscos?');
+      await page.screenshot({ path: `${SHOTS}/inbox-${name}.png`, fullPage: true });
+
+      // The thread with a voice note: inbound labelled with the participant, audio via the proxy.
+      await page.locator('[data-thread]', { hasText: '@cliente_del_barrio' }).click();
+      await page.waitForSelector('.message[data-direction=inbound]');
+      await expect(page.locator('.message[data-direction=inbound] [data-author]').first().textContent()).resolves.toBe(
+        '@cliente_del_barrio',
+      );
+      const src = await page.locator('audio').getAttribute('src');
+      expect(src).toBe('/api/superadmin/instagram/attachments?id=990001');
+      const proxied = page.waitForResponse((r) => r.url().includes('/api/superadmin/instagram/attachments?id=990001'));
+      await page.evaluate(() => {
+        const audio = document.querySelector('audio')!;
+        audio.preload = 'auto';
+        audio.load();
+      });
+      expect((await proxied).status()).toBeLessThan(300);
+
+      // The byte counter stops a reply over 1,000 bytes before it is sent.
+      await page.fill('#reply-text', 'ñ'.repeat(501));
+      await expect(page.locator('[data-bytes]').textContent()).resolves.toContain('1.002 / 1.000 bytes: demasiado largo');
+      await expect(page.locator('[data-reply] button[type=submit]').isDisabled()).resolves.toBe(true);
+
+      // A reply: pending at once, then sent and labelled with the connected handle.
+      const text = `Hola, te paso los planes (${name})`;
+      await page.fill('#reply-text', text);
+      await page.click('[data-reply] button[type=submit]');
+      const sent = page.locator('.message[data-direction=outbound]', { hasText: text });
+      await sent.waitFor();
+      await expect(sent.locator('[data-author]').textContent()).resolves.toBe(`@${t.fake.account.username}`);
+      await expect(page.locator('[data-outgoing]').count()).resolves.toBe(0);
+      await page.screenshot({ path: `${SHOTS}/thread-${name}.png`, fullPage: true });
+      if (name === 'phone') {
+        // One view at a time on a phone: the list is back with the button.
+        await page.click('.back-to-list');
+        await page.waitForSelector('#threads', { state: 'visible' });
+      }
+
+      const tokens = [...t.fake.validTokens];
+      expect(tokens.length).toBeGreaterThan(0);
+      for (const request of requests) {
+        const seen = `${request.url()} ${JSON.stringify(await request.allHeaders())} ${request.postData() ?? ''}`;
+        for (const token of tokens) expect(seen).not.toContain(token);
+      }
+      expect(await problemsOf(page)).toEqual({ console: [], csp: [], errors: [], overflow: 0 });
+      await context.close();
+    },
+  );
+
+  it('says in Spanish why a reply did not go out (the 24-hour window)', async () => {
+    const { t, base, superadmin } = sending;
+    t.fake.knobs.windowClosed = true;
+    try {
+      const context = await watchedContext(browser, VIEWPORTS.desktop);
+      const page = watch(await context.newPage());
+      await logIn(page, base, superadmin.email, superadmin.password, '/superadmin/instagram');
+      await page.locator('[data-thread]', { hasText: '@otra_persona' }).click();
+      await page.waitForSelector('.message[data-direction=inbound]');
+      await page.fill('#reply-text', 'Hola, ¿seguís ahí?');
+      await page.click('[data-reply] button[type=submit]');
+      await page.waitForSelector('[data-outgoing=error]');
+      await expect(page.locator('[data-outgoing=error]').textContent()).resolves.toContain('pasaron más de 24 horas');
+      await context.close();
+    } finally {
+      t.fake.knobs.windowClosed = false;
+    }
+  });
+
+  it('keeps the reply box disabled with the reason when sending is off', async () => {
+    const { t, base, superadmin } = readOnly;
+    t.fake.addConversation({ participantId: CUSTOMER, username: 'solo_lectura', text: 'Hola' });
+    await t.container.instagram.service.sync({ scheduled: false });
+    const context = await watchedContext(browser, VIEWPORTS.phone);
+    const page = watch(await context.newPage());
+    await logIn(page, base, superadmin.email, superadmin.password, '/superadmin/instagram');
+    await expect(page.locator('[data-send-flag]').getAttribute('data-send-flag')).resolves.toBe('off');
+    await page.locator('[data-thread]', { hasText: '@solo_lectura' }).click();
+    await page.waitForSelector('[data-reply-disabled]');
+    await expect(page.locator('#reply-text').isDisabled()).resolves.toBe(true);
+    await expect(page.locator('[data-reply-disabled]').textContent()).resolves.toContain('Solo lectura');
+    await page.screenshot({ path: `${SHOTS}/read-only-phone.png`, fullPage: true });
+    expect(t.fake.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/messages'))).toEqual([]);
+    await context.close();
+    await t.container.db.query('DELETE FROM instagram_messages');
+    await t.container.db.query('DELETE FROM instagram_conversations');
+  });
+
+  it('retries the list exactly once when the first answer is empty', async () => {
+    const { base, superadmin } = sending;
+    const context = await watchedContext(browser, VIEWPORTS.desktop);
+    const page = watch(await context.newPage());
+    let asked = 0;
+    await page.route(LIST, async (route) => {
+      asked += 1;
+      if (asked === 1) return route.fulfill({ json: { conversations: [] } });
+      return route.continue();
+    });
+    // No stored threads in the first paint, so what shows comes from the retry.
+    await page.route('**/superadmin/instagram', async (route) => {
+      const response = await route.fetch();
+      const body = (await response.text()).replace(/"conversations":\[[^\]]*\]/, '"conversations":[]');
+      await route.fulfill({ response, body });
+    });
+    await logIn(page, base, superadmin.email, superadmin.password, '/superadmin/instagram');
+    await page.waitForSelector('[data-thread]');
+    expect(asked).toBe(2);
+    await context.close();
+  });
+
+  it('gives up on a list slower than 15 s: stored threads stay, or the empty state says what to do', async () => {
+    for (const [running, stored] of [
+      [sending, true],
+      [readOnly, false],
+    ] as const) {
+      const { base, superadmin } = running;
+      const context = await watchedContext(browser, VIEWPORTS.desktop);
+      const page = watch(await context.newPage());
+      await logIn(page, base, superadmin.email, superadmin.password, '/cuenta');
+      await page.clock.install();
+      let asked = 0;
+      await page.route(LIST, async () => {
+        asked += 1; // never answered: the page has to give up on its own
+      });
+      await page.goto(`${base}/superadmin/instagram`);
+      await page.waitForSelector('[data-list-loading]');
+      const timeout = await page.evaluate(
+        () => JSON.parse(document.querySelector('script[type="application/json"]')!.textContent!).list_timeout_ms,
+      );
+      expect(timeout).toBe(15_000);
+      expect(asked).toBe(1);
+      await page.clock.runFor(14_000);
+      await expect(page.locator('[data-list-problem]').count()).resolves.toBe(0);
+      await page.clock.runFor(1_500);
+      await page.waitForSelector('[data-list-problem]');
+      const problem = await page.locator('[data-list-problem]').textContent();
+      expect(problem).toContain('más de 15 segundos');
+      if (stored) {
+        expect(problem).toContain('Mostramos las conversaciones guardadas');
+        await expect(page.locator('[data-thread]').count()).resolves.toBeGreaterThan(0);
+      } else {
+        await expect(page.locator('[data-empty-state]').textContent()).resolves.toContain('No hay conversaciones guardadas');
+        await page.screenshot({ path: `${SHOTS}/empty-after-timeout.png`, fullPage: true });
+      }
+      await context.close();
+    }
+  });
+
+  it('redirects admins and cashiers away; merchant pages never link the inbox', async () => {
+    const { t, base } = sending;
+    const company = (await t.container.db.query<{ id: number }>('SELECT id FROM companies ORDER BY id LIMIT 1'))[0]!;
+    for (const role of ['admin', 'cashier'] as const) {
+      const person = await makeUser(t.container, { companyId: company.id, role });
+      const context = await watchedContext(browser, VIEWPORTS.desktop);
+      const page = watch(await context.newPage());
+      await logIn(page, base, person.email, person.password, '/cuenta');
+      await page.goto(`${base}/superadmin/instagram`);
+      expect(new URL(page.url()).pathname.startsWith('/superadmin')).toBe(false);
+      const pages =
+        role === 'admin'
+          ? ['/settings/integrations', '/settings/people', '/ventas', '/caja', '/docs']
+          : ['/caja', '/cuenta', '/docs'];
+      for (const path of pages) {
+        await page.goto(`${base}${path}`);
+        const links = await page.locator('a[href*="instagram"]').count();
+        expect(links, path).toBe(0);
+        expect(await page.content(), path).not.toContain('/superadmin/instagram');
+      }
+      await context.close();
+    }
+  });
+});
