@@ -18,6 +18,7 @@ import { createIntegrationService, type IntegrationService } from './modules/int
 import { saleBatchOptions } from './modules/integration/sale-batcher.ts';
 import { createMemberService, type MemberService } from './modules/users/members.service.ts';
 import { type ApiTokenService, createApiTokenService } from './modules/api-tokens/api-tokens.service.ts';
+import { type CatalogService, createCatalogService } from './modules/catalog/catalog.service.ts';
 import { createUserService, type UserService } from './modules/users/users.service.ts';
 import { createRegisterService, type RegisterService } from './modules/register/register.service.ts';
 import { createInstagramModule, type InstagramModule, type InstagramModuleDeps } from './modules/instagram/instagram.module.ts';
@@ -39,6 +40,8 @@ export interface Container {
   readonly members: MemberService;
   /** Company API tokens of the merchant API (/api/v1). */
   readonly apiTokens: ApiTokenService;
+  /** The back office's catalogue and stock (merchant API). */
+  readonly catalog: CatalogService;
   /** The cash register: box sessions and register sales (/api/v1/sales, /caja). */
   readonly register: RegisterService;
   readonly auth: AuthService;
@@ -82,6 +85,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   const users = createUserService({ db, clock });
   const members = createMemberService({ db, clock, users });
   const apiTokens = createApiTokenService({ db, clock });
+  const catalog = createCatalogService({ db, clock });
   const register = createRegisterService({ db, clock });
   const auth = createAuthService({ db, config, clock, logger, users });
   const settings = createSettingsService({ db, config, clock, companies });
@@ -132,6 +136,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     users,
     members,
     apiTokens,
+    catalog,
     register,
     auth,
     settings,

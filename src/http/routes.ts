@@ -9,6 +9,7 @@ import {
   registerInstagramOperatorRoutes,
   registerInstagramWebhookRoutes,
 } from '../modules/instagram/instagram.routes.ts';
+import { registerCatalogRoutes } from '../modules/catalog/catalog.routes.ts';
 import { registerInstagramInboxPage } from '../modules/instagram/inbox.page.ts';
 import { registerKioskPage } from '../modules/scanner/kiosk.routes.ts';
 import { registerScaleSettingsRoutes } from '../modules/scanner/scale-settings.routes.ts';
@@ -86,6 +87,7 @@ export async function registerRoutes(app: App, container: Container, assets: Ass
   await registerSurface(app, 'merchant', merchantGuard({ auth, config, tokens: container.apiTokens }), (scope) => {
     registerApiTokenRoutes(scope, { tokens: container.apiTokens, companies: container.companies });
     registerRegisterRoutes(scope, { register: container.register });
+    registerCatalogRoutes(scope, { catalog: container.catalog });
   });
 
   await registerSurface(app, 'superadmin', sessionGuard('superadmin', sessions), (scope) => {

@@ -27,6 +27,7 @@ export type AuditAction =
   | 'webhook.disabled'
   | 'webhook.removed'
   | 'webhook.secret_rotated'
+  | 'catalog.price_change'
   | 'api_token.created'
   | 'api_token.revoked'
   | 'box_session.opened'

@@ -22,6 +22,11 @@ export interface ProductInput {
   enable?: boolean;
   photo?: string | null;
   updatedAt?: Date;
+  /** Back-office fields (the integration events do not carry them). */
+  ivaRate?: ProductRow['ivaRate'];
+  cost?: string | null;
+  unit?: ProductRow['unit'];
+  minStock?: string | null;
 }
 
 export interface UpsertResult {
@@ -63,6 +68,10 @@ function catalogueFields(input: ProductInput) {
   if (input.mark !== undefined) fields.mark = input.mark;
   if (input.enable !== undefined) fields.enable = input.enable;
   if (input.photo !== undefined) fields.photo = input.photo;
+  if (input.ivaRate !== undefined) fields.ivaRate = input.ivaRate;
+  if (input.cost !== undefined) fields.cost = input.cost;
+  if (input.unit !== undefined) fields.unit = input.unit;
+  if (input.minStock !== undefined) fields.minStock = input.minStock;
   return fields;
 }
 

@@ -1,0 +1,326 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ean13 } from '../../src/lib/barcode.ts';
+import { buildTestApp, type TestApp } from '../app.ts';
+import { makeCompany, makeProduct, makeUser } from '../factories.ts';
+import { login, SAME_ORIGIN } from '../sessions.ts';
+
+describe('back office merchant API: products, categories, deposits, boxes, stock, price change', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await buildTestApp({ env: { AUTH_LOGIN_LIMIT_PER_CLIENT: '1000', AUTH_LOGIN_LIMIT_PER_ACCOUNT: '1000' } });
+  });
+  afterAll(() => t.close());
+
+  async function shop(name = 'Almacén') {
+    const company = await makeCompany(t.container, { name });
+    const admin = await makeUser(t.container, { companyId: company.id, role: 'admin' });
+    const cashier = await makeUser(t.container, { companyId: company.id, role: 'cashier' });
+    const asAdmin = { cookie: (await login(t.app, admin.email, admin.password)).cookie, ...SAME_ORIGIN };
+    const asCashier = { cookie: (await login(t.app, cashier.email, cashier.password)).cookie, ...SAME_ORIGIN };
+    const token = async (scope: 'read' | 'read-write') =>
+      ({
+        authorization: `Bearer ${(await t.app.inject({ method: 'POST', url: '/api/v1/api-tokens', headers: asAdmin, payload: { name: scope, scope } })).json().secret}`,
+      }) as Record<string, string>;
+    return { company, asAdmin, asCashier, readToken: await token('read'), rwToken: await token('read-write') };
+  }
+
+  const call = (method: string, url: string, headers: Record<string, string>, payload?: unknown) =>
+    t.app.inject({ method: method as 'GET', url, headers, ...(payload !== undefined ? { payload: payload as object } : {}) });
+
+  const eventsOf = (companyId: number) =>
+    t.container.db.query<{ event: string; payload: { data: Record<string, Record<string, unknown>> } }>(
+      'SELECT event, payload FROM outbox_events WHERE company_id = $1 ORDER BY seq',
+      [companyId],
+    );
+
+  it('creates a product with its back-office fields, validates the barcode and stores UPC-A as EAN-13, emitting product.upserted', async () => {
+    const s = await shop();
+    const category = (await call('POST', '/api/v1/categories', s.asAdmin, { name: 'Almacén seco' })).json().category;
+    const upc = '036000291452'; // a valid UPC-A
+    const res = await call('POST', '/api/v1/products', s.asAdmin, {
+      name: 'Yerba mate suave 1 kg',
+      sku: 'YER-1',
+      barcode: upc,
+      base_price: 4890.5,
+      cost: 3100,
+      iva_rate: '21',
+      unit: 'unit',
+      min_stock: 5,
+      category_id: category.id,
+      mark: 'Playadito',
+      stock: 12,
+    });
+    expect(res.statusCode, res.body).toBe(201);
+    const product = res.json().product;
+    expect(product).toMatchObject({
+      name: 'Yerba mate suave 1 kg',
+      sku: 'YER-1',
+      barcode: `0${upc}`,
+      BC: `0${upc}`,
+      base_price: 4890.5,
+      cost: 3100,
+      iva_rate: '21',
+      unit: 'unit',
+      min_stock: 5,
+      stock: 12,
+      category_id: category.id,
+      enable: true,
+    });
+    const events = (await eventsOf(s.company.id)).map((e) => e.event);
+    expect(events).toContain('product.upserted');
+    expect(events).toContain('movement.created');
+    const got = await call('GET', `/api/v1/products/${product.id}`, s.readToken);
+    expect(got.json().product).toEqual(product);
+
+    const bad = await call('POST', '/api/v1/products', s.asAdmin, { name: 'X', base_price: 1, barcode: '7790000000001' });
+    expect(bad.statusCode).toBe(422);
+    expect(bad.json().error).toContain('check digit');
+    for (const body of [
+      { name: 'X', base_price: -1 },
+      { name: 'X', base_price: 'diez' },
+      { name: '', base_price: 1 },
+      { name: 'X', base_price: 1, iva_rate: '22' },
+      { name: 'X', base_price: 1, unit: 'litro' },
+      { name: 'X', base_price: 1, barcode: 'abc' },
+      { name: 'X', base_price: 1, company_id: 2 },
+      { base_price: 1 },
+    ]) {
+      const r = await call('POST', '/api/v1/products', s.asAdmin, body);
+      expect(r.statusCode, JSON.stringify(body)).toBe(422);
+      expect(r.json()).toHaveProperty('code');
+    }
+  });
+
+  it('refuses a sku or barcode another product has (409 naming it) and changes nothing', async () => {
+    const s = await shop();
+    const code = ean13('779000000001');
+    const first = (
+      await call('POST', '/api/v1/products', s.asAdmin, { name: 'Primero', base_price: 10, sku: 'A1', barcode: code })
+    ).json().product;
+    const before = (await eventsOf(s.company.id)).length;
+    const sameSku = await call('POST', '/api/v1/products', s.rwToken, { name: 'Otro', base_price: 10, sku: 'A1' });
+    expect(sameSku.statusCode).toBe(409);
+    expect(sameSku.json().error).toContain(`product ${first.id} (Primero)`);
+    const second = (await call('POST', '/api/v1/products', s.asAdmin, { name: 'Segundo', base_price: 10 })).json().product;
+    const sameCode = await call('PATCH', `/api/v1/products/${second.id}`, s.asAdmin, { barcode: code });
+    expect(sameCode.statusCode).toBe(409);
+    expect(sameCode.json().error).toContain('Primero');
+    // Its own codes again are fine.
+    expect((await call('PATCH', `/api/v1/products/${first.id}`, s.asAdmin, { sku: 'A1', barcode: code })).statusCode).toBe(200);
+    expect((await eventsOf(s.company.id)).length).toBe(before + 2);
+  });
+
+  it('lists with q (accents and case ignored), filters, low stock and a cursor; disables instead of deleting', async () => {
+    const s = await shop();
+    await makeProduct(t.container, s.company.id, { name: 'Azúcar común 1 kg', sku: 'AZ-1', basePrice: 1200, mark: 'Ledesma' });
+    await makeProduct(t.container, s.company.id, { name: 'Café molido', sku: 'CAF', basePrice: 5000, mark: 'La Virginia' });
+    for (let i = 0; i < 5; i++) await makeProduct(t.container, s.company.id, { name: `Galletitas ${i}`, basePrice: 900 + i });
+    const az = await call('GET', '/api/v1/products?q=AZUCAR', s.asCashier);
+    expect(az.json().products.map((p: { name: string }) => p.name)).toEqual(['Azúcar común 1 kg']);
+    expect((await call('GET', '/api/v1/products?q=caf', s.readToken)).json().products).toHaveLength(1);
+    expect((await call('GET', '/api/v1/products?mark=ledesma', s.readToken)).json().products).toHaveLength(1);
+
+    const page1 = (await call('GET', '/api/v1/products?q=galletitas&limit=3', s.readToken)).json();
+    expect(page1.products).toHaveLength(3);
+    expect(page1.meta.next_cursor).toEqual(expect.any(String));
+    const page2 = (
+      await call('GET', `/api/v1/products?q=galletitas&limit=3&cursor=${page1.meta.next_cursor}`, s.readToken)
+    ).json();
+    expect(page2.products).toHaveLength(2);
+    expect(page2.meta.next_cursor).toBeNull();
+    const ids = [...page1.products, ...page2.products].map((p: { id: number }) => p.id);
+    expect(new Set(ids).size).toBe(5);
+
+    const cafe = (await call('GET', '/api/v1/products?q=cafe', s.asAdmin)).json().products[0];
+    const low = await call('PATCH', `/api/v1/products/${cafe.id}`, s.asAdmin, { min_stock: 3 });
+    expect(low.json().product.min_stock).toBe(3);
+    expect(
+      (await call('GET', '/api/v1/products?low_stock=true', s.asAdmin)).json().products.map((p: { id: number }) => p.id),
+    ).toEqual([cafe.id]);
+    const off = await call('PATCH', `/api/v1/products/${cafe.id}`, s.asAdmin, { enable: false });
+    expect(off.json().product.enable).toBe(false);
+    expect((await call('GET', '/api/v1/products?enabled=false', s.asAdmin)).json().products).toHaveLength(1);
+    expect((await call('DELETE', `/api/v1/products/${cafe.id}`, s.asAdmin)).statusCode).toBe(404);
+    expect((await call('GET', '/api/v1/products?cursor=%%%', s.asAdmin)).statusCode).toBe(422);
+  });
+
+  it('lets cashiers and read tokens read only; read-write tokens and admins write', async () => {
+    const s = await shop();
+    const body = { name: 'Fideos', base_price: 800 };
+    expect((await call('POST', '/api/v1/products', s.asCashier, body)).statusCode).toBe(403);
+    expect((await call('POST', '/api/v1/products', s.readToken, body)).statusCode).toBe(403);
+    expect(
+      (await call('POST', '/api/v1/movements', s.asCashier, { type: 'IN', product_id: 1, deposit_id: 1, amount: 1 })).statusCode,
+    ).toBe(403);
+    expect((await call('POST', '/api/v1/products/price-change', s.readToken, { percent: 10 })).statusCode).toBe(403);
+    expect((await call('POST', '/api/v1/products', s.rwToken, body)).statusCode).toBe(201);
+    expect((await call('GET', '/api/v1/stock', s.asCashier)).statusCode).toBe(200);
+    expect((await call('GET', '/api/v1/products', {})).statusCode).toBe(401);
+  });
+
+  it("never shows or touches another company's products, categories, deposits, boxes or stock (404)", async () => {
+    const a = await shop('A');
+    const b = await shop('B');
+    const product = (await call('POST', '/api/v1/products', a.asAdmin, { name: 'Solo de A', base_price: 1 })).json().product;
+    const category = (await call('POST', '/api/v1/categories', a.asAdmin, { name: 'Cat A' })).json().category;
+    expect((await call('GET', `/api/v1/products/${product.id}`, b.asAdmin)).statusCode).toBe(404);
+    expect((await call('PATCH', `/api/v1/products/${product.id}`, b.rwToken, { name: 'robado' })).statusCode).toBe(404);
+    expect((await call('GET', `/api/v1/products/${product.id}/movements`, b.asAdmin)).statusCode).toBe(404);
+    expect((await call('PATCH', `/api/v1/categories/${category.id}`, b.asAdmin, { name: 'x' })).statusCode).toBe(404);
+    expect((await call('GET', '/api/v1/products', b.asAdmin)).json().products).toEqual([]);
+    expect((await call('GET', '/api/v1/categories', b.asAdmin)).json().categories).toEqual([]);
+    const foreignCategory = await call('POST', '/api/v1/products', b.asAdmin, {
+      name: 'x',
+      base_price: 1,
+      category_id: category.id,
+    });
+    expect(foreignCategory.statusCode).toBe(422);
+    const bDeposits = (await call('GET', '/api/v1/deposits', b.asAdmin)).json().deposits;
+    const aDeposit = (await call('POST', '/api/v1/deposits', a.asAdmin, { name: 'Depósito secreto' })).json().deposit;
+    expect(bDeposits.some((d: { name: string }) => d.name === 'Depósito secreto')).toBe(false);
+    expect((await call('PATCH', `/api/v1/deposits/${aDeposit.id}`, b.asAdmin, { name: 'x' })).statusCode).toBe(404);
+    expect((await call('GET', `/api/v1/stock?deposit_id=${aDeposit.id}`, b.asAdmin)).statusCode).toBe(404);
+    const move = await call('POST', '/api/v1/movements', b.asAdmin, {
+      type: 'IN',
+      product_id: product.id,
+      deposit_id: 1,
+      amount: 5,
+    });
+    expect(move.statusCode).toBe(404);
+    const [row] = await t.container.db.query<{ name: string }>('SELECT name FROM products WHERE company_id = $1 AND id = $2', [
+      a.company.id,
+      product.id,
+    ]);
+    expect(row?.name).toBe('Solo de A');
+  });
+
+  it('books stock through the ledger: receive, take out, transfer, and a count that sets the stock; with events', async () => {
+    const s = await shop();
+    const product = (await call('POST', '/api/v1/products', s.asAdmin, { name: 'Aceite', base_price: 2500, min_stock: 4 })).json()
+      .product;
+    const second = (await call('POST', '/api/v1/deposits', s.asAdmin, { name: 'Trastienda' })).json().deposit;
+    const deposits = (await call('GET', '/api/v1/deposits', s.asAdmin)).json().deposits;
+    const main = deposits.find((d: { is_default: boolean }) => d.is_default).id;
+    const before = (await eventsOf(s.company.id)).length;
+    const received = await call('POST', '/api/v1/movements', s.rwToken, {
+      type: 'IN',
+      product_id: product.id,
+      deposit_id: main,
+      amount: 10,
+      reason: 'Remito 0001-00001234',
+    });
+    expect(received.statusCode, received.body).toBe(201);
+    expect(received.json().movement).toMatchObject({ type: 'IN', amount: 10, reason: 'Remito 0001-00001234' });
+    const events = (await eventsOf(s.company.id)).slice(before).map((e) => e.event);
+    expect(events).toEqual(['movement.created', 'product.stock_updated']);
+
+    await call('POST', '/api/v1/movements', s.asAdmin, { type: 'OUT', product_id: product.id, deposit_id: main, amount: 2 });
+    await call('POST', '/api/v1/movements', s.asAdmin, {
+      type: 'TRANSFER',
+      product_id: product.id,
+      deposit_id: main,
+      to_deposit_id: second.id,
+      amount: 3,
+    });
+    const count = await call('POST', '/api/v1/movements', s.asAdmin, {
+      type: 'ADJUSTMENT',
+      product_id: product.id,
+      deposit_id: main,
+      amount: 4,
+    });
+    expect(count.json().movement).toMatchObject({ type: 'ADJUSTMENT', amount: -1 });
+    const levels = (await call('GET', `/api/v1/stock?q=aceite`, s.asCashier)).json().stock;
+    expect(levels).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ product_id: product.id, deposit_id: main, stock: 4, min_stock: 4 }),
+        expect.objectContaining({ product_id: product.id, deposit_id: second.id, stock: 3 }),
+      ]),
+    );
+    expect((await call('GET', `/api/v1/products/${product.id}`, s.asAdmin)).json().product.stock).toBe(7);
+    const low = (await call('GET', `/api/v1/stock?low_stock=true&deposit_id=${second.id}`, s.asAdmin)).json().stock;
+    expect(low.map((l: { product_id: number }) => l.product_id)).toEqual([product.id]);
+    const ledger = (await call('GET', `/api/v1/products/${product.id}/movements`, s.readToken)).json().movements;
+    expect(ledger.map((m: { type: string }) => m.type)).toEqual(['ADJUSTMENT', 'TRANSFER', 'OUT', 'IN']);
+
+    for (const body of [
+      { type: 'IN', product_id: product.id, deposit_id: main, amount: 0 },
+      { type: 'TRANSFER', product_id: product.id, deposit_id: main, amount: 1 },
+      { type: 'GIFT', product_id: product.id, deposit_id: main, amount: 1 },
+      { type: 'ADJUSTMENT', product_id: product.id, deposit_id: main, amount: 4 },
+      { type: 'IN', product_id: product.id, deposit_id: main, amount: -3 },
+    ]) {
+      const r = await call('POST', '/api/v1/movements', s.asAdmin, body);
+      expect(r.statusCode, JSON.stringify(body)).toBe(422);
+    }
+    expect((await call('GET', `/api/v1/products/${product.id}`, s.asAdmin)).json().product.stock).toBe(7);
+  });
+
+  it('changes prices in bulk: a dry run shows the sample, applying is one audited transaction with one event per product', async () => {
+    const s = await shop();
+    const cat = (await call('POST', '/api/v1/categories', s.asAdmin, { name: 'Bebidas' })).json().category;
+    const inCat = [];
+    for (const [name, price] of [
+      ['Gaseosa cola 2,25 l', 2345],
+      ['Agua mineral 2 l', 1190],
+    ] as const) {
+      inCat.push(
+        (await call('POST', '/api/v1/products', s.asAdmin, { name, base_price: price, category_id: cat.id })).json().product,
+      );
+    }
+    await call('POST', '/api/v1/products', s.asAdmin, { name: 'Pan lactal', base_price: 2000 });
+    const dry = await call('POST', '/api/v1/products/price-change', s.asAdmin, {
+      percent: 12.5,
+      filter: { category_id: cat.id },
+      rounding: '10',
+      dry_run: true,
+    });
+    expect(dry.json()).toEqual({
+      matched: 2,
+      changed: 2,
+      applied: false,
+      sample: [
+        { id: inCat[0].id, name: 'Gaseosa cola 2,25 l', before: 2345, after: 2640 },
+        { id: inCat[1].id, name: 'Agua mineral 2 l', before: 1190, after: 1340 },
+      ],
+    });
+    expect((await call('GET', `/api/v1/products/${inCat[0].id}`, s.asAdmin)).json().product.base_price).toBe(2345);
+    const before = (await eventsOf(s.company.id)).length;
+    const applied = await call('POST', '/api/v1/products/price-change', s.rwToken, {
+      percent: 12.5,
+      filter: { category_id: cat.id },
+      rounding: '10',
+    });
+    expect(applied.json()).toMatchObject({ matched: 2, changed: 2, applied: true });
+    expect((await call('GET', `/api/v1/products/${inCat[0].id}`, s.asAdmin)).json().product.base_price).toBe(2640);
+    const events = (await eventsOf(s.company.id)).slice(before);
+    expect(events.map((e) => e.event)).toEqual(['product.upserted', 'product.upserted']);
+    expect(events[0]!.payload.data['product']!['base_price']).toBe(2640);
+    const audit = await t.container.db.query<{ action: string; actor_email: string }>(
+      `SELECT action, actor_email FROM audit_log WHERE company_id = $1 AND action = 'catalog.price_change'`,
+      [s.company.id],
+    );
+    expect(audit).toEqual([{ action: 'catalog.price_change', actor_email: 'token API «read-write»' }]);
+    expect((await call('POST', '/api/v1/products/price-change', s.asAdmin, { percent: 0 })).statusCode).toBe(422);
+  });
+
+  it('creates and renames categories, deposits and boxes; a box sells from a deposit of the company', async () => {
+    const s = await shop();
+    const boxes = (await call('GET', '/api/v1/boxes', s.asCashier)).json().boxes;
+    expect(boxes.length).toBeGreaterThan(0);
+    const deposit = (await call('POST', '/api/v1/deposits', s.asAdmin, { name: 'Sucursal Centro' })).json().deposit;
+    const box = await call('POST', '/api/v1/boxes', s.asAdmin, { name: 'Caja Centro', deposit_id: deposit.id });
+    expect(box.statusCode).toBe(201);
+    expect(box.json().box).toMatchObject({ name: 'Caja Centro', deposit_id: deposit.id });
+    const renamed = await call('PATCH', `/api/v1/boxes/${box.json().box.id}`, s.asAdmin, { name: 'Caja 2' });
+    expect(renamed.json().box).toMatchObject({ name: 'Caja 2', deposit_id: deposit.id });
+    expect((await call('POST', '/api/v1/boxes', s.asAdmin, { name: 'x', deposit_id: 999 })).statusCode).toBe(422);
+    expect((await call('PATCH', `/api/v1/deposits/${deposit.id}`, s.asAdmin, { name: 'Centro' })).json().deposit.name).toBe(
+      'Centro',
+    );
+    const cat = (await call('POST', '/api/v1/categories', s.asAdmin, { name: 'Limpieza' })).json().category;
+    expect((await call('POST', '/api/v1/categories', s.asAdmin, { name: 'limpieza' })).statusCode).toBe(409);
+    expect(
+      (await call('PATCH', `/api/v1/categories/${cat.id}`, s.asAdmin, { name: 'Limpieza y perfumería' })).json().category.name,
+    ).toBe('Limpieza y perfumería');
+  });
+});
