@@ -19,6 +19,7 @@ import { saleBatchOptions } from './modules/integration/sale-batcher.ts';
 import { createMemberService, type MemberService } from './modules/users/members.service.ts';
 import { type ApiTokenService, createApiTokenService } from './modules/api-tokens/api-tokens.service.ts';
 import { type CatalogService, createCatalogService } from './modules/catalog/catalog.service.ts';
+import { type CatalogImport, createCatalogImport } from './modules/catalog/catalog-import.ts';
 import { createUserService, type UserService } from './modules/users/users.service.ts';
 import { createRegisterService, type RegisterService } from './modules/register/register.service.ts';
 import { createInstagramModule, type InstagramModule, type InstagramModuleDeps } from './modules/instagram/instagram.module.ts';
@@ -42,6 +43,7 @@ export interface Container {
   readonly apiTokens: ApiTokenService;
   /** The back office's catalogue and stock (merchant API). */
   readonly catalog: CatalogService;
+  readonly catalogImport: CatalogImport;
   /** The cash register: box sessions and register sales (/api/v1/sales, /caja). */
   readonly register: RegisterService;
   readonly auth: AuthService;
@@ -86,6 +88,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   const members = createMemberService({ db, clock, users });
   const apiTokens = createApiTokenService({ db, clock });
   const catalog = createCatalogService({ db, clock });
+  const catalogImport = createCatalogImport({ db, clock });
   const register = createRegisterService({ db, clock });
   const auth = createAuthService({ db, config, clock, logger, users });
   const settings = createSettingsService({ db, config, clock, companies });
@@ -137,6 +140,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     members,
     apiTokens,
     catalog,
+    catalogImport,
     register,
     auth,
     settings,

@@ -87,7 +87,7 @@ export async function registerRoutes(app: App, container: Container, assets: Ass
   await registerSurface(app, 'merchant', merchantGuard({ auth, config, tokens: container.apiTokens }), (scope) => {
     registerApiTokenRoutes(scope, { tokens: container.apiTokens, companies: container.companies });
     registerRegisterRoutes(scope, { register: container.register });
-    registerCatalogRoutes(scope, { catalog: container.catalog });
+    registerCatalogRoutes(scope, { catalog: container.catalog, imports: container.catalogImport });
   });
 
   await registerSurface(app, 'superadmin', sessionGuard('superadmin', sessions), (scope) => {

@@ -324,3 +324,123 @@ describe('back office merchant API: products, categories, deposits, boxes, stock
     ).toBe('Limpieza y perfumería');
   });
 });
+
+describe('spreadsheet import and export (/api/v1/products/import, /export)', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await buildTestApp({ env: { AUTH_LOGIN_LIMIT_PER_CLIENT: '1000' } });
+  });
+  afterAll(() => t.close());
+
+  async function owner() {
+    const company = await makeCompany(t.container);
+    const admin = await makeUser(t.container, { companyId: company.id, role: 'admin' });
+    return { company, headers: { cookie: (await login(t.app, admin.email, admin.password)).cookie, ...SAME_ORIGIN } };
+  }
+  const upload = (headers: Record<string, string>, body: Buffer | string, dryRun = false) =>
+    t.app.inject({
+      method: 'POST',
+      url: `/api/v1/products/import?dry_run=${dryRun}`,
+      headers: { ...headers, 'content-type': 'text/csv' },
+      payload: body,
+    });
+  const list = async (headers: Record<string, string>) =>
+    (await t.app.inject({ url: '/api/v1/products?limit=200', headers })).json().products as Record<string, unknown>[];
+  const events = async (companyId: number) =>
+    (
+      await t.container.db.query<{ n: number }>('SELECT count(*)::int AS n FROM outbox_events WHERE company_id = $1', [companyId])
+    )[0]!.n;
+
+  /** Windows-1252 bytes of a string (what Excel's "CSV" writes in Argentina). */
+  function win1252(text: string): Buffer {
+    const map: Record<string, number> = { á: 0xe1, é: 0xe9, í: 0xed, ó: 0xf3, ú: 0xfa, ñ: 0xf1, Ñ: 0xd1, º: 0xba };
+    return Buffer.from([...text].map((c) => map[c] ?? c.charCodeAt(0)));
+  }
+
+  it("reads Excel's CSV (Windows-1252, ';', 1.234,56), creates categories by name, skips broken rows naming line and column", async () => {
+    const o = await owner();
+    const file = win1252(
+      [
+        'codigo;sku;nombre;precio;costo;iva;categoria;marca;activo;stock_minimo',
+        `${ean13('779123400001')};ACE-1;Aceite de girasol 1,5 l;1.234,56;900;21;Almacén;Cocinero;si;6`,
+        `;YER-1;Yerba mate suave ½ kg;2.890;;10,5;Almacén;Playadito;sí;`,
+        `7791234000019;MAL-1;Código mal;100;;21;;;;`,
+        `;PAN-1;Pan;abc;;21;;;;`,
+        `;SIN-PRECIO;Sin precio;;;21;;;;`,
+        `;LIM-1;Lavandina 1 l;1.050,00;;27;Limpieza;Ayudín;no;`,
+      ].join('\r\n'),
+    );
+    const dry = await upload(o.headers, file, true);
+    expect(dry.statusCode, dry.body).toBe(200);
+    expect(dry.json()).toMatchObject({
+      created: 3,
+      updated: 0,
+      unchanged: 0,
+      dry_run: true,
+      encoding: 'windows-1252',
+      separator: ';',
+    });
+    expect(await list(o.headers)).toEqual([]);
+    const before = await events(o.company.id);
+
+    const res = await upload(o.headers, file);
+    const body = res.json();
+    expect(body).toMatchObject({ created: 3, updated: 0, unchanged: 0, dry_run: false });
+    expect(body.errors).toEqual([
+      { line: 4, column: 'codigo', message: expect.stringContaining('check digit') },
+      { line: 5, column: 'precio', message: expect.stringContaining('precio inválido: "abc"') },
+      { line: 6, column: 'precio', message: expect.stringContaining('falta el precio') },
+    ]);
+    const products = await list(o.headers);
+    expect(products.map((p) => p['name'])).toEqual(['Aceite de girasol 1,5 l', 'Yerba mate suave ½ kg', 'Lavandina 1 l']);
+    expect(products[0]).toMatchObject({
+      base_price: 1234.56,
+      cost: 900,
+      iva_rate: '21',
+      mark: 'Cocinero',
+      min_stock: 6,
+      enable: true,
+    });
+    expect(products[1]).toMatchObject({ base_price: 2890, iva_rate: '10.5', barcode: null });
+    expect(products[2]).toMatchObject({ base_price: 1050, iva_rate: '27', enable: false });
+    const categories = (await t.app.inject({ url: '/api/v1/categories', headers: o.headers })).json().categories;
+    expect(categories.map((c: { name: string }) => c.name).sort()).toEqual(['Almacén', 'Limpieza']);
+    expect(await events(o.company.id)).toBe(before + 3);
+  });
+
+  it("reads UTF-8 with BOM and ',' in English, matches by sku then barcode, and export → import changes nothing", async () => {
+    const o = await owner();
+    await upload(o.headers, `sku;nombre;precio\nA-1;Arroz;1000\n;Fideos;800\n`);
+    const code = ean13('779555000001');
+    const byCode = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/products',
+      headers: o.headers,
+      payload: { name: 'Galletitas', base_price: 500, barcode: code },
+    });
+    expect(byCode.statusCode).toBe(201);
+    const english = `\uFEFFsku,barcode,name,price,enabled\nA-1,,Arroz largo fino,1100.50,true\n,${code},Galletitas dulces,"1,234.00",yes\n`;
+    const res = await upload(o.headers, Buffer.from(english, 'utf8'));
+    expect(res.json()).toMatchObject({ created: 0, updated: 2, unchanged: 0, encoding: 'utf-8', separator: ',', errors: [] });
+    const products = await list(o.headers);
+    expect(products.find((p) => p['sku'] === 'A-1')).toMatchObject({ name: 'Arroz largo fino', base_price: 1100.5 });
+    expect(products.find((p) => p['barcode'] === code)).toMatchObject({ name: 'Galletitas dulces', base_price: 1234 });
+
+    const exported = await t.app.inject({ url: '/api/v1/products/export', headers: o.headers });
+    expect(exported.headers['content-type']).toContain('text/csv');
+    expect(exported.body.startsWith('\uFEFFsku;codigo;nombre;descripcion;precio')).toBe(true);
+    const before = await events(o.company.id);
+    const again = await upload(o.headers, exported.rawPayload);
+    expect(again.json()).toMatchObject({ created: 0, updated: 0, unchanged: 3, errors: [] });
+    expect(await events(o.company.id)).toBe(before);
+  });
+
+  it('refuses what is not a catalogue: empty file, unknown columns only, wrong content type', async () => {
+    const o = await owner();
+    expect((await upload(o.headers, '')).statusCode).toBe(422);
+    expect((await upload(o.headers, 'foo;bar\n1;2\n')).statusCode).toBe(422);
+    const json = await t.app.inject({ method: 'POST', url: '/api/v1/products/import', headers: o.headers, payload: { a: 1 } });
+    expect([415, 422]).toContain(json.statusCode);
+    expect(await list(o.headers)).toEqual([]);
+  });
+});

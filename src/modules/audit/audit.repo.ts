@@ -28,6 +28,7 @@ export type AuditAction =
   | 'webhook.removed'
   | 'webhook.secret_rotated'
   | 'catalog.price_change'
+  | 'catalog.imported'
   | 'api_token.created'
   | 'api_token.revoked'
   | 'box_session.opened'

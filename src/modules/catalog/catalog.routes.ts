@@ -2,6 +2,7 @@ import { Type } from 'typebox';
 import type { App } from '../../http/app.types.ts';
 import { errorResponses } from '../../http/error-body.schema.ts';
 import { companyCtx } from '../../http/request-context.ts';
+import { AppError } from '../../lib/errors.ts';
 import {
   Box,
   BoxCreate,
@@ -14,6 +15,7 @@ import {
   NameBody,
   PageMeta,
   PriceChange,
+  ImportResult,
   PriceChangeResult,
   ProductCreate,
   ProductList,
@@ -23,6 +25,7 @@ import {
   StockLevel,
   StockQuery,
 } from './catalog.schemas.ts';
+import type { CatalogImport } from './catalog-import.ts';
 import type { CatalogService } from './catalog.service.ts';
 
 const PRODUCTS = ['Catálogo'];
@@ -49,9 +52,51 @@ const PageQuery = Type.Object(
  * the bulk price change. Reading is `read` (cashiers and read-only tokens included); changing is
  * `write` (admins and read-write tokens).
  */
-export function registerCatalogRoutes(app: App, { catalog }: { catalog: CatalogService }) {
+export function registerCatalogRoutes(app: App, { catalog, imports }: { catalog: CatalogService; imports: CatalogImport }) {
   const read = { access: 'read' as const };
   const write = { access: 'write' as const };
+
+  // Spreadsheets arrive as bytes: the import decides between UTF-8 and Windows-1252 itself.
+  app.addContentTypeParser(
+    ['text/csv', 'application/csv', 'application/vnd.ms-excel'],
+    { parseAs: 'buffer' },
+    (_request, body, done) => done(null, body),
+  );
+
+  app.post(
+    '/api/v1/products/import',
+    {
+      config: write,
+      bodyLimit: 20 * 1024 * 1024,
+      schema: {
+        tags: PRODUCTS,
+        summary: 'Import products from a CSV (text/csv): UTF-8 or Windows-1252, ";" or ",", Spanish or English headers',
+        querystring: Type.Object({ dry_run: Type.Optional(Type.Boolean({ default: false })) }, { additionalProperties: false }),
+        response: { 200: ImportResult, ...WRITE_ERRORS },
+      },
+    },
+    async (request) => {
+      if (!Buffer.isBuffer(request.body)) {
+        throw new AppError('unsupported_media_type', 'send the spreadsheet as the body with content-type: text/csv');
+      }
+      return imports.importCsv(companyCtx(request.ctx), request.body, request.query.dry_run ?? false);
+    },
+  );
+
+  app.get(
+    '/api/v1/products/export',
+    {
+      config: read,
+      schema: { tags: PRODUCTS, summary: 'The catalogue as a CSV the import reads back (";", decimal comma, UTF-8 with BOM)' },
+    },
+    async (request, reply) => {
+      const csv = await imports.exportCsv(companyCtx(request.ctx).companyId);
+      return reply
+        .header('content-type', 'text/csv; charset=utf-8')
+        .header('content-disposition', 'attachment; filename="productos.csv"')
+        .send(csv);
+    },
+  );
 
   app.get(
     '/api/v1/products',

@@ -204,3 +204,20 @@ export const PriceChangeResult = Type.Object({
   applied: Type.Boolean(),
   sample: Type.Array(Type.Object({ id: Type.Integer(), name: Type.String(), before: Type.Number(), after: Type.Number() })),
 });
+
+export const ImportResult = Type.Object(
+  {
+    created: Type.Integer(),
+    updated: Type.Integer(),
+    unchanged: Type.Integer(),
+    errors: Type.Array(
+      Type.Object({ line: Type.Integer(), column: Type.Union([Type.String(), Type.Null()]), message: Type.String() }),
+      { description: 'Rows skipped, by line of the file (the header is line 1) and column' },
+    ),
+    dry_run: Type.Boolean(),
+    encoding: Type.Union([Type.Literal('utf-8'), Type.Literal('windows-1252')]),
+    separator: Type.Union([Type.Literal(';'), Type.Literal(',')]),
+    ignored_columns: Type.Array(Type.String()),
+  },
+  { $id: 'ImportResult' },
+);
