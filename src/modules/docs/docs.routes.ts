@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { App } from '../../http/app.types.ts';
@@ -8,7 +10,8 @@ import { etagOf, sendCacheable } from '../../http/cacheable.ts';
 import { errorResponses } from '../../http/error-body.schema.ts';
 import { AppError } from '../../lib/errors.ts';
 import { renderApiReference } from './api-reference.ts';
-import { type DocEntry, loadDocFiles } from './docs.catalog.ts';
+import { contractDocument, merchantDocument } from './openapi-split.ts';
+import { DOCS_DIR, type DocEntry, loadDocFiles } from './docs.catalog.ts';
 import { createDocsSite, type DocsSite, loadLlmsTemplate, type Representation } from './docs.site.ts';
 import { asksForHtml, prefersMarkdown } from './negotiation.ts';
 import { loadPriceList } from './price-list.ts';
@@ -60,7 +63,7 @@ function apiReferenceEntry(app: App): DocEntry {
     description: 'Cada endpoint con sus parámetros, respuestas y esquemas, generado del documento OpenAPI 3.1.',
     order: 95,
     body: () => {
-      body ??= renderApiReference(app.swagger() as never);
+      body ??= renderApiReference(contractDocument(app.swagger() as never) as never);
       return body;
     },
   };
@@ -97,12 +100,41 @@ function registerOpenApiRoute(app: App) {
     },
     (request, reply) => {
       if (!document) {
-        const body = JSON.stringify(app.swagger());
+        const body = JSON.stringify(contractDocument(app.swagger() as never));
         document = { body, etag: etagOf(body) };
       }
       send(request, reply.header('access-control-allow-origin', '*'), document, 'application/json; charset=utf-8');
     },
   );
+  let merchant: Representation | null = null;
+  app.get(
+    '/docs/openapi-comercio.json',
+    {
+      schema: {
+        tags: ['Docs'],
+        operationId: 'merchantOpenApi',
+        summary: 'OpenAPI 3.1 de la API del comercio (/api/v1: catálogo, stock, cajas y ventas)',
+        response: { 200: { description: 'OpenAPI 3.1.0', content: { 'application/json': { schema } } } },
+      },
+    },
+    (request, reply) => {
+      if (!merchant) {
+        const body = JSON.stringify(merchantDocument(app.swagger() as never));
+        merchant = { body, etag: etagOf(body) };
+      }
+      send(request, reply.header('access-control-allow-origin', '*'), merchant, 'application/json; charset=utf-8');
+    },
+  );
+}
+
+/** The example spreadsheet of the merchant API guide (/docs/api-comercio). */
+function registerExampleFiles(app: App) {
+  const csv = readFileSync(join(DOCS_DIR, 'ejemplo-productos.csv'));
+  const item = { body: csv.toString('utf8'), etag: etagOf(csv.toString('utf8')) };
+  app.get('/docs/ejemplo-productos.csv', { schema: { hide: true } }, (request, reply) => {
+    reply.header('content-disposition', 'attachment; filename="ejemplo-productos.csv"');
+    send(request, reply, item, 'text/csv; charset=utf-8');
+  });
 }
 
 function registerPageRoutes(app: App, site: DocsSite) {
@@ -163,5 +195,6 @@ export function registerDocsRoutes(
   });
   registerLlmsRoutes(app, site);
   registerOpenApiRoute(app);
+  registerExampleFiles(app);
   registerPageRoutes(app, site);
 }
