@@ -9,6 +9,7 @@ import {
   registerInstagramOperatorRoutes,
   registerInstagramWebhookRoutes,
 } from '../modules/instagram/instagram.routes.ts';
+import { registerCatalogPages } from '../modules/catalog/catalog.pages.ts';
 import { registerCatalogRoutes } from '../modules/catalog/catalog.routes.ts';
 import { registerInstagramInboxPage } from '../modules/instagram/inbox.page.ts';
 import { registerKioskPage } from '../modules/scanner/kiosk.routes.ts';
@@ -81,6 +82,7 @@ export async function registerRoutes(app: App, container: Container, assets: Ass
     registerWebhookRoutes(scope, webhooks);
     registerSalesPages(scope, { register: container.register, shell });
     registerScaleSettingsRoutes(scope, { db: container.db, scanner, shell });
+    registerCatalogPages(scope, { catalog: container.catalog, tokens: container.apiTokens, shell });
   });
 
   // The merchant API (/api/v1): a company API token or the session; each route declares its access.

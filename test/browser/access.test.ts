@@ -67,9 +67,9 @@ describe('people and access in a real browser', () => {
     await page.waitForURL(`${base}/login`);
     expect((await context.cookies()).find((c) => c.name === 'mostrador_session')).toBeUndefined();
 
-    // The new owner logs in with the temporary password and lands on their company's settings.
+    // The new owner logs in with the temporary password and lands on their company's products.
     await logIn(page, 'duena@losandes.example.com', temporary);
-    await page.waitForURL(`${base}/settings/integrations`);
+    await page.waitForURL(`${base}/productos`);
     await expect(text(page, '.shell-header .company')).resolves.toBe('Verdulería Los Andes');
     await context.close();
   });

@@ -44,6 +44,9 @@ describe('every signed-in page, on a desktop and on a phone', () => {
 
   const PAGES: ['operator' | 'admin' | 'cashier', string, string][] = [
     ['admin', '/settings/integrations', 'Integraciones'],
+    ['admin', '/productos', 'Productos'],
+    ['admin', '/settings/api-tokens', 'Tokens de API'],
+    ['operator', '/superadmin/instagram', 'Instagram'],
     ['admin', '/settings/people', 'Personas'],
     ['admin', '/settings/scanner', 'Escáner y balanzas'],
     ['admin', '/cuenta', 'Mi cuenta'],

@@ -1,0 +1,25 @@
+import type { App } from '../../http/app.types.ts';
+import { companyCtx } from '../../http/request-context.ts';
+import type { Shell } from '../../http/shell.ts';
+import type { ApiTokenService } from '../api-tokens/api-tokens.service.ts';
+import type { CatalogService } from './catalog.service.ts';
+
+/** The back office's screens (admin surface): Productos and Tokens de API. Their data comes from /api/v1. */
+export function registerCatalogPages(
+  app: App,
+  { catalog, tokens, shell }: { catalog: CatalogService; tokens: ApiTokenService; shell: Shell },
+) {
+  app.get('/productos', { schema: { hide: true } }, async (request, reply) => {
+    const { companyId } = companyCtx(request.ctx);
+    const categories = (await catalog.listCategories(companyId)).map((c) => ({ id: Number(c.id), name: c.name }));
+    return shell.send(request, reply, { title: 'Productos', entry: 'productos', data: { categories } });
+  });
+
+  app.get('/settings/api-tokens', { schema: { hide: true } }, async (request, reply) =>
+    shell.send(request, reply, {
+      title: 'Tokens de API',
+      entry: 'api-tokens',
+      data: { tokens: await tokens.list(companyCtx(request.ctx).companyId) },
+    }),
+  );
+}

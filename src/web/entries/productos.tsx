@@ -1,0 +1,570 @@
+import { useEffect, useState } from 'preact/hooks';
+import { formatArs } from '../../lib/money.ts';
+import type { MerchantProduct } from '../../modules/catalog/catalog.service.ts';
+import { ApiError, api, errorText, type Messages } from '../ui/api.ts';
+import { Card, PageTitle, TableWrap } from '../ui/layout.tsx';
+import { Field } from '../ui/form.tsx';
+import { Notice, useNotice } from '../ui/notice.tsx';
+import { mountPage } from '../ui/page-data.ts';
+
+interface Category {
+  id: number;
+  name: string;
+}
+interface ProductsData {
+  categories: Category[];
+}
+interface ImportAnswer {
+  created: number;
+  updated: number;
+  unchanged: number;
+  errors: { line: number; column: string | null; message: string }[];
+  dry_run: boolean;
+  ignored_columns: string[];
+}
+interface PriceChangeAnswer {
+  matched: number;
+  changed: number;
+  applied: boolean;
+  sample: { id: number; name: string; before: number; after: number }[];
+}
+
+const PAGE = 50;
+const money = (value: number) => formatArs(Math.round(value * 100));
+const PRODUCT_MESSAGES: Messages = {
+  conflict: (body) => `Ese código ya lo usa otro producto: ${body.error ?? ''}`,
+  validation_failed: (body) =>
+    body.error?.includes('check digit')
+      ? 'El código de barras no es válido (el dígito verificador no coincide): revisá que esté bien escrito.'
+      : `Revisá los datos: ${body.error ?? ''}`,
+};
+
+/** A price typed the Argentine way: 1.234,56 or 1234.56. */
+function parsePrice(text: string): number | null {
+  const clean = text.trim().replace(/^\$\s*/, '');
+  if (!/^\d[\d.,]*$/.test(clean)) return null;
+  // With a comma, dots are thousands ("1.234,56"); dots alone in groups of three are thousands too
+  // ("1.100" is eleven hundred pesos), otherwise a decimal point ("1234.5").
+  const groups = clean.split('.');
+  const thousands = groups.length > 1 && groups.slice(1).every((g) => g.length === 3);
+  const normal = clean.includes(',') ? clean.replaceAll('.', '').replace(',', '.') : thousands ? groups.join('') : clean;
+  const value = Number(normal);
+  return Number.isFinite(value) && value >= 0 ? value : null;
+}
+
+function PriceCell({ product, onSaved }: { product: MerchantProduct; onSaved: (p: MerchantProduct) => void }) {
+  const [text, setText] = useState(String(product.base_price).replace('.', ','));
+  const [state, setState] = useState<'idle' | 'saving' | 'saved' | 'error'>('idle');
+  const [problem, setProblem] = useState('');
+  // A price changed elsewhere (a bulk change, a reload) shows here.
+  useEffect(() => setText(String(product.base_price).replace('.', ',')), [product.base_price]);
+  async function save() {
+    const value = parsePrice(text);
+    if (value === null) {
+      setState('error');
+      setProblem('Precio inválido');
+      return;
+    }
+    if (Math.round(value * 100) === Math.round(product.base_price * 100)) return;
+    setState('saving');
+    try {
+      const { product: saved } = await api<{ product: MerchantProduct }>('PATCH', `/api/v1/products/${product.id}`, {
+        body: { base_price: value },
+      });
+      onSaved(saved);
+      setState('saved');
+    } catch (err) {
+      setState('error');
+      setProblem(errorText(err));
+    }
+  }
+  return (
+    <div class="price-cell">
+      <input
+        aria-label={`Precio de ${product.name}`}
+        inputMode="decimal"
+        value={text}
+        data-price={product.id}
+        onInput={(e) => {
+          setText((e.target as HTMLInputElement).value);
+          setState('idle');
+        }}
+        onKeyDown={(e) => {
+          if (e.key === 'Enter') {
+            e.preventDefault();
+            void save();
+          }
+          if (e.key === 'Escape') setText(String(product.base_price).replace('.', ','));
+        }}
+        onBlur={() => void save()}
+      />
+      <span class={state === 'error' ? 'error-text' : 'muted'} aria-live="polite">
+        {state === 'saving' ? 'Guardando…' : state === 'saved' ? 'Guardado' : state === 'error' ? problem : ''}
+      </span>
+    </div>
+  );
+}
+
+function NewProduct({ categories, onCreated }: { categories: Category[]; onCreated: (p: MerchantProduct) => void }) {
+  const [form, setForm] = useState({ name: '', sku: '', barcode: '', price: '', iva: '21', category: '' });
+  const [problem, setProblem] = useState('');
+  const set = (key: keyof typeof form) => (e: Event) => setForm({ ...form, [key]: (e.target as HTMLInputElement).value });
+  async function submit(e: Event) {
+    e.preventDefault();
+    const price = parsePrice(form.price);
+    if (price === null) {
+      setProblem('Escribí el precio, por ejemplo 1.234,56');
+      return;
+    }
+    try {
+      const { product } = await api<{ product: MerchantProduct }>('POST', '/api/v1/products', {
+        body: {
+          name: form.name,
+          base_price: price,
+          iva_rate: form.iva,
+          ...(form.sku.trim() ? { sku: form.sku.trim() } : {}),
+          ...(form.barcode.trim() ? { barcode: form.barcode.trim() } : {}),
+          ...(form.category ? { category_id: Number(form.category) } : {}),
+        },
+        messages: PRODUCT_MESSAGES,
+      });
+      setForm({ name: '', sku: '', barcode: '', price: '', iva: form.iva, category: form.category });
+      setProblem('');
+      onCreated(product);
+    } catch (err) {
+      setProblem(errorText(err));
+    }
+  }
+  return (
+    <form id="new-product" class="grid-form" onSubmit={submit}>
+      <Field id="np-name" label="Nombre">
+        <input id="np-name" required maxLength={200} value={form.name} onInput={set('name')} />
+      </Field>
+      <Field id="np-price" label="Precio">
+        <input id="np-price" required inputMode="decimal" placeholder="1.234,56" value={form.price} onInput={set('price')} />
+      </Field>
+      <Field id="np-sku" label="SKU (opcional)">
+        <input id="np-sku" maxLength={64} value={form.sku} onInput={set('sku')} />
+      </Field>
+      <Field id="np-barcode" label="Código de barras (opcional)">
+        <input id="np-barcode" inputMode="numeric" maxLength={14} value={form.barcode} onInput={set('barcode')} />
+      </Field>
+      <Field id="np-iva" label="IVA">
+        <select id="np-iva" value={form.iva} onChange={set('iva')}>
+          {['21', '10.5', '27', '5', '2.5', '0', 'exento'].map((rate) => (
+            <option key={rate} value={rate}>
+              {rate === 'exento' ? 'Exento' : `${rate.replace('.', ',')} %`}
+            </option>
+          ))}
+        </select>
+      </Field>
+      <Field id="np-category" label="Categoría">
+        <select id="np-category" value={form.category} onChange={set('category')}>
+          <option value="">Sin categoría</option>
+          {categories.map((c) => (
+            <option key={c.id} value={c.id}>
+              {c.name}
+            </option>
+          ))}
+        </select>
+      </Field>
+      <div class="row">
+        <button type="submit">Agregar producto</button>
+        {problem ? (
+          <span class="error-text" role="alert" data-new-problem>
+            {problem}
+          </span>
+        ) : null}
+      </div>
+    </form>
+  );
+}
+
+function PriceChange({ filter, onApplied }: { filter: { q: string; category: string }; onApplied: () => void }) {
+  const [percent, setPercent] = useState('');
+  const [rounding, setRounding] = useState('10');
+  const [preview, setPreview] = useState<PriceChangeAnswer | null>(null);
+  const [problem, setProblem] = useState('');
+  const body = (dryRun: boolean) => ({
+    percent: Number(percent.replace(',', '.')),
+    rounding,
+    dry_run: dryRun,
+    filter: {
+      ...(filter.q.trim() ? { q: filter.q.trim() } : {}),
+      ...(filter.category ? { category_id: Number(filter.category) } : {}),
+    },
+  });
+  async function run(dryRun: boolean) {
+    const value = Number(percent.replace(',', '.'));
+    if (!Number.isFinite(value) || value === 0) {
+      setProblem('Escribí un porcentaje, por ejemplo 8 o -5');
+      return;
+    }
+    try {
+      const answer = await api<PriceChangeAnswer>('POST', '/api/v1/products/price-change', { body: body(dryRun) });
+      setProblem('');
+      setPreview(answer);
+      if (!dryRun) onApplied();
+    } catch (err) {
+      setProblem(errorText(err));
+    }
+  }
+  return (
+    <div id="price-change">
+      <p class="muted">
+        Se aplica a los productos de la búsqueda y la categoría elegidas arriba
+        {filter.q || filter.category ? '' : ' (ahora: todos los productos)'}.
+      </p>
+      <form
+        class="row"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void run(true);
+        }}
+      >
+        <label for="pc-percent">Porcentaje</label>
+        <input
+          id="pc-percent"
+          inputMode="decimal"
+          size={6}
+          value={percent}
+          onInput={(e) => setPercent((e.target as HTMLInputElement).value)}
+        />
+        <label for="pc-rounding">Redondeo</label>
+        <select id="pc-rounding" value={rounding} onChange={(e) => setRounding((e.target as HTMLSelectElement).value)}>
+          <option value="none">Sin redondeo</option>
+          <option value="1">$ 1</option>
+          <option value="10">$ 10</option>
+          <option value="50">$ 50</option>
+          <option value="100">$ 100</option>
+        </select>
+        <button type="submit" class="secondary">
+          Vista previa
+        </button>
+      </form>
+      {problem ? <p class="error-text">{problem}</p> : null}
+      {preview ? (
+        <div data-price-preview>
+          <p>
+            {preview.applied ? 'Aplicado: ' : ''}
+            {preview.matched} productos coinciden; {preview.changed} cambian de precio.
+          </p>
+          {preview.sample.length > 0 ? (
+            <TableWrap>
+              <thead>
+                <tr>
+                  <th>Producto</th>
+                  <th>Antes</th>
+                  <th>Después</th>
+                </tr>
+              </thead>
+              <tbody>
+                {preview.sample.map((s) => (
+                  <tr key={s.id}>
+                    <td>{s.name}</td>
+                    <td>{money(s.before)}</td>
+                    <td>{money(s.after)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </TableWrap>
+          ) : null}
+          {!preview.applied && preview.changed > 0 ? (
+            <button type="button" data-apply-prices onClick={() => void run(false)}>
+              Aplicar a {preview.changed} productos
+            </button>
+          ) : null}
+        </div>
+      ) : null}
+    </div>
+  );
+}
+
+function Import({ onImported }: { onImported: () => void }) {
+  const [file, setFile] = useState<File | null>(null);
+  const [answer, setAnswer] = useState<ImportAnswer | null>(null);
+  const [problem, setProblem] = useState('');
+  async function send(dryRun: boolean) {
+    if (!file) return;
+    try {
+      const res = await fetch(`/api/v1/products/import?dry_run=${dryRun}`, {
+        method: 'POST',
+        credentials: 'same-origin',
+        headers: { 'content-type': 'text/csv', accept: 'application/json' },
+        body: await file.arrayBuffer(),
+      });
+      const data = await res.json();
+      if (!res.ok) throw new ApiError(data?.error ?? `Error ${res.status}`, res.status, data?.code ?? null, data);
+      setProblem('');
+      setAnswer(data as ImportAnswer);
+      if (!dryRun) onImported();
+    } catch (err) {
+      setProblem(err instanceof ApiError ? `No se pudo leer la planilla: ${err.message}` : errorText(err));
+    }
+  }
+  return (
+    <div id="import">
+      <p class="muted">
+        Planilla CSV de Excel o de otro sistema (columnas como sku, codigo, nombre, precio, iva, categoria).{' '}
+        <a href="/docs/api-comercio">Formato</a> · <a href="/docs/ejemplo-productos.csv">Planilla de ejemplo</a>
+      </p>
+      <div class="row">
+        <label for="import-file" class="visually-hidden">
+          Planilla
+        </label>
+        <input
+          id="import-file"
+          type="file"
+          accept=".csv,text/csv"
+          onChange={(e) => {
+            const chosen = (e.target as HTMLInputElement).files?.[0] ?? null;
+            setFile(chosen);
+            setAnswer(null);
+          }}
+        />
+        <button type="button" class="secondary" disabled={!file} onClick={() => void send(true)}>
+          Revisar
+        </button>
+      </div>
+      {problem ? <p class="error-text">{problem}</p> : null}
+      {answer ? (
+        <div data-import-result>
+          <p>
+            {answer.dry_run ? 'Si la importás: ' : 'Listo: '}
+            {answer.created} nuevos, {answer.updated} actualizados, {answer.unchanged} sin cambios
+            {answer.errors.length > 0 ? `, ${answer.errors.length} filas con errores (se saltean)` : ''}.
+          </p>
+          {answer.errors.length > 0 ? (
+            <TableWrap id="import-errors">
+              <thead>
+                <tr>
+                  <th>Línea</th>
+                  <th>Columna</th>
+                  <th>Problema</th>
+                </tr>
+              </thead>
+              <tbody>
+                {answer.errors.map((e) => (
+                  <tr key={`${e.line}-${e.column}`}>
+                    <td>{e.line}</td>
+                    <td>{e.column ?? '—'}</td>
+                    <td>{e.message}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </TableWrap>
+          ) : null}
+          {answer.dry_run && answer.created + answer.updated > 0 ? (
+            <button type="button" data-import-apply onClick={() => void send(false)}>
+              Importar
+            </button>
+          ) : null}
+        </div>
+      ) : null}
+    </div>
+  );
+}
+
+function Products({ categories: initial }: ProductsData) {
+  const [categories, setCategories] = useState(initial);
+  const [q, setQ] = useState('');
+  const [category, setCategory] = useState('');
+  const [enabled, setEnabled] = useState('true');
+  const [products, setProducts] = useState<MerchantProduct[] | null>(null);
+  const [cursors, setCursors] = useState<(string | null)[]>([null]);
+  const [next, setNext] = useState<string | null>(null);
+  const [notice, say] = useNotice();
+  const [reload, setReload] = useState(0);
+
+  const cursor = cursors[cursors.length - 1] ?? null;
+  useEffect(() => {
+    const controller = new AbortController();
+    const timer = setTimeout(async () => {
+      const params = new URLSearchParams({ limit: String(PAGE) });
+      if (q.trim()) params.set('q', q.trim());
+      if (category) params.set('category_id', category);
+      if (enabled) params.set('enabled', enabled);
+      if (cursor) params.set('cursor', cursor);
+      try {
+        const answer = await api<{ products: MerchantProduct[]; meta: { next_cursor: string | null } }>(
+          'GET',
+          `/api/v1/products?${params}`,
+          { signal: controller.signal },
+        );
+        setProducts(answer.products);
+        setNext(answer.meta.next_cursor);
+      } catch (err) {
+        if ((err as Error).name !== 'AbortError') say('error', errorText(err));
+      }
+    }, 200);
+    return () => {
+      clearTimeout(timer);
+      controller.abort();
+    };
+  }, [q, category, enabled, cursor, reload]);
+
+  const restart = () => setCursors([null]);
+  const refresh = () => setReload((n) => n + 1);
+  const replace = (saved: MerchantProduct) => setProducts((list) => list?.map((p) => (p.id === saved.id ? saved : p)) ?? null);
+
+  async function setEnabledOf(product: MerchantProduct, enable: boolean) {
+    try {
+      const { product: saved } = await api<{ product: MerchantProduct }>('PATCH', `/api/v1/products/${product.id}`, {
+        body: { enable },
+      });
+      replace(saved);
+      say('ok', `${saved.name}: ${enable ? 'habilitado' : 'deshabilitado (no se vende ni aparece en el escáner)'}.`);
+    } catch (err) {
+      say('error', errorText(err));
+    }
+  }
+
+  return (
+    <>
+      <PageTitle lead="Tu catálogo: buscá, cambiá precios al toque, cargá planillas y aplicá aumentos.">Productos</PageTitle>
+      <Notice notice={notice} />
+      <Card title="Catálogo" id="catalog" actions={<a href="/api/v1/products/export">Descargar planilla</a>}>
+        <form class="row filters" onSubmit={(e) => e.preventDefault()}>
+          <label for="search" class="visually-hidden">
+            Buscar
+          </label>
+          <input
+            id="search"
+            type="search"
+            placeholder="Buscar por nombre, SKU o código"
+            value={q}
+            onInput={(e) => {
+              setQ((e.target as HTMLInputElement).value);
+              restart();
+            }}
+          />
+          <label for="filter-category" class="visually-hidden">
+            Categoría
+          </label>
+          <select
+            id="filter-category"
+            value={category}
+            onChange={(e) => {
+              setCategory((e.target as HTMLSelectElement).value);
+              restart();
+            }}
+          >
+            <option value="">Todas las categorías</option>
+            {categories.map((c) => (
+              <option key={c.id} value={c.id}>
+                {c.name}
+              </option>
+            ))}
+          </select>
+          <label for="filter-enabled" class="visually-hidden">
+            Estado
+          </label>
+          <select
+            id="filter-enabled"
+            value={enabled}
+            onChange={(e) => {
+              setEnabled((e.target as HTMLSelectElement).value);
+              restart();
+            }}
+          >
+            <option value="true">Habilitados</option>
+            <option value="false">Deshabilitados</option>
+            <option value="">Todos</option>
+          </select>
+        </form>
+        {products === null ? <p class="muted">Cargando…</p> : null}
+        {products?.length === 0 ? <p data-no-products>No hay productos con esa búsqueda.</p> : null}
+        {products && products.length > 0 ? (
+          <TableWrap id="products">
+            <thead>
+              <tr>
+                <th>Producto</th>
+                <th>SKU / código</th>
+                <th>Precio</th>
+                <th>Stock</th>
+                <th />
+              </tr>
+            </thead>
+            <tbody>
+              {products.map((p) => (
+                <tr key={p.id} data-product={p.id}>
+                  <td>
+                    <strong>{p.name}</strong>
+                    <br />
+                    <span class="muted">
+                      IVA {p.iva_rate === 'exento' ? 'exento' : `${p.iva_rate.replace('.', ',')} %`}
+                      {p.mark ? ` · ${p.mark}` : ''}
+                    </span>
+                  </td>
+                  <td>
+                    {p.sku ?? '—'}
+                    <br />
+                    <span class="muted">{p.barcode ?? ''}</span>
+                  </td>
+                  <td>
+                    <PriceCell key={p.id} product={p} onSaved={replace} />
+                  </td>
+                  <td class={p.min_stock !== null && p.stock <= p.min_stock ? 'error-text' : ''}>
+                    {p.stock.toLocaleString('es-AR')}
+                    {p.unit === 'kg' ? ' kg' : ''}
+                  </td>
+                  <td>
+                    <button type="button" class="secondary" onClick={() => void setEnabledOf(p, !p.enable)}>
+                      {p.enable ? 'Deshabilitar' : 'Habilitar'}
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </TableWrap>
+        ) : null}
+        <p class="row pager">
+          <button
+            type="button"
+            class="secondary"
+            disabled={cursors.length <= 1}
+            onClick={() => setCursors((c) => c.slice(0, -1))}
+          >
+            Anteriores
+          </button>
+          <button type="button" class="secondary" disabled={!next} onClick={() => next && setCursors((c) => [...c, next])}>
+            Siguientes
+          </button>
+        </p>
+      </Card>
+      <Card title="Nuevo producto">
+        <NewProduct
+          categories={categories}
+          onCreated={(p) => {
+            say('ok', `Producto agregado: ${p.name} (${money(p.base_price)}).`);
+            refresh();
+          }}
+        />
+      </Card>
+      <Card title="Aumento o rebaja de precios">
+        <PriceChange
+          filter={{ q, category }}
+          onApplied={() => {
+            say('ok', 'Precios actualizados.');
+            refresh();
+          }}
+        />
+      </Card>
+      <Card title="Importar planilla">
+        <Import
+          onImported={async () => {
+            say('ok', 'Planilla importada.');
+            refresh();
+            try {
+              setCategories((await api<{ categories: Category[] }>('GET', '/api/v1/categories')).categories);
+            } catch {
+              // the list of categories stays as it was
+            }
+          }}
+        />
+      </Card>
+    </>
+  );
+}
+
+mountPage<ProductsData>((data) => <Products {...data} />);
