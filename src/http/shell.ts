@@ -24,6 +24,7 @@ export const NAV: readonly NavItem[] = [
   { href: '/superadmin/instagram', label: 'Instagram', shows: (s) => s.isSuperadmin },
   { href: '/superadmin/instagram/agent', label: 'Agente de ventas', shows: (s) => s.isSuperadmin },
   { href: '/productos', label: 'Productos', shows: isAdmin },
+  { href: '/stock', label: 'Stock', shows: isAdmin },
   { href: '/settings/integrations', label: 'Integraciones', shows: isAdmin },
   { href: '/settings/api-tokens', label: 'Tokens de API', shows: isAdmin },
   { href: '/settings/people', label: 'Personas', shows: isAdmin },

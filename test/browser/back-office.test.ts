@@ -106,6 +106,50 @@ describe('back office screens (Productos, Tokens de API), in a real browser', ()
     },
   );
 
+  it('an owner receives goods, transfers to another deposit and adjusts after a count on Stock (phone)', async () => {
+    const { company, admin } = await owner();
+    await t.container.db.query("INSERT INTO deposits (company_id, id, name) VALUES ($1, 99, 'Trastienda')", [company.id]);
+    const context = await watchedContext(browser, VIEWPORTS.phone);
+    const page = watch(await context.newPage());
+    await logIn(page, base, admin.email, admin.password, '/stock');
+    await page.fill('#stock-search', 'yerba');
+    await page.waitForFunction(() => document.querySelectorAll('[data-level]').length === 1);
+    const level = async (deposit: number) =>
+      Number(
+        (
+          await t.container.db.query<{ q: string }>(
+            "SELECT coalesce((SELECT quantity::text FROM stock_levels WHERE company_id = $1 AND deposit_id = $2 AND product_id = (SELECT id FROM products WHERE company_id = $1 AND sku = 'YER-1')), '0') AS q",
+            [company.id, deposit],
+          )
+        )[0]!.q,
+      );
+    const main = Number(
+      (
+        await t.container.db.query<{ id: number }>('SELECT id FROM deposits WHERE company_id = $1 AND is_default', [company.id])
+      )[0]!.id,
+    );
+    const before = await level(main);
+
+    const move = async (type: string, amount: string, extra?: () => Promise<unknown>) => {
+      await page.click('[data-level] button:has-text("Mover")');
+      await page.selectOption('#move-type', type);
+      await page.fill('#move-amount', amount);
+      await extra?.();
+      await page.click('#movement button[type=submit]');
+      await page.waitForSelector('#movement', { state: 'detached' });
+    };
+    await move('IN', '24', () => page.fill('#move-reason', 'Remito 0001-00001234'));
+    expect(await level(main)).toBe(before + 24);
+    await move('TRANSFER', '4', () => page.selectOption('#move-target', '99'));
+    expect(await level(99)).toBe(4);
+    await move('ADJUSTMENT', '15');
+    expect(await level(main)).toBe(15);
+    await page.waitForFunction(() => document.querySelector('[data-level] td:nth-child(2)')?.textContent === '15');
+    await page.screenshot({ path: `${SHOTS}/stock-phone.png`, fullPage: true });
+    expect(await problemsOf(page)).toEqual({ console: [], csp: [], errors: [], overflow: 0 });
+    await context.close();
+  });
+
   it('an owner creates an API token shown once, sees it listed without the secret, and revokes it', async () => {
     const { admin } = await owner();
     const context = await watchedContext(browser, VIEWPORTS.phone);

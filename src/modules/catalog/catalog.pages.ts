@@ -4,7 +4,7 @@ import type { Shell } from '../../http/shell.ts';
 import type { ApiTokenService } from '../api-tokens/api-tokens.service.ts';
 import type { CatalogService } from './catalog.service.ts';
 
-/** The back office's screens (admin surface): Productos and Tokens de API. Their data comes from /api/v1. */
+/** The back office's screens (admin surface): Productos, Stock and Tokens de API. Their data comes from /api/v1. */
 export function registerCatalogPages(
   app: App,
   { catalog, tokens, shell }: { catalog: CatalogService; tokens: ApiTokenService; shell: Shell },
@@ -13,6 +13,16 @@ export function registerCatalogPages(
     const { companyId } = companyCtx(request.ctx);
     const categories = (await catalog.listCategories(companyId)).map((c) => ({ id: Number(c.id), name: c.name }));
     return shell.send(request, reply, { title: 'Productos', entry: 'productos', data: { categories } });
+  });
+
+  app.get('/stock', { schema: { hide: true } }, async (request, reply) => {
+    const { companyId } = companyCtx(request.ctx);
+    const deposits = (await catalog.listDeposits(companyId)).map((d) => ({
+      id: Number(d.id),
+      name: d.name,
+      is_default: d.is_default,
+    }));
+    return shell.send(request, reply, { title: 'Stock', entry: 'stock', data: { deposits } });
   });
 
   app.get('/settings/api-tokens', { schema: { hide: true } }, async (request, reply) =>
