@@ -25,6 +25,7 @@ export const NAV: readonly NavItem[] = [
   { href: '/superadmin/instagram/agent', label: 'Agente de ventas', shows: (s) => s.isSuperadmin },
   { href: '/productos', label: 'Productos', shows: isAdmin },
   { href: '/stock', label: 'Stock', shows: isAdmin },
+  { href: '/depositos', label: 'Depósitos y cajas', shows: isAdmin },
   { href: '/settings/integrations', label: 'Integraciones', shows: isAdmin },
   { href: '/settings/api-tokens', label: 'Tokens de API', shows: isAdmin },
   { href: '/settings/people', label: 'Personas', shows: isAdmin },

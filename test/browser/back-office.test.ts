@@ -150,6 +150,41 @@ describe('back office screens (Productos, Tokens de API), in a real browser', ()
     await context.close();
   });
 
+  it('an owner adds a deposit, points a box at it and renames a category (phone)', async () => {
+    const { company, admin } = await owner();
+    const context = await watchedContext(browser, VIEWPORTS.phone);
+    const page = watch(await context.newPage());
+    await logIn(page, base, admin.email, admin.password, '/depositos');
+    await page.fill('#new-deposit', 'Sucursal Centro');
+    await page.click('#add-deposit');
+    await page.waitForSelector(':text("Depósito agregado")');
+    const deposit = Number(
+      (
+        await t.container.db.query<{ id: number }>("SELECT id FROM deposits WHERE company_id = $1 AND name = 'Sucursal Centro'", [
+          company.id,
+        ])
+      )[0]!.id,
+    );
+    const box = Number(
+      (
+        await t.container.db.query<{ id: number }>('SELECT id FROM boxes WHERE company_id = $1 ORDER BY id LIMIT 1', [company.id])
+      )[0]!.id,
+    );
+    await page.selectOption(`#box-deposit-${box}`, String(deposit));
+    await page.waitForSelector(':text("vende desde otro depósito")');
+    const [row] = await t.container.db.query<{ deposit_id: number }>(
+      'SELECT deposit_id FROM boxes WHERE company_id = $1 AND id = $2',
+      [company.id, box],
+    );
+    expect(Number(row!.deposit_id)).toBe(deposit);
+    await page.fill('#new-category', 'Almacén');
+    await page.click('#add-category');
+    await page.waitForSelector(':text("Categoría agregada")');
+    await page.screenshot({ path: `${SHOTS}/depositos-phone.png`, fullPage: true });
+    expect(await problemsOf(page)).toEqual({ console: [], csp: [], errors: [], overflow: 0 });
+    await context.close();
+  });
+
   it('an owner creates an API token shown once, sees it listed without the secret, and revokes it', async () => {
     const { admin } = await owner();
     const context = await watchedContext(browser, VIEWPORTS.phone);

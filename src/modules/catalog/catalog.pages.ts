@@ -4,7 +4,7 @@ import type { Shell } from '../../http/shell.ts';
 import type { ApiTokenService } from '../api-tokens/api-tokens.service.ts';
 import type { CatalogService } from './catalog.service.ts';
 
-/** The back office's screens (admin surface): Productos, Stock and Tokens de API. Their data comes from /api/v1. */
+/** The back office's screens (admin surface): Productos, Stock, Categorías/depósitos/cajas and Tokens de API. Their data comes from /api/v1. */
 export function registerCatalogPages(
   app: App,
   { catalog, tokens, shell }: { catalog: CatalogService; tokens: ApiTokenService; shell: Shell },
@@ -23,6 +23,24 @@ export function registerCatalogPages(
       is_default: d.is_default,
     }));
     return shell.send(request, reply, { title: 'Stock', entry: 'stock', data: { deposits } });
+  });
+
+  app.get('/depositos', { schema: { hide: true } }, async (request, reply) => {
+    const { companyId } = companyCtx(request.ctx);
+    const [categories, deposits, boxes] = await Promise.all([
+      catalog.listCategories(companyId),
+      catalog.listDeposits(companyId),
+      catalog.listBoxes(companyId),
+    ]);
+    return shell.send(request, reply, {
+      title: 'Categorías, depósitos y cajas',
+      entry: 'depositos',
+      data: {
+        categories: categories.map((c) => ({ id: Number(c.id), name: c.name, products: Number(c.products) })),
+        deposits: deposits.map((d) => ({ id: Number(d.id), name: d.name, is_default: d.is_default })),
+        boxes: boxes.map((b) => ({ id: Number(b.id), name: b.name, deposit_id: Number(b.deposit_id) })),
+      },
+    });
   });
 
   app.get('/settings/api-tokens', { schema: { hide: true } }, async (request, reply) =>
