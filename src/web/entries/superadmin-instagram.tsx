@@ -276,7 +276,8 @@ function Inbox(data: InboxData) {
   const connected = status.configured && status.connected;
 
   // First list: stored threads already on screen; the API answer replaces them. Rule 3: abort after
-  // the timeout; an empty first answer is asked once more.
+  // the timeout; an empty first answer is asked once more. Polling starts only once this settles.
+  const [firstDone, setFirstDone] = useState(false);
   useEffect(() => {
     if (!connected) return;
     let cancelled = false;
@@ -295,6 +296,8 @@ function Inbox(data: InboxData) {
             ? `Instagram tardó más de ${Math.round(data.list_timeout_ms / 1000)} segundos en responder.`
             : errorText(err),
         );
+      } finally {
+        if (!cancelled) setFirstDone(true);
       }
     })();
     return () => {
@@ -314,11 +317,15 @@ function Inbox(data: InboxData) {
     }
   }
 
-  // New messages without reloading: while the page is visible, ask again every few seconds.
+  // New messages without reloading: while the page is visible, ask again every few seconds. One
+  // round at a time (a slow answer never piles up requests); a hidden tab asks nothing and asks at
+  // once when it is shown again.
   useEffect(() => {
-    if (!connected) return;
-    const timer = setInterval(async () => {
-      if (document.visibilityState !== 'visible') return;
+    if (!connected || !firstDone) return;
+    let busy = false;
+    const round = async () => {
+      if (busy || document.visibilityState !== 'visible') return;
+      busy = true;
       try {
         const [list, state] = await Promise.all([
           fetchList(data.list_timeout_ms),
@@ -331,10 +338,22 @@ function Inbox(data: InboxData) {
       } catch {
         // The next round tries again; what is on screen stays.
       }
-      if (openRef.current) await loadThread(openRef.current);
-    }, data.poll_ms);
-    return () => clearInterval(timer);
-  }, [connected]);
+      try {
+        if (openRef.current) await loadThread(openRef.current);
+      } finally {
+        busy = false;
+      }
+    };
+    const timer = setInterval(() => void round(), data.poll_ms);
+    const shown = () => {
+      if (document.visibilityState === 'visible') void round();
+    };
+    document.addEventListener('visibilitychange', shown);
+    return () => {
+      clearInterval(timer);
+      document.removeEventListener('visibilitychange', shown);
+    };
+  }, [connected, firstDone]);
 
   function open(id: string) {
     setOpenId(id);
