@@ -93,6 +93,7 @@ describe('the operator inbox panel (/superadmin/instagram), in a real browser', 
       );
       const src = await page.locator('audio').getAttribute('src');
       expect(src).toBe('/api/superadmin/instagram/attachments?id=990001');
+      await expect(page.locator('[data-attachment-name]').textContent()).resolves.toContain('nota-de-voz.mp4');
       const proxied = page.waitForResponse((r) => r.url().includes('/api/superadmin/instagram/attachments?id=990001'));
       await page.evaluate(() => {
         const audio = document.querySelector('audio')!;
@@ -280,6 +281,7 @@ describe('the operator inbox panel (/superadmin/instagram), in a real browser', 
         const alert = page.locator('[data-state=reconnect-required]');
         await alert.waitFor();
         await expect(alert.textContent()).resolves.toContain('Session has expired');
+        await expect(page.locator('#connection h2, #connection h3').first().textContent()).resolves.toContain('Desconectado: @');
         await expect(alert.locator('a.button').getAttribute('href')).resolves.toBe('/superadmin/instagram/connect');
         await page.screenshot({ path: `${SHOTS}/reconnect-${name}.png`, fullPage: true });
         expect(await problemsOf(page)).toEqual({ console: [], csp: [], errors: [], overflow: 0 });

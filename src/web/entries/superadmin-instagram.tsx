@@ -117,7 +117,7 @@ function ConnectionCard({ status }: { status: Status }) {
   }
   const handle = status.account.username ? `@${status.account.username}` : status.account.id;
   return (
-    <Card title={`Conectado: ${handle}`} id="connection">
+    <Card title={status.reconnect_required ? `Desconectado: ${handle}` : `Conectado: ${handle}`} id="connection">
       {status.reconnect_required ? (
         <div class="notice notice-error" data-state="reconnect-required" role="alert">
           <p>
@@ -165,6 +165,9 @@ function AttachmentView({ attachment }: { attachment: Attachment }) {
   if (attachment.type === 'audio' || attachment.mime_type?.startsWith('audio/')) {
     return (
       <div class="attachment">
+        <p class="muted" data-attachment-name>
+          Audio: {name}
+        </p>
         {/* biome-ignore lint/a11y/useMediaCaption: Instagram voice notes come with no captions to offer. */}
         <audio controls preload="none" src={`/api/superadmin/instagram/attachments?id=${encodeURIComponent(attachment.id)}`}>
           <a href={`/api/superadmin/instagram/attachments?id=${encodeURIComponent(attachment.id)}`}>Audio: {name}</a>
