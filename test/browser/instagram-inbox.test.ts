@@ -268,7 +268,7 @@ describe('the operator inbox panel (/superadmin/instagram), in a real browser', 
     await context.close();
   });
 
-  it('shows the reconnect reason with the button, and the missing settings of an unconfigured server', async () => {
+  it('shows the reconnect reason with the button, the connect button when not connected, and the missing settings of an unconfigured server', async () => {
     const { t, base, superadmin } = readOnly;
     await t.container.db.query(
       "UPDATE instagram_channel SET reconnect_required = true, reconnect_reason = 'Error validating access token: Session has expired'",
@@ -289,6 +289,27 @@ describe('the operator inbox panel (/superadmin/instagram), in a real browser', 
       }
     } finally {
       await t.container.db.query('UPDATE instagram_channel SET reconnect_required = false, reconnect_reason = NULL');
+    }
+
+    // Configured but never connected: the button to connect, the send flag, and no list to ask for.
+    const unconnected = await buildInstagramApp();
+    try {
+      const unconnectedBase = await unconnected.app.listen({ port: 0, host: '127.0.0.1' });
+      const operator = await makeUser(unconnected.container, { superadmin: true });
+      const context = await watchedContext(browser, VIEWPORTS.desktop);
+      const page = watch(await context.newPage());
+      await logIn(page, unconnectedBase, operator.email, operator.password, '/superadmin/instagram');
+      await page.locator('[data-state=not-connected]').waitFor();
+      await expect(page.getByRole('link', { name: 'Conectar Instagram' }).getAttribute('href')).resolves.toBe(
+        '/superadmin/instagram/connect',
+      );
+      await expect(page.locator('[data-send-flag]').getAttribute('data-send-flag')).resolves.toBe('off');
+      await expect(page.locator('#threads').count()).resolves.toBe(0);
+      await page.screenshot({ path: `${SHOTS}/not-connected-desktop.png`, fullPage: true });
+      expect(await problemsOf(page)).toEqual({ console: [], csp: [], errors: [], overflow: 0 });
+      await context.close();
+    } finally {
+      await unconnected.close();
     }
 
     const bare = await buildTestApp({ env: { AUTH_LOGIN_LIMIT_PER_CLIENT: '1000' } });
