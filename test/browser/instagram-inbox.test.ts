@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import type { Browser, Page, Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildTestApp } from '../app.ts';
 import { makeUser } from '../factories.ts';
 import { buildInstagramApp, type InstagramTestApp } from '../instagram/helpers.ts';
 import { launchChromium } from '../setup/browser.ts';
@@ -92,6 +93,7 @@ describe('the operator inbox panel (/superadmin/instagram), in a real browser', 
       );
       const src = await page.locator('audio').getAttribute('src');
       expect(src).toBe('/api/superadmin/instagram/attachments?id=990001');
+      await expect(page.locator('[data-attachment-name]').textContent()).resolves.toContain('nota-de-voz.mp4');
       const proxied = page.waitForResponse((r) => r.url().includes('/api/superadmin/instagram/attachments?id=990001'));
       await page.evaluate(() => {
         const audio = document.querySelector('audio')!;
@@ -214,6 +216,8 @@ describe('the operator inbox panel (/superadmin/instagram), in a real browser', 
       expect(asked).toBe(1);
       await page.clock.runFor(14_000);
       await expect(page.locator('[data-list-problem]').count()).resolves.toBe(0);
+      // The 5-second poll waits for the first list: no request piles up behind the slow one.
+      expect(asked).toBe(1);
       await page.clock.runFor(1_500);
       await page.waitForSelector('[data-list-problem]');
       const problem = await page.locator('[data-list-problem]').textContent();
@@ -226,6 +230,110 @@ describe('the operator inbox panel (/superadmin/instagram), in a real browser', 
         await page.screenshot({ path: `${SHOTS}/empty-after-timeout.png`, fullPage: true });
       }
       await context.close();
+    }
+  });
+
+  it('polls only while the page is visible, one round at a time', async () => {
+    const { base, superadmin } = sending;
+    const context = await watchedContext(browser, VIEWPORTS.desktop);
+    const page = watch(await context.newPage());
+    await logIn(page, base, superadmin.email, superadmin.password, '/cuenta');
+    await page.clock.install();
+    let asked = 0;
+    await page.route(LIST, async (route) => {
+      asked += 1;
+      return route.continue();
+    });
+    const setVisibility = (state: 'hidden' | 'visible') =>
+      page.evaluate((value) => {
+        Object.defineProperty(document, 'visibilityState', { configurable: true, get: () => value });
+        document.dispatchEvent(new Event('visibilitychange'));
+      }, state);
+    await page.goto(`${base}/superadmin/instagram`);
+    await page.waitForSelector('[data-thread]');
+    await page.waitForSelector('[data-list-loading]', { state: 'detached' });
+    expect(asked).toBe(1);
+    const polled = page.waitForResponse((r) => r.url().endsWith('/api/superadmin/instagram/status'));
+    await page.clock.runFor(5_100);
+    await polled;
+    expect(asked).toBe(2);
+    await page.waitForTimeout(200);
+    await setVisibility('hidden');
+    await page.clock.runFor(30_000);
+    await page.waitForTimeout(200);
+    expect(asked).toBe(2);
+    // Shown again: it asks at once, without waiting for the next tick.
+    await setVisibility('visible');
+    await expect.poll(() => asked).toBe(3);
+    await context.close();
+  });
+
+  it('shows the reconnect reason with the button, the connect button when not connected, and the missing settings of an unconfigured server', async () => {
+    const { t, base, superadmin } = readOnly;
+    await t.container.db.query(
+      "UPDATE instagram_channel SET reconnect_required = true, reconnect_reason = 'Error validating access token: Session has expired'",
+    );
+    try {
+      for (const [name, viewport] of Object.entries(VIEWPORTS)) {
+        const context = await watchedContext(browser, viewport);
+        const page = watch(await context.newPage());
+        await logIn(page, base, superadmin.email, superadmin.password, '/superadmin/instagram');
+        const alert = page.locator('[data-state=reconnect-required]');
+        await alert.waitFor();
+        await expect(alert.textContent()).resolves.toContain('Session has expired');
+        await expect(page.locator('#connection h2, #connection h3').first().textContent()).resolves.toContain('Desconectado: @');
+        await expect(alert.locator('a.button').getAttribute('href')).resolves.toBe('/superadmin/instagram/connect');
+        await page.screenshot({ path: `${SHOTS}/reconnect-${name}.png`, fullPage: true });
+        expect(await problemsOf(page)).toEqual({ console: [], csp: [], errors: [], overflow: 0 });
+        await context.close();
+      }
+    } finally {
+      await t.container.db.query('UPDATE instagram_channel SET reconnect_required = false, reconnect_reason = NULL');
+    }
+
+    // Configured but never connected: the button to connect, the send flag, and no list to ask for.
+    const unconnected = await buildInstagramApp();
+    try {
+      const unconnectedBase = await unconnected.app.listen({ port: 0, host: '127.0.0.1' });
+      const operator = await makeUser(unconnected.container, { superadmin: true });
+      const context = await watchedContext(browser, VIEWPORTS.desktop);
+      const page = watch(await context.newPage());
+      await logIn(page, unconnectedBase, operator.email, operator.password, '/superadmin/instagram');
+      await page.locator('[data-state=not-connected]').waitFor();
+      await expect(page.getByRole('link', { name: 'Conectar Instagram' }).getAttribute('href')).resolves.toBe(
+        '/superadmin/instagram/connect',
+      );
+      await expect(page.locator('[data-send-flag]').getAttribute('data-send-flag')).resolves.toBe('off');
+      await expect(page.locator('#threads').count()).resolves.toBe(0);
+      await page.screenshot({ path: `${SHOTS}/not-connected-desktop.png`, fullPage: true });
+      expect(await problemsOf(page)).toEqual({ console: [], csp: [], errors: [], overflow: 0 });
+      await context.close();
+    } finally {
+      await unconnected.close();
+    }
+
+    const bare = await buildTestApp({ env: { AUTH_LOGIN_LIMIT_PER_CLIENT: '1000' } });
+    try {
+      const bareBase = await bare.app.listen({ port: 0, host: '127.0.0.1' });
+      const operator = await makeUser(bare.container, { superadmin: true });
+      const context = await watchedContext(browser, VIEWPORTS.phone);
+      const page = watch(await context.newPage());
+      let asked = 0;
+      await page.route(LIST, async (route) => {
+        asked += 1;
+        return route.continue();
+      });
+      await logIn(page, bareBase, operator.email, operator.password, '/superadmin/instagram');
+      const card = page.locator('[data-state=not-configured]');
+      await card.waitFor();
+      const text = await page.locator('#connection').textContent();
+      expect(text).toContain('INSTAGRAM_APP_ID');
+      expect(text).toContain('INSTAGRAM_APP_SECRET');
+      await page.screenshot({ path: `${SHOTS}/not-configured-phone.png`, fullPage: true });
+      expect(asked).toBe(0); // nothing to list without a channel
+      await context.close();
+    } finally {
+      await bare.close();
     }
   });
 

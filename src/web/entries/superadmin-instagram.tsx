@@ -117,7 +117,7 @@ function ConnectionCard({ status }: { status: Status }) {
   }
   const handle = status.account.username ? `@${status.account.username}` : status.account.id;
   return (
-    <Card title={`Conectado: ${handle}`} id="connection">
+    <Card title={status.reconnect_required ? `Desconectado: ${handle}` : `Conectado: ${handle}`} id="connection">
       {status.reconnect_required ? (
         <div class="notice notice-error" data-state="reconnect-required" role="alert">
           <p>
@@ -165,6 +165,9 @@ function AttachmentView({ attachment }: { attachment: Attachment }) {
   if (attachment.type === 'audio' || attachment.mime_type?.startsWith('audio/')) {
     return (
       <div class="attachment">
+        <p class="muted" data-attachment-name>
+          Audio: {name}
+        </p>
         {/* biome-ignore lint/a11y/useMediaCaption: Instagram voice notes come with no captions to offer. */}
         <audio controls preload="none" src={`/api/superadmin/instagram/attachments?id=${encodeURIComponent(attachment.id)}`}>
           <a href={`/api/superadmin/instagram/attachments?id=${encodeURIComponent(attachment.id)}`}>Audio: {name}</a>
@@ -276,7 +279,8 @@ function Inbox(data: InboxData) {
   const connected = status.configured && status.connected;
 
   // First list: stored threads already on screen; the API answer replaces them. Rule 3: abort after
-  // the timeout; an empty first answer is asked once more.
+  // the timeout; an empty first answer is asked once more. Polling starts only once this settles.
+  const [firstDone, setFirstDone] = useState(false);
   useEffect(() => {
     if (!connected) return;
     let cancelled = false;
@@ -295,6 +299,8 @@ function Inbox(data: InboxData) {
             ? `Instagram tardó más de ${Math.round(data.list_timeout_ms / 1000)} segundos en responder.`
             : errorText(err),
         );
+      } finally {
+        if (!cancelled) setFirstDone(true);
       }
     })();
     return () => {
@@ -314,11 +320,15 @@ function Inbox(data: InboxData) {
     }
   }
 
-  // New messages without reloading: while the page is visible, ask again every few seconds.
+  // New messages without reloading: while the page is visible, ask again every few seconds. One
+  // round at a time (a slow answer never piles up requests); a hidden tab asks nothing and asks at
+  // once when it is shown again.
   useEffect(() => {
-    if (!connected) return;
-    const timer = setInterval(async () => {
-      if (document.visibilityState !== 'visible') return;
+    if (!connected || !firstDone) return;
+    let busy = false;
+    const round = async () => {
+      if (busy || document.visibilityState !== 'visible') return;
+      busy = true;
       try {
         const [list, state] = await Promise.all([
           fetchList(data.list_timeout_ms),
@@ -331,10 +341,22 @@ function Inbox(data: InboxData) {
       } catch {
         // The next round tries again; what is on screen stays.
       }
-      if (openRef.current) await loadThread(openRef.current);
-    }, data.poll_ms);
-    return () => clearInterval(timer);
-  }, [connected]);
+      try {
+        if (openRef.current) await loadThread(openRef.current);
+      } finally {
+        busy = false;
+      }
+    };
+    const timer = setInterval(() => void round(), data.poll_ms);
+    const shown = () => {
+      if (document.visibilityState === 'visible') void round();
+    };
+    document.addEventListener('visibilitychange', shown);
+    return () => {
+      clearInterval(timer);
+      document.removeEventListener('visibilitychange', shown);
+    };
+  }, [connected, firstDone]);
 
   function open(id: string) {
     setOpenId(id);
