@@ -10,7 +10,7 @@ const [given, ...args] = process.argv.slice(2);
 const name = given ? (ALIASES[given] ?? given) : '';
 const script = new URL(`./${name}.ts`, import.meta.url);
 if (!/^[a-z][a-z0-9-]*$/.test(name) || ['index', 'load', 'scanner-data'].includes(name) || !existsSync(script)) {
-  process.stderr.write(`usage: npm run bench -- <ingest|scanner|delivery|pos>   (got ${JSON.stringify(given ?? '')})\n`);
+  process.stderr.write(`usage: npm run bench -- <ingest|scanner|delivery|pos|catalog>   (got ${JSON.stringify(given ?? '')})\n`);
   process.exit(2);
 }
 const module = (await import(script.href)) as { default?: (args: string[]) => Promise<void>; run?: () => Promise<void> };

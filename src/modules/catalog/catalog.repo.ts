@@ -1,5 +1,6 @@
-import { type SQL, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import { type Conn, selectRows } from '../../db/client.ts';
+import { products } from '../../db/schema/index.ts';
 
 export interface ProductFilter {
   q?: string | undefined;
@@ -12,11 +13,21 @@ export interface ProductFilter {
 /** `q` over name (accent- and case-insensitive), sku and barcode; the other filters as given. */
 export function productWhere(companyId: number, filter: ProductFilter): SQL {
   const parts: SQL[] = [sql`p.company_id = ${companyId}`];
-  const q = filter.q?.trim();
-  if (q) {
-    const like = `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-    const words = q.replace(/[\\%_]/g, ' ');
-    parts.push(sql`(search_text(p.name) LIKE '%' || search_text(${words}) || '%' OR p.sku ILIKE ${like} OR p.bc LIKE ${like})`);
+  // Every word of q, in the name (accents and case ignored), the sku or the barcode; the expression
+  // is the one indexed by products_search_trgm_idx (migration 0016).
+  const words = (filter.q ?? '')
+    .toLowerCase()
+    .split(/\s+/)
+    .map((w) =>
+      w
+        .normalize('NFD')
+        .replace(/\p{M}/gu, '')
+        .replace(/[\\%_]/g, ''),
+    )
+    .filter(Boolean)
+    .slice(0, 8);
+  for (const word of words) {
+    parts.push(sql`(search_text(p.name) || ' ' || lower(coalesce(p.sku, '')) || ' ' || coalesce(p.bc, '')) LIKE ${`%${word}%`}`);
   }
   if (filter.categoryId !== undefined) parts.push(sql`p.category_id = ${filter.categoryId}`);
   if (filter.mark?.trim()) parts.push(sql`lower(p.mark) = lower(${filter.mark.trim()})`);
@@ -31,6 +42,16 @@ export function listProductIds(conn: Conn, companyId: number, filter: ProductFil
     conn,
     sql`SELECT p.id FROM products p WHERE ${productWhere(companyId, filter)} AND p.id > ${afterId} ORDER BY p.id LIMIT ${limit}`,
   );
+}
+
+/** Whole product rows of one page, in id order. */
+export function productsByIds(conn: Conn, companyId: number, ids: number[]) {
+  if (ids.length === 0) return Promise.resolve([]);
+  return conn
+    .select()
+    .from(products)
+    .where(and(eq(products.companyId, companyId), inArray(products.id, ids)))
+    .orderBy(asc(products.id));
 }
 
 /** The other product of the company that already has this sku or barcode, if any. */

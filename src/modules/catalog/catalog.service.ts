@@ -155,8 +155,8 @@ export function createCatalogService({ db, clock }: { db: Database; clock: Clock
       const after = page.cursor === undefined ? 0 : decodeCursor(page.cursor);
       const ids = await repo.listProductIds(db.orm, companyId, filter, after, page.limit + 1);
       const shown = ids.slice(0, page.limit).map((r) => Number(r.id));
-      const rows = await Promise.all(shown.map((id) => findProduct(db.orm, companyId, id)));
-      const products = rows.filter((r): r is ProductRow => r !== null).map(merchantProduct);
+      const rows = await repo.productsByIds(db.orm, companyId, shown);
+      const products = rows.map(merchantProduct);
       const last = shown.at(-1);
       return { products, meta: { next_cursor: ids.length > page.limit && last !== undefined ? encodeCursor(last) : null } };
     },

@@ -1,0 +1,236 @@
+/**
+ * The back office under load, on PostgreSQL: a 10,000-row spreadsheet import through
+ * POST /api/v1/products/import, then the product list (a `q` search, 50 per page) at 100,000
+ * products, against a baseline Fastify route doing one primary-key SELECT through the same kind of
+ * pool at the same concurrency. Creates and drops its own scratch database on BENCH_DATABASE_URL.
+ */
+import { randomBytes } from 'node:crypto';
+import { Agent, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import Fastify from 'fastify';
+import pg from 'pg';
+import { buildApp } from '../src/app.ts';
+import { loadConfig } from '../src/config.ts';
+import { createContainer } from '../src/container.ts';
+import { migrate } from '../src/db/migrate.ts';
+import { ean13 } from '../src/lib/barcode.ts';
+import { cliCtx } from '../src/http/request-context.ts';
+
+const SERVER_URL = process.env['BENCH_DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test';
+const IMPORT_ROWS = positiveInt('BENCH_IMPORT_ROWS', 10_000);
+const PRODUCTS = positiveInt('BENCH_PRODUCTS', 100_000);
+const REQUESTS = positiveInt('BENCH_REQUESTS', 1_500);
+const CONCURRENCY = positiveInt('BENCH_CONCURRENCY', 8);
+const POOL_MAX = positiveInt('BENCH_POOL', 10);
+
+function positiveInt(name: string, fallback: number): number {
+  const value = Number(process.env[name] ?? fallback);
+  if (!Number.isInteger(value) || value < 1 || value > 10_000_000) throw new Error(`${name} must be a positive integer`);
+  return value;
+}
+
+function withDatabase(url: string, database: string) {
+  const u = new URL(url);
+  u.pathname = `/${database}`;
+  return u.toString();
+}
+
+async function admin(sql: string) {
+  const client = new pg.Client({ connectionString: withDatabase(SERVER_URL, 'postgres') });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+const TYPES = [
+  'Yerba mate',
+  'Azúcar',
+  'Aceite',
+  'Fideos',
+  'Arroz',
+  'Galletitas',
+  'Leche',
+  'Café',
+  'Harina',
+  'Detergente',
+  'Jabón',
+  'Gaseosa',
+];
+const BRANDS = [
+  'Playadito',
+  'Ledesma',
+  'Cocinero',
+  'Matarazzo',
+  'Gallo',
+  'Terrabusi',
+  'La Serenísima',
+  'La Virginia',
+  'Blancaflor',
+  'Magistral',
+];
+const SIZES = ['500 g', '1 kg', '1,5 l', '2 l', '250 g', 'x 3'];
+const nameOf = (n: number) =>
+  `${TYPES[n % TYPES.length]} ${BRANDS[Math.floor(n / 7) % BRANDS.length]} ${SIZES[n % SIZES.length]} ${n}`;
+
+/** The import file as Excel writes it in Argentina: `;`, decimal comma, Spanish headers. */
+function spreadsheet(rows: number): Buffer {
+  const lines = ['sku;codigo;nombre;precio;costo;iva;categoria;marca;activo;stock_minimo'];
+  for (let n = 1; n <= rows; n++) {
+    const code = ean13(`779${String(n).padStart(9, '0')}`);
+    lines.push(
+      `SKU-${n};${code};${nameOf(n)};${(1000 + (n % 5000)).toLocaleString('es-AR')},50;${500 + (n % 900)};${n % 10 === 0 ? '10,5' : '21'};${TYPES[n % TYPES.length]};${BRANDS[n % BRANDS.length]};si;${n % 20}`,
+    );
+  }
+  return Buffer.from(`${lines.join('\r\n')}\r\n`, 'utf8');
+}
+
+function call(agent: Agent, port: number, method: string, path: string, headers: Record<string, string>, body?: Buffer) {
+  return new Promise<{ status: number; body: string }>((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, path, method, agent, headers }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => {
+        text += chunk;
+      });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** `count` GETs of `paths` (round robin) at CONCURRENCY; latencies in ms. */
+async function load(port: number, paths: string[], headers: Record<string, string>, count: number) {
+  const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+  const latencies: number[] = [];
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next < count) {
+        const path = paths[next++ % paths.length]!;
+        const t0 = performance.now();
+        const res = await call(agent, port, 'GET', path, headers);
+        latencies.push(performance.now() - t0);
+        if (res.status !== 200) throw new Error(`${path}: ${res.status} ${res.body.slice(0, 200)}`);
+      }
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  agent.destroy();
+  latencies.sort((a, b) => a - b);
+  return {
+    perSecond: latencies.length / seconds,
+    p99: latencies[Math.ceil(latencies.length * 0.99) - 1]!,
+    p50: latencies[Math.ceil(latencies.length / 2) - 1]!,
+  };
+}
+
+export async function run() {
+  const database = `mostrador_bench_catalog_${process.pid}_${randomBytes(3).toString('hex')}`;
+  const url = withDatabase(SERVER_URL, database);
+  await admin(`CREATE DATABASE "${database}"`);
+  const cleanups: (() => Promise<unknown>)[] = [() => admin(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`)];
+  try {
+    const config = loadConfig({
+      DATABASE_URL: url,
+      SECRET_KEY: randomBytes(32).toString('base64url'),
+      LOG_LEVEL: 'silent',
+      DEMO_SEED: 'false',
+      DATA_DIR: tmpdir(),
+      DB_POOL_MAX: String(POOL_MAX),
+    });
+    const container = await createContainer(config);
+    cleanups.unshift(() => container.close());
+    await migrate(container.db);
+    const { company } = await container.companies.createCompany({ name: 'Almacén de prueba' });
+    const { secret } = await container.apiTokens.create(cliCtx(company.id), { name: 'bench', scope: 'read-write' });
+    const app = await buildApp(container);
+    cleanups.unshift(() => app.close());
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    const port = (app.server.address() as AddressInfo).port;
+    const auth = { authorization: `Bearer ${secret}` };
+
+    // 1. The spreadsheet import.
+    const file = spreadsheet(IMPORT_ROWS);
+    const agent = new Agent({ keepAlive: true });
+    const t0 = performance.now();
+    const imported = await call(
+      agent,
+      port,
+      'POST',
+      '/api/v1/products/import',
+      {
+        ...auth,
+        'content-type': 'text/csv',
+        'content-length': String(file.length),
+      },
+      file,
+    );
+    const importSeconds = (performance.now() - t0) / 1000;
+    const result = JSON.parse(imported.body);
+    if (imported.status !== 200 || result.created !== IMPORT_ROWS || result.errors.length > 0) {
+      throw new Error(`import: ${imported.status} ${imported.body.slice(0, 300)}`);
+    }
+    agent.destroy();
+
+    // 2. The rest of the catalogue up to PRODUCTS, written directly (the list is what is measured).
+    await container.db.query(
+      `INSERT INTO products (company_id, id, sku, name, base_price, stock, mark)
+       SELECT $1, n, 'GEN-' || n, ($2::text[])[1 + n % 12] || ' ' || ($3::text[])[1 + (n / 7) % 10] || ' ' || n, 1000 + n % 5000, n % 50, ($3::text[])[1 + n % 10]
+       FROM generate_series($4::int, $5::int) AS n`,
+      [company.id, TYPES, BRANDS, IMPORT_ROWS + 1, PRODUCTS],
+    );
+    await container.db.query('ANALYZE products');
+
+    // 3. The list (q searches, 50 per page) against a primary-key SELECT baseline.
+    const pool = new pg.Pool({ connectionString: url, max: POOL_MAX });
+    cleanups.unshift(() => pool.end());
+    const baseline = Fastify({ logger: false });
+    baseline.get('/baseline/:id', async (req) => {
+      const { rows } = await pool.query('SELECT * FROM products WHERE company_id = $1 AND id = $2', [
+        company.id,
+        Number((req.params as { id: string }).id),
+      ]);
+      return { product: rows[0] };
+    });
+    await baseline.listen({ host: '127.0.0.1', port: 0 });
+    cleanups.unshift(() => baseline.close());
+    const basePort = (baseline.server.address() as AddressInfo).port;
+
+    const queries = [
+      'yerba',
+      'azucar ledesma',
+      'aceite',
+      'cafe',
+      'SKU-12',
+      '7790000001',
+      'galletitas terrabusi',
+      'leche',
+      'harina 1 kg',
+      'jabon',
+    ];
+    const listPaths = queries.map((q) => `/api/v1/products?q=${encodeURIComponent(q)}&limit=50`);
+    const basePaths = Array.from({ length: 100 }, (_, n) => `/baseline/${1 + ((n * 997) % PRODUCTS)}`);
+    await load(port, listPaths, auth, 100);
+    await load(basePort, basePaths, {}, 200);
+    const base = await load(basePort, basePaths, {}, REQUESTS);
+    const list = await load(port, listPaths, auth, REQUESTS);
+
+    process.stdout.write(
+      `import ${IMPORT_ROWS} rows (created ${result.created}); list: ${REQUESTS} requests at ${CONCURRENCY} concurrent, ` +
+        `${Math.round(list.perSecond)} req/s, p50 ${list.p50.toFixed(1)} ms; PostgreSQL ${SERVER_URL.replace(/\/\/[^@]*@/, '//')}\n`,
+    );
+    process.stdout.write(
+      `catalog: import ${IMPORT_ROWS} rows in ${importSeconds.toFixed(1)} s; list p99 ${list.p99.toFixed(1)} ms at ${PRODUCTS} products; ` +
+        `baseline pk select: ${Math.round(base.perSecond)} req/s\n`,
+    );
+  } finally {
+    for (const cleanup of cleanups) await cleanup().catch(() => {});
+  }
+}
