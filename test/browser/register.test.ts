@@ -238,6 +238,8 @@ describe('the register in a real browser', () => {
       await page.waitForSelector('#ticket :text("sin conexión")');
       await page.waitForSelector('#register-offline');
       await page.click('#ticket-new');
+      // A new sale puts the focus back on the scanner input; the next scan goes there.
+      await page.waitForFunction(() => document.activeElement?.id === 'register-input');
     }
     await expect(page.locator('#register-offline').textContent()).resolves.toContain('Ventas sin enviar: 3');
     await page.screenshot({ path: `${SHOTS}/11-offline.png` });
@@ -311,7 +313,7 @@ describe('the register in a real browser', () => {
 
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     const page = await signIn(context, s.admin);
-    await page.waitForURL(`${base}/settings/integrations`);
+    await page.waitForURL(`${base}/productos`);
     await page.click('.shell-nav a:has-text("Ventas")');
     await page.waitForSelector('#sales tbody tr');
     await expect(page.locator('#sales tbody tr').count()).resolves.toBe(3);

@@ -364,37 +364,40 @@ export function Register({ initial, user }: { initial: RegisterState; user: Regi
     }
   }
 
-  // F-keys work anywhere on the page.
+  // F-keys work anywhere on the page. The listener is registered once and calls this render's
+  // handler through a ref: a key pressed right after a scan (before effects run) sees the new line.
+  const pageKeys = useRef<(e: KeyboardEvent) => void>(() => {});
   useEffect(() => {
-    const onKey = (e: KeyboardEvent) => {
-      if (e.key === 'F2') {
-        e.preventDefault();
-        if (mode === 'sell') {
-          setQuery('');
-          input.current?.focus();
-        }
-      } else if (e.key === 'F4') {
-        e.preventDefault();
-        if (mode === 'sell') startPay();
-      } else if (e.key === 'F8') {
-        e.preventDefault();
-        if (mode === 'sell') void clearSale();
-      } else if (e.key === 'F9' && mode === 'ticket') {
-        e.preventDefault();
-        window.print();
-      } else if (mode === 'ticket' && (e.target as HTMLElement).tagName !== 'BUTTON' && !e.ctrlKey && !e.metaKey && !e.altKey) {
-        // On the ticket, Enter or the next scan starts the next sale (the scan's first key is kept).
-        if (e.key === 'Enter' || e.key.length === 1) {
-          e.preventDefault();
-          setTicket(null);
-          setMode('sell');
-          if (e.key.length === 1) setQuery(e.key);
-        }
-      }
-    };
+    const onKey = (e: KeyboardEvent) => pageKeys.current(e);
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
-  });
+  }, []);
+  pageKeys.current = (e: KeyboardEvent) => {
+    if (e.key === 'F2') {
+      e.preventDefault();
+      if (mode === 'sell') {
+        setQuery('');
+        input.current?.focus();
+      }
+    } else if (e.key === 'F4') {
+      e.preventDefault();
+      if (mode === 'sell') startPay();
+    } else if (e.key === 'F8') {
+      e.preventDefault();
+      if (mode === 'sell') void clearSale();
+    } else if (e.key === 'F9' && mode === 'ticket') {
+      e.preventDefault();
+      window.print();
+    } else if (mode === 'ticket' && (e.target as HTMLElement).tagName !== 'BUTTON' && !e.ctrlKey && !e.metaKey && !e.altKey) {
+      // On the ticket, Enter or the next scan starts the next sale (the scan's first key is kept).
+      if (e.key === 'Enter' || e.key.length === 1) {
+        e.preventDefault();
+        setTicket(null);
+        setMode('sell');
+        if (e.key.length === 1) setQuery(e.key);
+      }
+    }
+  };
 
   async function confirmSale(payments: Payment[]) {
     if (!box || sessionId === null) return;
