@@ -23,6 +23,11 @@ describe('the build output', () => {
     const service = startProcess({ DATA_DIR: dataDir, DEMO_SEED: 'true', SHUTDOWN_DRAIN_MS: '0' }, ['dist/src/main.js']);
     try {
       const url = await listeningUrl(service);
+      // The banner is printed once the start is over, just after the port opens.
+      const deadline = Date.now() + 30_000;
+      while (!service.stdout.join('').includes('Almacén Don Tito') && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
       expect(service.stdout.join('')).toContain('Almacén Don Tito');
       expect((await fetch(`${url}/readyz`)).status).toBe(200);
       for (const path of ['/docs', '/scanner/kiosk.js', '/llms.txt', '/login']) {
