@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { normalizeCuit } from './lib/cuit.ts';
 
 export type Role = 'web' | 'worker' | 'all';
 const ROLES: readonly Role[] = ['web', 'worker', 'all'];
@@ -62,6 +63,26 @@ export interface Config {
   };
   readonly instagram: InstagramConfig;
   readonly salesAgent: SalesAgentConfig;
+  readonly arca: ArcaConfig;
+}
+
+/** Electronic invoicing with ARCA (docs/facturacion.md). */
+export interface ArcaConfig {
+  /**
+   * The service's own certificate, for companies that delegate to it in ARCA: ARCA_CUIT,
+   * ARCA_CERT_FILE and ARCA_KEY_FILE (PEM paths), all three or none.
+   */
+  readonly service: { readonly cuit: string; readonly certFile: string; readonly keyFile: string } | null;
+  /** ARCA_WSAA_URL / ARCA_WSFE_URL: override both environments' endpoints (a local fake); null: ARCA's own. */
+  readonly wsaaUrl: string | null;
+  readonly wsfeUrl: string | null;
+  /** ARCA_TIMEOUT_MS: every call to ARCA gives up after this long. */
+  readonly timeoutMs: number;
+  /**
+   * ARCA_DEMO_FAKE: answer with the built-in fake ARCA (in this process) when neither endpoints nor
+   * a service certificate are set. On by default with the demo seed, so the demo company invoices.
+   */
+  readonly demoFake: boolean;
 }
 
 /** The automatic sales-reply agent on the operator inbox (docs/operador/agente-de-ventas.md). */
@@ -218,6 +239,7 @@ export function loadConfig(env: Env = process.env): Config {
   const trustProxy = readTrustProxy(str('TRUST_PROXY'), problems);
   const instagram = readInstagramConfig(str, problems);
   const salesAgent = readSalesAgentConfig(str, int, problems);
+  const arca = readArcaConfig(str, int, bool, seedOnEmpty, problems);
   if (problems.length > 0) throw new ConfigError(problems);
   if (secretKey === undefined) secretKey = readOrCreateSecretKey(dataDir);
 
@@ -239,6 +261,7 @@ export function loadConfig(env: Env = process.env): Config {
     scanner: { rateLimitPerMinute: scannerRateLimit },
     instagram,
     salesAgent,
+    arca,
   } satisfies Config);
 }
 
@@ -340,6 +363,46 @@ function readSalesAgentConfig(
       baseUrl !== null && model !== null
         ? { baseUrl: baseUrl.replace(/\/+$/, ''), apiKey: str('LLM_API_KEY') ?? null, model, timeoutMs }
         : null,
+  };
+}
+
+function readArcaConfig(
+  str: (key: string) => string | undefined,
+  int: (key: string, fallback: number, min: number, max: number) => number,
+  bool: (key: string, fallback: boolean) => boolean,
+  demoSeed: boolean,
+  problems: string[],
+): ArcaConfig {
+  const cuit = str('ARCA_CUIT');
+  const certFile = str('ARCA_CERT_FILE');
+  const keyFile = str('ARCA_KEY_FILE');
+  const given = [cuit, certFile, keyFile].filter((v) => v !== undefined).length;
+  if (given !== 0 && given !== 3) problems.push('ARCA_CUIT, ARCA_CERT_FILE and ARCA_KEY_FILE go together: set all three or none');
+  if (cuit !== undefined && normalizeCuit(cuit) === null)
+    problems.push(`ARCA_CUIT must be a valid 11-digit CUIT (got "${cuit}")`);
+  for (const [key, file] of [
+    ['ARCA_CERT_FILE', certFile],
+    ['ARCA_KEY_FILE', keyFile],
+  ] as const) {
+    if (file !== undefined && !existsSync(file)) problems.push(`${key} points to a file that does not exist (${file})`);
+  }
+  const wsaaUrl = str('ARCA_WSAA_URL') ?? null;
+  const wsfeUrl = str('ARCA_WSFE_URL') ?? null;
+  for (const [key, url] of [
+    ['ARCA_WSAA_URL', wsaaUrl],
+    ['ARCA_WSFE_URL', wsfeUrl],
+  ] as const) {
+    if (url !== null && !isHttpUrl(url)) problems.push(`${key} must be an http(s) URL (got "${url}")`);
+  }
+  const timeoutMs = int('ARCA_TIMEOUT_MS', 20000, 500, 120000);
+  const configured = given === 3 || wsaaUrl !== null || wsfeUrl !== null;
+  const demoFake = bool('ARCA_DEMO_FAKE', demoSeed && !configured);
+  return {
+    service: given === 3 ? { cuit: normalizeCuit(cuit!)!, certFile: resolve(certFile!), keyFile: resolve(keyFile!) } : null,
+    wsaaUrl,
+    wsfeUrl,
+    timeoutMs,
+    demoFake,
   };
 }
 

@@ -22,6 +22,7 @@ import { type CatalogService, createCatalogService } from './modules/catalog/cat
 import { type CatalogImport, createCatalogImport } from './modules/catalog/catalog-import.ts';
 import { createUserService, type UserService } from './modules/users/users.service.ts';
 import { createRegisterService, type RegisterService } from './modules/register/register.service.ts';
+import { createInvoicingModule, type InvoicingModule } from './modules/invoicing/invoicing.module.ts';
 import { createInstagramModule, type InstagramModule, type InstagramModuleDeps } from './modules/instagram/instagram.module.ts';
 import { createSalesAgentModule, type SalesAgentModule } from './modules/sales-agent/sales-agent.module.ts';
 import { createWebhooksModule, type WebhooksModule, type WebhooksModuleDeps } from './modules/webhooks/webhooks.module.ts';
@@ -46,6 +47,8 @@ export interface Container {
   readonly catalogImport: CatalogImport;
   /** The cash register: box sessions and register sales (/api/v1/sales, /caja). */
   readonly register: RegisterService;
+  /** Electronic invoicing with ARCA: fiscal setup, receipts, credit notes (docs/facturacion.md). */
+  readonly invoicing: InvoicingModule;
   readonly auth: AuthService;
   readonly settings: SettingsService;
   readonly superadmin: SuperadminService;
@@ -122,6 +125,8 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     ...(overrides.salesAgentRandom ? { random: overrides.salesAgentRandom } : {}),
   });
 
+  const invoicing = createInvoicingModule({ config, db, clock, cipher, logger, jobs });
+
   const metrics = createMetrics({ db, jobs, logger });
   const readiness = createReadiness();
 
@@ -142,6 +147,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     catalog,
     catalogImport,
     register,
+    invoicing,
     auth,
     settings,
     superadmin,
@@ -156,6 +162,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
       closed = true;
       await webhooks.close();
       await instagram.close();
+      await invoicing.close();
       await jobs.stop(config.shutdownTimeoutMs);
       await db.close();
     },

@@ -8,6 +8,7 @@ import { MEMBERSHIP_ROLES, type MembershipRole } from '../modules/users/users.se
 import { parseOptions, positiveInt, requireOption, UsageError } from './args.ts';
 import { WEBHOOK_COMMANDS } from './webhook-commands.ts';
 import { TOKEN_COMMANDS } from './token-commands.ts';
+import { FISCAL_COMMANDS } from './fiscal-commands.ts';
 import { cliCtx } from '../http/request-context.ts';
 
 export interface CommandResult {
@@ -185,4 +186,5 @@ export const COMMANDS: Command[] = [
   ...AGENT_COMMANDS,
   ...WEBHOOK_COMMANDS,
   ...TOKEN_COMMANDS,
+  ...FISCAL_COMMANDS,
 ];

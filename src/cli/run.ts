@@ -35,6 +35,17 @@ Commands:
                                             --read-only); prints it once
   token list --company ID                   list the company's API tokens (never the tokens)
   token revoke --company ID --id TOKEN_ID   revoke an API token at once
+  fiscal show --company ID                  the company's ARCA invoicing setup and what is missing
+  fiscal set --company ID [--cuit C] [--iva-condition responsable_inscripto|monotributo|exento]
+      [--legal-name N] [--address A] [--gross-income N] [--activity-start yyyy-mm-dd]
+      [--auth-mode delegation|own_certificate] [--environment homologacion|produccion]
+      [--points-of-sale 1,2] [--default-point-of-sale N]
+                                            change the fiscal setup
+  fiscal certificate --company ID --cert FILE [--key FILE]
+                                            the company's own ARCA certificate (PEM) and key
+  fiscal check --company ID                 "Probar conexión": FEDummy, login, points of sale
+  invoice issue --company ID --sale N [--doc-type cuit|cuil|dni --doc-number N] [--iva-condition ID]
+      [--name N] [--point-of-sale N]        issue a sale's invoice with ARCA (CAE)
 
 --json prints one JSON object on stdout (for scripts). Exit codes: 0 ok, 1 failed, 2 usage.
 `;

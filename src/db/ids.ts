@@ -12,6 +12,7 @@ const ID_TABLES = [
   'sales',
   'invoices',
   'box_sessions',
+  'invoice_attempts',
 ] as const;
 export type IdTable = (typeof ID_TABLES)[number];
 

@@ -29,6 +29,8 @@ const require = createRequire(import.meta.url);
 const STATIC_FILES: Record<string, () => string[]> = {
   'kiosk.js': () => [join(ROOT, 'src/modules/scanner/public/kiosk.js')],
   'kiosk.css': () => [join(ROOT, 'src/modules/scanner/public/kiosk.css')],
+  'factura.js': () => [join(ROOT, 'src/modules/invoicing/public/factura.js')],
+  'factura.css': () => [join(ROOT, 'src/modules/invoicing/public/factura.css')],
   'docs.css': () => [join(ROOT, 'src/modules/docs/public/docs.css'), require.resolve('highlight.js/styles/github.min.css')],
   'favicon.svg': () => [join(ROOT, 'src/web/favicon.svg')],
 };

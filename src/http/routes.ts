@@ -27,6 +27,8 @@ import { merchantGuard } from './merchant-guard.ts';
 import { registerApiTokenRoutes } from '../modules/api-tokens/api-tokens.routes.ts';
 import { registerRegisterPage, registerSalesPages } from '../modules/register/register.pages.ts';
 import { registerRegisterRoutes } from '../modules/register/register.routes.ts';
+import { registerFiscalSettingsPage, registerInvoicePrintPage } from '../modules/invoicing/invoicing.pages.ts';
+import { registerInvoicingRoutes } from '../modules/invoicing/invoicing.routes.ts';
 import { registerRegisterWorker } from '../modules/register/register.worker.ts';
 import { registerMetricsRoutes } from '../metrics/metrics.routes.ts';
 import { registerHealthRoutes } from './health.routes.ts';
@@ -73,9 +75,10 @@ export async function registerRoutes(app: App, container: Container, assets: Ass
   await registerSurface(app, 'session', sessionGuard('session', sessions), (scope) => registerAccountRoutes(scope, accounts));
 
   // Company members, admins and cashiers alike: the register and the back office's read screens come here.
-  await registerSurface(app, 'member', sessionGuard('member', sessions), (scope) =>
-    registerRegisterPage(scope, { register: container.register, shell }),
-  );
+  await registerSurface(app, 'member', sessionGuard('member', sessions), (scope) => {
+    registerRegisterPage(scope, { register: container.register, shell });
+    registerInvoicePrintPage(scope, { ...container.invoicing, assets });
+  });
 
   await registerSurface(app, 'admin', sessionGuard('admin', sessions), (scope) => {
     registerSettingsRoutes(scope, { settings, endpoints: webhooks.endpoints, members, shell });
@@ -83,6 +86,7 @@ export async function registerRoutes(app: App, container: Container, assets: Ass
     registerSalesPages(scope, { register: container.register, shell });
     registerScaleSettingsRoutes(scope, { db: container.db, scanner, shell });
     registerCatalogPages(scope, { catalog: container.catalog, tokens: container.apiTokens, shell });
+    registerFiscalSettingsPage(scope, { fiscal: container.invoicing.fiscal, shell });
   });
 
   // The merchant API (/api/v1): a company API token or the session; each route declares its access.
@@ -90,6 +94,7 @@ export async function registerRoutes(app: App, container: Container, assets: Ass
     registerApiTokenRoutes(scope, { tokens: container.apiTokens, companies: container.companies });
     registerRegisterRoutes(scope, { register: container.register });
     registerCatalogRoutes(scope, { catalog: container.catalog, imports: container.catalogImport });
+    registerInvoicingRoutes(scope, container.invoicing);
   });
 
   await registerSurface(app, 'superadmin', sessionGuard('superadmin', sessions), (scope) => {

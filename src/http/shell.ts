@@ -33,6 +33,7 @@ export const NAV: readonly NavItem[] = [
   { href: '/ventas', label: 'Ventas', shows: isAdmin },
   { href: '/cierres', label: 'Cierres de caja', shows: isAdmin },
   { href: '/settings/scanner', label: 'Escáner', shows: isAdmin },
+  { href: '/settings/facturacion', label: 'Facturación', shows: isAdmin },
   { href: '/cuenta', label: 'Mi cuenta', shows: () => true },
   { href: '/docs', label: 'Ayuda', shows: () => true },
 ];

@@ -26,6 +26,7 @@ export const ERROR_STATUS = {
   invalid_state: 422,
   window_closed: 422,
   recipient_not_found: 422,
+  arca_rejected: 422,
   rate_limited: 429,
   internal: 500,
   upstream_failed: 502,

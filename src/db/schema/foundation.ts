@@ -1,5 +1,18 @@
 import { sql } from 'drizzle-orm';
-import { bigint, boolean, char, integer, jsonb, numeric, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import {
+  bigint,
+  boolean,
+  char,
+  date,
+  integer,
+  jsonb,
+  numeric,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uuid,
+} from 'drizzle-orm/pg-core';
 
 // Mirrors src/db/migrations/0001_foundation.sql; test/db/schema-drift.test.ts keeps them in step.
 const tstz = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
@@ -202,6 +215,23 @@ export const invoices = pgTable(
     caeExpiration: tstz('cae_expiration').notNull(),
     total: money('total').notNull(),
     issuedAt: tstz('issued_at').notNull().defaultNow(),
+    // 0020_invoicing.sql: the fiscal data of receipts issued here (null for integration-received ones).
+    source: text('source').$type<'integration' | 'arca'>().notNull().default('integration'),
+    kind: text('kind').$type<'invoice' | 'credit_note'>().notNull().default('invoice'),
+    receiptCode: integer('receipt_code'),
+    issueDate: date('issue_date', { mode: 'string' }),
+    docType: integer('doc_type'),
+    docNumber: text('doc_number'),
+    receiverIvaCondition: integer('receiver_iva_condition'),
+    receiverName: text('receiver_name'),
+    net: money('net'),
+    iva: money('iva'),
+    exempt: money('exempt'),
+    ivaLines: jsonb('iva_lines').$type<{ id: number; rate: string; base: string; amount: string }[]>(),
+    environment: text('environment'),
+    issuerCuit: char('issuer_cuit', { length: 11 }),
+    associatedInvoiceId: integer('associated_invoice_id'),
+    observations: jsonb('observations').$type<{ code: number; message: string }[]>(),
   },
   (t) => [primaryKey({ columns: [t.companyId, t.id] })],
 );

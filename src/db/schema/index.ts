@@ -8,3 +8,5 @@ export * from './limits.ts';
 export * from './instagram.ts';
 export * from './sales-agent.ts';
 export * from './register.ts';
+export * from './invoicing.ts';
+export * from './arca.ts';

@@ -36,7 +36,12 @@ export type AuditAction =
   | 'box_session.cash_moved'
   | 'sale.cancelled'
   | 'sale.refunded'
-  | 'sale.price_changed';
+  | 'sale.price_changed'
+  | 'fiscal.updated'
+  | 'fiscal.certificate_uploaded'
+  | 'fiscal.csr_created'
+  | 'invoice.issued'
+  | 'invoice.rejected';
 
 /** From where a change was asked: the HTTP client (null fields for the command line). */
 export type AuditOrigin = RequestOrigin;

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import { type Conn, selectRows } from '../../db/client.ts';
-import { boxes, categories, customers, deposits, products } from '../../db/schema/index.ts';
+import { boxes, categories, companyFiscal, customers, deposits, fiscalPointsOfSale, products } from '../../db/schema/index.ts';
 import type { Container } from '../../container.ts';
 import { ean13 } from '../../lib/barcode.ts';
 import { lineTotalCents } from '../../lib/money.ts';
@@ -69,6 +69,20 @@ export async function seedDemo(container: Container, options: { onlyIfEmpty?: bo
       { companyId, id: 2, name: 'María González', document: 'DNI 28.456.789', email: 'maria.gonzalez@example.com' },
       { companyId, id: 3, name: 'Kiosco El Trébol', document: 'CUIT 20-12345678-6', phone: '+54 9 11 4321-5678' },
     ]);
+    // Invoicing works out of the box against the built-in fake ARCA (ARCA_DEMO_FAKE): a Responsable
+    // Inscripto in homologación, delegating to the service, point of sale 1.
+    await tx.insert(companyFiscal).values({
+      companyId,
+      ivaCondition: 'responsable_inscripto',
+      legalName: `${name} S.R.L.`,
+      address: 'Av. Corrientes 1234, CABA',
+      grossIncome: '901-123456-7',
+      activityStart: '2019-03-01',
+      authMode: 'delegation',
+      environment: 'homologacion',
+      defaultPointOfSale: 1,
+    });
+    await tx.insert(fiscalPointsOfSale).values({ companyId, number: 1, emissionType: 'CAE - Ri Iva', blocked: false });
     const productIds = await seedCatalogue(tx, companyId, rng, now);
     await seedSales(tx, companyId, productIds, rng, now);
     const logins = await seedUsers(container, tx, companyId);

@@ -388,7 +388,14 @@ export function Register({ initial, user }: { initial: RegisterState; user: Regi
     } else if (e.key === 'F9' && mode === 'ticket') {
       e.preventDefault();
       window.print();
-    } else if (mode === 'ticket' && (e.target as HTMLElement).tagName !== 'BUTTON' && !e.ctrlKey && !e.metaKey && !e.altKey) {
+    } else if (
+      mode === 'ticket' &&
+      // Typing in the invoice's buyer form (or on a button or link) is not the next scan.
+      !(e.target as HTMLElement).closest?.('button, a, input, select, textarea, [data-invoice-panel]') &&
+      !e.ctrlKey &&
+      !e.metaKey &&
+      !e.altKey
+    ) {
       // On the ticket, Enter or the next scan starts the next sale (the scan's first key is kept).
       if (e.key === 'Enter' || e.key.length === 1) {
         e.preventDefault();

@@ -6,6 +6,7 @@ import { Card, PageTitle, TableWrap } from '../../ui/layout.tsx';
 import { Notice, useNotice } from '../../ui/notice.tsx';
 import { METHODS, methodLabel } from './register.tsx';
 import type { SaleWire } from './sync.ts';
+import { InvoicePanel } from '../invoicing/invoice-panel.tsx';
 
 type Sale = SaleWire & {
   source: 'register' | 'integration';
@@ -275,7 +276,14 @@ export function Sales({ boxes }: { boxes: { id: number; name: string }[] }) {
               ))}
             </tbody>
           </TableWrap>
-          {/* Invoicing (issue 15) adds its "Facturar" action to this row. */}
+          <h3>Facturación</h3>
+          <InvoicePanel
+            key={`${detail.id}-${detail.status}`}
+            saleId={detail.id}
+            total={detail.total}
+            cancelled={detail.status === 'cancelled'}
+            canCreditNote
+          />
           <div class="row sale-actions" data-sale-actions>
             {detail.status !== 'cancelled' && (detail.source === 'register' || detail.status === 'pending') ? (
               <>

@@ -4,6 +4,7 @@ import { formatArs } from '../../../lib/money.ts';
 import type { Line } from './register.tsx';
 import { methodLabel } from './register.tsx';
 import type { SaleWire } from './sync.ts';
+import { InvoicePanel } from '../invoicing/invoice-panel.tsx';
 
 export interface TicketData {
   /** The sale's idempotency key (a queued sale is found by it when it is sent). */
@@ -24,8 +25,8 @@ const qty = (milli: number, unit: string) =>
     : (milli / 1000).toLocaleString('es-AR');
 
 /**
- * The 80 mm ticket: shop, sale, items, payments, change, and "no válido como factura". The
- * `ticket-actions` row is where the invoicing issue adds "Facturar" for a sale the server has.
+ * The 80 mm ticket: shop, sale, items, payments, change, and "no válido como factura"; below it,
+ * for a sale the server has, "Facturar" (the fiscal receipt is its own printout, /facturas/:id).
  */
 export function Ticket({
   data,
@@ -98,6 +99,13 @@ export function Ticket({
           Nueva venta (Enter)
         </button>
       </div>
+      {data.sale ? (
+        <div class="ticket-invoice no-print">
+          <InvoicePanel saleId={data.sale.id} total={data.sale.total} cancelled={false} canCreditNote={false} />
+        </div>
+      ) : (
+        <p class="muted no-print">La factura se emite cuando la venta llegue al servidor.</p>
+      )}
     </div>
   );
 }

@@ -1,0 +1,18 @@
+import { pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
+
+// Mirrors src/db/migrations/0021_arca_tickets.sql; test/db/schema-drift.test.ts keeps them in step.
+const tstz = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
+
+export const arcaTickets = pgTable(
+  'arca_tickets',
+  {
+    certFingerprint: text('cert_fingerprint').notNull(),
+    service: text('service').notNull(),
+    token: text('token').notNull(),
+    sign: text('sign').notNull(),
+    generatedAt: tstz('generated_at').notNull(),
+    expiresAt: tstz('expires_at').notNull(),
+    updatedAt: tstz('updated_at').notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.certFingerprint, t.service] })],
+);

@@ -1,0 +1,80 @@
+import { boolean, char, date, integer, jsonb, pgTable, primaryKey, text, timestamp, bigint } from 'drizzle-orm/pg-core';
+
+// Mirrors src/db/migrations/0020_invoicing.sql; test/db/schema-drift.test.ts keeps them in step.
+const tstz = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
+
+export const IVA_CONDITIONS = ['responsable_inscripto', 'monotributo', 'exento'] as const;
+export type IvaCondition = (typeof IVA_CONDITIONS)[number];
+export type FiscalAuthMode = 'delegation' | 'own_certificate';
+export type FiscalEnvironment = 'homologacion' | 'produccion';
+
+export interface FiscalCheck {
+  ok: boolean;
+  steps: { step: string; ok: boolean; message: string }[];
+}
+
+export const companyFiscal = pgTable('company_fiscal', {
+  companyId: integer('company_id').primaryKey(),
+  ivaCondition: text('iva_condition').$type<IvaCondition>().notNull().default('responsable_inscripto'),
+  legalName: text('legal_name'),
+  address: text('address'),
+  grossIncome: text('gross_income'),
+  activityStart: date('activity_start', { mode: 'string' }),
+  authMode: text('auth_mode').$type<FiscalAuthMode>().notNull().default('delegation'),
+  environment: text('environment').$type<FiscalEnvironment>().notNull().default('homologacion'),
+  certPem: text('cert_pem'),
+  keySealed: text('key_sealed'),
+  pendingKeySealed: text('pending_key_sealed'),
+  pendingCsrPem: text('pending_csr_pem'),
+  defaultPointOfSale: integer('default_point_of_sale'),
+  lastCheckAt: tstz('last_check_at'),
+  lastCheck: jsonb('last_check').$type<FiscalCheck>(),
+  updatedAt: tstz('updated_at').notNull().defaultNow(),
+});
+
+export const fiscalPointsOfSale = pgTable(
+  'fiscal_points_of_sale',
+  {
+    companyId: integer('company_id').notNull(),
+    number: integer('number').notNull(),
+    emissionType: text('emission_type'),
+    blocked: boolean('blocked').notNull().default(false),
+  },
+  (t) => [primaryKey({ columns: [t.companyId, t.number] })],
+);
+
+export type InvoiceKind = 'invoice' | 'credit_note';
+export type AttemptStatus = 'pending' | 'approved' | 'rejected';
+export interface ArcaMessage {
+  code: number;
+  message: string;
+}
+
+export const invoiceAttempts = pgTable(
+  'invoice_attempts',
+  {
+    companyId: integer('company_id').notNull(),
+    id: integer('id').notNull(),
+    saleId: integer('sale_id').notNull(),
+    kind: text('kind').$type<InvoiceKind>().notNull(),
+    letter: char('letter', { length: 1 }).$type<'A' | 'B' | 'C'>().notNull(),
+    receiptCode: integer('receipt_code').notNull(),
+    issuerCuit: char('issuer_cuit', { length: 11 }).notNull(),
+    environment: text('environment').$type<FiscalEnvironment>().notNull(),
+    pointOfSale: integer('point_of_sale').notNull(),
+    number: bigint('number', { mode: 'number' }).notNull(),
+    status: text('status').$type<AttemptStatus>().notNull(),
+    request: jsonb('request').$type<Record<string, unknown>>().notNull(),
+    receiverName: text('receiver_name'),
+    associatedInvoiceId: integer('associated_invoice_id'),
+    errors: jsonb('errors').$type<ArcaMessage[]>().notNull().default([]),
+    observations: jsonb('observations').$type<ArcaMessage[]>().notNull().default([]),
+    invoiceId: integer('invoice_id'),
+    tries: integer('tries').notNull().default(0),
+    lastError: text('last_error'),
+    createdBy: text('created_by').notNull(),
+    createdAt: tstz('created_at').notNull().defaultNow(),
+    updatedAt: tstz('updated_at').notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.companyId, t.id] })],
+);

@@ -1,0 +1,677 @@
+import { createHash, randomBytes, randomInt, X509Certificate } from 'node:crypto';
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import { verifyLoginCms } from '../cms.ts';
+import { parseXml, xmlEscape } from '../soap.ts';
+
+/**
+ * A fake ARCA for tests, the demo and `npm run fake:arca`: WSAA (LoginCms) and WSFEv1
+ * (service.asmx) over HTTP with ARCA's envelopes, namespaces and statuses (research wire samples).
+ * It checks the CMS signature and the request times, keeps tickets, numbers receipts per (CUIT,
+ * point of sale, type), applies the FECAESolicitar rules that bite, answers 502 to a second
+ * concurrent request of the same series, and can be told to reject, delay, fail or drop.
+ */
+
+type Node = Record<string, unknown>;
+const obj = (value: unknown): Node => (value && typeof value === 'object' ? (value as Node) : {});
+const list = (value: unknown): Node[] => (Array.isArray(value) ? (value as Node[]) : value ? [value as Node] : []);
+const text = (value: unknown): string =>
+  value === undefined || value === null || typeof value === 'object' ? '' : String(value);
+const cents = (value: unknown) => Math.round(Number(text(value) || '0') * 100);
+
+export interface FakeReceipt {
+  cuit: string;
+  pointOfSale: number;
+  type: number;
+  number: number;
+  concept: number;
+  docType: number;
+  docNumber: string;
+  date: string;
+  total: string;
+  untaxed: string;
+  net: string;
+  exempt: string;
+  otherTaxes: string;
+  iva: string;
+  ivaLines: { id: number; base: string; amount: string }[];
+  currency: string;
+  rate: string;
+  cae: string;
+  caeExpiry: string;
+  processedAt: string;
+}
+
+interface Ticket {
+  token: string;
+  sign: string;
+  fingerprint: string;
+  expiresAt: number;
+}
+
+interface State {
+  tickets: Ticket[];
+  /** Last successful login per certificate fingerprint + service: when, and until when it is valid. */
+  logins: Record<string, { at: number; expiresAt: number }>;
+  receipts: FakeReceipt[];
+  pointsOfSale: Record<string, number[]>;
+  represented: Record<string, string[]>;
+}
+
+export type RejectableCode = 10016 | 10242 | 10243 | 10246 | 10048;
+
+export interface FakeArcaOptions {
+  /** Keep tickets and receipts in this JSON file (the demo), so a restart keeps the numbering. */
+  stateFile?: string;
+  /** WSAA's "preventive window" for a repeated login: 10 minutes in homologation. */
+  alreadyAuthenticatedWindowMs?: number;
+  /** Ticket lifetime: 12 hours. */
+  ticketLifetimeMs?: number;
+  now?: () => Date;
+}
+
+const MESSAGES: Record<number, string> = {
+  500: 'Error interno de aplicación.',
+  502: 'Error interno de base de datos - Autorizador CAE. Transacción Activa',
+  600: 'ValidacionDeToken: No validaron las fechas del token GenTime, ExpTime, NowUTC: token inválido o vencido',
+  601: 'CUIT representada no incluida en Token',
+  602: 'No existen datos en nuestros registros para los parametros ingresados.',
+  10004: 'Campo <PtoVta> debe estar comprendido entre 1 y 99998.',
+  10005: 'El punto de venta informado debe estar dado de alta y ser del tipo RECE.',
+  10013: 'Para comprobantes clase A y M el campo DocTipo tenga valor 80 (CUIT)',
+  10016:
+    'El numero o fecha del comprobante no se corresponde con el proximo a autorizar. Consultar metodo FECompUltimoAutorizado.',
+  10041:
+    'Si el punto de venta del comprobante asociado (campo <PtoVta> de <CbtesAsoc>) es electrónico, el número de comprobante debe obrar en las bases del organismo para el punto de venta y tipo de comprobante informado.',
+  10048: "El campo  'Importe Total' ImpTotal, debe ser igual  a la  suma de ImpTotConc + ImpNeto + ImpOpEx + ImpTrib + ImpIVA.",
+  10051: 'Los importes informados en AlicIVA se deben corresponder según el tipo de iva seleccionado.',
+  10061: 'La suma de los campos <BaseImp> en <AlicIva> debe ser igual al valor ingresado en ImpNeto.',
+  10070: 'Si el importe neto es mayor a cero, es obligatorio informar el array de iva.',
+  10071: 'Si el tipo de comprobante es C, el array de IVA no debe informarse.',
+  10197:
+    'Si el comprobante es Debito o Credito, se deberá informar de forma obligatoria los campos Fecha Comprobantes Asociados Desde/Hasta, o al menos un comprobante asociado.',
+  10242:
+    'El campo de identificación de la Condición de IVA del receptor no es un valor permitido. Para mayor detalle consular el método FEParamGetCondicionIvaReceptor.',
+  10243:
+    'El campo de identificación de Condición de IVA del receptor no es valido para la clase de comprobante informado. Para mas detalle consultar el Método: FEParamGetCondicionIvaReceptor',
+  10246:
+    'Campo Condición Frente al IVA del receptor es obligatorio conforme a lo reglamentado por la Resolución General N° 5616. Para mas información consular método FEParamGetCondicionIvaReceptor.',
+};
+const DATE_WINDOW_MESSAGE =
+  'Campo CbteFch Debe estar comprendido  en el  rango  N-5 y N+5 siendo N la fecha de envio del pedido  de autorizacion para 1 - Productos';
+
+const CONDITIONS = new Set([1, 4, 5, 6, 7, 8, 9, 10, 13, 15, 16]);
+const CLASS_OF: Record<number, 'A' | 'B' | 'C'> = { 1: 'A', 2: 'A', 3: 'A', 6: 'B', 7: 'B', 8: 'B', 11: 'C', 12: 'C', 13: 'C' };
+const ALLOWED: Record<'A' | 'B' | 'C', Set<number> | null> = {
+  A: new Set([1, 6, 13, 16]),
+  B: new Set([4, 5, 7, 8, 9, 10, 15]),
+  C: null,
+};
+const CREDIT_NOTES: Record<number, number[]> = { 3: [1, 2, 3], 8: [6, 7, 8], 13: [11, 12, 13] };
+const RATES: Record<number, number> = { 3: 0, 4: 105, 5: 210, 6: 270, 8: 50, 9: 25 };
+const DEFAULT_POINTS = [1, 2];
+const WSAA_NS = 'http://wsaa.view.sua.dvadac.desein.afip.gov';
+const FE_NS = 'http://ar.gov.afip.dif.FEV1/';
+
+function emptyState(): State {
+  return { tickets: [], logins: {}, receipts: [], pointsOfSale: {}, represented: {} };
+}
+
+/** YYYYMMDD in Argentina. */
+function arDay(at: Date): string {
+  return new Date(at.getTime() - 3 * 3_600_000).toISOString().slice(0, 10).replaceAll('-', '');
+}
+function dayNumber(yyyymmdd: string): number {
+  return Date.UTC(Number(yyyymmdd.slice(0, 4)), Number(yyyymmdd.slice(4, 6)) - 1, Number(yyyymmdd.slice(6, 8))) / 86_400_000;
+}
+function addDays(yyyymmdd: string, days: number): string {
+  return new Date((dayNumber(yyyymmdd) + days) * 86_400_000).toISOString().slice(0, 10).replaceAll('-', '');
+}
+function arIso(at: Date): string {
+  return `${new Date(at.getTime() - 3 * 3_600_000).toISOString().slice(0, 23)}-03:00`;
+}
+
+export type FakeArca = ReturnType<typeof createFakeArca>;
+
+export function createFakeArca(options: FakeArcaOptions = {}) {
+  const now = options.now ?? (() => new Date());
+  const window = options.alreadyAuthenticatedWindowMs ?? 10 * 60_000;
+  const lifetime = options.ticketLifetimeMs ?? 12 * 3_600_000;
+  let state: State = emptyState();
+  if (options.stateFile && existsSync(options.stateFile)) {
+    try {
+      state = { ...emptyState(), ...(JSON.parse(readFileSync(options.stateFile, 'utf8')) as State) };
+    } catch {
+      state = emptyState();
+    }
+  }
+  const persist = () => {
+    if (!options.stateFile) return;
+    const tmp = `${options.stateFile}.tmp`;
+    writeFileSync(tmp, JSON.stringify(state));
+    renameSync(tmp, options.stateFile);
+  };
+
+  const queue = {
+    reject: [] as RejectableCode[],
+    delay: [] as { ms: number; op: string | null }[],
+    fail: [] as { status: number; op: string | null }[],
+    drop: 0,
+  };
+  const stats = { logins: 0, caeRequests: 0, requests: {} as Record<string, number> };
+  const inflight = new Set<string>();
+
+  const take = <T extends { op: string | null }>(items: T[], op: string): T | undefined => {
+    const i = items.findIndex((item) => item.op === null || item.op === op);
+    return i === -1 ? undefined : items.splice(i, 1)[0];
+  };
+
+  const control = {
+    rejectNext(code: RejectableCode) {
+      queue.reject.push(code);
+    },
+    /** The next call (of `op`, or any) answers after `ms`; a FECAESolicitar is still granted. */
+    delayNext(ms: number, op: string | null = null) {
+      queue.delay.push({ ms, op });
+    },
+    /** The next FECAESolicitar is authorised and stored, then the connection is dropped unanswered. */
+    dropAfterGrant() {
+      queue.drop += 1;
+    },
+    /** The next call (of `op`, or any) gets this HTTP status without being processed. */
+    failNext(status: number, op: string | null = null) {
+      queue.fail.push({ status, op });
+    },
+    setPointsOfSale(cuit: string, points: number[]) {
+      state.pointsOfSale[cuit] = points;
+      persist();
+    },
+    /** Only these CUITs may be represented by tickets of this certificate (601 otherwise). */
+    restrictRepresented(fingerprint: string, cuits: string[]) {
+      state.represented[fingerprint] = cuits;
+      persist();
+    },
+    lastAuthorized(cuit: string, pointOfSale: number, type: number) {
+      return lastOf(cuit, pointOfSale, type);
+    },
+    receipts(): FakeReceipt[] {
+      return state.receipts.map((r) => ({ ...r }));
+    },
+    /** Drop every pending rejection, delay, failure and drop. */
+    clearQueue() {
+      queue.reject = [];
+      queue.delay = [];
+      queue.fail = [];
+      queue.drop = 0;
+    },
+    /** Forget logins (as if the preventive window passed) but keep receipts. */
+    forgetLogins() {
+      state.logins = {};
+      persist();
+    },
+    reset() {
+      state = emptyState();
+      queue.reject = [];
+      queue.delay = [];
+      queue.fail = [];
+      queue.drop = 0;
+      stats.logins = 0;
+      stats.caeRequests = 0;
+      stats.requests = {};
+      persist();
+    },
+  };
+
+  function lastOf(cuit: string, pointOfSale: number, type: number): number {
+    let last = 0;
+    for (const r of state.receipts)
+      if (r.cuit === cuit && r.pointOfSale === pointOfSale && r.type === type && r.number > last) last = r.number;
+    return last;
+  }
+
+  function envelope(version: '1.1' | '1.2', body: string, header = true): string {
+    const ns = version === '1.2' ? 'http://www.w3.org/2003/05/soap-envelope' : 'http://schemas.xmlsoap.org/soap/envelope/';
+    const head = header
+      ? `<soap:Header><FEHeaderInfo xmlns="${FE_NS}"><ambiente>HomologacionExterno - fake</ambiente><fecha>${arIso(now())}</fecha><id>7.0.0.53</id></FEHeaderInfo></soap:Header>`
+      : '';
+    return `<?xml version="1.0" encoding="utf-8"?><soap:Envelope xmlns:soap="${ns}" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xmlns:xsd="http://www.w3.org/2001/XMLSchema">${head}<soap:Body>${body}</soap:Body></soap:Envelope>`;
+  }
+
+  function wsaaFault(code: string, message: string): { status: number; body: string } {
+    return {
+      status: 500,
+      body:
+        '<?xml version="1.0" encoding="UTF-8"?><soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/" xmlns:xsd="http://www.w3.org/2001/XMLSchema" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"><soapenv:Body><soapenv:Fault>' +
+        `<faultcode xmlns:ns1="http://xml.apache.org/axis/">ns1:${code}</faultcode><faultstring>${xmlEscape(message)}</faultstring>` +
+        '<detail><ns2:exceptionName xmlns:ns2="http://xml.apache.org/axis/">gov.afip.desein.dvadac.sua.view.wsaa.LoginFault</ns2:exceptionName><ns3:hostname xmlns:ns3="http://xml.apache.org/axis/">wsaa.fake</ns3:hostname></detail>' +
+        '</soapenv:Fault></soapenv:Body></soapenv:Envelope>',
+    };
+  }
+
+  function loginCms(bodyNode: Node): { status: number; body: string } {
+    const cms = text(obj(bodyNode['loginCms'])['in0']);
+    let verified: ReturnType<typeof verifyLoginCms>;
+    try {
+      verified = verifyLoginCms(cms);
+    } catch {
+      return wsaaFault('cms.bad', 'Firma inválida o algoritmo no soportado');
+    }
+    const tra = obj(parseXml(verified.content)['loginTicketRequest']);
+    const header = obj(tra['header']);
+    const generation = new Date(text(header['generationTime']));
+    const expiration = new Date(text(header['expirationTime']));
+    const service = text(tra['service']);
+    const at = now().getTime();
+    if (Number.isNaN(generation.getTime()) || generation.getTime() > at + 5 * 60_000) {
+      return wsaaFault('xml.generationTime.invalid', 'generationTime posee formato o dato inválido');
+    }
+    if (Number.isNaN(expiration.getTime()) || expiration.getTime() <= at) {
+      return wsaaFault('xml.expirationTime.expired', 'expirationTime expirado');
+    }
+    if (service !== 'wsfe') return wsaaFault('wsn.unavailable', `El servicio ${service} no está disponible`);
+    const cert = new X509Certificate(verified.certPem);
+    if (new Date(cert.validTo).getTime() < at) return wsaaFault('cms.cert.expired', 'Certificado expirado');
+    const fingerprint = createHash('sha256').update(cert.raw).digest('hex');
+    const key = `${fingerprint}:${service}`;
+    const previous = state.logins[key];
+    if (previous && at - previous.at < window && previous.expiresAt > at) {
+      return wsaaFault('coe.alreadyAuthenticated', 'El CEE ya posee un TA valido para el acceso al WSN solicitado');
+    }
+    const ticket: Ticket = {
+      token: randomBytes(48).toString('base64'),
+      sign: randomBytes(24).toString('base64'),
+      fingerprint,
+      expiresAt: at + lifetime,
+    };
+    state.tickets = state.tickets.filter((t) => t.expiresAt > at);
+    state.tickets.push(ticket);
+    state.logins[key] = { at, expiresAt: ticket.expiresAt };
+    stats.logins += 1;
+    persist();
+    const ta =
+      '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<loginTicketResponse version="1">\n    <header>\n' +
+      `        <source>CN=wsaahomo, O=AFIP, C=AR, SERIALNUMBER=CUIT 33693450239</source>\n        <destination>${xmlEscape(cert.subject.replaceAll('\n', ', '))}</destination>\n` +
+      `        <uniqueId>${randomInt(1, 2 ** 31)}</uniqueId>\n        <generationTime>${arIso(new Date(at))}</generationTime>\n        <expirationTime>${arIso(new Date(ticket.expiresAt))}</expirationTime>\n    </header>\n` +
+      `    <credentials>\n        <token>${ticket.token}</token>\n        <sign>${ticket.sign}</sign>\n    </credentials>\n</loginTicketResponse>\n`;
+    return {
+      status: 200,
+      body: `<?xml version="1.0" encoding="UTF-8"?><soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/" xmlns:xsd="http://www.w3.org/2001/XMLSchema" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"><soapenv:Body><loginCmsResponse xmlns="${WSAA_NS}"><loginCmsReturn>${xmlEscape(ta)}</loginCmsReturn></loginCmsResponse></soapenv:Body></soapenv:Envelope>`,
+    };
+  }
+
+  const errorsXml = (codes: number[]) =>
+    codes.length
+      ? `<Errors>${codes.map((c) => `<Err><Code>${c}</Code><Msg>${xmlEscape(MESSAGES[c] ?? 'Error')}</Msg></Err>`).join('')}</Errors>`
+      : '';
+
+  /** 600/601 for a bad ticket or a CUIT it does not represent; null when fine. */
+  function authProblem(auth: Node): number | null {
+    const ticket = state.tickets.find((t) => t.token === text(auth['Token']) && t.sign === text(auth['Sign']));
+    if (!ticket || ticket.expiresAt <= now().getTime()) return 600;
+    const allowed = state.represented[ticket.fingerprint];
+    if (allowed && !allowed.includes(text(auth['Cuit']))) return 601;
+    return null;
+  }
+
+  function result(op: string, inner: string, version: '1.1' | '1.2') {
+    return envelope(version, `<${op}Response xmlns="${FE_NS}"><${op}Result>${inner}</${op}Result></${op}Response>`);
+  }
+
+  function caeAnswer(
+    head: { cuit: string; pos: number; type: number },
+    detail: string,
+    resultCode: 'A' | 'R',
+    errors: number[],
+    version: '1.1' | '1.2',
+  ) {
+    const cab = `<FeCabResp><Cuit>${head.cuit}</Cuit><PtoVta>${head.pos}</PtoVta><CbteTipo>${head.type}</CbteTipo><FchProceso>${arDay(now())}${new Date(now().getTime() - 3 * 3_600_000).toISOString().slice(11, 19).replaceAll(':', '')}</FchProceso><CantReg>1</CantReg><Resultado>${resultCode}</Resultado><Reproceso>N</Reproceso></FeCabResp>`;
+    return result('FECAESolicitar', `${cab}<FeDetResp>${detail}</FeDetResp>${errorsXml(errors)}`, version);
+  }
+
+  /** FECAESolicitar: validate, number, grant. `grant` stores the receipt; its XML is the answer. */
+  function solicitar(bodyNode: Node, version: '1.1' | '1.2'): { body: string; granted: boolean } {
+    stats.caeRequests += 1;
+    const op = obj(bodyNode['FECAESolicitar']);
+    const auth = obj(op['Auth']);
+    const req = obj(op['FeCAEReq']);
+    const cab = obj(req['FeCabReq']);
+    const d = list(obj(req['FeDetReq'])['FECAEDetRequest'])[0] ?? {};
+    const cuit = text(auth['Cuit']);
+    const pos = Number(text(cab['PtoVta']));
+    const type = Number(text(cab['CbteTipo']));
+    const head = { cuit, pos, type };
+    const number = Number(text(d['CbteDesde']));
+    const date = text(d['CbteFch']);
+    const detail = (resultCode: 'A' | 'R', obs: { code: number; message?: string }[], cae = '', expiry = '') =>
+      `<FECAEDetResponse><Concepto>${text(d['Concepto'])}</Concepto><DocTipo>${text(d['DocTipo'])}</DocTipo><DocNro>${text(d['DocNro'])}</DocNro><CbteDesde>${number}</CbteDesde><CbteHasta>${text(d['CbteHasta'])}</CbteHasta><CbteFch>${date}</CbteFch><Resultado>${resultCode}</Resultado>` +
+      (obs.length
+        ? `<Observaciones>${obs.map((o) => `<Obs><Code>${o.code}</Code><Msg>${xmlEscape(o.message ?? MESSAGES[o.code] ?? '')}</Msg></Obs>`).join('')}</Observaciones>`
+        : '') +
+      (cae ? `<CAE>${cae}</CAE><CAEFchVto>${expiry}</CAEFchVto>` : '<CAE /><CAEFchVto />') +
+      '</FECAEDetResponse>';
+    const rejectErr = (code: number) => ({ body: caeAnswer(head, detail('R', []), 'R', [code], version), granted: false });
+    const rejectObs = (code: number, message?: string) => ({
+      body: caeAnswer(head, detail('R', [{ code, ...(message ? { message } : {}) }]), 'R', [], version),
+      granted: false,
+    });
+
+    const problem = authProblem(auth);
+    if (problem) return { body: result('FECAESolicitar', errorsXml([problem]), version), granted: false };
+    const forced = queue.reject.shift();
+    if (forced !== undefined) return forced === 10016 ? rejectErr(10016) : rejectObs(forced);
+    if (!(pos >= 1 && pos <= 99998)) return rejectErr(10004);
+    if (!(state.pointsOfSale[cuit] ?? DEFAULT_POINTS).includes(pos)) return rejectErr(10005);
+    const letter = CLASS_OF[type];
+    if (!letter) return rejectErr(10005);
+    if (letter === 'A' && text(d['DocTipo']) !== '80') return rejectObs(10013);
+    const conditionText = text(d['CondicionIVAReceptorId']);
+    if (conditionText === '') return rejectObs(10246);
+    const condition = Number(conditionText);
+    if (!CONDITIONS.has(condition)) return rejectObs(10242);
+    const allowed = ALLOWED[letter];
+    if (allowed && !allowed.has(condition)) return rejectObs(10243);
+    const ivaLines = list(obj(d['Iva'])['AlicIva']).map((a) => ({
+      id: Number(text(a['Id'])),
+      base: text(a['BaseImp']),
+      amount: text(a['Importe']),
+    }));
+    if (letter === 'C' && d['Iva'] !== undefined) return rejectObs(10071);
+    const total = cents(d['ImpTotal']);
+    const parts = cents(d['ImpTotConc']) + cents(d['ImpNeto']) + cents(d['ImpOpEx']) + cents(d['ImpTrib']) + cents(d['ImpIVA']);
+    if (Math.abs(total - parts) > 1) return rejectObs(10048);
+    if (letter !== 'C') {
+      if (cents(d['ImpNeto']) > 0 && ivaLines.length === 0) return rejectObs(10070);
+      const bases = ivaLines.reduce((s, l) => s + cents(l.base), 0);
+      if (ivaLines.length && Math.abs(bases - cents(d['ImpNeto'])) > ivaLines.length) return rejectObs(10061);
+      const ivas = ivaLines.reduce((s, l) => s + cents(l.amount), 0);
+      if (Math.abs(ivas - cents(d['ImpIVA'])) > 1) return rejectObs(10048);
+      for (const l of ivaLines) {
+        const rate = RATES[l.id];
+        if (rate === undefined || Math.abs(cents(l.amount) - (cents(l.base) * rate) / 1000) > 1) return rejectObs(10051);
+      }
+    }
+    const associated = list(obj(d['CbtesAsoc'])['CbteAsoc']);
+    if (CREDIT_NOTES[type]) {
+      if (associated.length === 0) return rejectObs(10197);
+      for (const a of associated) {
+        const aType = Number(text(a['Tipo']));
+        const exists = state.receipts.some(
+          (r) =>
+            r.cuit === (text(a['Cuit']) || cuit) &&
+            r.pointOfSale === Number(text(a['PtoVta'])) &&
+            r.type === aType &&
+            r.number === Number(text(a['Nro'])),
+        );
+        if (!CREDIT_NOTES[type]!.includes(aType) || !exists) return rejectObs(10041);
+      }
+    }
+    const today = arDay(now());
+    if (!/^\d{8}$/.test(date) || Math.abs(dayNumber(date) - dayNumber(today)) > 5) return rejectObs(10016, DATE_WINDOW_MESSAGE);
+    const last = lastOf(cuit, pos, type);
+    const lastReceipt = state.receipts.find(
+      (r) => r.cuit === cuit && r.pointOfSale === pos && r.type === type && r.number === last,
+    );
+    if (number !== last + 1 || text(d['CbteHasta']) !== String(number)) return rejectErr(10016);
+    if (lastReceipt && dayNumber(date) < dayNumber(lastReceipt.date)) return rejectObs(10016, DATE_WINDOW_MESSAGE);
+    const cae = `7${String(randomInt(0, 10 ** 9)).padStart(9, '0')}${String(randomInt(0, 10 ** 4)).padStart(4, '0')}`;
+    const caeExpiry = addDays(date, 10);
+    state.receipts.push({
+      cuit,
+      pointOfSale: pos,
+      type,
+      number,
+      concept: Number(text(d['Concepto'])),
+      docType: Number(text(d['DocTipo'])),
+      docNumber: text(d['DocNro']),
+      date,
+      total: text(d['ImpTotal']),
+      untaxed: text(d['ImpTotConc']),
+      net: text(d['ImpNeto']),
+      exempt: text(d['ImpOpEx']),
+      otherTaxes: text(d['ImpTrib']),
+      iva: text(d['ImpIVA']),
+      ivaLines,
+      currency: text(d['MonId']),
+      rate: text(d['MonCotiz']),
+      cae,
+      caeExpiry,
+      processedAt: `${arDay(now())}000000`,
+    });
+    persist();
+    return { body: caeAnswer(head, detail('A', [], cae, caeExpiry), 'A', [], version), granted: true };
+  }
+
+  function consultar(bodyNode: Node, version: '1.1' | '1.2'): string {
+    const op = obj(bodyNode['FECompConsultar']);
+    const problem = authProblem(obj(op['Auth']));
+    if (problem) return result('FECompConsultar', errorsXml([problem]), version);
+    const q = obj(op['FeCompConsReq']);
+    const cuit = text(obj(op['Auth'])['Cuit']);
+    const r = state.receipts.find(
+      (x) =>
+        x.cuit === cuit &&
+        x.pointOfSale === Number(text(q['PtoVta'])) &&
+        x.type === Number(text(q['CbteTipo'])) &&
+        x.number === Number(text(q['CbteNro'])),
+    );
+    if (!r) return result('FECompConsultar', errorsXml([602]), version);
+    const iva = r.ivaLines.length
+      ? `<Iva>${r.ivaLines.map((l) => `<AlicIva><Id>${l.id}</Id><BaseImp>${l.base}</BaseImp><Importe>${l.amount}</Importe></AlicIva>`).join('')}</Iva>`
+      : '';
+    return result(
+      'FECompConsultar',
+      `<ResultGet><Concepto>${r.concept}</Concepto><DocTipo>${r.docType}</DocTipo><DocNro>${r.docNumber}</DocNro><CbteDesde>${r.number}</CbteDesde><CbteHasta>${r.number}</CbteHasta><CbteFch>${r.date}</CbteFch><ImpTotal>${r.total}</ImpTotal><ImpTotConc>${r.untaxed}</ImpTotConc><ImpNeto>${r.net}</ImpNeto><ImpOpEx>${r.exempt}</ImpOpEx><ImpTrib>${r.otherTaxes}</ImpTrib><ImpIVA>${r.iva}</ImpIVA><FchServDesde /><FchServHasta /><FchVtoPago /><MonId>${r.currency}</MonId><MonCotiz>${r.rate}</MonCotiz>${iva}<Resultado>A</Resultado><CodAutorizacion>${r.cae}</CodAutorizacion><EmisionTipo>CAE</EmisionTipo><FchVto>${r.caeExpiry}</FchVto><FchProceso>${r.processedAt}</FchProceso><PtoVta>${r.pointOfSale}</PtoVta><CbteTipo>${r.type}</CbteTipo></ResultGet>`,
+      version,
+    );
+  }
+
+  function wsfe(operation: string, bodyNode: Node, version: '1.1' | '1.2'): { body: string; granted?: boolean } {
+    const op = obj(bodyNode[operation]);
+    switch (operation) {
+      case 'FEDummy':
+        return {
+          body: result('FEDummy', '<AppServer>OK</AppServer><DbServer>OK</DbServer><AuthServer>OK</AuthServer>', version),
+        };
+      case 'FEParamGetPtosVenta': {
+        const problem = authProblem(obj(op['Auth']));
+        if (problem) return { body: result(operation, errorsXml([problem]), version) };
+        const points = state.pointsOfSale[text(obj(op['Auth'])['Cuit'])] ?? DEFAULT_POINTS;
+        if (points.length === 0) return { body: result(operation, errorsXml([602]), version) };
+        return {
+          body: result(
+            operation,
+            `<ResultGet>${points.map((n) => `<PtoVenta><Nro>${n}</Nro><EmisionTipo>CAE - Ri Iva</EmisionTipo><Bloqueado>N</Bloqueado><FchBaja>NULL</FchBaja></PtoVenta>`).join('')}</ResultGet>`,
+            version,
+          ),
+        };
+      }
+      case 'FECompUltimoAutorizado': {
+        const pos = Number(text(op['PtoVta']));
+        const type = Number(text(op['CbteTipo']));
+        const problem = authProblem(obj(op['Auth']));
+        if (problem)
+          return {
+            body: result(
+              operation,
+              `<PtoVta>0</PtoVta><CbteTipo>0</CbteTipo><CbteNro>0</CbteNro>${errorsXml([problem])}`,
+              version,
+            ),
+          };
+        return {
+          body: result(
+            operation,
+            `<PtoVta>${pos}</PtoVta><CbteTipo>${type}</CbteTipo><CbteNro>${lastOf(text(obj(op['Auth'])['Cuit']), pos, type)}</CbteNro>`,
+            version,
+          ),
+        };
+      }
+      case 'FECAESolicitar':
+        return solicitar(bodyNode, version);
+      case 'FECompConsultar':
+        return { body: consultar(bodyNode, version) };
+      case 'FEParamGetCotizacion': {
+        const problem = authProblem(obj(op['Auth']));
+        if (problem) return { body: result(operation, errorsXml([problem]), version) };
+        return {
+          body: result(
+            operation,
+            `<ResultGet><MonId>${xmlEscape(text(op['MonId']))}</MonId><MonCotiz>1160.5</MonCotiz><FchCotiz>${arDay(now())}</FchCotiz></ResultGet>`,
+            version,
+          ),
+        };
+      }
+      default:
+        return {
+          body: envelope(
+            version,
+            `<soap:Fault><faultcode>soap:Client</faultcode><faultstring>Unknown operation ${xmlEscape(operation)}</faultstring></soap:Fault>`,
+            false,
+          ),
+        };
+    }
+  }
+
+  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+  async function readBody(req: IncomingMessage): Promise<string> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks).toString('utf8');
+  }
+
+  function send(res: ServerResponse, status: number, body: string, version: '1.1' | '1.2') {
+    res.writeHead(status, {
+      'content-type': version === '1.2' ? 'application/soap+xml; charset=utf-8' : 'text/xml; charset=utf-8',
+      'content-length': Buffer.byteLength(body),
+    });
+    res.end(body);
+  }
+
+  async function handleControl(req: IncomingMessage, res: ServerResponse) {
+    const json = (status: number, value: unknown) => {
+      res.writeHead(status, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(value));
+    };
+    if (req.method === 'GET') return json(200, { stats, receipts: state.receipts, pointsOfSale: state.pointsOfSale });
+    let command: Node;
+    try {
+      command = JSON.parse(await readBody(req)) as Node;
+    } catch {
+      return json(400, { error: 'body must be JSON' });
+    }
+    const action = text(command['action']);
+    if (action === 'rejectNext') control.rejectNext(Number(command['code']) as RejectableCode);
+    else if (action === 'delayNext') control.delayNext(Number(command['ms']), command['op'] ? text(command['op']) : null);
+    else if (action === 'dropAfterGrant') control.dropAfterGrant();
+    else if (action === 'failNext')
+      control.failNext(Number(command['status'] ?? 500), command['op'] ? text(command['op']) : null);
+    else if (action === 'setPointsOfSale') control.setPointsOfSale(text(command['cuit']), (command['points'] as number[]) ?? []);
+    else if (action === 'forgetLogins') control.forgetLogins();
+    else if (action === 'clearQueue') control.clearQueue();
+    else if (action === 'reset') control.reset();
+    else return json(400, { error: `unknown action ${action}` });
+    return json(200, { ok: true });
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse) {
+    const path = (req.url ?? '/').split('?')[0];
+    if (path === '/__control') return handleControl(req, res);
+    const version: '1.1' | '1.2' = String(req.headers['content-type'] ?? '').includes('application/soap+xml') ? '1.2' : '1.1';
+    if (req.method !== 'POST' || (path !== '/ws/services/LoginCms' && path !== '/wsfev1/service.asmx')) {
+      res.writeHead(404, { 'content-type': 'text/plain' });
+      return res.end('not found');
+    }
+    const raw = await readBody(req);
+    let bodyNode: Node;
+    try {
+      bodyNode = obj(obj(parseXml(raw)['Envelope'])['Body']);
+    } catch {
+      return send(
+        res,
+        500,
+        envelope(
+          version,
+          '<soap:Fault><faultcode>soap:Client</faultcode><faultstring>Malformed XML</faultstring></soap:Fault>',
+          false,
+        ),
+        version,
+      );
+    }
+    const operation = path === '/ws/services/LoginCms' ? 'loginCms' : (Object.keys(bodyNode)[0] ?? '');
+    stats.requests[operation] = (stats.requests[operation] ?? 0) + 1;
+    const failure = take(queue.fail, operation);
+    if (failure) {
+      res.writeHead(failure.status, { 'content-type': 'text/html' });
+      return res.end(`<html><body><h1>${failure.status}</h1></body></html>`);
+    }
+    const delay = take(queue.delay, operation);
+    if (operation === 'loginCms') {
+      if (delay) await sleep(delay.ms);
+      const answer = loginCms(bodyNode);
+      if (!res.destroyed) send(res, answer.status, answer.body, '1.1');
+      return;
+    }
+    if (operation === 'FECAESolicitar') {
+      const cab = obj(obj(obj(bodyNode['FECAESolicitar'])['FeCAEReq'])['FeCabReq']);
+      const series = `${text(obj(obj(bodyNode['FECAESolicitar'])['Auth'])['Cuit'])}:${text(cab['PtoVta'])}:${text(cab['CbteTipo'])}`;
+      if (inflight.has(series)) {
+        stats.caeRequests += 1;
+        return send(res, 200, result('FECAESolicitar', errorsXml([502]), version), version);
+      }
+      inflight.add(series);
+      try {
+        if (delay) await sleep(delay.ms);
+        const answer = solicitar(bodyNode, version);
+        if (answer.granted && queue.drop > 0) {
+          queue.drop -= 1;
+          req.socket.destroy();
+          return;
+        }
+        if (!res.destroyed) send(res, 200, answer.body, version);
+      } finally {
+        inflight.delete(series);
+      }
+      return;
+    }
+    if (delay) await sleep(delay.ms);
+    const answer = wsfe(operation, bodyNode, version);
+    if (!res.destroyed) send(res, 200, answer.body, version);
+  }
+
+  let server: Server | null = null;
+  const sockets = new Set<Socket>();
+
+  return {
+    handle: (req: IncomingMessage, res: ServerResponse) => {
+      handle(req, res).catch(() => {
+        if (!res.headersSent) {
+          res.writeHead(500, { 'content-type': 'text/plain' });
+          res.end('fake ARCA failed');
+        } else res.destroy();
+      });
+    },
+    control,
+    stats,
+    async listen(port = 0, host = '127.0.0.1') {
+      server = createServer((req, res) => {
+        handle(req, res).catch(() => res.destroy());
+      });
+      server.on('connection', (socket) => {
+        sockets.add(socket);
+        socket.on('close', () => sockets.delete(socket));
+      });
+      await new Promise<void>((resolve) => server!.listen(port, host, resolve));
+      const address = server.address();
+      const actualPort = typeof address === 'object' && address ? address.port : port;
+      const baseUrl = `http://${host}:${actualPort}`;
+      return { baseUrl, wsaaUrl: `${baseUrl}/ws/services/LoginCms`, wsfeUrl: `${baseUrl}/wsfev1/service.asmx` };
+    },
+    async close() {
+      if (!server) return;
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => server!.close(() => resolve()));
+      server = null;
+    },
+  };
+}

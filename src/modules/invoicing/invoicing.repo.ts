@@ -1,0 +1,201 @@
+import { and, asc, desc, eq, inArray, lt, sql } from 'drizzle-orm';
+import { type Conn, selectRows } from '../../db/client.ts';
+import { nextId } from '../../db/ids.ts';
+import { type AttemptStatus, invoiceAttempts, invoices, type InvoiceKind } from '../../db/schema/index.ts';
+
+export type AttemptRow = typeof invoiceAttempts.$inferSelect;
+export type AttemptInsert = Omit<typeof invoiceAttempts.$inferInsert, 'id' | 'createdAt' | 'updatedAt'>;
+export type IssuedInvoiceRow = typeof invoices.$inferSelect;
+
+/** A numbering series: ARCA numbers receipts per (CUIT, point of sale, receipt type), per environment. */
+export interface Series {
+  issuerCuit: string;
+  environment: string;
+  pointOfSale: number;
+  receiptCode: number;
+}
+
+export function seriesKey(s: Series): string {
+  return `arca-series:${s.environment}:${s.issuerCuit}:${s.pointOfSale}:${s.receiptCode}`;
+}
+
+export interface SaleForInvoice {
+  id: number;
+  status: string;
+  total: string;
+  created_at: Date;
+  customer_name: string | null;
+  items: { product_id: number; name: string; iva_rate: string; quantity: string; price: string; subtotal: string }[];
+}
+
+export async function saleForInvoice(conn: Conn, companyId: number, saleId: number): Promise<SaleForInvoice | null> {
+  const [sale] = await selectRows<Omit<SaleForInvoice, 'items'>>(
+    conn,
+    sql`SELECT s.id, s.status, s.total::text AS total, s.created_at, r.customer_name
+        FROM sales s LEFT JOIN register_sales r ON r.company_id = s.company_id AND r.sale_id = s.id
+        WHERE s.company_id = ${companyId} AND s.id = ${saleId}`,
+  );
+  if (!sale) return null;
+  const items = await selectRows<SaleForInvoice['items'][number]>(
+    conn,
+    sql`SELECT i.product_id, p.name, p.iva_rate, i.quantity::text AS quantity, i.price::text AS price, i.subtotal::text AS subtotal
+        FROM sale_items i JOIN products p ON p.company_id = i.company_id AND p.id = i.product_id
+        WHERE i.company_id = ${companyId} AND i.sale_id = ${saleId}
+        ORDER BY i.id`,
+  );
+  return { ...sale, created_at: new Date(sale.created_at), items };
+}
+
+/** The lines a printout shows: the sale's items with names. */
+export async function saleLines(conn: Conn, companyId: number, saleId: number) {
+  return selectRows<{ name: string; quantity: string; unit: string; price: string; subtotal: string; iva_rate: string }>(
+    conn,
+    sql`SELECT p.name, i.quantity::text AS quantity, p.unit, i.price::text AS price, i.subtotal::text AS subtotal, p.iva_rate
+        FROM sale_items i JOIN products p ON p.company_id = i.company_id AND p.id = i.product_id
+        WHERE i.company_id = ${companyId} AND i.sale_id = ${saleId}
+        ORDER BY i.id`,
+  );
+}
+
+export async function liveAttempt(conn: Conn, companyId: number, saleId: number, kind: InvoiceKind): Promise<AttemptRow | null> {
+  const [row] = await conn
+    .select()
+    .from(invoiceAttempts)
+    .where(
+      and(
+        eq(invoiceAttempts.companyId, companyId),
+        eq(invoiceAttempts.saleId, saleId),
+        eq(invoiceAttempts.kind, kind),
+        inArray(invoiceAttempts.status, ['pending', 'approved']),
+      ),
+    );
+  return row ?? null;
+}
+
+export async function pendingOfSeries(conn: Conn, s: Series): Promise<AttemptRow | null> {
+  const [row] = await conn
+    .select()
+    .from(invoiceAttempts)
+    .where(
+      and(
+        eq(invoiceAttempts.issuerCuit, s.issuerCuit),
+        eq(invoiceAttempts.environment, s.environment as AttemptRow['environment']),
+        eq(invoiceAttempts.pointOfSale, s.pointOfSale),
+        eq(invoiceAttempts.receiptCode, s.receiptCode),
+        eq(invoiceAttempts.status, 'pending'),
+      ),
+    );
+  return row ?? null;
+}
+
+/** The highest number this service has approved in a series (ARCA never answers lower for long). */
+export async function lastApprovedNumber(conn: Conn, s: Series): Promise<number> {
+  const [row] = await selectRows<{ n: string | null }>(
+    conn,
+    sql`SELECT max(number)::text AS n FROM invoice_attempts
+        WHERE issuer_cuit = ${s.issuerCuit} AND environment = ${s.environment} AND point_of_sale = ${s.pointOfSale}
+          AND receipt_code = ${s.receiptCode} AND status = 'approved'`,
+  );
+  return row?.n ? Number(row.n) : 0;
+}
+
+export async function insertAttempt(tx: Conn, values: AttemptInsert, now: Date): Promise<AttemptRow> {
+  const id = await nextId(tx, 'invoice_attempts', values.companyId);
+  const [row] = await tx
+    .insert(invoiceAttempts)
+    .values({ ...values, id, createdAt: now, updatedAt: now })
+    .returning();
+  return row!;
+}
+
+export async function updateAttempt(
+  conn: Conn,
+  companyId: number,
+  id: number,
+  patch: Partial<
+    Pick<AttemptRow, 'status' | 'errors' | 'observations' | 'invoiceId' | 'tries' | 'lastError' | 'number' | 'request'>
+  >,
+  now: Date,
+): Promise<AttemptRow> {
+  const [row] = await conn
+    .update(invoiceAttempts)
+    .set({ ...patch, updatedAt: now })
+    .where(and(eq(invoiceAttempts.companyId, companyId), eq(invoiceAttempts.id, id)))
+    .returning();
+  return row!;
+}
+
+export async function lockAttempt(tx: Conn, companyId: number, id: number): Promise<AttemptRow | null> {
+  const [row] = await tx
+    .select()
+    .from(invoiceAttempts)
+    .where(and(eq(invoiceAttempts.companyId, companyId), eq(invoiceAttempts.id, id)))
+    .for('update');
+  return row ?? null;
+}
+
+export async function findAttempt(conn: Conn, companyId: number, id: number): Promise<AttemptRow | null> {
+  const [row] = await conn
+    .select()
+    .from(invoiceAttempts)
+    .where(and(eq(invoiceAttempts.companyId, companyId), eq(invoiceAttempts.id, id)));
+  return row ?? null;
+}
+
+export async function attemptsOfSale(conn: Conn, companyId: number, saleId: number): Promise<AttemptRow[]> {
+  return conn
+    .select()
+    .from(invoiceAttempts)
+    .where(and(eq(invoiceAttempts.companyId, companyId), eq(invoiceAttempts.saleId, saleId)))
+    .orderBy(asc(invoiceAttempts.createdAt), asc(invoiceAttempts.id));
+}
+
+/** Pending attempts last touched before `before`, oldest first (the background resolver). */
+export async function stalePending(conn: Conn, before: Date, limit: number): Promise<AttemptRow[]> {
+  return conn
+    .select()
+    .from(invoiceAttempts)
+    .where(and(eq(invoiceAttempts.status, 'pending'), lt(invoiceAttempts.updatedAt, before)))
+    .orderBy(asc(invoiceAttempts.updatedAt))
+    .limit(limit);
+}
+
+export async function insertIssuedInvoice(tx: Conn, values: Omit<typeof invoices.$inferInsert, 'id'>): Promise<IssuedInvoiceRow> {
+  const id = await nextId(tx, 'invoices', values.companyId);
+  const [row] = await tx
+    .insert(invoices)
+    .values({ ...values, id })
+    .returning();
+  return row!;
+}
+
+export async function findInvoice(conn: Conn, companyId: number, id: number): Promise<IssuedInvoiceRow | null> {
+  const [row] = await conn
+    .select()
+    .from(invoices)
+    .where(and(eq(invoices.companyId, companyId), eq(invoices.id, id)));
+  return row ?? null;
+}
+
+export async function invoicesOfSale(conn: Conn, companyId: number, saleId: number): Promise<IssuedInvoiceRow[]> {
+  return conn
+    .select()
+    .from(invoices)
+    .where(and(eq(invoices.companyId, companyId), eq(invoices.saleId, saleId)))
+    .orderBy(asc(invoices.issuedAt), asc(invoices.id));
+}
+
+export async function listInvoices(
+  conn: Conn,
+  companyId: number,
+  filter: { beforeId?: number | undefined; limit: number },
+): Promise<IssuedInvoiceRow[]> {
+  return conn
+    .select()
+    .from(invoices)
+    .where(and(eq(invoices.companyId, companyId), filter.beforeId ? lt(invoices.id, filter.beforeId) : undefined))
+    .orderBy(desc(invoices.id))
+    .limit(filter.limit);
+}
+
+export type { AttemptStatus };
