@@ -192,6 +192,42 @@ describe('invoicing with ARCA (/api/v1/fiscal, /api/v1/sales/:id/invoice)', () =
     await call('POST', '/api/v1/fiscal/check', s.asAdmin);
   });
 
+  it('own certificate: the CSR is generated here with the key sealed; a certificate must match its key, the CUIT and be in date', async () => {
+    const s = await shop();
+    const csr = await call('POST', '/api/v1/fiscal/csr', s.asAdmin, {});
+    expect(csr.statusCode, csr.body).toBe(200);
+    expect(csr.json().csr).toContain('-----BEGIN CERTIFICATE REQUEST-----');
+    const [row] = await t.container.db.query<{ pending_key_sealed: string }>('SELECT pending_key_sealed FROM company_fiscal WHERE company_id = $1', [
+      s.company.id,
+    ]);
+    expect(row!.pending_key_sealed).toMatch(/^v1\./);
+    expect(row!.pending_key_sealed).not.toContain('PRIVATE KEY');
+    expect((await call('GET', '/api/v1/fiscal', s.asAdmin)).json().pending_csr).toContain('CERTIFICATE REQUEST');
+    expect((await call('POST', '/api/v1/fiscal/csr', s.asCashier, {})).statusCode).toBe(403);
+
+    const other = generateKeyPair();
+    const wrongKeyCert = createSelfSignedCertificate({ keyPem: other.keyPem, cuit: s.cuit, organization: 'X', commonName: 'x', days: 30 });
+    const mismatch = await call('POST', '/api/v1/fiscal/certificate', s.asAdmin, { certificate: wrongKeyCert });
+    expect(mismatch.statusCode).toBe(422);
+    expect(mismatch.json().error).toMatch(/does not belong/);
+    const foreign = createSelfSignedCertificate({ keyPem: other.keyPem, cuit: '20123456786', organization: 'X', commonName: 'x', days: 30 });
+    expect((await call('POST', '/api/v1/fiscal/certificate', s.asAdmin, { certificate: foreign, private_key: other.keyPem })).json().error).toMatch(
+      /not the company/,
+    );
+    const expired = createSelfSignedCertificate({ keyPem: other.keyPem, cuit: s.cuit, organization: 'X', commonName: 'x', days: 1, notBefore: new Date(Date.now() - 5 * 86_400_000) });
+    expect((await call('POST', '/api/v1/fiscal/certificate', s.asAdmin, { certificate: expired, private_key: other.keyPem })).json().error).toMatch(/expired/);
+    expect((await call('POST', '/api/v1/fiscal/certificate', s.asAdmin, { certificate: 'hola' })).statusCode).toBe(422);
+
+    const ok = await call('POST', '/api/v1/fiscal/certificate', s.asAdmin, { certificate: wrongKeyCert, private_key: other.keyPem });
+    expect(ok.statusCode, ok.body).toBe(200);
+    expect(ok.json()).toMatchObject({ auth_mode: 'own_certificate', ready: true, certificate: { cuit: s.cuit } });
+    expect(ok.body).not.toContain('PRIVATE KEY');
+    const check = (await call('POST', '/api/v1/fiscal/check', s.asAdmin)).json();
+    expect(check.ok, JSON.stringify(check)).toBe(true);
+    const invoice = await issue(s.asCashier, (await s.sell([{ product_id: s.p21.id, quantity: 1 }])).id);
+    expect(invoice.statusCode, invoice.body).toBe(201);
+  });
+
   it('a B invoice to a final consumer: CAE, number 1 then 2, invoice.issued in the contract shape, printouts with QR and RG 5614', async () => {
     const s = await shop();
     const sale = await s.sell([

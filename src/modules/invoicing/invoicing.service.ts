@@ -522,6 +522,9 @@ export function createInvoicingService({
       if (existing?.status === 'approved' && existing.invoiceId) {
         return { invoice: invoiceDetail((await repo.findInvoice(orm, ctx.companyId, existing.invoiceId))!), created: false };
       }
+      // A receipt that arrived already issued (invoice.issued from another system) is the sale's invoice.
+      const received = (await repo.invoicesOfSale(orm, ctx.companyId, saleId)).find((i) => i.kind === 'invoice');
+      if (received) return { invoice: invoiceDetail(received), created: false };
       if (sale.status === 'cancelled') throw new AppError('invalid_state', `sale ${saleId} is cancelled; it cannot be invoiced`);
       const setup = await fiscal.ready(ctx.companyId);
       if (sale.items.length === 0) throw new AppError('invalid_state', `sale ${saleId} has no items to invoice`);
