@@ -6,6 +6,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createSelfSignedCertificate, generateKeyPair } from '../../src/modules/arca/certs.ts';
 import { createFakeArca, type FakeArca } from '../../src/modules/arca/fake/fake-arca.ts';
 import { buildTestApp, type TestApp } from '../app.ts';
+import { cliCtx } from '../../src/http/request-context.ts';
+import { seedDemo } from '../../src/modules/demo/demo.service.ts';
 import { makeCompany, makeProduct, makeUser } from '../factories.ts';
 import { login, SAME_ORIGIN } from '../sessions.ts';
 
@@ -197,28 +199,55 @@ describe('invoicing with ARCA (/api/v1/fiscal, /api/v1/sales/:id/invoice)', () =
     const csr = await call('POST', '/api/v1/fiscal/csr', s.asAdmin, {});
     expect(csr.statusCode, csr.body).toBe(200);
     expect(csr.json().csr).toContain('-----BEGIN CERTIFICATE REQUEST-----');
-    const [row] = await t.container.db.query<{ pending_key_sealed: string }>('SELECT pending_key_sealed FROM company_fiscal WHERE company_id = $1', [
-      s.company.id,
-    ]);
+    const [row] = await t.container.db.query<{ pending_key_sealed: string }>(
+      'SELECT pending_key_sealed FROM company_fiscal WHERE company_id = $1',
+      [s.company.id],
+    );
     expect(row!.pending_key_sealed).toMatch(/^v1\./);
     expect(row!.pending_key_sealed).not.toContain('PRIVATE KEY');
     expect((await call('GET', '/api/v1/fiscal', s.asAdmin)).json().pending_csr).toContain('CERTIFICATE REQUEST');
     expect((await call('POST', '/api/v1/fiscal/csr', s.asCashier, {})).statusCode).toBe(403);
 
     const other = generateKeyPair();
-    const wrongKeyCert = createSelfSignedCertificate({ keyPem: other.keyPem, cuit: s.cuit, organization: 'X', commonName: 'x', days: 30 });
+    const wrongKeyCert = createSelfSignedCertificate({
+      keyPem: other.keyPem,
+      cuit: s.cuit,
+      organization: 'X',
+      commonName: 'x',
+      days: 30,
+    });
     const mismatch = await call('POST', '/api/v1/fiscal/certificate', s.asAdmin, { certificate: wrongKeyCert });
     expect(mismatch.statusCode).toBe(422);
     expect(mismatch.json().error).toMatch(/does not belong/);
-    const foreign = createSelfSignedCertificate({ keyPem: other.keyPem, cuit: '20123456786', organization: 'X', commonName: 'x', days: 30 });
-    expect((await call('POST', '/api/v1/fiscal/certificate', s.asAdmin, { certificate: foreign, private_key: other.keyPem })).json().error).toMatch(
-      /not the company/,
-    );
-    const expired = createSelfSignedCertificate({ keyPem: other.keyPem, cuit: s.cuit, organization: 'X', commonName: 'x', days: 1, notBefore: new Date(Date.now() - 5 * 86_400_000) });
-    expect((await call('POST', '/api/v1/fiscal/certificate', s.asAdmin, { certificate: expired, private_key: other.keyPem })).json().error).toMatch(/expired/);
+    const foreign = createSelfSignedCertificate({
+      keyPem: other.keyPem,
+      cuit: '20123456786',
+      organization: 'X',
+      commonName: 'x',
+      days: 30,
+    });
+    expect(
+      (await call('POST', '/api/v1/fiscal/certificate', s.asAdmin, { certificate: foreign, private_key: other.keyPem })).json()
+        .error,
+    ).toMatch(/not the company/);
+    const expired = createSelfSignedCertificate({
+      keyPem: other.keyPem,
+      cuit: s.cuit,
+      organization: 'X',
+      commonName: 'x',
+      days: 1,
+      notBefore: new Date(Date.now() - 5 * 86_400_000),
+    });
+    expect(
+      (await call('POST', '/api/v1/fiscal/certificate', s.asAdmin, { certificate: expired, private_key: other.keyPem })).json()
+        .error,
+    ).toMatch(/expired/);
     expect((await call('POST', '/api/v1/fiscal/certificate', s.asAdmin, { certificate: 'hola' })).statusCode).toBe(422);
 
-    const ok = await call('POST', '/api/v1/fiscal/certificate', s.asAdmin, { certificate: wrongKeyCert, private_key: other.keyPem });
+    const ok = await call('POST', '/api/v1/fiscal/certificate', s.asAdmin, {
+      certificate: wrongKeyCert,
+      private_key: other.keyPem,
+    });
     expect(ok.statusCode, ok.body).toBe(200);
     expect(ok.json()).toMatchObject({ auth_mode: 'own_certificate', ready: true, certificate: { cuit: s.cuit } });
     expect(ok.body).not.toContain('PRIVATE KEY');
@@ -424,6 +453,22 @@ describe('invoicing with ARCA (/api/v1/fiscal, /api/v1/sales/:id/invoice)', () =
     ).toEqual([1, 2, 3]);
   });
 
+  it('the background job settles a pending receipt left by a lost answer', async () => {
+    const s = await shop();
+    const sale = await s.sell([{ product_id: s.p21.id, quantity: 1 }]);
+    for (let i = 0; i < 5; i++) fake.control.failNext(503, 'FECAESolicitar');
+    expect((await issue(s.asCashier, sale.id)).statusCode).toBe(504);
+    // Not yet a minute old: left alone.
+    expect(await t.container.invoicing.invoicing.settleStale()).toBe(0);
+    await t.container.db.query(`UPDATE invoice_attempts SET updated_at = now() - interval '2 minutes' WHERE company_id = $1`, [
+      s.company.id,
+    ]);
+    expect(await t.container.invoicing.invoicing.settleStale()).toBe(1);
+    const state = (await call('GET', `/api/v1/sales/${sale.id}/invoices`, s.asCashier)).json();
+    expect(state.attempts).toEqual([expect.objectContaining({ status: 'approved', number: 1 })]);
+    expect(state.invoices[0].cae).toBe(fake.control.receipts().find((r) => r.cuit === s.cuit)!.cae);
+  });
+
   it('20 concurrent invoice requests on one point of sale get consecutive numbers, no gaps, no duplicates', async () => {
     const s = await shop();
     const sales = [];
@@ -499,5 +544,35 @@ describe('invoicing with ARCA (/api/v1/fiscal, /api/v1/sales/:id/invoice)', () =
     const refused = await issue(noSetup.asCashier, (await noSetup.sell([{ product_id: noSetup.p21.id, quantity: 1 }])).id);
     expect(refused.statusCode).toBe(422);
     expect(refused.json().code).toBe('invalid_state');
+  });
+});
+
+describe('the demo company invoices out of the box (built-in fake ARCA)', () => {
+  it('seeds a ready fiscal setup and gets a CAE from the in-process fake', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'mostrador-demo-arca-'));
+    const t = await buildTestApp({ env: { ARCA_DEMO_FAKE: 'true', DATA_DIR: dataDir } });
+    try {
+      const demo = await seedDemo(t.container);
+      const setup = await t.container.invoicing.fiscal.get(demo.companyId);
+      expect(setup).toMatchObject({
+        ready: true,
+        auth_mode: 'delegation',
+        environment: 'homologacion',
+        service_cuit: '20111111112',
+      });
+      const [sale] = await t.container.db.query<{ id: number }>(
+        `SELECT s.id FROM sales s WHERE s.company_id = $1 AND s.status <> 'cancelled'
+           AND NOT EXISTS (SELECT 1 FROM invoices i WHERE i.company_id = s.company_id AND i.sale_id = s.id)
+           AND EXISTS (SELECT 1 FROM sale_items it WHERE it.company_id = s.company_id AND it.sale_id = s.id) ORDER BY s.id LIMIT 1`,
+        [demo.companyId],
+      );
+      const { invoice, created } = await t.container.invoicing.invoicing.issue(cliCtx(demo.companyId), sale!.id, {});
+      expect(created).toBe(true);
+      expect(invoice).toMatchObject({ type: 'B', point_of_sale: 1, number: 1, environment: 'homologacion' });
+      expect(invoice.cae).toMatch(/^\d{14}$/);
+      expect((await t.container.invoicing.fiscal.check(cliCtx(demo.companyId))).ok).toBe(true);
+    } finally {
+      await t.close();
+    }
   });
 });
