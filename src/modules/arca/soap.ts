@@ -21,6 +21,13 @@ export function parseXml(text: string): Record<string, unknown> {
   return parser.parse(text) as Record<string, unknown>;
 }
 
+/** Reading parsed XML: an element as an object (or empty), a repeated element as a list, a leaf as text. */
+export type Node = Record<string, unknown>;
+export const obj = (value: unknown): Node => (value && typeof value === 'object' ? (value as Node) : {});
+export const list = (value: unknown): Node[] => (Array.isArray(value) ? (value as Node[]) : value ? [value as Node] : []);
+export const text = (value: unknown): string =>
+  value === undefined || value === null || typeof value === 'object' ? '' : String(value);
+
 export const xmlEscape = (value: string | number) =>
   String(value).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[c]!);
 

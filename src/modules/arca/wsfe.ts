@@ -1,5 +1,5 @@
 import { ArcaServiceError, ArcaTransportError } from './errors.ts';
-import { soapBody, xmlEscape } from './soap.ts';
+import { list, type Node, obj, soapBody, text, xmlEscape } from './soap.ts';
 
 /** WSFEv1 (electronic invoicing): the operations Mostrador uses, SOAP 1.1, elements in WSDL order. */
 
@@ -66,12 +66,6 @@ export interface ConsultedReceipt {
   net: string;
   iva: string;
 }
-
-type Node = Record<string, unknown>;
-const obj = (value: unknown): Node => (value && typeof value === 'object' ? (value as Node) : {});
-const list = (value: unknown): Node[] => (Array.isArray(value) ? (value as Node[]) : value ? [value as Node] : []);
-const text = (value: unknown): string =>
-  value === undefined || value === null || typeof value === 'object' ? '' : String(value);
 
 function notes(container: unknown, item: 'Err' | 'Obs'): ArcaNote[] {
   return list(obj(container)[item]).map((n) => ({ code: Number(text(n['Code'])), message: text(n['Msg']) }));

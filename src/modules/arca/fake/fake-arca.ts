@@ -3,7 +3,7 @@ import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { verifyLoginCms } from '../cms.ts';
-import { parseXml, xmlEscape } from '../soap.ts';
+import { list, type Node, obj, parseXml, text, xmlEscape } from '../soap.ts';
 
 /**
  * A fake ARCA for tests, the demo and `npm run fake:arca`: WSAA (LoginCms) and WSFEv1
@@ -13,11 +13,6 @@ import { parseXml, xmlEscape } from '../soap.ts';
  * concurrent request of the same series, and can be told to reject, delay, fail or drop.
  */
 
-type Node = Record<string, unknown>;
-const obj = (value: unknown): Node => (value && typeof value === 'object' ? (value as Node) : {});
-const list = (value: unknown): Node[] => (Array.isArray(value) ? (value as Node[]) : value ? [value as Node] : []);
-const text = (value: unknown): string =>
-  value === undefined || value === null || typeof value === 'object' ? '' : String(value);
 const cents = (value: unknown) => Math.round(Number(text(value) || '0') * 100);
 
 export interface FakeReceipt {
