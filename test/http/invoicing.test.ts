@@ -49,7 +49,7 @@ describe('invoicing with ARCA (/api/v1/fiscal, /api/v1/sales/:id/invoice)', () =
         ARCA_KEY_FILE: join(dir, 'service.key'),
         ARCA_WSAA_URL: urls.wsaaUrl,
         ARCA_WSFE_URL: urls.wsfeUrl,
-        ARCA_TIMEOUT_MS: '700',
+        ARCA_TIMEOUT_MS: '1500',
         AUTH_LOGIN_LIMIT_PER_CLIENT: '1000',
         AUTH_LOGIN_LIMIT_PER_ACCOUNT: '1000',
       },
@@ -221,7 +221,7 @@ describe('invoicing with ARCA (/api/v1/fiscal, /api/v1/sales/:id/invoice)', () =
     expect(mismatch.json().error).toMatch(/does not belong/);
     const foreign = createSelfSignedCertificate({
       keyPem: other.keyPem,
-      cuit: '20123456786',
+      cuit: '33999999999',
       organization: 'X',
       commonName: 'x',
       days: 30,
@@ -410,7 +410,7 @@ describe('invoicing with ARCA (/api/v1/fiscal, /api/v1/sales/:id/invoice)', () =
 
   it('an answer slower than the timeout, a transient HTTP 500: settled, one receipt each, no gap', async () => {
     const s = await shop();
-    fake.control.delayNext(1200, 'FECAESolicitar');
+    fake.control.delayNext(2500, 'FECAESolicitar');
     const slow = await issue(s.asCashier, (await s.sell([{ product_id: s.p21.id, quantity: 1 }])).id);
     expect(slow.statusCode, slow.body).toBe(201);
     expect(slow.json().invoice.number).toBe(1);

@@ -343,7 +343,10 @@ export function createInvoicingService({
   ): Promise<repo.IssuedInvoiceRow> {
     let attempt = start;
     let sendNow = send;
+    // Someone is waiting at the counter: give up (the receipt stays pending) after about two calls' time.
+    const deadline = clock.now().getTime() + 2 * arca.timeoutMs + 6000;
     for (let round = 0; round <= RECOVERY_BACKOFF_MS.length; round++) {
+      if (round > 0 && clock.now().getTime() > deadline) break;
       if (sendNow) {
         const request = attempt.request as unknown as CaeRequest;
         try {
