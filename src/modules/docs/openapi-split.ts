@@ -12,6 +12,10 @@ const MERCHANT_TAGS = [
   { name: 'Stock', description: 'Stock por depósito y movimientos (el libro de stock)' },
   { name: 'Depósitos y cajas', description: 'Depósitos y cajas de la empresa' },
   { name: 'Caja y ventas', description: 'Turnos de caja, ventas, cobros, anulaciones y resúmenes' },
+  {
+    name: 'Facturación',
+    description: 'Facturación electrónica con ARCA: datos fiscales, facturas A, B y C con CAE, notas de crédito (guía: /docs/facturacion)',
+  },
 ];
 
 function isMerchant(path: string): boolean {
@@ -110,7 +114,7 @@ export function merchantDocument(full: Json): Json {
       title: 'Mostrador: API del comercio',
       version: '1.0.0',
       description:
-        'Catálogo, stock, depósitos, cajas y ventas de tu empresa (/api/v1). Autenticación: un token de API de la empresa (Authorization: Bearer mos_api_…) o la sesión del navegador. Guía: /docs/api-comercio.',
+        'Catálogo, stock, depósitos, cajas, ventas y facturación de tu empresa (/api/v1). Autenticación: un token de API de la empresa (Authorization: Bearer mos_api_…) o la sesión del navegador. Guía: /docs/api-comercio.',
     },
     servers: full['servers'] ?? [],
     tags: MERCHANT_TAGS,
