@@ -16,6 +16,7 @@ export const ARCA_CODE_HINTS: Record<number, string> = {
   10015: 'Falta identificar al comprador (tipo y número de documento) o el número no figura en los padrones de ARCA.',
   10016:
     'El número o la fecha no son los que ARCA espera. Si es el número, Mostrador lo vuelve a pedir solo; si es la fecha, revisá la fecha del equipo.',
+  10023: 'El IVA total no coincide con la suma del IVA de cada alícuota.',
   10040: 'El comprobante asociado no corresponde a esta nota de crédito.',
   10041: 'El comprobante asociado no existe en ARCA para ese punto de venta.',
   10048: 'El total no coincide con la suma de neto, IVA, exento y tributos. Revisá los precios y las alícuotas de los productos.',

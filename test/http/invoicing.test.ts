@@ -574,5 +574,5 @@ describe('the demo company invoices out of the box (built-in fake ARCA)', () => 
     } finally {
       await t.close();
     }
-  });
+  }, 120_000);
 });

@@ -77,6 +77,7 @@ const MESSAGES: Record<number, string> = {
   10013: 'Para comprobantes clase A y M el campo DocTipo tenga valor 80 (CUIT)',
   10016:
     'El numero o fecha del comprobante no se corresponde con el proximo a autorizar. Consultar metodo FECompUltimoAutorizado.',
+  10023: 'El campo ImpIVA (importe de IVA) debe ser igual a la suma de los importes de las alícuotas informadas en <AlicIva>.',
   10041:
     'Si el punto de venta del comprobante asociado (campo <PtoVta> de <CbtesAsoc>) es electrónico, el número de comprobante debe obrar en las bases del organismo para el punto de venta y tipo de comprobante informado.',
   10048: "El campo  'Importe Total' ImpTotal, debe ser igual  a la  suma de ImpTotConc + ImpNeto + ImpOpEx + ImpTrib + ImpIVA.",
@@ -250,7 +251,7 @@ export function createFakeArca(options: FakeArcaOptions = {}) {
     try {
       verified = verifyLoginCms(cms);
     } catch {
-      return wsaaFault('cms.bad', 'Firma inválida o algoritmo no soportado');
+      return wsaaFault('cms.sign.invalid', 'Firma inválida o algoritmo no soportado');
     }
     const tra = obj(parseXml(verified.content)['loginTicketRequest']);
     const header = obj(tra['header']);
@@ -380,7 +381,7 @@ export function createFakeArca(options: FakeArcaOptions = {}) {
       const bases = ivaLines.reduce((s, l) => s + cents(l.base), 0);
       if (ivaLines.length && Math.abs(bases - cents(d['ImpNeto'])) > ivaLines.length) return rejectObs(10061);
       const ivas = ivaLines.reduce((s, l) => s + cents(l.amount), 0);
-      if (Math.abs(ivas - cents(d['ImpIVA'])) > 1) return rejectObs(10048);
+      if (Math.abs(ivas - cents(d['ImpIVA'])) > 1) return rejectObs(10023);
       for (const l of ivaLines) {
         const rate = RATES[l.id];
         if (rate === undefined || Math.abs(cents(l.amount) - (cents(l.base) * rate) / 1000) > 1) return rejectObs(10051);
