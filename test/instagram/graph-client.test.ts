@@ -88,7 +88,9 @@ describe('instagram Graph client against the fake', () => {
     const c = createGraphClient({ apiUrl: fake.url, graphUrl: fake.url });
     await Promise.all(Array.from({ length: 5 }, () => c.findConversation(account(), token, '1')));
     const times = fake.requests.map((r) => r.at).sort((a, b) => a - b);
-    for (let i = 2; i < times.length; i++) expect(times[i]! - times[i - 2]!).toBeGreaterThanOrEqual(1000);
+    // The client spaces its sends a second apart; arrival at the fake can shift by scheduling jitter on
+    // a loaded machine (seen: one request 12 ms late, the next on time), so allow 50 ms of it.
+    for (let i = 2; i < times.length; i++) expect(times[i]! - times[i - 2]!).toBeGreaterThanOrEqual(950);
   });
 
   it.each([
