@@ -2,7 +2,8 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { formatArs } from '../../lib/money.ts';
 import type { MerchantProduct } from '../../modules/catalog/catalog.service.ts';
 import { api, errorText } from '../ui/api.ts';
-import { checkBarcode, decimalText, IVA_RATES, ivaLabel, moneyText, PRODUCT_MESSAGES, parsePrice } from '../ui/catalog.ts';
+import { checkBarcode, decimalText, moneyText, PRODUCT_MESSAGES, parsePrice } from '../ui/catalog.ts';
+import { CategoryField, IvaField } from '../ui/catalog-fields.tsx';
 import { Field } from '../ui/form.tsx';
 import { Card, PageTitle } from '../ui/layout.tsx';
 import { Notice, useNotice } from '../ui/notice.tsx';
@@ -151,6 +152,22 @@ function ProductForm({ product: initial, categories, not_found }: ProductData) {
       </span>
     ) : null;
 
+  /** A price, cost or quantity typed the Argentine way, with its problem under it. */
+  const decimalInput = (key: 'price' | 'cost' | 'minStock', placeholder?: string) => (
+    <>
+      <input
+        id={FIELD_IDS[key]}
+        inputMode="decimal"
+        placeholder={placeholder}
+        value={form[key]}
+        onInput={set(key)}
+        aria-invalid={Boolean(problems[key])}
+        aria-describedby={described(key)}
+      />
+      {problem(key)}
+    </>
+  );
+
   async function submit(e: Event) {
     e.preventDefault();
     const built = bodyOf(form);
@@ -242,55 +259,19 @@ function ProductForm({ product: initial, categories, not_found }: ProductData) {
             </p>
           </Field>
           <Field id="p-price" label="Precio de venta">
-            <input
-              id="p-price"
-              required
-              inputMode="decimal"
-              placeholder="1.234,56"
-              value={form.price}
-              onInput={set('price')}
-              aria-invalid={Boolean(problems.price)}
-              aria-describedby={described('price')}
-            />
-            {problem('price')}
+            {decimalInput('price', '1.234,56')}
           </Field>
           <Field id="p-cost" label="Costo" hint="Opcional: lo que te cuesta a vos.">
-            <input
-              id="p-cost"
-              inputMode="decimal"
-              placeholder="900,00"
-              value={form.cost}
-              onInput={set('cost')}
-              aria-invalid={Boolean(problems.cost)}
-              aria-describedby={described('cost')}
-            />
-            {problem('cost')}
+            {decimalInput('cost', '900,00')}
           </Field>
-          <Field id="p-iva" label="IVA">
-            <select id="p-iva" value={form.iva} onChange={set('iva')}>
-              {IVA_RATES.map((rate) => (
-                <option key={rate} value={rate}>
-                  {ivaLabel(rate)}
-                </option>
-              ))}
-            </select>
-          </Field>
+          <IvaField id="p-iva" value={form.iva} onChange={set('iva')} />
           <Field id="p-unit" label="Se vende por">
             <select id="p-unit" value={form.unit} onChange={set('unit')}>
               <option value="unit">Unidad</option>
               <option value="kg">Kilo (pesable)</option>
             </select>
           </Field>
-          <Field id="p-category" label="Categoría">
-            <select id="p-category" value={form.category} onChange={set('category')}>
-              <option value="">Sin categoría</option>
-              {categories.map((c) => (
-                <option key={c.id} value={c.id}>
-                  {c.name}
-                </option>
-              ))}
-            </select>
-          </Field>
+          <CategoryField id="p-category" value={form.category} categories={categories} onChange={set('category')} />
           <Field id="p-mark" label="Marca">
             <input id="p-mark" maxLength={120} value={form.mark} onInput={set('mark')} />
           </Field>
@@ -299,15 +280,7 @@ function ProductForm({ product: initial, categories, not_found }: ProductData) {
             label="Stock mínimo"
             hint={product ? `Stock actual: ${product.stock.toLocaleString('es-AR')}. Se mueve desde Stock.` : 'Opcional.'}
           >
-            <input
-              id="p-min-stock"
-              inputMode="decimal"
-              value={form.minStock}
-              onInput={set('minStock')}
-              aria-invalid={Boolean(problems.minStock)}
-              aria-describedby={described('minStock')}
-            />
-            {problem('minStock')}
+            {decimalInput('minStock')}
           </Field>
           <div class="field">
             <label class="check" for="p-enable">

@@ -2,8 +2,10 @@ import { useEffect, useState } from 'preact/hooks';
 import { formatArs } from '../../lib/money.ts';
 import type { MerchantProduct } from '../../modules/catalog/catalog.service.ts';
 import { ApiError, api, errorText } from '../ui/api.ts';
-import { decimalText, IVA_RATES, ivaLabel, PRODUCT_MESSAGES, parsePrice } from '../ui/catalog.ts';
+import { useDebouncedGet } from '../ui/debounced-get.ts';
+import { decimalText, PRODUCT_MESSAGES, parsePrice } from '../ui/catalog.ts';
 import { Card, PageTitle, TableWrap } from '../ui/layout.tsx';
+import { CategoryField, IvaField } from '../ui/catalog-fields.tsx';
 import { Field } from '../ui/form.tsx';
 import { Notice, useNotice } from '../ui/notice.tsx';
 import { mountPage } from '../ui/page-data.ts';
@@ -129,25 +131,8 @@ function NewProduct({ categories, onCreated }: { categories: Category[]; onCreat
       <Field id="np-barcode" label="Código de barras (opcional)">
         <input id="np-barcode" inputMode="numeric" maxLength={14} value={form.barcode} onInput={set('barcode')} />
       </Field>
-      <Field id="np-iva" label="IVA">
-        <select id="np-iva" value={form.iva} onChange={set('iva')}>
-          {IVA_RATES.map((rate) => (
-            <option key={rate} value={rate}>
-              {ivaLabel(rate)}
-            </option>
-          ))}
-        </select>
-      </Field>
-      <Field id="np-category" label="Categoría">
-        <select id="np-category" value={form.category} onChange={set('category')}>
-          <option value="">Sin categoría</option>
-          {categories.map((c) => (
-            <option key={c.id} value={c.id}>
-              {c.name}
-            </option>
-          ))}
-        </select>
-      </Field>
+      <IvaField id="np-iva" value={form.iva} onChange={set('iva')} />
+      <CategoryField id="np-category" value={form.category} categories={categories} onChange={set('category')} />
       <div class="row">
         <button type="submit">Agregar producto</button>
         {problem ? (
@@ -357,31 +342,20 @@ function Products({ categories: initial }: ProductsData) {
   const [reload, setReload] = useState(0);
 
   const cursor = cursors[cursors.length - 1] ?? null;
-  useEffect(() => {
-    const controller = new AbortController();
-    const timer = setTimeout(async () => {
-      const params = new URLSearchParams({ limit: String(PAGE) });
-      if (q.trim()) params.set('q', q.trim());
-      if (category) params.set('category_id', category);
-      if (enabled) params.set('enabled', enabled);
-      if (cursor) params.set('cursor', cursor);
-      try {
-        const answer = await api<{ products: MerchantProduct[]; meta: { next_cursor: string | null } }>(
-          'GET',
-          `/api/v1/products?${params}`,
-          { signal: controller.signal },
-        );
-        setProducts(answer.products);
-        setNext(answer.meta.next_cursor);
-      } catch (err) {
-        if ((err as Error).name !== 'AbortError') say('error', errorText(err));
-      }
-    }, 200);
-    return () => {
-      clearTimeout(timer);
-      controller.abort();
-    };
-  }, [q, category, enabled, cursor, reload]);
+  const params = new URLSearchParams({ limit: String(PAGE) });
+  if (q.trim()) params.set('q', q.trim());
+  if (category) params.set('category_id', category);
+  if (enabled) params.set('enabled', enabled);
+  if (cursor) params.set('cursor', cursor);
+  useDebouncedGet<{ products: MerchantProduct[]; meta: { next_cursor: string | null } }>(
+    `/api/v1/products?${params}`,
+    reload,
+    (answer) => {
+      setProducts(answer.products);
+      setNext(answer.meta.next_cursor);
+    },
+    (text) => say('error', text),
+  );
 
   const restart = () => setCursors([null]);
   const refresh = () => setReload((n) => n + 1);
