@@ -4,47 +4,21 @@
  * products, against a baseline Fastify route doing one primary-key SELECT through the same kind of
  * pool at the same concurrency. Creates and drops its own scratch database on BENCH_DATABASE_URL.
  */
-import { randomBytes } from 'node:crypto';
-import { Agent, request } from 'node:http';
+import { Agent } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import Fastify from 'fastify';
 import pg from 'pg';
 import { buildApp } from '../src/app.ts';
-import { loadConfig } from '../src/config.ts';
-import { createContainer } from '../src/container.ts';
-import { migrate } from '../src/db/migrate.ts';
-import { ean13 } from '../src/lib/barcode.ts';
 import { cliCtx } from '../src/http/request-context.ts';
+import { ean13 } from '../src/lib/barcode.ts';
+import { call, positiveInt, runCleanups, SERVER_SHOWN, scratchContainer } from './common.ts';
+import { runLoad } from './load.ts';
 
-const SERVER_URL = process.env['BENCH_DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test';
 const IMPORT_ROWS = positiveInt('BENCH_IMPORT_ROWS', 10_000);
 const PRODUCTS = positiveInt('BENCH_PRODUCTS', 100_000);
 const REQUESTS = positiveInt('BENCH_REQUESTS', 1_500);
 const CONCURRENCY = positiveInt('BENCH_CONCURRENCY', 8);
 const POOL_MAX = positiveInt('BENCH_POOL', 10);
-
-function positiveInt(name: string, fallback: number): number {
-  const value = Number(process.env[name] ?? fallback);
-  if (!Number.isInteger(value) || value < 1 || value > 10_000_000) throw new Error(`${name} must be a positive integer`);
-  return value;
-}
-
-function withDatabase(url: string, database: string) {
-  const u = new URL(url);
-  u.pathname = `/${database}`;
-  return u.toString();
-}
-
-async function admin(sql: string) {
-  const client = new pg.Client({ connectionString: withDatabase(SERVER_URL, 'postgres') });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
 
 const TYPES = [
   'Yerba mate',
@@ -88,66 +62,16 @@ function spreadsheet(rows: number): Buffer {
   return Buffer.from(`${lines.join('\r\n')}\r\n`, 'utf8');
 }
 
-function call(agent: Agent, port: number, method: string, path: string, headers: Record<string, string>, body?: Buffer) {
-  return new Promise<{ status: number; body: string }>((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path, method, agent, headers }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => {
-        text += chunk;
-      });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
-
-/** `count` GETs of `paths` (round robin) at CONCURRENCY; latencies in ms. */
+/** `count` GETs of `paths` (round robin) at CONCURRENCY, every answer a 200. */
 async function load(port: number, paths: string[], headers: Record<string, string>, count: number) {
-  const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
-  const latencies: number[] = [];
-  let next = 0;
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
-      while (next < count) {
-        const path = paths[next++ % paths.length]!;
-        const t0 = performance.now();
-        const res = await call(agent, port, 'GET', path, headers);
-        latencies.push(performance.now() - t0);
-        if (res.status !== 200) throw new Error(`${path}: ${res.status} ${res.body.slice(0, 200)}`);
-      }
-    }),
-  );
-  const seconds = (performance.now() - started) / 1000;
-  agent.destroy();
-  latencies.sort((a, b) => a - b);
-  return {
-    perSecond: latencies.length / seconds,
-    p99: latencies[Math.ceil(latencies.length * 0.99) - 1]!,
-    p50: latencies[Math.ceil(latencies.length / 2) - 1]!,
-  };
+  const result = await runLoad({ port, paths, headers, total: count, concurrency: CONCURRENCY, maxSeconds: 600 });
+  if (result.errors > 0 || result.requests < count) throw new Error(`${paths[0]}: ${result.errors} failed of ${result.requests}`);
+  return { perSecond: result.perSecond, p50: result.p50Ms, p99: result.p99Ms };
 }
 
 export async function run() {
-  const database = `mostrador_bench_catalog_${process.pid}_${randomBytes(3).toString('hex')}`;
-  const url = withDatabase(SERVER_URL, database);
-  await admin(`CREATE DATABASE "${database}"`);
-  const cleanups: (() => Promise<unknown>)[] = [() => admin(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`)];
+  const { url, container, cleanups } = await scratchContainer('mostrador_bench_catalog', POOL_MAX);
   try {
-    const config = loadConfig({
-      DATABASE_URL: url,
-      SECRET_KEY: randomBytes(32).toString('base64url'),
-      LOG_LEVEL: 'silent',
-      DEMO_SEED: 'false',
-      DATA_DIR: tmpdir(),
-      DB_POOL_MAX: String(POOL_MAX),
-    });
-    const container = await createContainer(config);
-    cleanups.unshift(() => container.close());
-    await migrate(container.db);
     const { company } = await container.companies.createCompany({ name: 'Almacén de prueba' });
     const { secret } = await container.apiTokens.create(cliCtx(company.id), { name: 'bench', scope: 'read-write' });
     const app = await buildApp(container);
@@ -224,13 +148,13 @@ export async function run() {
 
     process.stdout.write(
       `import ${IMPORT_ROWS} rows (created ${result.created}); list: ${REQUESTS} requests at ${CONCURRENCY} concurrent, ` +
-        `${Math.round(list.perSecond)} req/s, p50 ${list.p50.toFixed(1)} ms; PostgreSQL ${SERVER_URL.replace(/\/\/[^@]*@/, '//')}\n`,
+        `${Math.round(list.perSecond)} req/s, p50 ${list.p50.toFixed(1)} ms; PostgreSQL ${SERVER_SHOWN}\n`,
     );
     process.stdout.write(
       `catalog: import ${IMPORT_ROWS} rows in ${importSeconds.toFixed(1)} s; list p99 ${list.p99.toFixed(1)} ms at ${PRODUCTS} products; ` +
         `baseline pk select: ${Math.round(base.perSecond)} req/s\n`,
     );
   } finally {
-    for (const cleanup of cleanups) await cleanup().catch(() => {});
+    await runCleanups(cleanups);
   }
 }

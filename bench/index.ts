@@ -9,7 +9,7 @@ const ALIASES: Record<string, string> = { delivery: 'webhooks-delivery' };
 const [given, ...args] = process.argv.slice(2);
 const name = given ? (ALIASES[given] ?? given) : '';
 const script = new URL(`./${name}.ts`, import.meta.url);
-if (!/^[a-z][a-z0-9-]*$/.test(name) || ['index', 'load', 'scanner-data'].includes(name) || !existsSync(script)) {
+if (!/^[a-z][a-z0-9-]*$/.test(name) || ['index', 'load', 'common', 'scanner-data'].includes(name) || !existsSync(script)) {
   process.stderr.write(`usage: npm run bench -- <ingest|scanner|delivery|pos|catalog>   (got ${JSON.stringify(given ?? '')})\n`);
   process.exit(2);
 }

@@ -3,47 +3,27 @@
  * POST /api/integration/in on PostgreSQL, against a baseline Fastify route doing one INSERT
  * through the same kind of pool. Creates and drops its own scratch database on BENCH_DATABASE_URL.
  */
-import { randomBytes } from 'node:crypto';
-import { Agent, request } from 'node:http';
+import { Agent } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import Fastify from 'fastify';
-import pg from 'pg';
 import { buildApp } from '../src/app.ts';
-import { loadConfig } from '../src/config.ts';
-import { createContainer } from '../src/container.ts';
-import { migrate } from '../src/db/migrate.ts';
 import { hmacSha256Hex } from '../src/lib/secrets.ts';
 import { upsertProduct } from '../src/modules/catalog/products.service.ts';
+import {
+  call,
+  positiveInt,
+  runCleanups,
+  SERVER_SHOWN,
+  scratchContainer,
+  startInsertBaseline,
+  summarize,
+  type TimedRun,
+} from './common.ts';
 
-const SERVER_URL = process.env['BENCH_DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test';
 const EVENTS = positiveInt('BENCH_EVENTS', 4000);
 const WARMUP = positiveInt('BENCH_WARMUP', 500);
 const CONCURRENCY = positiveInt('BENCH_CONCURRENCY', 32);
 const ROUNDS = positiveInt('BENCH_ROUNDS', 4);
 const POOL_MAX = positiveInt('BENCH_POOL', 10);
-
-function positiveInt(name: string, fallback: number): number {
-  const value = Number(process.env[name] ?? fallback);
-  if (!Number.isInteger(value) || value < 1 || value > 1_000_000) throw new Error(`${name} must be a positive integer`);
-  return value;
-}
-
-function withDatabase(url: string, database: string) {
-  const u = new URL(url);
-  u.pathname = `/${database}`;
-  return u.toString();
-}
-
-async function admin(sql: string) {
-  const client = new pg.Client({ connectionString: withDatabase(SERVER_URL, 'postgres') });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
 
 interface Prepared {
   body: string;
@@ -84,25 +64,8 @@ function prepareSales(key: string, firstId: number, count: number): Prepared[] {
   });
 }
 
-function post(agent: Agent, port: number, path: string, item: Prepared): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path, method: 'POST', agent, headers: item.headers }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.end(item.body);
-  });
-}
-
-interface LoadResult {
-  seconds: number;
-  latencies: number[];
-}
-
 /** Sends every item with at most CONCURRENCY in flight; every answer must be 200. */
-async function load(port: number, path: string, items: Prepared[]): Promise<LoadResult> {
+async function load(port: number, path: string, items: Prepared[]): Promise<TimedRun> {
   const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
   const latencies: number[] = [];
   const failures = new Map<number, number>();
@@ -113,7 +76,7 @@ async function load(port: number, path: string, items: Prepared[]): Promise<Load
       while (next < items.length) {
         const item = items[next++]!;
         const t0 = performance.now();
-        const status = await post(agent, port, path, item);
+        const { status } = await call(agent, port, 'POST', path, item.headers, item.body);
         latencies.push(performance.now() - t0);
         if (status !== 200) failures.set(status, (failures.get(status) ?? 0) + 1);
       }
@@ -125,44 +88,9 @@ async function load(port: number, path: string, items: Prepared[]): Promise<Load
   return { seconds, latencies };
 }
 
-function summarize(results: LoadResult[]) {
-  const latencies = results.flatMap((r) => r.latencies).sort((a, b) => a - b);
-  const seconds = results.reduce((sum, r) => sum + r.seconds, 0);
-  return { perSecond: latencies.length / seconds, p99: latencies[Math.ceil(latencies.length * 0.99) - 1]! };
-}
-
-async function startBaseline(url: string) {
-  const pool = new pg.Pool({ connectionString: url, max: POOL_MAX });
-  pool.on('error', () => {}); // as the application's pool: a dropped idle connection is not fatal
-  await pool.query(
-    'CREATE TABLE bench_baseline (id bigserial PRIMARY KEY, body jsonb NOT NULL, received_at timestamptz NOT NULL DEFAULT now())',
-  );
-  const app = Fastify({ logger: false, bodyLimit: 1024 * 1024 });
-  app.post('/baseline', async (req) => {
-    await pool.query('INSERT INTO bench_baseline (body) VALUES ($1)', [req.body]);
-    return { status: 'ok' };
-  });
-  await app.listen({ host: '127.0.0.1', port: 0 });
-  return { app, pool, port: (app.server.address() as AddressInfo).port };
-}
-
 export async function run() {
-  const database = `mostrador_bench_${process.pid}_${randomBytes(3).toString('hex')}`;
-  const url = withDatabase(SERVER_URL, database);
-  await admin(`CREATE DATABASE "${database}"`);
-  const cleanups: (() => Promise<unknown>)[] = [() => admin(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`)];
+  const { url, container, cleanups } = await scratchContainer('mostrador_bench', POOL_MAX);
   try {
-    const config = loadConfig({
-      DATABASE_URL: url,
-      SECRET_KEY: randomBytes(32).toString('base64url'),
-      LOG_LEVEL: 'silent',
-      DEMO_SEED: 'false',
-      DATA_DIR: tmpdir(),
-      DB_POOL_MAX: String(POOL_MAX),
-    });
-    const container = await createContainer(config);
-    cleanups.unshift(() => container.close());
-    await migrate(container.db);
     const { company, integrationKey } = await container.companies.createCompany({ name: 'Almacén de prueba' });
     await container.db.orm.transaction(async (tx) => {
       for (const id of [1, 2, 3])
@@ -172,7 +100,7 @@ export async function run() {
     cleanups.unshift(() => app.close());
     await app.listen({ host: '127.0.0.1', port: 0 });
     const port = (app.server.address() as AddressInfo).port;
-    const baseline = await startBaseline(url);
+    const baseline = await startInsertBaseline(url, POOL_MAX, 200);
     cleanups.unshift(
       () => baseline.pool.end(),
       () => baseline.app.close(),
@@ -182,8 +110,8 @@ export async function run() {
     const warm = prepareSales(integrationKey, 1, WARMUP);
     await load(port, '/api/integration/in', warm);
     await load(baseline.port, '/baseline', warm);
-    const baseRuns: LoadResult[] = [];
-    const ingestRuns: LoadResult[] = [];
+    const baseRuns: TimedRun[] = [];
+    const ingestRuns: TimedRun[] = [];
     const perRound = Math.ceil(EVENTS / ROUNDS);
     for (let round = 0; round < ROUNDS; round++) {
       const items = prepareSales(integrationKey, WARMUP + 1 + round * perRound, Math.min(perRound, EVENTS - round * perRound));
@@ -198,13 +126,13 @@ export async function run() {
     ])) as [{ n: number }];
     if (n !== WARMUP + EVENTS) throw new Error(`expected ${WARMUP + EVENTS} sales, found ${n}`);
     process.stdout.write(
-      `events ${EVENTS} (+${WARMUP} warm-up) in ${ROUNDS} alternating rounds, concurrency ${CONCURRENCY}, pool ${POOL_MAX}, PostgreSQL ${SERVER_URL.replace(/\/\/[^@]*@/, '//')}\n`,
+      `events ${EVENTS} (+${WARMUP} warm-up) in ${ROUNDS} alternating rounds, concurrency ${CONCURRENCY}, pool ${POOL_MAX}, PostgreSQL ${SERVER_SHOWN}\n`,
     );
     process.stdout.write(
       `ingest: ${Math.round(ingest.perSecond)} events/s p99 ${ingest.p99.toFixed(1)} ms; ` +
         `baseline insert: ${Math.round(base.perSecond)} req/s; ratio ${(ingest.perSecond / base.perSecond).toFixed(2)}\n`,
     );
   } finally {
-    for (const cleanup of cleanups) await cleanup().catch(() => {});
+    await runCleanups(cleanups);
   }
 }

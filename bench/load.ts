@@ -19,9 +19,10 @@ export async function runLoad(options: {
   total: number;
   concurrency: number;
   maxSeconds: number;
+  headers?: Record<string, string>;
   isOk?: (status: number, body: string) => boolean;
 }): Promise<LoadResult> {
-  const { port, paths, total, concurrency, maxSeconds, isOk = (status) => status === 200 } = options;
+  const { port, paths, total, concurrency, maxSeconds, headers = {}, isOk = (status) => status === 200 } = options;
   const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
   const latencies: number[] = [];
   let next = 0;
@@ -32,7 +33,7 @@ export async function runLoad(options: {
   const one = (path: string) =>
     new Promise<void>((resolve) => {
       const sentAt = process.hrtime.bigint();
-      const req = request({ host: '127.0.0.1', port, path, agent }, (res) => {
+      const req = request({ host: '127.0.0.1', port, path, agent, headers }, (res) => {
         let body = '';
         res.setEncoding('utf8');
         res.on('data', (chunk: string) => {

@@ -34,3 +34,32 @@ export async function recordOutbound(conn: Conn, input: OutboundEventInput): Pro
   );
   return id;
 }
+
+/** Events per INSERT in recordOutboundMany. */
+const OUTBOUND_CHUNK = 1000;
+
+/**
+ * Several outbound events of one company in the caller's transaction, in multi-row INSERTs that
+ * keep the order given (the rows' seq follows it). Returns their ids.
+ */
+export async function recordOutboundMany(
+  conn: Conn,
+  companyId: number,
+  events: { event: string; data: Record<string, unknown> }[],
+  causedBy: string | null = null,
+): Promise<string[]> {
+  const ids = events.map(() => randomUUID());
+  for (let i = 0; i < events.length; i += OUTBOUND_CHUNK) {
+    const chunk = events.slice(i, i + OUTBOUND_CHUNK);
+    await conn.execute(
+      sql`${sql.raw(OUTBOX_INSERT)} VALUES ${sql.join(
+        chunk.map(
+          (e, n) =>
+            sql`(${ids[i + n]}::uuid, ${companyId}::integer, ${e.event}::text, ${JSON.stringify({ event: e.event, data: e.data })}::jsonb, ${causedBy}::uuid)`,
+        ),
+        sql`, `,
+      )}`,
+    );
+  }
+  return ids;
+}

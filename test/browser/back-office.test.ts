@@ -106,6 +106,110 @@ describe('back office screens (Productos, Tokens de API), in a real browser', ()
     },
   );
 
+  it.each(Object.entries(VIEWPORTS))(
+    'an owner opens a product from Productos and edits every field with the keyboard; the barcode is checked as it is typed (%s)',
+    async (name, viewport) => {
+      const { company, admin } = await owner();
+      await t.container.db.query("INSERT INTO categories (company_id, id, name) VALUES ($1, 7, 'Almacén seco')", [company.id]);
+      const context = await watchedContext(browser, viewport);
+      const page = watch(await context.newPage());
+      await logIn(page, base, admin.email, admin.password, '/productos');
+      await page.fill('#search', 'azucar');
+      await page.waitForFunction(() => document.querySelectorAll('[data-product]').length === 1);
+      await page.click('[data-edit]');
+      await page.waitForSelector('#product-form');
+      expect(new URL(page.url()).pathname).toMatch(/^\/productos\/\d+$/);
+      // The form opens on the name, with every field of the product.
+      await page.waitForFunction(() => document.activeElement?.id === 'p-name');
+      for (const id of [
+        'p-name',
+        'p-sku',
+        'p-barcode',
+        'p-price',
+        'p-cost',
+        'p-iva',
+        'p-unit',
+        'p-category',
+        'p-mark',
+        'p-min-stock',
+        'p-enable',
+      ]) {
+        await expect(page.locator(`#${id}`).count()).resolves.toBe(1);
+      }
+      await expect(page.inputValue('#p-name')).resolves.toBe('Azúcar común 1 kg');
+      await expect(page.inputValue('#p-price')).resolves.toBe('1200,00');
+
+      // A mistyped EAN-13 is refused as it is typed (no request), naming the right check digit.
+      const requests: string[] = [];
+      page.on('request', (r) => {
+        if (r.url().includes('/api/v1/products/')) requests.push(r.method());
+      });
+      await page.fill('#p-barcode', '7790000000001');
+      await page.waitForSelector('[data-barcode-check="bad"]');
+      await expect(page.locator('#p-barcode-check').textContent()).resolves.toContain('debería ser 3');
+      await page.press('#p-barcode', 'Enter');
+      expect(requests).toEqual([]);
+      // A UPC-A is fine and will be stored as EAN-13.
+      await page.fill('#p-barcode', '036000291452');
+      await page.waitForSelector('[data-barcode-check="ok"]');
+      await expect(page.locator('#p-barcode-check').textContent()).resolves.toContain('0036000291452');
+
+      // Everything else by keyboard: Tab between fields, arrows in the selects, Space on the box, Enter saves.
+      await page.fill('#p-sku', 'AZU-10');
+      await page.focus('#p-price');
+      await page.keyboard.press('ControlOrMeta+a');
+      await page.keyboard.type('1.350,50');
+      await page.keyboard.press('Tab');
+      await page.keyboard.type('900');
+      await page.keyboard.press('Tab');
+      await expect(page.evaluate(() => document.activeElement?.id)).resolves.toBe('p-iva');
+      await page.keyboard.press('ArrowDown'); // 10,5 %
+      await page.keyboard.press('Tab');
+      await page.keyboard.press('ArrowDown'); // kilo
+      await page.keyboard.press('Tab');
+      await page.keyboard.press('ArrowDown'); // Almacén seco
+      await page.keyboard.press('Tab');
+      await page.keyboard.type('Ledesma');
+      await page.keyboard.press('Tab');
+      await page.keyboard.type('2,5');
+      await page.keyboard.press('Tab');
+      await expect(page.evaluate(() => document.activeElement?.id)).resolves.toBe('p-enable');
+      await page.keyboard.press('Space');
+      await page.focus('#p-mark');
+      await page.keyboard.press('Enter');
+      await page.waitForSelector('.notice-ok');
+      await expect(page.locator('.notice-ok').textContent()).resolves.toContain('Guardado');
+      const [row] = await t.container.db.query<Record<string, string | number | boolean | null>>(
+        `SELECT sku, bc, name, base_price::text AS price, cost::text AS cost, iva_rate, unit, category_id, mark,
+          min_stock::text AS min_stock, enable FROM products WHERE company_id = $1 AND sku = 'AZU-10'`,
+        [company.id],
+      );
+      expect(row).toEqual({
+        sku: 'AZU-10',
+        bc: '0036000291452',
+        name: 'Azúcar común 1 kg',
+        price: '1350.50',
+        cost: '900.00',
+        iva_rate: '10.5',
+        unit: 'kg',
+        category_id: 7,
+        mark: 'Ledesma',
+        min_stock: '2.500',
+        enable: false,
+      });
+      await page.screenshot({ path: `${SHOTS}/producto-${name}.png`, fullPage: true });
+      expect(await problemsOf(page)).toEqual({ console: [], csp: [], errors: [], overflow: 0 });
+
+      // Saving again without changes writes nothing; an unknown id is a page that says so.
+      await page.click('#product-form button[type=submit]');
+      await page.waitForSelector('.notice-info');
+      const missing = await page.goto(`${base}/productos/999999`);
+      expect(missing?.status()).toBe(404);
+      await page.waitForSelector('[data-not-found]');
+      await context.close();
+    },
+  );
+
   it('an owner receives goods, transfers to another deposit and adjusts after a count on Stock (phone)', async () => {
     const { company, admin } = await owner();
     await t.container.db.query("INSERT INTO deposits (company_id, id, name) VALUES ($1, 99, 'Trastienda')", [company.id]);

@@ -435,6 +435,48 @@ describe('spreadsheet import and export (/api/v1/products/import, /export)', () 
     expect(await events(o.company.id)).toBe(before);
   });
 
+  it('decides each row against the rows before it (matches, clashes, categories, names) and emits one event per product changed', async () => {
+    const o = await owner();
+    await upload(o.headers, `sku;nombre;precio;categoria\nOLD-1;Harina 000;700;Almacén\n;Sal fina;300;\nKEEP-1;Queso;900;\n`);
+    const before = await events(o.company.id);
+    const a = ean13('779100000001');
+    const b = ean13('779100000002');
+    const file = [
+      'sku;codigo;nombre;precio;categoria',
+      `NEW-1;${a};Azúcar 1 kg;1.000;almacén`, // created; the category matches Almacén ignoring case
+      `;${a};Azúcar común 1 kg;;`, // NEW-1, by the barcode the row above gave it
+      `NEW-2;${a};Otro;10;`, // NEW-1 again (by barcode), now NEW-2
+      `OLD-1;${b};Harina 0000;750;Panadería`, // an existing product: new barcode, new category
+      `NEW-3;${b};Otra;20;`, // OLD-1, by the barcode the row above gave it
+      `;;sal FINA;350;`, // no codes: the only product of that name (case ignored)
+      `KEEP-1;${a};Queso;900;`, // a is product 4's (NEW-2) now: a clash
+    ].join('\n');
+    const res = await upload(o.headers, file);
+    // The answers a row-by-row import gave (each row read the database after the rows before it).
+    expect(res.json()).toMatchObject({ created: 1, updated: 5, unchanged: 0 });
+    expect(res.json().errors).toEqual([{ line: 8, column: 'codigo', message: `${a} ya es del producto 4 (Otro)` }]);
+    const products = await list(o.headers);
+    expect(products.map((p) => [p['sku'], p['barcode'], p['name'], p['base_price'], p['category_id']])).toEqual([
+      ['NEW-3', b, 'Otra', 20, null],
+      [null, null, 'sal FINA', 350, null],
+      ['KEEP-1', null, 'Queso', 900, null],
+      ['NEW-2', a, 'Otro', 10, null],
+    ]);
+    const categories = (await t.app.inject({ url: '/api/v1/categories', headers: o.headers })).json().categories;
+    expect(categories).toEqual([
+      { id: 1, name: 'Almacén', products: 0 },
+      { id: 2, name: 'Panadería', products: 0 },
+    ]);
+    // One product.upserted per product the file created or changed, with its state after the file,
+    // in the order the file first touched them.
+    const upserted = await t.container.db.query<{ name: string }>(
+      `SELECT payload->'data'->'product'->>'name' AS name FROM outbox_events
+        WHERE company_id = $1 AND event = 'product.upserted' ORDER BY seq OFFSET $2`,
+      [o.company.id, before],
+    );
+    expect(upserted.map((e) => e.name)).toEqual(['Otro', 'Otra', 'sal FINA']);
+  });
+
   it('refuses what is not a catalogue: empty file, unknown columns only, wrong content type', async () => {
     const o = await owner();
     expect((await upload(o.headers, '')).statusCode).toBe(422);

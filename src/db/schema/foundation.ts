@@ -87,6 +87,10 @@ export const products = pgTable(
     cost: money('cost'),
     unit: text('unit').$type<ProductUnit>().notNull().default('unit'),
     minStock: quantity('min_stock'),
+    /** What a back-office search matches (0017): name without accents, sku and barcode, lower case. */
+    search: text('search').generatedAlwaysAs(
+      sql`search_text(name) || ' ' || lower(coalesce(sku, '')) || ' ' || coalesce(bc, '')`,
+    ),
   },
   (t) => [primaryKey({ columns: [t.companyId, t.id] })],
 );

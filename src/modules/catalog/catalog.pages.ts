@@ -1,4 +1,5 @@
 import type { App } from '../../http/app.types.ts';
+import { AppError } from '../../lib/errors.ts';
 import { companyCtx } from '../../http/request-context.ts';
 import type { Shell } from '../../http/shell.ts';
 import type { ApiTokenService } from '../api-tokens/api-tokens.service.ts';
@@ -13,6 +14,35 @@ export function registerCatalogPages(
     const { companyId } = companyCtx(request.ctx);
     const categories = (await catalog.listCategories(companyId)).map((c) => ({ id: Number(c.id), name: c.name }));
     return shell.send(request, reply, { title: 'Productos', entry: 'productos', data: { categories } });
+  });
+
+  // Producto: the whole product form (new or one product); the data is the product as the API shows it.
+  app.get('/productos/nuevo', { schema: { hide: true } }, async (request, reply) => {
+    const { companyId } = companyCtx(request.ctx);
+    const categories = (await catalog.listCategories(companyId)).map((c) => ({ id: Number(c.id), name: c.name }));
+    return shell.send(request, reply, { title: 'Nuevo producto', entry: 'producto', data: { product: null, categories } });
+  });
+
+  app.get<{ Params: { id: string } }>('/productos/:id', { schema: { hide: true } }, async (request, reply) => {
+    const { companyId } = companyCtx(request.ctx);
+    const categories = (await catalog.listCategories(companyId)).map((c) => ({ id: Number(c.id), name: c.name }));
+    const id = /^\d{1,9}$/.test(request.params.id) ? Number(request.params.id) : null;
+    const product =
+      id === null
+        ? null
+        : await catalog.getProduct(companyId, id).catch((err: unknown) => {
+            if (err instanceof AppError && err.code === 'not_found') return null;
+            throw err;
+          });
+    if (!product) {
+      return shell.send(request, reply, {
+        title: 'Producto',
+        entry: 'producto',
+        status: 404,
+        data: { product: null, categories, not_found: true },
+      });
+    }
+    return shell.send(request, reply, { title: product.name, entry: 'producto', data: { product, categories } });
   });
 
   app.get('/stock', { schema: { hide: true } }, async (request, reply) => {

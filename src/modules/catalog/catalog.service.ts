@@ -9,7 +9,8 @@ import type { Clock } from '../../lib/time.ts';
 import { auditBy, recordAudit } from '../audit/audit.repo.ts';
 import { applyMovement, type MovementWire } from '../stock/stock.ledger.ts';
 import * as repo from './catalog.repo.ts';
-import { findProduct, type ProductInput, type ProductRow, upsertProduct } from './products.service.ts';
+import { recordOutboundMany } from '../../outbox/outbox.repo.ts';
+import { findProduct, type ProductInput, type ProductRow, productToWire, upsertProduct } from './products.service.ts';
 
 /** A product as the merchant API shows it: the contract's fields plus what the back office adds. */
 export function merchantProduct(row: ProductRow) {
@@ -153,12 +154,10 @@ export function createCatalogService({ db, clock }: { db: Database; clock: Clock
   return {
     async listProducts(companyId: number, filter: repo.ProductFilter, page: { limit: number; cursor?: string | undefined }) {
       const after = page.cursor === undefined ? 0 : decodeCursor(page.cursor);
-      const ids = await repo.listProductIds(db.orm, companyId, filter, after, page.limit + 1);
-      const shown = ids.slice(0, page.limit).map((r) => Number(r.id));
-      const rows = await repo.productsByIds(db.orm, companyId, shown);
-      const products = rows.map(merchantProduct);
-      const last = shown.at(-1);
-      return { products, meta: { next_cursor: ids.length > page.limit && last !== undefined ? encodeCursor(last) : null } };
+      const rows = await repo.listProducts(db.orm, companyId, filter, after, page.limit + 1);
+      const products = rows.slice(0, page.limit).map(merchantProduct);
+      const last = products.at(-1)?.id;
+      return { products, meta: { next_cursor: rows.length > page.limit && last !== undefined ? encodeCursor(last) : null } };
     },
 
     async getProduct(companyId: number, id: number) {
@@ -392,10 +391,28 @@ export function createCatalogService({ db, clock }: { db: Database; clock: Clock
           })
           .filter((c) => c.after !== c.before);
         if (!dryRun) {
+          // One UPDATE for every changed price and the events in multi-row INSERTs, one
+          // product.upserted per product changed (none for one upsertProduct would have left alone:
+          // a stored updated_at later than now).
           const now = clock.now();
-          for (const change of changes) {
-            await upsertProduct(tx, ctx.companyId, { id: change.id, basePrice: fromCents(change.after) }, { now });
+          const updated = new Set(
+            await repo.updateProducts(
+              tx,
+              ctx.companyId,
+              changes.map((c) => ({ id: c.id, base_price: fromCents(c.after) })),
+              now,
+            ),
+          );
+          const written = changes.map((c) => c.id).filter((id) => updated.has(id));
+          const rows: ProductRow[] = [];
+          for (let i = 0; i < written.length; i += 1000) {
+            rows.push(...(await repo.productsByIds(tx, ctx.companyId, written.slice(i, i + 1000))));
           }
+          await recordOutboundMany(
+            tx,
+            ctx.companyId,
+            rows.map((row) => ({ event: 'product.upserted', data: { product: productToWire(row) } })),
+          );
           await recordAudit(tx, {
             action: 'catalog.price_change',
             ...auditBy(ctx),

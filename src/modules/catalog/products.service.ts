@@ -53,7 +53,7 @@ export function productToWire(row: ProductRow) {
   };
 }
 
-function catalogueFields(input: ProductInput) {
+export function catalogueFields(input: ProductInput) {
   const fields: Partial<typeof products.$inferInsert> = {};
   if (input.sku !== undefined) fields.sku = input.sku;
   if (input.bc !== undefined) fields.bc = input.bc;

@@ -3,6 +3,7 @@ import type { App } from '../../http/app.types.ts';
 import { errorResponses } from '../../http/error-body.schema.ts';
 import { companyCtx } from '../../http/request-context.ts';
 import { AppError } from '../../lib/errors.ts';
+import { csvCell, formatAmount } from '../catalog/csv.ts';
 import type { Bound } from './register.repo.ts';
 import {
   BoxSession,
@@ -39,13 +40,7 @@ function bound(value: string | undefined, name: string): Bound | undefined {
   return at;
 }
 
-const csvCell = (value: string | number | null) => {
-  let text = value === null ? '' : String(value);
-  // A cell a spreadsheet would run as a formula (a customer named "=HYPERLINK(…)") is kept as text.
-  if (typeof value === 'string' && /^[=+\-@\t\r]/.test(text)) text = `'${text}`;
-  return /[;"\n\r]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
-};
-const csvMoney = (value: number) => value.toFixed(2).replace('.', ',');
+const csvMoney = (value: number) => formatAmount(value, 2);
 
 /** The sales as a spreadsheet opens them in Argentina: `;`-separated, decimal comma, UTF-8 with BOM. */
 export function salesCsv(sales: SaleWire[]): string {
@@ -82,7 +77,7 @@ export function salesCsv(sales: SaleWire[]): string {
       s.customer_name ?? s.customer_id,
       s.cancellation_reason,
     ]
-      .map(csvCell)
+      .map((v) => csvCell(v, ';'))
       .join(';'),
   );
   return `\uFEFF${[head.join(';'), ...lines].join('\r\n')}\r\n`;

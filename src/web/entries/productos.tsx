@@ -1,8 +1,11 @@
 import { useEffect, useState } from 'preact/hooks';
 import { formatArs } from '../../lib/money.ts';
 import type { MerchantProduct } from '../../modules/catalog/catalog.service.ts';
-import { ApiError, api, errorText, type Messages } from '../ui/api.ts';
+import { ApiError, api, errorText } from '../ui/api.ts';
+import { useDebouncedGet } from '../ui/debounced-get.ts';
+import { decimalText, PRODUCT_MESSAGES, parsePrice } from '../ui/catalog.ts';
 import { Card, PageTitle, TableWrap } from '../ui/layout.tsx';
+import { CategoryField, IvaField } from '../ui/catalog-fields.tsx';
 import { Field } from '../ui/form.tsx';
 import { Notice, useNotice } from '../ui/notice.tsx';
 import { mountPage } from '../ui/page-data.ts';
@@ -31,33 +34,12 @@ interface PriceChangeAnswer {
 
 const PAGE = 50;
 const money = (value: number) => formatArs(Math.round(value * 100));
-const PRODUCT_MESSAGES: Messages = {
-  conflict: (body) => `Ese código ya lo usa otro producto: ${body.error ?? ''}`,
-  validation_failed: (body) =>
-    body.error?.includes('check digit')
-      ? 'El código de barras no es válido (el dígito verificador no coincide): revisá que esté bien escrito.'
-      : `Revisá los datos: ${body.error ?? ''}`,
-};
-
-/** A price typed the Argentine way: 1.234,56 or 1234.56. */
-function parsePrice(text: string): number | null {
-  const clean = text.trim().replace(/^\$\s*/, '');
-  if (!/^\d[\d.,]*$/.test(clean)) return null;
-  // With a comma, dots are thousands ("1.234,56"); dots alone in groups of three are thousands too
-  // ("1.100" is eleven hundred pesos), otherwise a decimal point ("1234.5").
-  const groups = clean.split('.');
-  const thousands = groups.length > 1 && groups.slice(1).every((g) => g.length === 3);
-  const normal = clean.includes(',') ? clean.replaceAll('.', '').replace(',', '.') : thousands ? groups.join('') : clean;
-  const value = Number(normal);
-  return Number.isFinite(value) && value >= 0 ? value : null;
-}
-
 function PriceCell({ product, onSaved }: { product: MerchantProduct; onSaved: (p: MerchantProduct) => void }) {
-  const [text, setText] = useState(String(product.base_price).replace('.', ','));
+  const [text, setText] = useState(decimalText(product.base_price));
   const [state, setState] = useState<'idle' | 'saving' | 'saved' | 'error'>('idle');
   const [problem, setProblem] = useState('');
   // A price changed elsewhere (a bulk change, a reload) shows here.
-  useEffect(() => setText(String(product.base_price).replace('.', ',')), [product.base_price]);
+  useEffect(() => setText(decimalText(product.base_price)), [product.base_price]);
   async function save() {
     const value = parsePrice(text);
     if (value === null) {
@@ -94,7 +76,7 @@ function PriceCell({ product, onSaved }: { product: MerchantProduct; onSaved: (p
             e.preventDefault();
             void save();
           }
-          if (e.key === 'Escape') setText(String(product.base_price).replace('.', ','));
+          if (e.key === 'Escape') setText(decimalText(product.base_price));
         }}
         onBlur={() => void save()}
       />
@@ -149,25 +131,8 @@ function NewProduct({ categories, onCreated }: { categories: Category[]; onCreat
       <Field id="np-barcode" label="Código de barras (opcional)">
         <input id="np-barcode" inputMode="numeric" maxLength={14} value={form.barcode} onInput={set('barcode')} />
       </Field>
-      <Field id="np-iva" label="IVA">
-        <select id="np-iva" value={form.iva} onChange={set('iva')}>
-          {['21', '10.5', '27', '5', '2.5', '0', 'exento'].map((rate) => (
-            <option key={rate} value={rate}>
-              {rate === 'exento' ? 'Exento' : `${rate.replace('.', ',')} %`}
-            </option>
-          ))}
-        </select>
-      </Field>
-      <Field id="np-category" label="Categoría">
-        <select id="np-category" value={form.category} onChange={set('category')}>
-          <option value="">Sin categoría</option>
-          {categories.map((c) => (
-            <option key={c.id} value={c.id}>
-              {c.name}
-            </option>
-          ))}
-        </select>
-      </Field>
+      <IvaField id="np-iva" value={form.iva} onChange={set('iva')} />
+      <CategoryField id="np-category" value={form.category} categories={categories} onChange={set('category')} />
       <div class="row">
         <button type="submit">Agregar producto</button>
         {problem ? (
@@ -377,31 +342,20 @@ function Products({ categories: initial }: ProductsData) {
   const [reload, setReload] = useState(0);
 
   const cursor = cursors[cursors.length - 1] ?? null;
-  useEffect(() => {
-    const controller = new AbortController();
-    const timer = setTimeout(async () => {
-      const params = new URLSearchParams({ limit: String(PAGE) });
-      if (q.trim()) params.set('q', q.trim());
-      if (category) params.set('category_id', category);
-      if (enabled) params.set('enabled', enabled);
-      if (cursor) params.set('cursor', cursor);
-      try {
-        const answer = await api<{ products: MerchantProduct[]; meta: { next_cursor: string | null } }>(
-          'GET',
-          `/api/v1/products?${params}`,
-          { signal: controller.signal },
-        );
-        setProducts(answer.products);
-        setNext(answer.meta.next_cursor);
-      } catch (err) {
-        if ((err as Error).name !== 'AbortError') say('error', errorText(err));
-      }
-    }, 200);
-    return () => {
-      clearTimeout(timer);
-      controller.abort();
-    };
-  }, [q, category, enabled, cursor, reload]);
+  const params = new URLSearchParams({ limit: String(PAGE) });
+  if (q.trim()) params.set('q', q.trim());
+  if (category) params.set('category_id', category);
+  if (enabled) params.set('enabled', enabled);
+  if (cursor) params.set('cursor', cursor);
+  useDebouncedGet<{ products: MerchantProduct[]; meta: { next_cursor: string | null } }>(
+    `/api/v1/products?${params}`,
+    reload,
+    (answer) => {
+      setProducts(answer.products);
+      setNext(answer.meta.next_cursor);
+    },
+    (text) => say('error', text),
+  );
 
   const restart = () => setCursors([null]);
   const refresh = () => setReload((n) => n + 1);
@@ -489,7 +443,9 @@ function Products({ categories: initial }: ProductsData) {
               {products.map((p) => (
                 <tr key={p.id} data-product={p.id}>
                   <td>
-                    <strong>{p.name}</strong>
+                    <a href={`/productos/${p.id}`} data-edit={p.id}>
+                      <strong>{p.name}</strong>
+                    </a>
                     <br />
                     <span class="muted">
                       IVA {p.iva_rate === 'exento' ? 'exento' : `${p.iva_rate.replace('.', ',')} %`}
@@ -532,7 +488,7 @@ function Products({ categories: initial }: ProductsData) {
           </button>
         </p>
       </Card>
-      <Card title="Nuevo producto">
+      <Card title="Nuevo producto" actions={<a href="/productos/nuevo">Formulario completo</a>}>
         <NewProduct
           categories={categories}
           onCreated={(p) => {

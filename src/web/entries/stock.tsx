@@ -1,5 +1,6 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { api, errorText } from '../ui/api.ts';
+import { useDebouncedGet } from '../ui/debounced-get.ts';
 import { Field } from '../ui/form.tsx';
 import { Card, PageTitle, TableWrap } from '../ui/layout.tsx';
 import { Notice, useNotice } from '../ui/notice.tsx';
@@ -43,25 +44,16 @@ function Stock({ deposits }: { deposits: Deposit[] }) {
   const [notice, say] = useNotice();
   const [reload, setReload] = useState(0);
 
-  useEffect(() => {
-    const controller = new AbortController();
-    const timer = setTimeout(async () => {
-      const params = new URLSearchParams({ limit: '100' });
-      if (deposit) params.set('deposit_id', deposit);
-      if (q.trim()) params.set('q', q.trim());
-      if (low) params.set('low_stock', 'true');
-      try {
-        const answer = await api<{ stock: Level[] }>('GET', `/api/v1/stock?${params}`, { signal: controller.signal });
-        setLevels(answer.stock);
-      } catch (err) {
-        if ((err as Error).name !== 'AbortError') say('error', errorText(err));
-      }
-    }, 200);
-    return () => {
-      clearTimeout(timer);
-      controller.abort();
-    };
-  }, [deposit, q, low, reload]);
+  const params = new URLSearchParams({ limit: '100' });
+  if (deposit) params.set('deposit_id', deposit);
+  if (q.trim()) params.set('q', q.trim());
+  if (low) params.set('low_stock', 'true');
+  useDebouncedGet<{ stock: Level[] }>(
+    `/api/v1/stock?${params}`,
+    reload,
+    (answer) => setLevels(answer.stock),
+    (text) => say('error', text),
+  );
 
   async function submit(e: Event) {
     e.preventDefault();

@@ -1,0 +1,130 @@
+// Shared by the benchmarks that run the application on a scratch PostgreSQL database
+// (catalog, ingest, pos): settings from the environment, the scratch database and its container,
+// one HTTP call, the baseline INSERT route and the summary of timed rounds.
+import { randomBytes } from 'node:crypto';
+import { type Agent, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import Fastify from 'fastify';
+import pg from 'pg';
+import { loadConfig } from '../src/config.ts';
+import { type Container, createContainer } from '../src/container.ts';
+import { migrate } from '../src/db/migrate.ts';
+
+export const SERVER_URL = process.env['BENCH_DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test';
+/** SERVER_URL without its credentials, for the printed lines. */
+export const SERVER_SHOWN = SERVER_URL.replace(/\/\/[^@]*@/, '//');
+
+export function positiveInt(name: string, fallback: number): number {
+  const value = Number(process.env[name] ?? fallback);
+  if (!Number.isInteger(value) || value < 1 || value > 10_000_000) throw new Error(`${name} must be a positive integer`);
+  return value;
+}
+
+export function withDatabase(url: string, database: string) {
+  const u = new URL(url);
+  u.pathname = `/${database}`;
+  return u.toString();
+}
+
+/** One statement on the server's `postgres` database (CREATE / DROP DATABASE). */
+export async function admin(sql: string) {
+  const client = new pg.Client({ connectionString: withDatabase(SERVER_URL, 'postgres') });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+export type Cleanup = () => Promise<unknown>;
+
+/**
+ * A scratch database named `<prefix>_<pid>_<random>`, migrated, with the application's container
+ * on a pool of `poolMax`. `cleanups` undo it, last made first: run them with runCleanups.
+ */
+export async function scratchContainer(prefix: string, poolMax: number) {
+  const database = `${prefix}_${process.pid}_${randomBytes(3).toString('hex')}`;
+  const url = withDatabase(SERVER_URL, database);
+  await admin(`CREATE DATABASE "${database}"`);
+  const cleanups: Cleanup[] = [() => admin(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`)];
+  let container: Container;
+  try {
+    const config = loadConfig({
+      DATABASE_URL: url,
+      SECRET_KEY: randomBytes(32).toString('base64url'),
+      LOG_LEVEL: 'silent',
+      DEMO_SEED: 'false',
+      DATA_DIR: tmpdir(),
+      DB_POOL_MAX: String(poolMax),
+    });
+    container = await createContainer(config);
+    cleanups.unshift(() => container.close());
+    await migrate(container.db);
+  } catch (err) {
+    await runCleanups(cleanups);
+    throw err;
+  }
+  return { url, container, cleanups };
+}
+
+export async function runCleanups(cleanups: Cleanup[]) {
+  for (const cleanup of cleanups) await cleanup().catch(() => {});
+}
+
+/** One request to 127.0.0.1 on a keep-alive agent: the status and the body. */
+export function call(
+  agent: Agent,
+  port: number,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body?: Buffer | string,
+): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, path, method, agent, headers }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => {
+        text += chunk;
+      });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** A Fastify route doing one INSERT of the body through its own pool: what a write costs at least. */
+export async function startInsertBaseline(url: string, poolMax: number, status: 200 | 201) {
+  const pool = new pg.Pool({ connectionString: url, max: poolMax });
+  pool.on('error', () => {}); // as the application's pool: a dropped idle connection is not fatal
+  await pool.query(
+    'CREATE TABLE bench_baseline (id bigserial PRIMARY KEY, body jsonb NOT NULL, received_at timestamptz NOT NULL DEFAULT now())',
+  );
+  const app = Fastify({ logger: false, bodyLimit: 1024 * 1024 });
+  app.post('/baseline', async (req, reply) => {
+    await pool.query('INSERT INTO bench_baseline (body) VALUES ($1)', [req.body]);
+    return reply.code(status).send({ status: 'ok' });
+  });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  return { app, pool, port: (app.server.address() as AddressInfo).port };
+}
+
+export interface TimedRun {
+  seconds: number;
+  latencies: number[];
+}
+
+/** Requests per second over the rounds, and the latency percentiles of all their requests. */
+export function summarize(results: TimedRun[]) {
+  const latencies = results.flatMap((r) => r.latencies).sort((a, b) => a - b);
+  const seconds = results.reduce((sum, r) => sum + r.seconds, 0);
+  return {
+    perSecond: latencies.length / seconds,
+    p50: latencies[Math.ceil(latencies.length * 0.5) - 1]!,
+    p99: latencies[Math.ceil(latencies.length * 0.99) - 1]!,
+  };
+}
