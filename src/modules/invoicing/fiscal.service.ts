@@ -297,7 +297,7 @@ export function createFiscalService({
       let credentials: ArcaCredentials;
       try {
         credentials = await credentialsOf(row, company.cuit);
-      } catch (err) {
+      } catch {
         steps.push({
           step: 'certificado',
           ok: false,
@@ -306,7 +306,6 @@ export function createFiscalService({
               ? 'Falta el certificado de la empresa: subilo o generá el CSR en esta pantalla.'
               : 'El servicio no tiene certificado propio configurado: subí el certificado de la empresa.',
         });
-        void err;
         return finish();
       }
       const session = await arca.session(credentials);
