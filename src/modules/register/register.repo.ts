@@ -1,6 +1,8 @@
 import { type SQL, sql } from 'drizzle-orm';
 import { type Conn, selectRows } from '../../db/client.ts';
 import type { PaymentMethod } from '../../db/schema/index.ts';
+import { AppError } from '../../lib/errors.ts';
+import type { LockedProducts } from '../stock/stock.ledger.ts';
 
 // The register's SQL: box sessions, cash moves, register sales, payments, listings and totals.
 // Every query is scoped by company_id.
@@ -576,4 +578,20 @@ export async function findSellingPoint(conn: Conn, companyId: number, boxId: num
       FOR SHARE OF s`,
   );
   return row ?? null;
+}
+
+/**
+ * The locks and ids of a register sale in one call (migration 0026): the company's sales-id lock,
+ * the products' rows in id order, the movement-id lock, then the next sale and movement ids read
+ * after them. The products as lockForMovements answers them; one that does not exist is refused.
+ */
+export async function lockRegisterSale(conn: Conn, companyId: number, productIds: number[]) {
+  const ids = [...new Set(productIds)].sort((a, b) => a - b);
+  const rows = await selectRows<{ id: number; stock: string; sku: string | null; next_sale: number; next_movement: number }>(
+    conn,
+    sql`SELECT id, stock::text AS stock, sku, next_sale, next_movement FROM lock_register_sale(${companyId}, ${sql.param(ids)}::int[])`,
+  );
+  const locked: LockedProducts = new Map(rows.map((p) => [Number(p.id), { stock: p.stock, sku: p.sku }]));
+  for (const id of ids) if (!locked.has(id)) throw new AppError('invalid_reference', `product ${id} does not exist`);
+  return { locked, saleId: Number(rows[0]!.next_sale), firstMovementId: Number(rows[0]!.next_movement) };
 }

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Conn, Database } from '../../db/client.ts';
-import { lockIds, nextId, readNextIds } from '../../db/ids.ts';
+import { nextId } from '../../db/ids.ts';
 import { PAYMENT_METHODS, type PaymentMethod } from '../../db/schema/index.ts';
 import type { CompanyCtx } from '../../http/request-context.ts';
 import { AppError } from '../../lib/errors.ts';
@@ -11,7 +11,7 @@ import { auditBy, recordAudit } from '../audit/audit.repo.ts';
 import { saleToWire } from '../sales/create-sale.ts';
 import { cancelSale as cancelIntegrationSale } from '../sales/sales.service.ts';
 import { pluCandidates } from '../scanner/scale-label.ts';
-import { applyMovements, bookMovements, lockForMovements, runLedgerStatement } from '../stock/stock.ledger.ts';
+import { applyMovements, bookMovements, runLedgerStatement } from '../stock/stock.ledger.ts';
 import * as repo from './register.repo.ts';
 import { readScaleLabel, registerScaleLayout } from './scale.ts';
 
@@ -467,15 +467,17 @@ export function createRegisterService({ db, clock }: { db: Database; clock: Cloc
         const paid = settled.appliedCents >= totalCents;
 
         // Locks: the sales ids (register sales queue here, one after another), then in the ledger's
-        // order the products and the movement ids; then both ids are read at once.
-        await lockIds(tx, ['sales'], companyId);
-        const locked = await lockForMovements(
+        // order the products and the movement ids; then both ids are read. One round trip (every
+        // one made while holding the sales ids is one the other registers wait for).
+        const {
+          locked,
+          saleId: id,
+          firstMovementId,
+        } = await repo.lockRegisterSale(
           tx,
           companyId,
           lines.map((l) => l.productId),
         );
-        await lockIds(tx, ['movements'], companyId);
-        const [firstMovementId, id] = (await readNextIds(tx, ['movements', 'sales'], companyId)) as [number, number];
         const paymentMethod = methodOf(settled.rows);
         const items = lines.map((l, n) => ({
           id: n + 1,

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { and, eq, type SQL, sql } from 'drizzle-orm';
-import { type Conn, selectRows } from '../../db/client.ts';
+import { type Conn, selectRows, selectRowsPrepared } from '../../db/client.ts';
 import { assignId, nextId } from '../../db/ids.ts';
 import { deposits, type MovementType, movements, products, stockLevels } from '../../db/schema/index.ts';
 import { AppError } from '../../lib/errors.ts';
@@ -391,7 +391,11 @@ export function bookMovements(
   return { results, steps, events };
 }
 
-/** Runs CTE steps (the ledger's and the caller's) and records the events, in order, in ONE statement. */
+/**
+ * Runs CTE steps (the ledger's and the caller's) and records the events, in order, in ONE statement.
+ * Prepared under a name derived from its text (every value is a parameter, so the text depends only
+ * on how many items, movements and events there are): each connection parses and plans a shape once.
+ */
 export async function runLedgerStatement(
   tx: Conn,
   companyId: number,
@@ -399,7 +403,8 @@ export async function runLedgerStatement(
   events: OutboundEvent[],
   causedBy: string | null = null,
 ) {
-  await tx.execute(
+  await selectRowsPrepared(
+    tx,
     sql`WITH ${sql.join(steps, sql`, `)}
     INSERT INTO outbox_events (id, company_id, event, payload, caused_by) VALUES ${sql.join(
       events.map(
