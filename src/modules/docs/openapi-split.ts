@@ -14,7 +14,8 @@ const MERCHANT_TAGS = [
   { name: 'Caja y ventas', description: 'Turnos de caja, ventas, cobros, anulaciones y resúmenes' },
   {
     name: 'Facturación',
-    description: 'Facturación electrónica con ARCA: datos fiscales, facturas A, B y C con CAE, notas de crédito (guía: /docs/facturacion)',
+    description:
+      'Facturación electrónica con ARCA: datos fiscales, facturas A, B y C con CAE, notas de crédito (guía: /docs/facturacion)',
   },
 ];
 
