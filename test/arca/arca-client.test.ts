@@ -19,6 +19,7 @@ import {
 } from '../../src/modules/arca/errors.ts';
 import { createFakeArca, type FakeArca } from '../../src/modules/arca/fake/fake-arca.ts';
 import { getAccessTicket } from '../../src/modules/arca/tickets.ts';
+import { arcaDate } from '../../src/modules/arca/time.ts';
 import { buildLoginTicketRequest, login } from '../../src/modules/arca/wsaa.ts';
 import { type CaeRequest, createWsfeClient } from '../../src/modules/arca/wsfe.ts';
 import { openTestDatabase, type TestDatabase } from '../setup/db.ts';
@@ -46,7 +47,7 @@ const sample = (number: number, extra: Partial<CaeRequest> = {}): CaeRequest => 
   docType: 99,
   docNumber: '0',
   number,
-  date: new Date(Date.now() - 3 * 3_600_000).toISOString().slice(0, 10).replaceAll('-', ''),
+  date: arcaDate(new Date()),
   total: '121.00',
   untaxed: '0.00',
   net: '100.00',

@@ -1,14 +1,9 @@
 import { signLoginTicketRequest } from './cms.ts';
 import { ArcaTransportError } from './errors.ts';
 import { parseXml, soapBody, xmlEscape } from './soap.ts';
+import { argentinaIso } from './time.ts';
 
 const WSAA_NS = 'http://wsaa.view.sua.dvadac.desein.afip.gov';
-
-/** ISO 8601 in Argentina's offset (-03:00, no daylight saving), as WSAA expects. */
-export function argentinaIso(at: Date): string {
-  const local = new Date(at.getTime() - 3 * 3_600_000);
-  return `${local.toISOString().slice(0, 19)}-03:00`;
-}
 
 /** The login ticket request: valid from 10 minutes ago to 10 minutes ahead (clock skew). */
 export function buildLoginTicketRequest({ service, now, uniqueId }: { service: string; now: Date; uniqueId?: number }): string {

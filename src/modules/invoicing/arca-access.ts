@@ -5,7 +5,7 @@ import type { FiscalEnvironment } from '../../db/schema/index.ts';
 import type { Logger } from '../../logger.ts';
 import { getAccessTicket } from '../arca/tickets.ts';
 import { createWsfeClient, type WsfeAuth } from '../arca/wsfe.ts';
-import { startDemoArca, type DemoArca } from './demo-arca.ts';
+import { DEMO_SERVICE_CUIT, type DemoArca, startDemoArca } from './demo-arca.ts';
 
 /** ARCA's own endpoints per environment (WSAA LoginCms and WSFEv1). */
 export const ARCA_ENDPOINTS: Record<FiscalEnvironment, { wsaaUrl: string; wsfeUrl: string }> = {
@@ -76,7 +76,8 @@ export function createArcaAccess({
     /** The CUIT companies delegate to (shown in the delegation steps); null when none is set. */
     async serviceCuit(): Promise<string | null> {
       if (config.service) return config.service.cuit;
-      if (config.demoFake) return (await demoArca()).serviceCuit;
+      // The demo's CUIT is fixed: showing it does not start the fake.
+      if (config.demoFake) return DEMO_SERVICE_CUIT;
       return null;
     },
     /** The service's certificate and key (files read once), or the demo's generated pair. */

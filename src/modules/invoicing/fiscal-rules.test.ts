@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../lib/errors.ts';
+import { arcaDate } from '../arca/time.ts';
 import {
-  arcaDate,
   chooseLetter,
   computeAmounts,
   divideHalfEven,

@@ -209,17 +209,6 @@ export function computeAmounts(letter: Letter, lines: PlanLine[]): Amounts {
   };
 }
 
-/** YYYYMMDD of a moment in Buenos Aires (CbteFch). */
-export function arcaDate(at: Date): string {
-  const parts = new Intl.DateTimeFormat('en-CA', {
-    timeZone: 'America/Argentina/Buenos_Aires',
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-  }).format(at);
-  return parts.replaceAll('-', '');
-}
-
 /** YYYYMMDD → YYYY-MM-DD. */
 export function isoDate(arca: string): string {
   return `${arca.slice(0, 4)}-${arca.slice(4, 6)}-${arca.slice(6, 8)}`;

@@ -9,6 +9,7 @@ import { auditBy, recordAudit } from '../audit/audit.repo.ts';
 import { createCsr, describeCertificate, generateKeyPair, keyMatchesCertificate } from '../arca/certs.ts';
 import { ArcaFaultError, ArcaServiceError, ArcaTransportError } from '../arca/errors.ts';
 import type { ArcaAccess, ArcaCredentials } from './arca-access.ts';
+import type { PrintIssuer } from './printout.ts';
 import * as repo from './fiscal.repo.ts';
 
 export interface FiscalUpdate {
@@ -375,6 +376,20 @@ export function createFiscalService({
         steps.push({ step: 'puntos de venta', ok: false, message: explainService(err) });
       }
       return finish();
+    },
+
+    /** The issuer's data a printout carries (no certificate, no ARCA call). */
+    async issuer(companyId: number): Promise<PrintIssuer> {
+      const [company, row] = await Promise.all([repo.findCompany(orm, companyId), repo.findFiscal(orm, companyId)]);
+      return {
+        companyName: company?.name ?? '',
+        legalName: row?.legalName ?? null,
+        cuit: company?.cuit ?? null,
+        address: row?.address ?? null,
+        grossIncome: row?.grossIncome ?? null,
+        activityStart: row?.activityStart ?? null,
+        ivaCondition: row?.ivaCondition ?? null,
+      };
     },
 
     /** The setup for issuing, or 422 saying what is missing. */

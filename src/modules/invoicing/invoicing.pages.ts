@@ -39,7 +39,7 @@ export function registerInvoicePrintPage(
           { status: 404 },
         );
       }
-      const setup = await fiscal.get(companyId);
+      const issuer = await fiscal.issuer(companyId);
       const associated =
         found.invoice.associated_invoice_id === null
           ? null
@@ -47,15 +47,8 @@ export function registerInvoicePrintPage(
       const page = await renderPrintout({
         invoice: found.invoice,
         lines: found.lines,
-        issuer: {
-          companyName: setup.company_name,
-          legalName: setup.legal_name,
-          cuit: found.invoice.issuer_cuit ?? setup.cuit,
-          address: setup.address,
-          grossIncome: setup.gross_income,
-          activityStart: setup.activity_start,
-          ivaCondition: setup.iva_condition,
-        },
+        // The CUIT the receipt was issued under, even if the company's changed since.
+        issuer: { ...issuer, cuit: found.invoice.issuer_cuit ?? issuer.cuit },
         associated,
         format: request.query.formato === 'ticket' ? 'ticket' : 'a4',
         assets: files,

@@ -19,13 +19,24 @@ export function seriesKey(s: Series): string {
   return `arca-series:${s.environment}:${s.issuerCuit}:${s.pointOfSale}:${s.receiptCode}`;
 }
 
+/** A sale's line with what invoicing and the printouts need of its product. */
+export interface SaleLine {
+  product_id: number;
+  name: string;
+  unit: string;
+  iva_rate: string;
+  quantity: string;
+  price: string;
+  subtotal: string;
+}
+
 export interface SaleForInvoice {
   id: number;
   status: string;
   total: string;
   created_at: Date;
   customer_name: string | null;
-  items: { product_id: number; name: string; iva_rate: string; quantity: string; price: string; subtotal: string }[];
+  items: SaleLine[];
 }
 
 export async function saleForInvoice(conn: Conn, companyId: number, saleId: number): Promise<SaleForInvoice | null> {
@@ -36,21 +47,14 @@ export async function saleForInvoice(conn: Conn, companyId: number, saleId: numb
         WHERE s.company_id = ${companyId} AND s.id = ${saleId}`,
   );
   if (!sale) return null;
-  const items = await selectRows<SaleForInvoice['items'][number]>(
-    conn,
-    sql`SELECT i.product_id, p.name, p.iva_rate, i.quantity::text AS quantity, i.price::text AS price, i.subtotal::text AS subtotal
-        FROM sale_items i JOIN products p ON p.company_id = i.company_id AND p.id = i.product_id
-        WHERE i.company_id = ${companyId} AND i.sale_id = ${saleId}
-        ORDER BY i.id`,
-  );
-  return { ...sale, created_at: new Date(sale.created_at), items };
+  return { ...sale, created_at: new Date(sale.created_at), items: await saleLines(conn, companyId, saleId) };
 }
 
-/** The lines a printout shows: the sale's items with names. */
-export async function saleLines(conn: Conn, companyId: number, saleId: number) {
-  return selectRows<{ name: string; quantity: string; unit: string; price: string; subtotal: string; iva_rate: string }>(
+/** The sale's lines in order, with each product's name, unit and IVA rate. */
+export async function saleLines(conn: Conn, companyId: number, saleId: number): Promise<SaleLine[]> {
+  return selectRows<SaleLine>(
     conn,
-    sql`SELECT p.name, i.quantity::text AS quantity, p.unit, i.price::text AS price, i.subtotal::text AS subtotal, p.iva_rate
+    sql`SELECT i.product_id, p.name, p.unit, p.iva_rate, i.quantity::text AS quantity, i.price::text AS price, i.subtotal::text AS subtotal
         FROM sale_items i JOIN products p ON p.company_id = i.company_id AND p.id = i.product_id
         WHERE i.company_id = ${companyId} AND i.sale_id = ${saleId}
         ORDER BY i.id`,

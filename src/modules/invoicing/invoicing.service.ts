@@ -2,7 +2,7 @@ import type { Database } from '../../db/client.ts';
 import { isUniqueViolation } from '../../db/pg-errors.ts';
 import { withSerialLock } from '../../db/serial-lock.ts';
 import type { ArcaMessage, InvoiceKind } from '../../db/schema/index.ts';
-import type { CompanyCtx, RequestCtx } from '../../http/request-context.ts';
+import { type CompanyCtx, cliCtx, type RequestCtx } from '../../http/request-context.ts';
 import { arcaHint } from '../../lib/arca-codes.ts';
 import { AppError } from '../../lib/errors.ts';
 import { toCents } from '../../lib/money.ts';
@@ -10,12 +10,12 @@ import { type Clock, sleep } from '../../lib/time.ts';
 import type { Logger } from '../../logger.ts';
 import { recordOutbound } from '../../outbox/outbox.repo.ts';
 import { ArcaTransportError } from '../arca/errors.ts';
+import { arcaDate } from '../arca/time.ts';
 import type { CaeRequest, CaeResponse, WsfeAuth } from '../arca/wsfe.ts';
 import { auditBy, recordAudit } from '../audit/audit.repo.ts';
 import { formatReceiptNumber, invoiceToWire } from '../invoices/invoices.service.ts';
 import type { ArcaAccess, ArcaSession } from './arca-access.ts';
 import {
-  arcaDate,
   type Buyer,
   type BuyerInput,
   chooseLetter,
@@ -447,10 +447,9 @@ export function createInvoicingService({
     return withSerialLock(db, repo.seriesKey(series), async () => {
       const { session, auth } = await openSession(setup);
       await settlePending(ctx, session, auth, series);
+      const issued = await issuedOfSale(ctx.companyId, draft.saleId, draft.kind);
+      if (issued) return { invoice: invoiceDetail(issued), created: false };
       const live = await repo.liveAttempt(orm, ctx.companyId, draft.saleId, draft.kind);
-      if (live?.status === 'approved' && live.invoiceId) {
-        return { invoice: invoiceDetail((await repo.findInvoice(orm, ctx.companyId, live.invoiceId))!), created: false };
-      }
       if (live?.status === 'pending') {
         throw new AppError(
           'conflict',
@@ -508,6 +507,14 @@ export function createInvoicingService({
     });
   }
 
+  /**
+   * The sale's receipt of this kind if it has one: approved here (the approval writes the invoice row
+   * with the attempt) or received already issued through invoice.issued from another system.
+   */
+  async function issuedOfSale(companyId: number, saleId: number, kind: InvoiceKind) {
+    return (await repo.invoicesOfSale(orm, companyId, saleId)).find((i) => i.kind === kind) ?? null;
+  }
+
   async function loadSale(companyId: number, saleId: number) {
     const sale = await repo.saleForInvoice(orm, companyId, saleId);
     if (!sale) throw new AppError('not_found', `sale ${saleId} not found`);
@@ -521,13 +528,8 @@ export function createInvoicingService({
       input: { buyer?: BuyerInput | undefined; point_of_sale?: number | undefined },
     ): Promise<IssueResult> {
       const sale = await loadSale(ctx.companyId, saleId);
-      const existing = await repo.liveAttempt(orm, ctx.companyId, saleId, 'invoice');
-      if (existing?.status === 'approved' && existing.invoiceId) {
-        return { invoice: invoiceDetail((await repo.findInvoice(orm, ctx.companyId, existing.invoiceId))!), created: false };
-      }
-      // A receipt that arrived already issued (invoice.issued from another system) is the sale's invoice.
-      const received = (await repo.invoicesOfSale(orm, ctx.companyId, saleId)).find((i) => i.kind === 'invoice');
-      if (received) return { invoice: invoiceDetail(received), created: false };
+      const issued = await issuedOfSale(ctx.companyId, saleId, 'invoice');
+      if (issued) return { invoice: invoiceDetail(issued), created: false };
       if (sale.status === 'cancelled') throw new AppError('invalid_state', `sale ${saleId} is cancelled; it cannot be invoiced`);
       const setup = await fiscal.ready(ctx.companyId);
       if (sale.items.length === 0) throw new AppError('invalid_state', `sale ${saleId} has no items to invoice`);
@@ -579,10 +581,8 @@ export function createInvoicingService({
           `sale ${invoice.saleId} is not cancelled: cancel it first, then issue the credit note`,
         );
       }
-      const existing = await repo.liveAttempt(orm, ctx.companyId, invoice.saleId, 'credit_note');
-      if (existing?.status === 'approved' && existing.invoiceId) {
-        return { invoice: invoiceDetail((await repo.findInvoice(orm, ctx.companyId, existing.invoiceId))!), created: false };
-      }
+      const issued = await issuedOfSale(ctx.companyId, invoice.saleId, 'credit_note');
+      if (issued) return { invoice: invoiceDetail(issued), created: false };
       const setup = await fiscal.ready(ctx.companyId);
       if (setup.cuit !== invoice.issuerCuit || setup.environment !== invoice.environment) {
         throw new AppError(
@@ -624,7 +624,7 @@ export function createInvoicingService({
     },
 
     /** Settles a pending attempt now (the "Reintentar" button, the background resolver). */
-    async retry(ctx: RequestCtx & { companyId: number }, attemptId: number) {
+    async retry(ctx: CompanyCtx, attemptId: number) {
       const attempt = await repo.findAttempt(orm, ctx.companyId, attemptId);
       if (!attempt) throw new AppError('not_found', `invoice attempt ${attemptId} not found`);
       if (attempt.status !== 'pending') return attemptWire(attempt);
@@ -654,14 +654,8 @@ export function createInvoicingService({
       const stale = await repo.stalePending(orm, new Date(clock.now().getTime() - 60_000), 20);
       let settled = 0;
       for (const attempt of stale) {
-        const ctx = {
-          requestId: 'invoices-settle-pending',
-          companyId: attempt.companyId,
-          actor: { kind: 'cli' as const },
-          origin: { ip: null, userAgent: null, requestId: null },
-        };
         try {
-          const after = await this.retry(ctx, attempt.id);
+          const after = await this.retry(cliCtx(attempt.companyId), attempt.id);
           if (after.status !== 'pending') settled++;
         } catch (err) {
           logger.warn(

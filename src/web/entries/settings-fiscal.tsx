@@ -58,6 +58,39 @@ function download(name: string, text: string) {
   setTimeout(() => URL.revokeObjectURL(url), 1000);
 }
 
+/** A PEM file (certificate or key): picked from disk or pasted; either way it lands in the text box. */
+function PemField(props: {
+  id: string;
+  label: string;
+  accept: string;
+  fileLabel: string;
+  rows: number;
+  placeholder: string;
+  value: string;
+  onValue: (text: string) => void;
+}) {
+  return (
+    <Field id={props.id} label={props.label}>
+      <input
+        type="file"
+        accept={props.accept}
+        aria-label={props.fileLabel}
+        onChange={(e) => {
+          const file = e.currentTarget.files?.[0];
+          if (file) void file.text().then(props.onValue);
+        }}
+      />
+      <textarea
+        id={props.id}
+        rows={props.rows}
+        value={props.value}
+        placeholder={props.placeholder}
+        onInput={(e) => props.onValue(e.currentTarget.value)}
+      />
+    </Field>
+  );
+}
+
 function CheckResult({ check, at }: { check: Check; at: string | null }) {
   return (
     <div id="check-result" aria-live="polite">
@@ -171,10 +204,6 @@ function FiscalSettings({ setup: initial }: { setup: Setup }) {
       setPrivateKey('');
       show('ok', 'Certificado guardado. Probá la conexión.');
     });
-
-  const readFile = (file: File | undefined, into: (text: string) => void) => {
-    if (file) void file.text().then(into);
-  };
 
   return (
     <>
@@ -392,36 +421,26 @@ function FiscalSettings({ setup: initial }: { setup: Setup }) {
               </button>
             </p>
           ) : null}
-          <Field id="certificate" label="Certificado (.crt, PEM)">
-            <input
-              type="file"
-              accept=".crt,.pem,.cer"
-              onChange={(e) => readFile(e.currentTarget.files?.[0], setCertificate)}
-              aria-label="Archivo del certificado"
-            />
-            <textarea
-              id="certificate"
-              rows={4}
-              value={certificate}
-              placeholder="-----BEGIN CERTIFICATE-----"
-              onInput={(e) => setCertificate(e.currentTarget.value)}
-            />
-          </Field>
-          <Field id="private-key" label="Clave privada (solo si no generaste el CSR acá)">
-            <input
-              type="file"
-              accept=".key,.pem"
-              onChange={(e) => readFile(e.currentTarget.files?.[0], setPrivateKey)}
-              aria-label="Archivo de la clave"
-            />
-            <textarea
-              id="private-key"
-              rows={3}
-              value={privateKey}
-              placeholder="-----BEGIN PRIVATE KEY-----"
-              onInput={(e) => setPrivateKey(e.currentTarget.value)}
-            />
-          </Field>
+          <PemField
+            id="certificate"
+            label="Certificado (.crt, PEM)"
+            accept=".crt,.pem,.cer"
+            fileLabel="Archivo del certificado"
+            rows={4}
+            placeholder="-----BEGIN CERTIFICATE-----"
+            value={certificate}
+            onValue={setCertificate}
+          />
+          <PemField
+            id="private-key"
+            label="Clave privada (solo si no generaste el CSR acá)"
+            accept=".key,.pem"
+            fileLabel="Archivo de la clave"
+            rows={3}
+            placeholder="-----BEGIN PRIVATE KEY-----"
+            value={privateKey}
+            onValue={setPrivateKey}
+          />
           <p class="row end">
             <BusyButton id="upload" busy={busy === 'upload'} onClick={upload} disabled={!certificate.trim()}>
               Guardar certificado

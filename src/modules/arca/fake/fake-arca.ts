@@ -4,6 +4,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { Socket } from 'node:net';
 import { verifyLoginCms } from '../cms.ts';
 import { list, type Node, obj, parseXml, text, xmlEscape } from '../soap.ts';
+import { arcaDate, arcaTime, argentinaIso } from '../time.ts';
 
 /**
  * A fake ARCA for tests, the demo and `npm run fake:arca`: WSAA (LoginCms) and WSFEv1
@@ -114,18 +115,11 @@ function emptyState(): State {
   return { tickets: [], logins: {}, receipts: [], pointsOfSale: {}, represented: {} };
 }
 
-/** YYYYMMDD in Argentina. */
-function arDay(at: Date): string {
-  return new Date(at.getTime() - 3 * 3_600_000).toISOString().slice(0, 10).replaceAll('-', '');
-}
 function dayNumber(yyyymmdd: string): number {
   return Date.UTC(Number(yyyymmdd.slice(0, 4)), Number(yyyymmdd.slice(4, 6)) - 1, Number(yyyymmdd.slice(6, 8))) / 86_400_000;
 }
 function addDays(yyyymmdd: string, days: number): string {
   return new Date((dayNumber(yyyymmdd) + days) * 86_400_000).toISOString().slice(0, 10).replaceAll('-', '');
-}
-function arIso(at: Date): string {
-  return `${new Date(at.getTime() - 3 * 3_600_000).toISOString().slice(0, 23)}-03:00`;
 }
 
 export type FakeArca = ReturnType<typeof createFakeArca>;
@@ -229,7 +223,7 @@ export function createFakeArca(options: FakeArcaOptions = {}) {
   function envelope(version: '1.1' | '1.2', body: string, header = true): string {
     const ns = version === '1.2' ? 'http://www.w3.org/2003/05/soap-envelope' : 'http://schemas.xmlsoap.org/soap/envelope/';
     const head = header
-      ? `<soap:Header><FEHeaderInfo xmlns="${FE_NS}"><ambiente>HomologacionExterno - fake</ambiente><fecha>${arIso(now())}</fecha><id>7.0.0.53</id></FEHeaderInfo></soap:Header>`
+      ? `<soap:Header><FEHeaderInfo xmlns="${FE_NS}"><ambiente>HomologacionExterno - fake</ambiente><fecha>${argentinaIso(now(), { millis: true })}</fecha><id>7.0.0.53</id></FEHeaderInfo></soap:Header>`
       : '';
     return `<?xml version="1.0" encoding="utf-8"?><soap:Envelope xmlns:soap="${ns}" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xmlns:xsd="http://www.w3.org/2001/XMLSchema">${head}<soap:Body>${body}</soap:Body></soap:Envelope>`;
   }
@@ -288,7 +282,7 @@ export function createFakeArca(options: FakeArcaOptions = {}) {
     const ta =
       '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<loginTicketResponse version="1">\n    <header>\n' +
       `        <source>CN=wsaahomo, O=AFIP, C=AR, SERIALNUMBER=CUIT 33693450239</source>\n        <destination>${xmlEscape(cert.subject.replaceAll('\n', ', '))}</destination>\n` +
-      `        <uniqueId>${randomInt(1, 2 ** 31)}</uniqueId>\n        <generationTime>${arIso(new Date(at))}</generationTime>\n        <expirationTime>${arIso(new Date(ticket.expiresAt))}</expirationTime>\n    </header>\n` +
+      `        <uniqueId>${randomInt(1, 2 ** 31)}</uniqueId>\n        <generationTime>${argentinaIso(new Date(at), { millis: true })}</generationTime>\n        <expirationTime>${argentinaIso(new Date(ticket.expiresAt), { millis: true })}</expirationTime>\n    </header>\n` +
       `    <credentials>\n        <token>${ticket.token}</token>\n        <sign>${ticket.sign}</sign>\n    </credentials>\n</loginTicketResponse>\n`;
     return {
       status: 200,
@@ -321,7 +315,7 @@ export function createFakeArca(options: FakeArcaOptions = {}) {
     errors: number[],
     version: '1.1' | '1.2',
   ) {
-    const cab = `<FeCabResp><Cuit>${head.cuit}</Cuit><PtoVta>${head.pos}</PtoVta><CbteTipo>${head.type}</CbteTipo><FchProceso>${arDay(now())}${new Date(now().getTime() - 3 * 3_600_000).toISOString().slice(11, 19).replaceAll(':', '')}</FchProceso><CantReg>1</CantReg><Resultado>${resultCode}</Resultado><Reproceso>N</Reproceso></FeCabResp>`;
+    const cab = `<FeCabResp><Cuit>${head.cuit}</Cuit><PtoVta>${head.pos}</PtoVta><CbteTipo>${head.type}</CbteTipo><FchProceso>${arcaDate(now())}${arcaTime(now())}</FchProceso><CantReg>1</CantReg><Resultado>${resultCode}</Resultado><Reproceso>N</Reproceso></FeCabResp>`;
     return result('FECAESolicitar', `${cab}<FeDetResp>${detail}</FeDetResp>${errorsXml(errors)}`, version);
   }
 
@@ -402,7 +396,7 @@ export function createFakeArca(options: FakeArcaOptions = {}) {
         if (!CREDIT_NOTES[type]!.includes(aType) || !exists) return rejectObs(10041);
       }
     }
-    const today = arDay(now());
+    const today = arcaDate(now());
     if (!/^\d{8}$/.test(date) || Math.abs(dayNumber(date) - dayNumber(today)) > 5) return rejectObs(10016, DATE_WINDOW_MESSAGE);
     const last = lastOf(cuit, pos, type);
     const lastReceipt = state.receipts.find(
@@ -432,7 +426,7 @@ export function createFakeArca(options: FakeArcaOptions = {}) {
       rate: text(d['MonCotiz']),
       cae,
       caeExpiry,
-      processedAt: `${arDay(now())}000000`,
+      processedAt: `${arcaDate(now())}000000`,
     });
     persist();
     return { body: caeAnswer(head, detail('A', [], cae, caeExpiry), 'A', [], version), granted: true };
@@ -512,7 +506,7 @@ export function createFakeArca(options: FakeArcaOptions = {}) {
         return {
           body: result(
             operation,
-            `<ResultGet><MonId>${xmlEscape(text(op['MonId']))}</MonId><MonCotiz>1160.5</MonCotiz><FchCotiz>${arDay(now())}</FchCotiz></ResultGet>`,
+            `<ResultGet><MonId>${xmlEscape(text(op['MonId']))}</MonId><MonCotiz>1160.5</MonCotiz><FchCotiz>${arcaDate(now())}</FchCotiz></ResultGet>`,
             version,
           ),
         };
