@@ -219,6 +219,13 @@ export async function selectRowsPrepared<T>(conn: Conn, query: SQL): Promise<T[]
   return result.rows;
 }
 
+/** The text of a `sql` fragment that has no parameters (to splice into a fixed statement's text). */
+export function sqlText(query: SQL): string {
+  const built = dialect.sqlToQuery(query);
+  if (built.params.length > 0) throw new Error('sqlText: the fragment has parameters');
+  return built.sql;
+}
+
 /** A statement whose text never changes, named once: each run only sends its parameters. */
 export interface PreparedStatement<T> {
   run(conn: Conn, params: unknown[]): Promise<T[]>;

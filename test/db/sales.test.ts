@@ -40,8 +40,13 @@ describe('sales and invoices', () => {
     );
   }
 
-  it('keeps the state machine as data: only pending can move', () => {
-    expect(SALE_TRANSITIONS).toEqual({ pending: ['paid', 'cancelled'], paid: [], cancelled: [] });
+  it('keeps the state machine as data: pending pays or cancels, paid only refunds, cancelled is final', () => {
+    expect(SALE_TRANSITIONS.map((t) => `${t.from ?? 'new'} -${t.action}-> ${t.to}`)).toEqual([
+      'new -create-> pending',
+      'pending -pay-> paid',
+      'pending -cancel-> cancelled',
+      'paid -refund-> cancelled',
+    ]);
   });
 
   it('creates a pending sale with exact subtotals', async () => {

@@ -267,32 +267,6 @@ export async function findCompanySettings(
   return row;
 }
 
-export interface PaymentValues {
-  method: PaymentMethod;
-  amount: string;
-  tendered: string | null;
-  change: string;
-  reference: string | null;
-}
-
-export async function insertPayments(
-  conn: Conn,
-  v: { companyId: number; saleId: number; firstId: number; sessionId: number | null; now: Date; payments: PaymentValues[] },
-) {
-  if (v.payments.length === 0) return;
-  await conn.execute(
-    sql`INSERT INTO sale_payments (company_id, sale_id, id, method, amount, tendered, change, reference, box_session_id, created_at)
-      VALUES ${sql.join(
-        v.payments.map(
-          (p, n) =>
-            sql`(${v.companyId}, ${v.saleId}, ${v.firstId + n}, ${p.method}, ${p.amount}, ${p.tendered}, ${p.change},
-              ${p.reference}, ${v.sessionId}, ${v.now.toISOString()})`,
-        ),
-        sql`, `,
-      )}`,
-  );
-}
-
 export async function addRegisterChange(conn: Conn, companyId: number, saleId: number, change: string) {
   await conn.execute(
     sql`UPDATE register_sales SET change = change + ${change} WHERE company_id = ${companyId} AND sale_id = ${saleId}`,
@@ -302,21 +276,6 @@ export async function addRegisterChange(conn: Conn, companyId: number, saleId: n
 export async function setRefundSession(conn: Conn, companyId: number, saleId: number, sessionId: number) {
   await conn.execute(
     sql`UPDATE register_sales SET refund_session_id = ${sessionId} WHERE company_id = ${companyId} AND sale_id = ${saleId}`,
-  );
-}
-
-export async function markPaid(conn: Conn, companyId: number, saleId: number, method: string, now: Date) {
-  await conn.execute(
-    sql`UPDATE sales SET status = 'paid', paid_at = ${now.toISOString()}, payment_method = ${method}, updated_at = ${now.toISOString()}
-      WHERE company_id = ${companyId} AND id = ${saleId}`,
-  );
-}
-
-export async function markCancelled(conn: Conn, companyId: number, saleId: number, reason: string, now: Date) {
-  await conn.execute(
-    sql`UPDATE sales SET status = 'cancelled', cancelled_at = ${now.toISOString()}, cancellation_reason = ${reason},
-        updated_at = ${now.toISOString()}
-      WHERE company_id = ${companyId} AND id = ${saleId}`,
   );
 }
 
@@ -501,55 +460,26 @@ export function catalogRows(conn: Conn, companyId: number) {
 }
 
 /**
- * A register sale's rows as CTE steps of one statement (run with the ledger's, see
- * runLedgerStatement): the sale, its items, the register's row and its payments.
+ * The register's own row of a sale (box session, deposit, idempotency key, who sold it, change) as
+ * a CTE step of the statement that creates the sale (sales.repo saleInsertSteps, the ledger's steps).
  */
-export function registerSaleSteps(v: {
+export function registerRowStep(v: {
   companyId: number;
-  id: number;
-  customerId: number | null;
-  boxId: number;
-  total: string;
-  status: 'pending' | 'paid';
-  paymentMethod: string | null;
-  paidAt: Date | null;
-  createdAt: Date;
-  now: Date;
-  items: { id: number; productId: number; quantity: string; price: string; subtotal: string }[];
+  saleId: number;
   sessionId: number;
   depositId: number;
   key: string;
   sha256: string;
   customerName: string | null;
   soldBy: string;
+  soldAt: Date;
   change: string;
-  payments: PaymentValues[];
-}): SQL[] {
-  const items = JSON.stringify(
-    v.items.map((i) => ({ id: i.id, product_id: i.productId, quantity: i.quantity, price: i.price, subtotal: i.subtotal })),
-  );
-  const payments = JSON.stringify(v.payments.map((p, n) => ({ id: n + 1, ...p })));
-  const now = v.now.toISOString();
-  return [
-    sql`sale AS (
-      INSERT INTO sales (company_id, id, customer_id, box_id, total, status, payment_method, paid_at, created_at, updated_at)
-      VALUES (${v.companyId}, ${v.id}, ${v.customerId}::integer, ${v.boxId}, ${v.total}::numeric, ${v.status}, ${v.paymentMethod},
-        ${v.paidAt ? v.paidAt.toISOString() : null}::timestamptz, ${v.createdAt.toISOString()}::timestamptz, ${now}::timestamptz))`,
-    sql`items AS (
-      INSERT INTO sale_items (company_id, sale_id, id, product_id, quantity, price, subtotal)
-      SELECT ${v.companyId}, ${v.id}, it.id, it.product_id, it.quantity, it.price, it.subtotal
-      FROM jsonb_to_recordset(${items}::jsonb) AS it(id integer, product_id integer, quantity numeric, price numeric, subtotal numeric))`,
-    sql`register AS (
+}): SQL {
+  return sql`register AS (
       INSERT INTO register_sales (company_id, sale_id, box_session_id, deposit_id, idempotency_key, request_sha256,
         customer_name, sold_by, sold_at, change)
-      VALUES (${v.companyId}, ${v.id}, ${v.sessionId}, ${v.depositId}, ${v.key}, ${v.sha256}, ${v.customerName}, ${v.soldBy},
-        ${v.createdAt.toISOString()}::timestamptz, ${v.change}::numeric))`,
-    sql`payments AS (
-      INSERT INTO sale_payments (company_id, sale_id, id, method, amount, tendered, change, reference, box_session_id, created_at)
-      SELECT ${v.companyId}, ${v.id}, p.id, p.method, p.amount, p.tendered, p.change, p.reference, ${v.sessionId}, ${now}::timestamptz
-      FROM jsonb_to_recordset(${payments}::jsonb)
-        AS p(id integer, method text, amount numeric, tendered numeric, change numeric, reference text))`,
-  ];
+      VALUES (${v.companyId}, ${v.saleId}, ${v.sessionId}, ${v.depositId}, ${v.key}, ${v.sha256}, ${v.customerName}, ${v.soldBy},
+        ${v.soldAt.toISOString()}::timestamptz, ${v.change}::numeric))`;
 }
 
 export interface SellingPoint {

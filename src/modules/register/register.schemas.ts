@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { PaymentInputSchema, PaymentMethodSchema, Sale } from '../sales/sales.schemas.ts';
 
 // The register's wire schemas (merchant API, /api/v1). Named ones ($id) become OpenAPI components.
 
@@ -6,86 +7,8 @@ const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T)
 const DateTime = Type.String({ format: 'date-time' });
 const Money = Type.Number({ description: 'Pesos, two decimals' });
 
-export const PaymentMethodSchema = Type.Union(
-  [
-    Type.Literal('efectivo'),
-    Type.Literal('debito'),
-    Type.Literal('credito'),
-    Type.Literal('transferencia'),
-    Type.Literal('qr'),
-    Type.Literal('cuenta_corriente'),
-  ],
-  { description: 'efectivo, debito, credito, transferencia, qr (Mercado Pago or other), cuenta_corriente' },
-);
-const MethodOrMixed = Nullable(Type.String({ description: 'The payment method, "mixto" for several; null when unpaid' }));
-
-export const PaymentInputSchema = Type.Object(
-  {
-    method: PaymentMethodSchema,
-    amount: Type.Number({
-      exclusiveMinimum: 0,
-      maximum: 999_999_999_999,
-      description: 'For efectivo: what the customer handed (change is computed); otherwise the amount charged',
-    }),
-    reference: Type.Optional(
-      Nullable(Type.String({ maxLength: 200, description: 'Card voucher, transfer or QR operation number' })),
-    ),
-  },
-  { additionalProperties: false },
-);
-
-export const Payment = Type.Object(
-  {
-    id: Type.Integer(),
-    method: PaymentMethodSchema,
-    amount: Type.Number({ description: 'What counts toward the total' }),
-    tendered: Nullable(Type.Number({ description: 'Cash handed by the customer (efectivo only)' })),
-    change: Type.Number({ description: 'Change given (efectivo only)' }),
-    reference: Nullable(Type.String()),
-    box_session_id: Nullable(Type.Integer()),
-    created_at: DateTime,
-  },
-  { $id: 'Payment', description: 'One payment of a sale' },
-);
-
-export const SaleLine = Type.Object({
-  id: Type.Integer(),
-  product_id: Type.Integer(),
-  name: Type.String(),
-  unit: Type.Union([Type.Literal('unit'), Type.Literal('kg')]),
-  quantity: Type.Number(),
-  price: Money,
-  subtotal: Money,
-});
-
-export const Sale = Type.Object(
-  {
-    id: Type.Integer(),
-    source: Type.Union([Type.Literal('register'), Type.Literal('integration')], {
-      description: 'register: sold at a box (stock moved); integration: received from another system',
-    }),
-    status: Type.Union([Type.Literal('pending'), Type.Literal('paid'), Type.Literal('cancelled')]),
-    box_id: Nullable(Type.Integer()),
-    box_name: Nullable(Type.String()),
-    box_session_id: Nullable(Type.Integer()),
-    deposit_id: Nullable(Type.Integer({ description: 'The deposit the stock left (register sales)' })),
-    customer_id: Nullable(Type.Integer()),
-    customer_name: Nullable(Type.String()),
-    total: Money,
-    paid_total: Money,
-    change: Money,
-    payment_method: MethodOrMixed,
-    items: Type.Array(SaleLine),
-    payments: Type.Array(Payment),
-    sold_by: Nullable(Type.String()),
-    refund_session_id: Nullable(Type.Integer({ description: 'The session the refund of a paid sale was booked in' })),
-    created_at: DateTime,
-    paid_at: Nullable(DateTime),
-    cancelled_at: Nullable(DateTime),
-    cancellation_reason: Nullable(Type.String()),
-  },
-  { $id: 'Sale', description: 'A sale with its lines and payments' },
-);
+// The sale, its lines and payments on the wire are the sales module's (one schema for the sale).
+export { Payment, PaymentInputSchema, PaymentMethodSchema, Sale, SaleLine } from '../sales/sales.schemas.ts';
 
 export const SaleCreateBody = Type.Object(
   {

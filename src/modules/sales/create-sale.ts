@@ -1,11 +1,18 @@
 import { randomUUID } from 'node:crypto';
-import { type Conn, type PreparedStatement, preparedStatement } from '../../db/client.ts';
+import type { Conn } from '../../db/client.ts';
 import { nextId } from '../../db/ids.ts';
-import type { saleItems, sales } from '../../db/schema/index.ts';
 import { AppError } from '../../lib/errors.ts';
-import { outboundRowsInsert } from '../../outbox/outbox.repo.ts';
-import { fromCents, fromMilli, lineTotalCents, moneyToNumber, quantityToNumber, toCents, toMilli } from '../../lib/money.ts';
+import { fromCents, fromMilli, lineTotalCents, toCents, toMilli } from '../../lib/money.ts';
 import type { LedgerOptions } from '../stock/stock.ledger.ts';
+import type { SQL } from 'drizzle-orm';
+import { methodOf } from './payments.ts';
+import { assertTransition, assertTransitions } from './sale-states.ts';
+import type { SaleEvent } from './sales.schemas.ts';
+import { salePaidWire, saleToWire } from './sale-wire.ts';
+
+export { saleToWire };
+import * as repo from './sales.repo.ts';
+import type { PaymentValues, SaleItemRow, SaleRow } from './sales.repo.ts';
 
 export interface SaleItemInput {
   id?: number;
@@ -56,29 +63,8 @@ export type SaleOutcome =
   | { outcome: 'duplicate' }
   | { outcome: 'refused'; refusal: SaleRefusal };
 
-export type SaleRow = typeof sales.$inferSelect;
-export type SaleItemRow = typeof saleItems.$inferSelect;
+export type { SaleItemRow, SaleRow };
 export type CreatedSale = { sale: SaleRow; items: SaleItemRow[] };
-
-export function saleToWire(sale: SaleRow, items: SaleItemRow[]) {
-  return {
-    id: sale.id,
-    company_id: sale.companyId,
-    customer_id: sale.customerId,
-    box_id: sale.boxId,
-    total: moneyToNumber(sale.total),
-    status: sale.status,
-    payment_method: sale.paymentMethod,
-    items: items.map((item) => ({
-      id: item.id,
-      product_id: item.productId,
-      quantity: quantityToNumber(item.quantity),
-      price: moneyToNumber(item.price),
-      subtotal: moneyToNumber(item.subtotal),
-    })),
-    created_at: sale.createdAt.toISOString(),
-  };
-}
 
 /**
  * Records a new pending sale with its items; items must name existing products. Stock is not moved
@@ -94,7 +80,7 @@ export async function createSale(
 ): Promise<CreatedSale> {
   const id = input.id ?? (await nextId(conn, 'sales', companyId));
   const prepared = prepareSale(companyId, { ...input, id }, options.now, options.causedBy ?? null, null);
-  const [result] = await runSalesStatement(conn, SALES_STATEMENT, [prepared.row]);
+  const [result] = await repo.insertSales(conn, [prepared.row]);
   if (result?.outcome === 'created') return prepared.created;
   throw saleRefusalError(id, refusalOf(result));
 }
@@ -108,9 +94,8 @@ export async function createSale(
  * them one by one.
  */
 export async function createSalesFromEvents(conn: Conn, sales: PreparedSale[]): Promise<SaleOutcome[]> {
-  const results = await runSalesStatement(
+  const results = await repo.insertSalesFromEvents(
     conn,
-    SALES_FROM_EVENTS_STATEMENT,
     sales.map((p) => p.row),
   );
   return sales.map((p, n): SaleOutcome => {
@@ -141,7 +126,7 @@ function prepareSale(
   assertStorablePrecision(input);
   const created = saleRows(companyId, input.id, input, now);
   const { sale, items } = created;
-  const row: StatementRow = {
+  const row: repo.SaleStatementRow = {
     company_id: companyId,
     sale_id: sale.id,
     customer_id: sale.customerId,
@@ -218,7 +203,7 @@ function saleRows(companyId: number, id: number, input: CreateSaleInput, now: Da
     customerId: input.customerId ?? null,
     boxId: input.boxId ?? null,
     total: fromCents(toCents(input.total)),
-    status: 'pending',
+    status: assertTransition({ id, status: null }, 'create'),
     paymentMethod: input.paymentMethod ?? null,
     paymentId: null,
     paidAt: null,
@@ -236,7 +221,7 @@ export interface SaleRefusal {
   missingProducts: number[];
 }
 
-function refusalOf(result: StatementResult | undefined): SaleRefusal {
+function refusalOf(result: repo.SaleStatementResult | undefined): SaleRefusal {
   if (!result) throw new Error('the sales statement answered fewer rows than it was given');
   return { existingStatus: result.existing_status, missingProducts: result.missing_products ?? [] };
 }
@@ -254,107 +239,65 @@ function saleRefusalError(id: number, refusal: SaleRefusal): AppError {
   );
 }
 
-/** One sale as the statement reads it (keys are the columns of `input` below). */
-interface StatementRow {
-  company_id: number;
-  sale_id: number;
-  customer_id: number | null;
-  box_id: number | null;
-  total: string;
-  payment_method: string | null;
-  created_at: string;
-  updated_at: string;
-  items: { id: number; product_id: number; quantity: string; price: string; subtotal: string }[];
-  product_ids: number[];
-  outbound_id: string;
-  outbound: Record<string, unknown>;
-  caused_by: string | null;
-  event_id?: string;
-  event?: string;
-  idempotency_key?: string;
-  payload?: string;
-  body_sha256?: string;
-  signature_valid?: boolean;
-}
-
-interface StatementResult {
-  outcome: 'created' | 'duplicate' | 'refused';
-  existing_status: string | null;
-  missing_products: number[] | null;
-}
-
-async function runSalesStatement(conn: Conn, statement: PreparedStatement<StatementResult>, rows: StatementRow[]) {
-  return statement.run(conn, [JSON.stringify(rows.map((row, n) => ({ ord: n + 1, ...row })))]);
+/** A sale made whole at once (the register's): its lines as priced, its payments as settled. */
+export interface WholeSaleInput {
+  companyId: number;
+  id: number;
+  customerId: number | null;
+  boxId: number;
+  sessionId: number | null;
+  items: { id: number; productId: number; quantity: string; price: string; subtotal: string }[];
+  totalCents: number;
+  payments: PaymentValues[];
+  /** Whether the payments cover the total: the sale is created and paid in the same step. */
+  paid: boolean;
+  soldAt: Date;
+  now: Date;
 }
 
 /**
- * The sales statement: input → rules → (gate) → sale, items and outbound event → one outcome per
- * input row. The rules are read from the statement's snapshot, per row; a refused row writes
- * nothing and is reported with its facts, the others go on. With events, each admitted row first
- * stores its inbound event (the gate): a row whose (company, event, key) is already stored, or
- * stored by an earlier row of the same statement, creates nothing and is a duplicate; a refused
- * row whose event is already stored is a duplicate too (the idempotency answer comes first).
- * Missing products are listed in the order the items first name them.
+ * The statement steps and events of a sale created (and, when its payments cover it, paid) in one
+ * go: the state machine walks create (→ pending) then pay (→ paid), and each step's event is the
+ * one the separate transitions write (sales.created, then sales.paid). The caller runs the steps
+ * with its own (the register's row, the stock ledger's) in one statement.
  */
-function salesStatement(withEvents: boolean): string {
-  const admittedEvents = withEvents
-    ? `stamp AS MATERIALIZED (SELECT * FROM inbound_stamp((SELECT count(*)::integer FROM admitted))),
-    gate AS (
-      INSERT INTO inbound_events
-        (id, company_id, event, idempotency_key, payload, body_sha256, signature_valid, received_at, tx_id)
-      SELECT a.event_id, a.company_id, a.event, a.idempotency_key, a.payload::json, a.body_sha256, a.signature_valid,
-             s.received_at + (row_number() OVER (ORDER BY a.ord) - 1) * interval '1 microsecond', s.tx_id
-      FROM admitted AS a CROSS JOIN stamp AS s
-      ON CONFLICT (company_id, event, idempotency_key) DO NOTHING
-      RETURNING id
-    ),
-    applied AS MATERIALIZED (SELECT a.* FROM admitted AS a JOIN gate AS g ON g.id = a.event_id),`
-    : 'applied AS MATERIALIZED (SELECT * FROM admitted),';
-  const outcome = withEvents
-    ? `CASE WHEN a.ord IS NOT NULL THEN 'created'
-            WHEN f.existing_status IS NULL AND f.missing_products IS NULL THEN 'duplicate'
-            WHEN EXISTS (SELECT 1 FROM inbound_events AS e WHERE e.company_id = i.company_id AND e.event = i.event
-                           AND e.idempotency_key = i.idempotency_key) THEN 'duplicate'
-            ELSE 'refused' END`
-    : `CASE WHEN a.ord IS NOT NULL THEN 'created' ELSE 'refused' END`;
-  return `WITH input AS MATERIALIZED (
-      SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(
-        ord integer, company_id integer, sale_id integer, customer_id integer, box_id integer, total numeric,
-        payment_method text, created_at timestamptz, updated_at timestamptz, items jsonb, product_ids integer[],
-        outbound_id uuid, outbound jsonb, caused_by uuid,
-        event_id uuid, event text, idempotency_key text, payload text, body_sha256 char(64), signature_valid boolean)
-    ),
-    facts AS MATERIALIZED (
-      SELECT i.ord,
-             (SELECT s.status FROM sales AS s WHERE s.company_id = i.company_id AND s.id = i.sale_id) AS existing_status,
-             (SELECT jsonb_agg(p.id ORDER BY p.n) FROM unnest(i.product_ids) WITH ORDINALITY AS p(id, n)
-               WHERE NOT EXISTS (SELECT 1 FROM products AS pr WHERE pr.company_id = i.company_id AND pr.id = p.id))
-               AS missing_products
-      FROM input AS i
-    ),
-    admitted AS MATERIALIZED (
-      SELECT i.* FROM input AS i JOIN facts AS f USING (ord)
-      WHERE f.existing_status IS NULL AND f.missing_products IS NULL
-    ),
-    ${admittedEvents}
-    sale AS (
-      INSERT INTO sales (company_id, id, customer_id, box_id, total, status, payment_method, created_at, updated_at)
-      SELECT a.company_id, a.sale_id, a.customer_id, a.box_id, a.total, 'pending', a.payment_method, a.created_at, a.updated_at
-      FROM applied AS a
-    ),
-    items AS (
-      INSERT INTO sale_items (company_id, sale_id, id, product_id, quantity, price, subtotal)
-      SELECT a.company_id, a.sale_id, it.id, it.product_id, it.quantity, it.price, it.subtotal
-      FROM applied AS a CROSS JOIN jsonb_to_recordset(a.items)
-        AS it(id integer, product_id integer, quantity numeric, price numeric, subtotal numeric)
-    ),
-    outbound AS (
-      ${outboundRowsInsert("SELECT a.outbound_id, a.company_id, 'sales.created', a.outbound, a.caused_by FROM applied AS a")}
-    )
-    SELECT ${outcome} AS outcome, f.existing_status, f.missing_products
-    FROM input AS i JOIN facts AS f USING (ord) LEFT JOIN applied AS a USING (ord)
-    ORDER BY i.ord`;
+export function wholeSaleSteps(v: WholeSaleInput): { steps: SQL[]; events: SaleEvent[]; sale: SaleRow } {
+  const status = assertTransitions({ id: v.id, status: null }, v.paid ? ['create', 'pay'] : ['create']);
+  const paymentMethod = methodOf(v.payments);
+  const sale: SaleRow = {
+    companyId: v.companyId,
+    id: v.id,
+    customerId: v.customerId,
+    boxId: v.boxId,
+    total: fromCents(v.totalCents),
+    status,
+    paymentMethod,
+    paymentId: null,
+    paidAt: v.paid ? v.now : null,
+    cancelledAt: null,
+    cancellationReason: null,
+    createdAt: v.soldAt,
+    updatedAt: v.now,
+  };
+  const items = v.items.map((i) => ({ companyId: v.companyId, saleId: v.id, ...i }));
+  const events: SaleEvent[] = [
+    { event: 'sales.created', data: { sale: saleToWire({ ...sale, status: 'pending', paidAt: null }, items) } },
+    ...(v.paid ? [{ event: 'sales.paid' as const, data: { sale: salePaidWire(sale) } }] : []),
+  ];
+  const steps = repo.saleInsertSteps({
+    companyId: v.companyId,
+    id: v.id,
+    customerId: v.customerId,
+    boxId: v.boxId,
+    total: sale.total,
+    status,
+    paymentMethod,
+    paidAt: sale.paidAt,
+    createdAt: v.soldAt,
+    now: v.now,
+    items: v.items,
+    sessionId: v.sessionId,
+    payments: v.payments,
+  });
+  return { steps, events, sale };
 }
-
-const SALES_STATEMENT = preparedStatement<StatementResult>(salesStatement(false));
-const SALES_FROM_EVENTS_STATEMENT = preparedStatement<StatementResult>(salesStatement(true));

@@ -1,52 +1,26 @@
-import { and, asc, eq } from 'drizzle-orm';
 import type { Conn } from '../../db/client.ts';
-import { type SaleStatus, saleItems, sales } from '../../db/schema/index.ts';
-import type { SaleRow } from './create-sale.ts';
 import { AppError } from '../../lib/errors.ts';
-import { moneyToNumber } from '../../lib/money.ts';
 import { recordOutbound } from '../../outbox/outbox.repo.ts';
 import type { LedgerOptions } from '../stock/stock.ledger.ts';
+import { assertTransition, type SaleAction } from './sale-states.ts';
+import { saleCancelledWire, salePaidWire } from './sale-wire.ts';
+import * as repo from './sales.repo.ts';
 
-/** The sale state machine (contract "States and transitions"): data, not branches. */
-export const SALE_TRANSITIONS: Record<SaleStatus, readonly SaleStatus[]> = {
-  pending: ['paid', 'cancelled'],
-  paid: [],
-  cancelled: [],
-};
+// Every change of a sale's status: the state machine (sale-states.ts) is asked, the row written
+// and its outbound event recorded, in the caller's transaction. Creating sales: create-sale.ts.
 
 export {
   type CreatedSale,
   type CreateSaleInput,
   createSale,
   type SaleItemInput,
-  type SaleItemRow,
-  type SaleRow,
   saleToWire,
 } from './create-sale.ts';
+export { SALE_TRANSITIONS } from './sale-states.ts';
+export type { SaleItemRow, SaleRow } from './sales.repo.ts';
 
-async function lockSale(tx: Conn, companyId: number, id: number) {
-  const [row] = await tx
-    .select()
-    .from(sales)
-    .where(and(eq(sales.companyId, companyId), eq(sales.id, id)))
-    .for('update');
-  return row ?? null;
-}
-
-export async function findSaleItems(conn: Conn, companyId: number, saleId: number) {
-  return conn
-    .select()
-    .from(saleItems)
-    .where(and(eq(saleItems.companyId, companyId), eq(saleItems.saleId, saleId)))
-    .orderBy(asc(saleItems.id));
-}
-
-function assertTransition(sale: SaleRow, next: SaleStatus) {
-  if (!SALE_TRANSITIONS[sale.status].includes(next)) {
-    throw new AppError('invalid_state', `sale ${sale.id} is ${sale.status}; it cannot become ${next}`, {
-      details: [{ path: 'sale.status', message: `current status is ${sale.status}` }],
-    });
-  }
+export function findSaleItems(conn: Conn, companyId: number, saleId: number) {
+  return repo.findSaleItems(conn, companyId, saleId);
 }
 
 export interface PayInput {
@@ -56,7 +30,13 @@ export interface PayInput {
   paymentId?: string | null;
 }
 
-export type TransitionResult = { sale: SaleRow; changed: boolean };
+export type TransitionResult = { sale: repo.SaleRow; changed: boolean };
+
+async function lockExisting(tx: Conn, companyId: number, id: number) {
+  const sale = await repo.lockSale(tx, companyId, id);
+  if (!sale) throw new AppError('invalid_reference', `sale ${id} does not exist`);
+  return sale;
+}
 
 /** pending → paid. Repeating it with the same payment data is a no-op success; anything else is refused. */
 export async function markSalePaid(
@@ -65,42 +45,32 @@ export async function markSalePaid(
   input: PayInput,
   options: LedgerOptions,
 ): Promise<TransitionResult> {
-  const sale = await lockSale(tx, companyId, input.id);
-  if (!sale) throw new AppError('invalid_reference', `sale ${input.id} does not exist`);
+  const sale = await lockExisting(tx, companyId, input.id);
   if (sale.status === 'paid' && samePayment(sale, input)) return { sale, changed: false };
-  assertTransition(sale, 'paid');
+  assertTransition(sale, 'pay');
   const paidAt = input.paidAt ?? options.now;
-  const [updated] = await tx
-    .update(sales)
-    .set({
+  const updated = await repo.updateSaleStatus(
+    tx,
+    companyId,
+    input.id,
+    {
       status: 'paid',
       paidAt,
       paymentMethod: input.paymentMethod ?? sale.paymentMethod,
       paymentId: input.paymentId ?? sale.paymentId,
-      updatedAt: options.now,
-    })
-    .where(and(eq(sales.companyId, companyId), eq(sales.id, input.id)))
-    .returning();
+    },
+    options.now,
+  );
   await recordOutbound(tx, {
     companyId,
     event: 'sales.paid',
     causedBy: options.causedBy ?? null,
-    data: {
-      sale: {
-        id: updated!.id,
-        company_id: companyId,
-        total: moneyToNumber(updated!.total),
-        status: 'paid',
-        paid_at: paidAt.toISOString(),
-        payment_method: updated!.paymentMethod,
-        payment_id: updated!.paymentId,
-      },
-    },
+    data: { sale: salePaidWire(updated) },
   });
-  return { sale: updated!, changed: true };
+  return { sale: updated, changed: true };
 }
 
-function samePayment(sale: SaleRow, input: PayInput) {
+function samePayment(sale: repo.SaleRow, input: PayInput) {
   return (
     (input.paymentId === undefined || input.paymentId === sale.paymentId) &&
     (input.paymentMethod === undefined || input.paymentMethod === sale.paymentMethod)
@@ -111,40 +81,38 @@ export interface CancelInput {
   id: number;
   cancelledAt?: Date;
   reason?: string | null;
+  /**
+   * cancel (the default): a pending sale. refund: a paid one, which only the register offers (it
+   * books the money back in an open session before asking).
+   */
+  action?: Extract<SaleAction, 'cancel' | 'refund'>;
 }
 
-/** pending → cancelled. Repeating it with the same reason is a no-op success. */
+/** pending → cancelled (or paid → cancelled as a refund). Repeating it with the same reason is a no-op success. */
 export async function cancelSale(
   tx: Conn,
   companyId: number,
   input: CancelInput,
   options: LedgerOptions,
 ): Promise<TransitionResult> {
-  const sale = await lockSale(tx, companyId, input.id);
-  if (!sale) throw new AppError('invalid_reference', `sale ${input.id} does not exist`);
+  const sale = await lockExisting(tx, companyId, input.id);
   if (sale.status === 'cancelled' && (input.reason === undefined || input.reason === sale.cancellationReason)) {
     return { sale, changed: false };
   }
-  assertTransition(sale, 'cancelled');
+  assertTransition(sale, input.action ?? 'cancel');
   const cancelledAt = input.cancelledAt ?? options.now;
-  const [updated] = await tx
-    .update(sales)
-    .set({ status: 'cancelled', cancelledAt, cancellationReason: input.reason ?? null, updatedAt: options.now })
-    .where(and(eq(sales.companyId, companyId), eq(sales.id, input.id)))
-    .returning();
+  const updated = await repo.updateSaleStatus(
+    tx,
+    companyId,
+    input.id,
+    { status: 'cancelled', cancelledAt, reason: input.reason ?? null },
+    options.now,
+  );
   await recordOutbound(tx, {
     companyId,
     event: 'sales.cancelled',
     causedBy: options.causedBy ?? null,
-    data: {
-      sale: {
-        id: updated!.id,
-        company_id: companyId,
-        status: 'cancelled',
-        cancelled_at: cancelledAt.toISOString(),
-        cancellation_reason: updated!.cancellationReason,
-      },
-    },
+    data: { sale: saleCancelledWire(updated) },
   });
-  return { sale: updated!, changed: true };
+  return { sale: updated, changed: true };
 }

@@ -1,11 +1,10 @@
-import { randomUUID } from 'node:crypto';
 import { and, eq, type SQL, sql } from 'drizzle-orm';
 import { type Conn, selectRows, selectRowsPrepared } from '../../db/client.ts';
 import { assignId, nextId } from '../../db/ids.ts';
 import { deposits, type MovementType, movements, products, stockLevels } from '../../db/schema/index.ts';
 import { AppError } from '../../lib/errors.ts';
 import { fromMilli, quantityToNumber, toMilli } from '../../lib/money.ts';
-import { recordOutbound } from '../../outbox/outbox.repo.ts';
+import { type OutboundEvent, outboxInsert, recordOutbound } from '../../outbox/outbox.repo.ts';
 
 export const MOVEMENT_TYPES: readonly MovementType[] = ['IN', 'OUT', 'TRANSFER', 'ADJUSTMENT'];
 
@@ -264,7 +263,7 @@ export async function findStockLevels(tx: Conn, companyId: number, productId: nu
 }
 
 export type LockedProducts = Map<number, { stock: string; sku: string | null }>;
-export type OutboundEvent = { event: string; data: Record<string, unknown> };
+export type { OutboundEvent } from '../../outbox/outbox.repo.ts';
 type BatchInput = MovementInput & { type: 'IN' | 'OUT' | 'ADJUSTMENT' };
 
 /**
@@ -403,18 +402,7 @@ export async function runLedgerStatement(
   events: OutboundEvent[],
   causedBy: string | null = null,
 ) {
-  await selectRowsPrepared(
-    tx,
-    sql`WITH ${sql.join(steps, sql`, `)}
-    INSERT INTO outbox_events (id, company_id, event, payload, caused_by) VALUES ${sql.join(
-      events.map(
-        (e) =>
-          sql`(${randomUUID()}::uuid, ${companyId}::integer, ${e.event}::text, ${JSON.stringify({ event: e.event, data: e.data })}::jsonb,
-            ${causedBy}::uuid)`,
-      ),
-      sql`, `,
-    )}`,
-  );
+  await selectRowsPrepared(tx, sql`WITH ${sql.join(steps, sql`, `)} ${outboxInsert({ companyId, events, causedBy })}`);
 }
 
 /**

@@ -1,0 +1,369 @@
+import { createHash } from 'node:crypto';
+import type { Conn, Database } from '../../db/client.ts';
+import type { CompanyCtx } from '../../http/request-context.ts';
+import { AppError } from '../../lib/errors.ts';
+import { fromCents, fromMilli, toCents } from '../../lib/money.ts';
+import type { Clock } from '../../lib/time.ts';
+import { auditBy, recordAudit } from '../audit/audit.repo.ts';
+import { wholeSaleSteps } from '../sales/create-sale.ts';
+import { methodOf, type PaymentInput, settlePayments } from '../sales/payments.ts';
+import type { SaleWire } from '../sales/sales.schemas.ts';
+import { insertPayments } from '../sales/sales.repo.ts';
+import { assertTransition } from '../sales/sale-states.ts';
+import { cancelSale, markSalePaid } from '../sales/sales.service.ts';
+import { applyMovements, bookMovements, runLedgerStatement } from '../stock/stock.ledger.ts';
+import { actorLabel, actsAsAdmin, money } from './actor.ts';
+import { type PricedLine, priceLines, type SaleItemInput } from './pricing.ts';
+import * as repo from './register.repo.ts';
+import { readSale } from './sales-view.ts';
+
+// The cashier's flow: sell (create, maybe paid at once), take a payment, cancel or refund. The
+// register keeps its own rows (which box and session, the idempotency key, the change, the
+// refund's session) and the stock; every change of the sale itself goes through the sales module
+// (sales.service, create-sale wholeSaleSteps), whose state machine decides what may happen.
+
+export interface RegisterSaleInput {
+  box_id: number;
+  items: SaleItemInput[];
+  payments?: PaymentInput[];
+  customer?: { id?: number; name?: string };
+  /** When the register made the sale (a sale queued offline carries the browser's time). */
+  sold_at?: string;
+  /** The time of the catalogue the register priced the sale with (its ETag's time). */
+  catalog_at?: string;
+}
+
+/** The request's fingerprint for the idempotency key: its canonical JSON (keys sorted). */
+export function requestFingerprint(body: unknown): string {
+  const canonical = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(canonical);
+    if (value && typeof value === 'object') {
+      return Object.fromEntries(
+        Object.keys(value as object)
+          .sort()
+          .map((k) => [k, canonical((value as Record<string, unknown>)[k])]),
+      );
+    }
+    return value;
+  };
+  return createHash('sha256')
+    .update(JSON.stringify(canonical(body)))
+    .digest('hex');
+}
+
+const MAX_SOLD_AT_AGE_MS = 7 * 24 * 3600 * 1000;
+
+function soldAtOf(value: string | undefined, now: Date): Date {
+  if (value === undefined) return now;
+  const at = new Date(value);
+  if (Number.isNaN(at.getTime())) throw new AppError('validation_failed', 'sold_at must be a date-time');
+  // A register whose clock runs ahead still sells: the sale is dated now.
+  if (at.getTime() > now.getTime()) return now;
+  if (at.getTime() < now.getTime() - MAX_SOLD_AT_AGE_MS)
+    throw new AppError('validation_failed', 'sold_at is more than 7 days ago');
+  return at;
+}
+
+/** The same key with the same body answers the sale it made; with another body, 409. Null: a new key. */
+async function replayedSale(tx: Conn, companyId: number, key: string, fingerprint: string): Promise<SaleWire | null> {
+  await repo.lockIdempotencyKey(tx, companyId, key);
+  const seen = await repo.findSaleByKey(tx, companyId, key);
+  if (!seen) return null;
+  if (seen.request_sha256 !== fingerprint) {
+    throw new AppError(
+      'conflict',
+      `idempotency key "${key}" was already used for sale ${seen.sale_id} with another request; use a new key for a new sale`,
+    );
+  }
+  return readSale(tx, companyId, seen.sale_id);
+}
+
+/** The box the sale is made at, the deposit it sells from, its open session and the company's settings. */
+async function sellingPointOf(tx: Conn, companyId: number, boxId: number) {
+  const point = await repo.findSellingPoint(tx, companyId, boxId);
+  if (!point) {
+    if (!(await repo.findBox(tx, companyId, boxId))) throw new AppError('invalid_reference', `box ${boxId} does not exist`);
+    throw new AppError('invalid_state', `box ${boxId} has no open session; open it to sell`);
+  }
+  if (point.sells_from === null) throw new AppError('invalid_state', 'the company has no default deposit to sell from');
+  return {
+    box: { id: point.box_id, name: point.box_name, sellsFrom: point.sells_from },
+    sessionId: point.session_id,
+    settings: point.settings,
+  };
+}
+
+/** An audit row for the lines sold at another price than the product's. */
+async function auditPriceChanges(tx: Conn, ctx: CompanyCtx, saleId: number, lines: PricedLine[]) {
+  const overridden = lines.filter((l) => l.overridden);
+  if (overridden.length === 0) return;
+  await recordAudit(tx, {
+    action: 'sale.price_changed',
+    ...auditBy(ctx),
+    details: {
+      sale_id: saleId,
+      items: overridden.map((l) => ({ product_id: l.productId, list_price: l.listCents / 100, price: l.priceCents / 100 })),
+    },
+  });
+}
+
+export function createCashier({ db, clock }: { db: Database; clock: Clock }) {
+  const orm = db.orm;
+  return {
+    /**
+     * A register sale: the items priced (the product's price unless an admin — or the company's
+     * setting — allows another), payments settled with change, stock out of the box's deposit
+     * through the ledger, events and rows in one transaction. The idempotency key makes a repeat
+     * harmless: the same key with the same body answers the same sale; with another body, 409.
+     */
+    async createSale(ctx: CompanyCtx, key: string, input: RegisterSaleInput): Promise<{ sale: SaleWire; replayed: boolean }> {
+      const fingerprint = requestFingerprint(input);
+      const companyId = ctx.companyId;
+      return orm.transaction(async (tx) => {
+        const seen = await replayedSale(tx, companyId, key, fingerprint);
+        if (seen) return { sale: seen, replayed: true };
+        if (input.items.length === 0) {
+          throw new AppError('validation_failed', 'a sale needs at least one item', {
+            details: [{ path: '/items', message: 'must not be empty' }],
+          });
+        }
+        const { box, sessionId, settings } = await sellingPointOf(tx, companyId, input.box_id);
+        const now = clock.now();
+        const soldAt = soldAtOf(input.sold_at, now);
+        const catalogAt = input.catalog_at ? new Date(input.catalog_at) : null;
+        const lines = await priceLines(tx, ctx, input.items, { settings }, catalogAt);
+        const totalCents = lines.reduce((sum, l) => sum + l.subtotalCents, 0);
+        const settled = settlePayments(totalCents, input.payments ?? [], input.customer?.id !== undefined);
+
+        // Locks: the sales ids (register sales queue here, one after another), then in the ledger's
+        // order the products and the movement ids; then both ids are read. One round trip (every
+        // one made while holding the sales ids is one the other registers wait for).
+        const {
+          locked,
+          saleId: id,
+          firstMovementId,
+        } = await repo.lockRegisterSale(
+          tx,
+          companyId,
+          lines.map((l) => l.productId),
+        );
+        const items = lines.map((l, n) => ({
+          id: n + 1,
+          productId: l.productId,
+          quantity: fromMilli(l.quantityMilli),
+          price: fromCents(l.priceCents),
+          subtotal: fromCents(l.subtotalCents),
+        }));
+        const whole = wholeSaleSteps({
+          companyId,
+          id,
+          customerId: input.customer?.id ?? null,
+          boxId: box.id,
+          sessionId,
+          items,
+          totalCents,
+          payments: settled.rows,
+          paid: settled.appliedCents >= totalCents,
+          soldAt,
+          now,
+        });
+        const customerName = input.customer?.name?.trim() || null;
+        const soldBy = actorLabel(ctx);
+        const register = repo.registerRowStep({
+          companyId,
+          saleId: id,
+          sessionId,
+          depositId: box.sellsFrom,
+          key,
+          sha256: fingerprint,
+          customerName,
+          soldBy,
+          soldAt,
+          change: fromCents(settled.changeCents),
+        });
+        const stockOut = bookMovements(
+          companyId,
+          locked,
+          firstMovementId,
+          items.map((item) => ({
+            type: 'OUT' as const,
+            depositId: box.sellsFrom,
+            productId: item.productId,
+            amount: item.quantity,
+            reason: `venta ${id}`,
+          })),
+          { now },
+        );
+        // The sale, its items, its payments, the register's row, the stock movements and every
+        // event (sales.created, the movements', sales.paid): one statement.
+        const [created, ...paidEvents] = whole.events;
+        await runLedgerStatement(
+          tx,
+          companyId,
+          [...whole.steps, register, ...stockOut.steps],
+          [created!, ...stockOut.events, ...paidEvents],
+        );
+        await auditPriceChanges(tx, ctx, id, lines);
+        const sale: SaleWire = {
+          id,
+          source: 'register',
+          status: whole.sale.status,
+          box_id: box.id,
+          box_name: box.name,
+          box_session_id: sessionId,
+          deposit_id: box.sellsFrom,
+          customer_id: whole.sale.customerId,
+          customer_name: customerName,
+          total: totalCents / 100,
+          paid_total: settled.appliedCents / 100,
+          change: settled.changeCents / 100,
+          payment_method: whole.sale.paymentMethod,
+          items: lines.map((l, n) => ({
+            id: n + 1,
+            product_id: l.productId,
+            name: l.name,
+            unit: l.unit,
+            quantity: l.quantityMilli / 1000,
+            price: l.priceCents / 100,
+            subtotal: l.subtotalCents / 100,
+          })),
+          payments: settled.rows.map((p, n) => ({
+            id: n + 1,
+            method: p.method,
+            amount: money(p.amount),
+            tendered: p.tendered === null ? null : money(p.tendered),
+            change: money(p.change),
+            reference: p.reference,
+            box_session_id: sessionId,
+            created_at: now.toISOString(),
+          })),
+          sold_by: soldBy,
+          refund_session_id: null,
+          created_at: soldAt.toISOString(),
+          paid_at: whole.sale.paidAt?.toISOString() ?? null,
+          cancelled_at: null,
+          cancellation_reason: null,
+        };
+        return { sale, replayed: false };
+      });
+    },
+
+    /** Pays what a pending register sale still owes (cash may exceed it: change). */
+    async paySale(ctx: CompanyCtx, id: number, input: { payments: PaymentInput[] }) {
+      const companyId = ctx.companyId;
+      return orm.transaction(async (tx) => {
+        const sale = await repo.findSaleRow(tx, companyId, id, true);
+        if (!sale) throw new AppError('not_found', `sale ${id} does not exist`);
+        if (sale.box_session_id === null) {
+          throw new AppError('invalid_state', `sale ${id} came from an integration; its sender reports its payment (sales.paid)`);
+        }
+        assertTransition(sale, 'pay');
+        if (input.payments.length === 0) throw new AppError('validation_failed', 'payments must not be empty');
+        const session = await repo.findOpenSession(tx, companyId, sale.box_id!, 'share');
+        if (!session) throw new AppError('invalid_state', `box ${sale.box_id} has no open session; open it to take the payment`);
+        const remaining = toCents(sale.total) - toCents(sale.paid_total);
+        const settled = settlePayments(remaining, input.payments, sale.customer_id !== null);
+        if (settled.appliedCents < remaining) {
+          throw new AppError(
+            'validation_failed',
+            `payments (${fromCents(settled.appliedCents)}) do not cover what is owed (${fromCents(remaining)})`,
+            { details: [{ path: '/payments', message: 'must cover what is owed' }] },
+          );
+        }
+        const existing = await repo.listPayments(tx, companyId, [id]);
+        const now = clock.now();
+        await insertPayments(tx, {
+          companyId,
+          saleId: id,
+          firstId: existing.length + 1,
+          sessionId: session.id,
+          now,
+          payments: settled.rows,
+        });
+        if (settled.changeCents > 0) await repo.addRegisterChange(tx, companyId, id, fromCents(settled.changeCents));
+        const method = methodOf([...existing, ...settled.rows]) ?? 'mixto';
+        await markSalePaid(tx, companyId, { id, paidAt: now, paymentMethod: method }, { now });
+        return readSale(tx, companyId, id);
+      });
+    },
+
+    /**
+     * Cancels a sale. A register sale puts its stock back into the deposit it left; one that took
+     * money (paid, or partly paid) is a refund: an admin's (or a read-write token's) decision, booked
+     * in the open session of the sale's box. Integration sales keep today's rule (pending only, no
+     * stock moved). The same reason again is a no-op. The sale's status changes in the sales module
+     * (cancel for a pending sale, refund for a paid one).
+     */
+    async cancelSale(ctx: CompanyCtx, id: number, input: { reason: string }) {
+      const companyId = ctx.companyId;
+      const reason = input.reason.trim();
+      if (reason.length === 0) throw new AppError('validation_failed', 'reason must not be empty');
+      return orm.transaction(async (tx) => {
+        const sale = await repo.findSaleRow(tx, companyId, id, true);
+        if (!sale) throw new AppError('not_found', `sale ${id} does not exist`);
+        const now = clock.now();
+        if (sale.box_session_id === null) {
+          const result = await cancelSale(tx, companyId, { id, reason }, { now });
+          if (result.changed) {
+            await recordAudit(tx, {
+              action: 'sale.cancelled',
+              ...auditBy(ctx),
+              details: { sale_id: id, reason, source: 'integration' },
+            });
+          }
+          return { sale: await readSale(tx, companyId, id), changed: result.changed };
+        }
+        if (sale.status === 'cancelled') {
+          if (sale.cancellation_reason === reason) return { sale: await readSale(tx, companyId, id), changed: false };
+          throw new AppError('invalid_state', `sale ${id} is already cancelled`);
+        }
+        const payments = await repo.listPayments(tx, companyId, [id]);
+        const refundSessionId = payments.length > 0 ? await bookRefund(tx, ctx, sale) : null;
+        await cancelSale(tx, companyId, { id, reason, action: sale.status === 'paid' ? 'refund' : 'cancel' }, { now });
+        const items = await repo.listSaleItems(tx, companyId, [id]);
+        await applyMovements(
+          tx,
+          companyId,
+          items.map((item) => ({
+            type: 'IN' as const,
+            depositId: sale.deposit_id!,
+            productId: item.product_id,
+            amount: item.quantity,
+            reason: `anulación venta ${id}`,
+          })),
+          { now },
+        );
+        await recordAudit(tx, {
+          action: refundSessionId === null ? 'sale.cancelled' : 'sale.refunded',
+          ...auditBy(ctx),
+          details: {
+            sale_id: id,
+            reason,
+            ...(refundSessionId !== null && {
+              refund_session_id: refundSessionId,
+              refunded: payments.map((p) => ({ method: p.method, amount: money(p.amount) })),
+            }),
+          },
+        });
+        return { sale: await readSale(tx, companyId, id), changed: true };
+      });
+    },
+  };
+}
+
+/**
+ * A sale that took money gives it back: an admin's (or read-write token's) decision, booked in the
+ * open session of the sale's box. Answers that session.
+ */
+async function bookRefund(tx: Conn, ctx: CompanyCtx, sale: repo.SaleListRow): Promise<number> {
+  if (!actsAsAdmin(ctx)) {
+    throw new AppError(
+      'forbidden',
+      `sale ${sale.id} was ${sale.status === 'paid' ? 'paid' : 'partly paid'}: cancelling it refunds the money and needs a company admin`,
+    );
+  }
+  const session = await repo.findOpenSession(tx, ctx.companyId, sale.box_id!, 'share');
+  if (!session) throw new AppError('invalid_state', `box ${sale.box_id} has no open session; open it to give the refund`);
+  await repo.setRefundSession(tx, ctx.companyId, sale.id, session.id);
+  return session.id;
+}

@@ -1,0 +1,104 @@
+import type { Conn, Database } from '../../db/client.ts';
+import type { CompanyCtx } from '../../http/request-context.ts';
+import { AppError } from '../../lib/errors.ts';
+import { toMilli } from '../../lib/money.ts';
+import type { SaleWire } from '../sales/sales.schemas.ts';
+import { iso, money } from './actor.ts';
+import * as repo from './register.repo.ts';
+
+// Reading sales as the merchant API shows them (sales.schemas.ts Sale): one, a page, a day's summary.
+
+/** A sale row with its lines and payments, in the one wire shape of a sale. */
+export function saleWire(row: repo.SaleListRow, items: repo.SaleItemDetailRow[], payments: repo.PaymentRow[]): SaleWire {
+  return {
+    id: row.id,
+    source: row.box_session_id === null ? ('integration' as const) : ('register' as const),
+    status: row.status,
+    box_id: row.box_id,
+    box_name: row.box_name,
+    box_session_id: row.box_session_id,
+    deposit_id: row.deposit_id,
+    customer_id: row.customer_id,
+    customer_name: row.customer_name,
+    total: money(row.total),
+    paid_total: money(row.paid_total),
+    change: row.change === null ? 0 : money(row.change),
+    payment_method: row.payment_method,
+    items: items.map((i) => ({
+      id: i.id,
+      product_id: i.product_id,
+      name: i.name,
+      unit: i.unit,
+      quantity: toMilli(i.quantity) / 1000,
+      price: money(i.price),
+      subtotal: money(i.subtotal),
+    })),
+    payments: payments.map((p) => ({
+      id: p.id,
+      method: p.method,
+      amount: money(p.amount),
+      tendered: p.tendered === null ? null : money(p.tendered),
+      change: money(p.change),
+      reference: p.reference,
+      box_session_id: p.box_session_id,
+      created_at: iso(p.created_at)!,
+    })),
+    sold_by: row.sold_by,
+    refund_session_id: row.refund_session_id,
+    created_at: iso(row.created_at)!,
+    paid_at: iso(row.paid_at),
+    cancelled_at: iso(row.cancelled_at),
+    cancellation_reason: row.cancellation_reason,
+  };
+}
+
+async function loadSales(conn: Conn, companyId: number, rows: repo.SaleListRow[]): Promise<SaleWire[]> {
+  const ids = rows.map((r) => r.id);
+  const [items, payments] = await Promise.all([
+    repo.listSaleItems(conn, companyId, ids),
+    repo.listPayments(conn, companyId, ids),
+  ]);
+  return rows.map((row) =>
+    saleWire(
+      row,
+      items.filter((i) => i.sale_id === row.id),
+      payments.filter((p) => p.sale_id === row.id),
+    ),
+  );
+}
+
+/** One sale as the API answers it, read in the caller's transaction; 404 when it does not exist. */
+export async function readSale(conn: Conn, companyId: number, id: number): Promise<SaleWire> {
+  const row = await repo.findSaleRow(conn, companyId, id);
+  if (!row) throw new AppError('not_found', `sale ${id} does not exist`);
+  return (await loadSales(conn, companyId, [row]))[0]!;
+}
+
+export function createSalesView({ db }: { db: Database }) {
+  const orm = db.orm;
+  return {
+    async getSale(ctx: CompanyCtx, id: number) {
+      return readSale(orm, ctx.companyId, id);
+    },
+
+    async listSales(ctx: CompanyCtx, filter: repo.SaleFilter) {
+      const rows = await repo.listSaleRows(orm, ctx.companyId, { ...filter, limit: filter.limit + 1 });
+      const more = rows.length > filter.limit;
+      const page = more ? rows.slice(0, filter.limit) : rows;
+      return { sales: await loadSales(orm, ctx.companyId, page), next_cursor: more ? String(page.at(-1)!.id) : null };
+    },
+
+    async summary(ctx: CompanyCtx, date: string) {
+      const { byMethod, byBox, totals } = await repo.daySummary(orm, ctx.companyId, date);
+      return {
+        date,
+        count: totals.count,
+        total: money(totals.total),
+        pending: money(totals.pending),
+        cancelled: totals.cancelled,
+        by_method: byMethod.map((m) => ({ method: m.method, amount: money(m.amount), count: m.count })),
+        by_box: byBox.map((b) => ({ box_id: b.box_id, box_name: b.box_name, count: b.count, total: money(b.total) })),
+      };
+    },
+  };
+}

@@ -1,0 +1,267 @@
+import { type SQL, sql } from 'drizzle-orm';
+import { type Conn, type PreparedStatement, preparedStatement, selectRows, sqlText } from '../../db/client.ts';
+import type { PaymentMethod, SaleStatus, saleItems, sales } from '../../db/schema/index.ts';
+import { outboxInsert } from '../../outbox/outbox.repo.ts';
+
+// The sale's SQL: sales, their items and payments. Every query is scoped by company_id. Style (see
+// docs/decisiones.md): `sql` templates run through selectRows, fixed hot statements prepared by name.
+
+export type SaleRow = typeof sales.$inferSelect;
+export type SaleItemRow = typeof saleItems.$inferSelect;
+
+const SALE_COLUMNS = sql.raw(`company_id AS "companyId", id, customer_id AS "customerId", box_id AS "boxId", total, status,
+  payment_method AS "paymentMethod", payment_id AS "paymentId", paid_at AS "paidAt", cancelled_at AS "cancelledAt",
+  cancellation_reason AS "cancellationReason", created_at AS "createdAt", updated_at AS "updatedAt"`);
+
+/** The sale, locked for the rest of the transaction (FOR UPDATE). */
+export async function lockSale(conn: Conn, companyId: number, id: number): Promise<SaleRow | null> {
+  const [row] = await selectRows<SaleRow>(
+    conn,
+    sql`SELECT ${SALE_COLUMNS} FROM sales WHERE company_id = ${companyId} AND id = ${id} FOR UPDATE`,
+  );
+  return row ? withDates(row) : null;
+}
+
+export async function findSaleItems(conn: Conn, companyId: number, saleId: number): Promise<SaleItemRow[]> {
+  return selectRows<SaleItemRow>(
+    conn,
+    sql`SELECT company_id AS "companyId", sale_id AS "saleId", id, product_id AS "productId", quantity, price, subtotal
+      FROM sale_items WHERE company_id = ${companyId} AND sale_id = ${saleId} ORDER BY id`,
+  );
+}
+
+/** What a status change writes besides the status itself. */
+export type SaleChange =
+  | { status: 'paid'; paidAt: Date; paymentMethod: string | null; paymentId: string | null }
+  | { status: 'cancelled'; cancelledAt: Date; reason: string | null };
+
+/** Writes a status change the state machine allowed (sales.service asks it first). */
+export async function updateSaleStatus(
+  conn: Conn,
+  companyId: number,
+  id: number,
+  change: SaleChange,
+  now: Date,
+): Promise<SaleRow> {
+  const set: SQL =
+    change.status === 'paid'
+      ? sql`status = 'paid', paid_at = ${change.paidAt.toISOString()}::timestamptz, payment_method = ${change.paymentMethod},
+          payment_id = ${change.paymentId}`
+      : sql`status = 'cancelled', cancelled_at = ${change.cancelledAt.toISOString()}::timestamptz,
+          cancellation_reason = ${change.reason}`;
+  const [row] = await selectRows<SaleRow>(
+    conn,
+    sql`UPDATE sales SET ${set}, updated_at = ${now.toISOString()}::timestamptz
+      WHERE company_id = ${companyId} AND id = ${id} RETURNING ${SALE_COLUMNS}`,
+  );
+  if (!row) throw new Error(`sale ${id} vanished while locked`);
+  return withDates(row);
+}
+
+/** PGlite and node-postgres both parse timestamptz, but a Date is promised: make sure. */
+function withDates(row: SaleRow): SaleRow {
+  const at = (v: Date | string | null) => (v === null || v instanceof Date ? v : new Date(v));
+  return {
+    ...row,
+    status: row.status as SaleStatus,
+    paidAt: at(row.paidAt),
+    cancelledAt: at(row.cancelledAt),
+    createdAt: at(row.createdAt)!,
+    updatedAt: at(row.updatedAt)!,
+  };
+}
+
+/** One payment as stored: amount counts toward the total; cash keeps what was tendered and the change. */
+export interface PaymentValues {
+  method: PaymentMethod;
+  amount: string;
+  tendered: string | null;
+  change: string;
+  reference: string | null;
+}
+
+/**
+ * Payments of a sale, numbered per sale from firstId. Payments are rows of their own: the table
+ * allows one without a sale (a payment on account, later), though today every caller has one.
+ */
+export async function insertPayments(
+  conn: Conn,
+  v: {
+    companyId: number;
+    saleId: number | null;
+    firstId: number;
+    sessionId: number | null;
+    now: Date;
+    payments: PaymentValues[];
+  },
+) {
+  if (v.payments.length === 0) return;
+  await conn.execute(
+    sql`INSERT INTO sale_payments (company_id, sale_id, id, method, amount, tendered, change, reference, box_session_id, created_at)
+      VALUES ${sql.join(
+        v.payments.map(
+          (p, n) =>
+            sql`(${v.companyId}, ${v.saleId}, ${v.firstId + n}, ${p.method}, ${p.amount}, ${p.tendered}, ${p.change},
+              ${p.reference}, ${v.sessionId}, ${v.now.toISOString()})`,
+        ),
+        sql`, `,
+      )}`,
+  );
+}
+
+/**
+ * A sale made whole at once (the register's: created, maybe paid, with its payments) as CTE steps
+ * of one statement the caller runs with its own steps (runLedgerStatement): the sale, its items
+ * and its payments.
+ */
+export function saleInsertSteps(v: {
+  companyId: number;
+  id: number;
+  customerId: number | null;
+  boxId: number;
+  total: string;
+  status: SaleStatus;
+  paymentMethod: string | null;
+  paidAt: Date | null;
+  createdAt: Date;
+  now: Date;
+  items: { id: number; productId: number; quantity: string; price: string; subtotal: string }[];
+  sessionId: number | null;
+  payments: PaymentValues[];
+}): SQL[] {
+  const items = JSON.stringify(
+    v.items.map((i) => ({ id: i.id, product_id: i.productId, quantity: i.quantity, price: i.price, subtotal: i.subtotal })),
+  );
+  const payments = JSON.stringify(v.payments.map((p, n) => ({ id: n + 1, ...p })));
+  const now = v.now.toISOString();
+  return [
+    sql`sale AS (
+      INSERT INTO sales (company_id, id, customer_id, box_id, total, status, payment_method, paid_at, created_at, updated_at)
+      VALUES (${v.companyId}, ${v.id}, ${v.customerId}::integer, ${v.boxId}, ${v.total}::numeric, ${v.status}, ${v.paymentMethod},
+        ${v.paidAt ? v.paidAt.toISOString() : null}::timestamptz, ${v.createdAt.toISOString()}::timestamptz, ${now}::timestamptz))`,
+    sql`items AS (
+      INSERT INTO sale_items (company_id, sale_id, id, product_id, quantity, price, subtotal)
+      SELECT ${v.companyId}, ${v.id}, it.id, it.product_id, it.quantity, it.price, it.subtotal
+      FROM jsonb_to_recordset(${items}::jsonb) AS it(id integer, product_id integer, quantity numeric, price numeric, subtotal numeric))`,
+    sql`payments AS (
+      INSERT INTO sale_payments (company_id, sale_id, id, method, amount, tendered, change, reference, box_session_id, created_at)
+      SELECT ${v.companyId}, ${v.id}, p.id, p.method, p.amount, p.tendered, p.change, p.reference, ${v.sessionId}::integer, ${now}::timestamptz
+      FROM jsonb_to_recordset(${payments}::jsonb)
+        AS p(id integer, method text, amount numeric, tendered numeric, change numeric, reference text))`,
+  ];
+}
+
+/** One sale as the statement reads it (keys are the columns of `input` below). */
+export interface SaleStatementRow {
+  company_id: number;
+  sale_id: number;
+  customer_id: number | null;
+  box_id: number | null;
+  total: string;
+  payment_method: string | null;
+  created_at: string;
+  updated_at: string;
+  items: { id: number; product_id: number; quantity: string; price: string; subtotal: string }[];
+  product_ids: number[];
+  outbound_id: string;
+  outbound: Record<string, unknown>;
+  caused_by: string | null;
+  event_id?: string;
+  event?: string;
+  idempotency_key?: string;
+  payload?: string;
+  body_sha256?: string;
+  signature_valid?: boolean;
+}
+
+export interface SaleStatementResult {
+  outcome: 'created' | 'duplicate' | 'refused';
+  existing_status: string | null;
+  missing_products: number[] | null;
+}
+
+/** Creates pending sales with their items and sales.created events (see salesStatement). */
+export function insertSales(conn: Conn, rows: SaleStatementRow[]) {
+  return runSalesStatement(conn, SALES_STATEMENT, rows);
+}
+
+/** The same, gated by storing each sale's inbound event first (POST /api/integration/in). */
+export function insertSalesFromEvents(conn: Conn, rows: SaleStatementRow[]) {
+  return runSalesStatement(conn, SALES_FROM_EVENTS_STATEMENT, rows);
+}
+
+async function runSalesStatement(conn: Conn, statement: PreparedStatement<SaleStatementResult>, rows: SaleStatementRow[]) {
+  return statement.run(conn, [JSON.stringify(rows.map((row, n) => ({ ord: n + 1, ...row })))]);
+}
+
+/**
+ * The sales statement: input → rules → (gate) → sale, items and outbound event → one outcome per
+ * input row. The rules are read from the statement's snapshot, per row; a refused row writes
+ * nothing and is reported with its facts, the others go on. With events, each admitted row first
+ * stores its inbound event (the gate): a row whose (company, event, key) is already stored, or
+ * stored by an earlier row of the same statement, creates nothing and is a duplicate; a refused
+ * row whose event is already stored is a duplicate too (the idempotency answer comes first).
+ * Missing products are listed in the order the items first name them.
+ */
+function salesStatement(withEvents: boolean): string {
+  const admittedEvents = withEvents
+    ? `stamp AS MATERIALIZED (SELECT * FROM inbound_stamp((SELECT count(*)::integer FROM admitted))),
+    gate AS (
+      INSERT INTO inbound_events
+        (id, company_id, event, idempotency_key, payload, body_sha256, signature_valid, received_at, tx_id)
+      SELECT a.event_id, a.company_id, a.event, a.idempotency_key, a.payload::json, a.body_sha256, a.signature_valid,
+             s.received_at + (row_number() OVER (ORDER BY a.ord) - 1) * interval '1 microsecond', s.tx_id
+      FROM admitted AS a CROSS JOIN stamp AS s
+      ON CONFLICT (company_id, event, idempotency_key) DO NOTHING
+      RETURNING id
+    ),
+    applied AS MATERIALIZED (SELECT a.* FROM admitted AS a JOIN gate AS g ON g.id = a.event_id),`
+    : 'applied AS MATERIALIZED (SELECT * FROM admitted),';
+  const outcome = withEvents
+    ? `CASE WHEN a.ord IS NOT NULL THEN 'created'
+            WHEN f.existing_status IS NULL AND f.missing_products IS NULL THEN 'duplicate'
+            WHEN EXISTS (SELECT 1 FROM inbound_events AS e WHERE e.company_id = i.company_id AND e.event = i.event
+                           AND e.idempotency_key = i.idempotency_key) THEN 'duplicate'
+            ELSE 'refused' END`
+    : `CASE WHEN a.ord IS NOT NULL THEN 'created' ELSE 'refused' END`;
+  return `WITH input AS MATERIALIZED (
+      SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(
+        ord integer, company_id integer, sale_id integer, customer_id integer, box_id integer, total numeric,
+        payment_method text, created_at timestamptz, updated_at timestamptz, items jsonb, product_ids integer[],
+        outbound_id uuid, outbound jsonb, caused_by uuid,
+        event_id uuid, event text, idempotency_key text, payload text, body_sha256 char(64), signature_valid boolean)
+    ),
+    facts AS MATERIALIZED (
+      SELECT i.ord,
+             (SELECT s.status FROM sales AS s WHERE s.company_id = i.company_id AND s.id = i.sale_id) AS existing_status,
+             (SELECT jsonb_agg(p.id ORDER BY p.n) FROM unnest(i.product_ids) WITH ORDINALITY AS p(id, n)
+               WHERE NOT EXISTS (SELECT 1 FROM products AS pr WHERE pr.company_id = i.company_id AND pr.id = p.id))
+               AS missing_products
+      FROM input AS i
+    ),
+    admitted AS MATERIALIZED (
+      SELECT i.* FROM input AS i JOIN facts AS f USING (ord)
+      WHERE f.existing_status IS NULL AND f.missing_products IS NULL
+    ),
+    ${admittedEvents}
+    sale AS (
+      INSERT INTO sales (company_id, id, customer_id, box_id, total, status, payment_method, created_at, updated_at)
+      SELECT a.company_id, a.sale_id, a.customer_id, a.box_id, a.total, 'pending', a.payment_method, a.created_at, a.updated_at
+      FROM applied AS a
+    ),
+    items AS (
+      INSERT INTO sale_items (company_id, sale_id, id, product_id, quantity, price, subtotal)
+      SELECT a.company_id, a.sale_id, it.id, it.product_id, it.quantity, it.price, it.subtotal
+      FROM applied AS a CROSS JOIN jsonb_to_recordset(a.items)
+        AS it(id integer, product_id integer, quantity numeric, price numeric, subtotal numeric)
+    ),
+    outbound AS (
+      ${sqlText(outboxInsert({ select: "SELECT a.outbound_id, a.company_id, 'sales.created', a.outbound, a.caused_by FROM applied AS a" }))}
+    )
+    SELECT ${outcome} AS outcome, f.existing_status, f.missing_products
+    FROM input AS i JOIN facts AS f USING (ord) LEFT JOIN applied AS a USING (ord)
+    ORDER BY i.ord`;
+}
+
+const SALES_STATEMENT = preparedStatement<SaleStatementResult>(salesStatement(false));
+const SALES_FROM_EVENTS_STATEMENT = preparedStatement<SaleStatementResult>(salesStatement(true));
