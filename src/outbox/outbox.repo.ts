@@ -14,6 +14,8 @@ export interface OutboundEventInput extends OutboundEvent {
   companyId: number;
   /** The inbound event that caused this change, when one did. */
   causedBy?: string | null;
+  /** A row already handed to its delivery (a webhook test event): created and dispatched then. */
+  dispatchedAt?: Date;
 }
 
 /** Where the rows of outboxInsert come from. */

@@ -1,6 +1,6 @@
-import { char, integer, jsonb, numeric, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
+import { char, integer, jsonb, numeric, pgTable, primaryKey, text, timestamp, unique } from 'drizzle-orm/pg-core';
 
-// Mirrors src/db/migrations/0018_register.sql; test/db/schema-drift.test.ts keeps them in step.
+// Mirrors src/db/migrations/0018_register.sql (and 0030 for sale_payments); test/db/schema-drift.test.ts keeps them in step.
 const tstz = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 const money = (name: string) => numeric(name, { precision: 14, scale: 2 });
 
@@ -63,7 +63,8 @@ export const salePayments = pgTable(
   'sale_payments',
   {
     companyId: integer('company_id').notNull(),
-    saleId: integer('sale_id').notNull(),
+    /** Null for a payment on account (no sale): the table allows it, no caller makes one yet. */
+    saleId: integer('sale_id'),
     id: integer('id').notNull(),
     method: text('method').$type<PaymentMethod>().notNull(),
     amount: money('amount').notNull(),
@@ -73,5 +74,5 @@ export const salePayments = pgTable(
     boxSessionId: integer('box_session_id'),
     createdAt: tstz('created_at').notNull().defaultNow(),
   },
-  (t) => [primaryKey({ columns: [t.companyId, t.saleId, t.id] })],
+  (t) => [unique('sale_payments_sale_key').on(t.companyId, t.saleId, t.id)],
 );

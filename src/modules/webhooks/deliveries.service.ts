@@ -4,6 +4,7 @@ import type { Database } from '../../db/client.ts';
 import { outboxEvents, webhookAttempts, webhookDeliveries } from '../../db/schema/index.ts';
 import { AppError } from '../../lib/errors.ts';
 import { type Clock, DAY_MS } from '../../lib/time.ts';
+import { recordOutbound } from '../../outbox/outbox.repo.ts';
 import { notifyWorkers } from './deliveries.repo.ts';
 import type { AttemptReport, DeliveryRunner } from './delivery-runner.ts';
 import type { EndpointService } from './endpoints.service.ts';
@@ -222,9 +223,7 @@ export function createDeliveryService({ db, clock, endpoints, runner }: Delivery
       roundAttempts: 1,
     };
     await db.orm.transaction(async (tx) => {
-      await tx
-        .insert(outboxEvents)
-        .values({ id: eventId, companyId, event: TEST_EVENT, payload, createdAt: now, dispatchedAt: now });
+      await recordOutbound(tx, { id: eventId, companyId, event: TEST_EVENT, data: payload.data, dispatchedAt: now });
       await tx.insert(webhookDeliveries).values({
         ...delivery,
         status: 'pending',
