@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { selectRows } from '../../src/db/client.ts';
 import { outboxEvents, sales } from '../../src/db/schema/index.ts';
 import { createSalesFromEvents, prepareSaleFromEvent } from '../../src/modules/sales/create-sale.ts';
-import { recordInvoice } from '../../src/modules/invoices/invoices.service.ts';
+import { recordInvoice } from '../../src/modules/invoicing/invoices.ts';
 import {
   cancelSale,
   createSale,

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Tx } from '../../src/db/client.ts';
-import { recordInvoice } from '../../src/modules/invoices/invoices.service.ts';
+import { recordInvoice } from '../../src/modules/invoicing/invoices.ts';
 import { createSale, markSalePaid } from '../../src/modules/sales/sales.service.ts';
 import { applyMovement, setProductStock } from '../../src/modules/stock/stock.ledger.ts';
 import type { TestApp } from '../app.ts';

@@ -6,7 +6,7 @@ import type { Container } from '../../container.ts';
 import { ean13 } from '../../lib/barcode.ts';
 import { lineTotalCents } from '../../lib/money.ts';
 import { upsertProduct } from '../catalog/products.service.ts';
-import { recordInvoice } from '../invoices/invoices.service.ts';
+import { recordInvoice } from '../invoicing/invoices.ts';
 import { cancelSale, createSale, markSalePaid } from '../sales/sales.service.ts';
 import { applyMovement } from '../stock/stock.ledger.ts';
 import { type CatalogueLine, DEMO_CATEGORIES } from './catalogue.ts';

@@ -2,7 +2,7 @@ import type { Conn } from '../../db/client.ts';
 import { AppError } from '../../lib/errors.ts';
 import { toCents } from '../../lib/money.ts';
 import { upsertProduct } from '../catalog/products.service.ts';
-import { recordInvoice } from '../invoices/invoices.service.ts';
+import { recordInvoice } from '../invoicing/invoices.ts';
 import { type CreateSaleInput, cancelSale, createSale, markSalePaid } from '../sales/sales.service.ts';
 import { applyMovement, type LedgerOptions, setProductStock } from '../stock/stock.ledger.ts';
 import type { EventData, EventName } from './events.schemas.ts';

@@ -9,8 +9,18 @@ import { auditBy, recordAudit } from '../audit/audit.repo.ts';
 import { createCsr, describeCertificate, generateKeyPair, keyMatchesCertificate } from '../arca/certs.ts';
 import { ArcaFaultError, ArcaServiceError, ArcaTransportError } from '../arca/errors.ts';
 import type { ArcaAccess, ArcaCredentials } from './arca-access.ts';
-import type { PrintIssuer } from './printout.ts';
 import * as repo from './fiscal.repo.ts';
+
+/** The issuer as a printout shows it (printout.ts reads it from here). */
+export interface PrintIssuer {
+  companyName: string;
+  legalName: string | null;
+  cuit: string | null;
+  address: string | null;
+  grossIncome: string | null;
+  activityStart: string | null;
+  ivaCondition: IvaCondition | null;
+}
 
 export interface FiscalUpdate {
   cuit?: string | undefined;

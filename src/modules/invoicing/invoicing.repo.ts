@@ -203,3 +203,46 @@ export async function listInvoices(
 }
 
 export type { AttemptStatus };
+
+/** The sale's status, the row held (FOR SHARE) until the transaction ends; null when it does not exist. */
+export async function shareSaleStatus(conn: Conn, companyId: number, saleId: number): Promise<string | null> {
+  const [row] = await selectRows<{ status: string }>(
+    conn,
+    sql`SELECT status FROM sales WHERE company_id = ${companyId} AND id = ${saleId} FOR SHARE`,
+  );
+  return row?.status ?? null;
+}
+
+/** The invoice that already has this receipt (type, point of sale, number), if any. */
+export async function invoiceIdOfReceipt(
+  conn: Conn,
+  companyId: number,
+  r: { type: string; pointOfSale: number; number: number },
+): Promise<number | null> {
+  const [row] = await selectRows<{ id: number }>(
+    conn,
+    sql`SELECT id FROM invoices WHERE company_id = ${companyId} AND type = ${r.type} AND point_of_sale = ${r.pointOfSale}
+      AND number = ${r.number}`,
+  );
+  return row?.id ?? null;
+}
+
+/** An invoice another system issued, with the id it was given. */
+export async function insertReceivedInvoice(
+  tx: Conn,
+  v: {
+    companyId: number;
+    id: number;
+    saleId: number;
+    type: string;
+    pointOfSale: number;
+    number: number;
+    cae: string;
+    caeExpiration: Date;
+    total: string;
+    issuedAt: Date;
+  },
+): Promise<IssuedInvoiceRow> {
+  const [row] = await tx.insert(invoices).values(v).returning();
+  return row!;
+}

@@ -13,7 +13,7 @@ import { ArcaTransportError } from '../arca/errors.ts';
 import { arcaDate } from '../arca/time.ts';
 import type { CaeRequest, CaeResponse, WsfeAuth } from '../arca/wsfe.ts';
 import { auditBy, recordAudit } from '../audit/audit.repo.ts';
-import { formatReceiptNumber, invoiceToWire } from '../invoices/invoices.service.ts';
+import { formatReceiptNumber, invoiceToWire } from './invoices.ts';
 import type { ArcaAccess, ArcaSession } from './arca-access.ts';
 import {
   type Buyer,

@@ -4,18 +4,8 @@ import { formatCuit } from '../../lib/cuit.ts';
 import { formatDate, formatDateTime } from '../../lib/format.ts';
 import { formatArs, toCents, toMilli } from '../../lib/money.ts';
 import { divideHalfEven, ISSUER_CONDITIONS, IVA_IDS } from './fiscal-rules.ts';
+import type { PrintIssuer } from './fiscal.service.ts';
 import type { InvoiceDetail } from './invoicing.service.ts';
-import type { IvaCondition } from '../../db/schema/index.ts';
-
-export interface PrintIssuer {
-  companyName: string;
-  legalName: string | null;
-  cuit: string | null;
-  address: string | null;
-  grossIncome: string | null;
-  activityStart: string | null;
-  ivaCondition: IvaCondition | null;
-}
 
 export interface PrintLine {
   name: string;

@@ -1,13 +1,16 @@
-import { and, eq } from 'drizzle-orm';
 import type { Conn } from '../../db/client.ts';
 import { assignId } from '../../db/ids.ts';
-import { invoices, sales } from '../../db/schema/index.ts';
 import { AppError } from '../../lib/errors.ts';
 import { fromCents, moneyToNumber, toCents } from '../../lib/money.ts';
 import { recordOutbound } from '../../outbox/outbox.repo.ts';
 import type { LedgerOptions } from '../stock/stock.ledger.ts';
+import * as repo from './invoicing.repo.ts';
 
-export type InvoiceRow = typeof invoices.$inferSelect;
+// An invoice row on the wire (invoice.issued), its receipt number as printed, and recording one
+// that another system issued (the invoice.issued event received, the demo seed). Issuing our own
+// through ARCA: invoicing.service.ts.
+
+export type InvoiceRow = repo.IssuedInvoiceRow;
 
 export interface InvoiceInput {
   id?: number;
@@ -43,49 +46,32 @@ export function formatReceiptNumber(type: string, pointOfSale: number, number: n
 
 /** Records a fiscal receipt issued for an existing, not cancelled sale. (type, point of sale, number) is unique per company. */
 export async function recordInvoice(tx: Conn, companyId: number, input: InvoiceInput, options: LedgerOptions) {
-  const [sale] = await tx
-    .select({ status: sales.status })
-    .from(sales)
-    .where(and(eq(sales.companyId, companyId), eq(sales.id, input.saleId)))
-    .for('share');
-  if (!sale) throw new AppError('invalid_reference', `invoice refers to sale ${input.saleId}, which does not exist`);
-  if (sale.status === 'cancelled') {
+  const status = await repo.shareSaleStatus(tx, companyId, input.saleId);
+  if (status === null) throw new AppError('invalid_reference', `invoice refers to sale ${input.saleId}, which does not exist`);
+  if (status === 'cancelled') {
     throw new AppError('invalid_state', `sale ${input.saleId} is cancelled; an invoice cannot be issued for it`);
   }
   const receipt = formatReceiptNumber(input.type, input.pointOfSale, input.number);
-  const [duplicate] = await tx
-    .select({ id: invoices.id })
-    .from(invoices)
-    .where(
-      and(
-        eq(invoices.companyId, companyId),
-        eq(invoices.type, input.type),
-        eq(invoices.pointOfSale, input.pointOfSale),
-        eq(invoices.number, input.number),
-      ),
-    );
-  if (duplicate) throw new AppError('invalid_state', `receipt ${receipt} already exists as invoice ${duplicate.id}`);
+  const duplicate = await repo.invoiceIdOfReceipt(tx, companyId, input);
+  if (duplicate !== null) throw new AppError('invalid_state', `receipt ${receipt} already exists as invoice ${duplicate}`);
   const id = await assignId(tx, 'invoices', companyId, input.id, 'invoice');
-  const [row] = await tx
-    .insert(invoices)
-    .values({
-      companyId,
-      id,
-      saleId: input.saleId,
-      type: input.type,
-      pointOfSale: input.pointOfSale,
-      number: input.number,
-      cae: input.cae,
-      caeExpiration: input.caeExpiration,
-      total: fromCents(toCents(input.total)),
-      issuedAt: input.issuedAt ?? options.now,
-    })
-    .returning();
+  const row = await repo.insertReceivedInvoice(tx, {
+    companyId,
+    id,
+    saleId: input.saleId,
+    type: input.type,
+    pointOfSale: input.pointOfSale,
+    number: input.number,
+    cae: input.cae,
+    caeExpiration: input.caeExpiration,
+    total: fromCents(toCents(input.total)),
+    issuedAt: input.issuedAt ?? options.now,
+  });
   await recordOutbound(tx, {
     companyId,
     event: 'invoice.issued',
-    data: { invoice: invoiceToWire(row!) },
+    data: { invoice: invoiceToWire(row) },
     causedBy: options.causedBy ?? null,
   });
-  return row!;
+  return row;
 }
