@@ -1,10 +1,9 @@
-import { and, eq, isNull } from 'drizzle-orm';
 import type { Conn, Database } from '../../db/client.ts';
-import { boxes, companies, deposits, integrationKeys, scannerTokens } from '../../db/schema/index.ts';
 import { normalizeCuit } from '../../lib/cuit.ts';
 import { AppError, type ErrorDetail } from '../../lib/errors.ts';
 import { type Cipher, generateSecret, sha256Hex } from '../../lib/secrets.ts';
 import type { Clock } from '../../lib/time.ts';
+import * as repo from './companies.repo.ts';
 
 export const INTEGRATION_KEY_PREFIX = 'mos_int_';
 export const SCANNER_TOKEN_PREFIX = 'mos_scn_';
@@ -67,21 +66,19 @@ export function createCompanyService({ db, cipher, clock }: CompanyServiceDeps) 
     const integrationKey = generateSecret(INTEGRATION_KEY_PREFIX);
     const scannerToken = generateSecret(SCANNER_TOKEN_PREFIX, 24);
     const company = await conn.transaction(async (tx) => {
-      if (values.cuit) {
-        const taken = await tx.select({ id: companies.id }).from(companies).where(eq(companies.cuit, values.cuit));
-        if (taken.length > 0) throw new AppError('conflict', `a company with CUIT ${values.cuit} already exists`);
+      if (values.cuit && (await repo.cuitTaken(tx, values.cuit))) {
+        throw new AppError('conflict', `a company with CUIT ${values.cuit} already exists`);
       }
-      const [row] = await tx.insert(companies).values(values).returning();
-      const companyId = row!.id;
-      await tx.insert(deposits).values({ companyId, id: 1, name: 'Depósito principal', isDefault: true });
-      await tx.insert(boxes).values({ companyId, id: 1, name: 'Caja 1' });
-      await tx.insert(integrationKeys).values({
-        companyId,
+      const row = await repo.insertCompany(tx, values);
+      await repo.insertFirstDepositAndBox(tx, row.id);
+      await repo.replaceIntegrationKey(tx, {
+        companyId: row.id,
         keyHash: sha256Hex(integrationKey),
         keyEncrypted: cipher.encrypt(integrationKey),
+        now: null,
       });
-      await tx.insert(scannerTokens).values({ companyId, tokenHash: sha256Hex(scannerToken) });
-      return row!;
+      await repo.replaceScannerToken(tx, { companyId: row.id, tokenHash: sha256Hex(scannerToken), now: null });
+      return row;
     });
     return { company: toCompany(company), integrationKey, scannerToken };
   }
@@ -94,25 +91,16 @@ export function createCompanyService({ db, cipher, clock }: CompanyServiceDeps) 
   ): Promise<CompanySecrets> {
     const now = clock.now();
     return conn.transaction(async (tx) => {
-      const [company] = await tx.select({ id: companies.id }).from(companies).where(eq(companies.id, companyId)).for('update');
-      if (!company) throw new AppError('not_found', `company ${companyId} not found`);
+      if (!(await repo.lockCompany(tx, companyId))) throw new AppError('not_found', `company ${companyId} not found`);
       const result: CompanySecrets = {};
       if (which.integration) {
         const key = generateSecret(INTEGRATION_KEY_PREFIX);
-        await tx
-          .update(integrationKeys)
-          .set({ revokedAt: now })
-          .where(and(eq(integrationKeys.companyId, companyId), isNull(integrationKeys.revokedAt)));
-        await tx.insert(integrationKeys).values({ companyId, keyHash: sha256Hex(key), keyEncrypted: cipher.encrypt(key) });
+        await repo.replaceIntegrationKey(tx, { companyId, keyHash: sha256Hex(key), keyEncrypted: cipher.encrypt(key), now });
         result.integrationKey = key;
       }
       if (which.scanner) {
         const token = generateSecret(SCANNER_TOKEN_PREFIX, 24);
-        await tx
-          .update(scannerTokens)
-          .set({ revokedAt: now })
-          .where(and(eq(scannerTokens.companyId, companyId), isNull(scannerTokens.revokedAt)));
-        await tx.insert(scannerTokens).values({ companyId, tokenHash: sha256Hex(token) });
+        await repo.replaceScannerToken(tx, { companyId, tokenHash: sha256Hex(token), now });
         result.scannerToken = token;
       }
       return result;
@@ -122,34 +110,23 @@ export function createCompanyService({ db, cipher, clock }: CompanyServiceDeps) 
   /** The company that owns an active integration key, looked up by hash. */
   async function findCompanyIdByIntegrationKey(key: string): Promise<number | null> {
     if (!key.startsWith(INTEGRATION_KEY_PREFIX)) return null;
-    const [row] = await db.orm
-      .select({ companyId: integrationKeys.companyId })
-      .from(integrationKeys)
-      .where(and(eq(integrationKeys.keyHash, sha256Hex(key)), isNull(integrationKeys.revokedAt)));
-    return row?.companyId ?? null;
+    return repo.companyOfIntegrationKeyHash(db.orm, sha256Hex(key));
   }
 
   /** The company that owns an active scanner token, looked up by hash. */
   async function findCompanyIdByScannerToken(token: string): Promise<number | null> {
     if (!token.startsWith(SCANNER_TOKEN_PREFIX)) return null;
-    const [row] = await db.orm
-      .select({ companyId: scannerTokens.companyId })
-      .from(scannerTokens)
-      .where(and(eq(scannerTokens.tokenHash, sha256Hex(token)), isNull(scannerTokens.revokedAt)));
-    return row?.companyId ?? null;
+    return repo.companyOfScannerTokenHash(db.orm, sha256Hex(token));
   }
 
   /** The plaintext of the company's active integration key (for its own settings page and signing). */
   async function revealIntegrationKey(companyId: number): Promise<string | null> {
-    const [row] = await db.orm
-      .select({ sealed: integrationKeys.keyEncrypted })
-      .from(integrationKeys)
-      .where(and(eq(integrationKeys.companyId, companyId), isNull(integrationKeys.revokedAt)));
-    return row ? cipher.decrypt(row.sealed) : null;
+    const sealed = await repo.sealedIntegrationKey(db.orm, companyId);
+    return sealed === null ? null : cipher.decrypt(sealed);
   }
 
   async function findCompany(companyId: number): Promise<Company | null> {
-    const [row] = await db.orm.select().from(companies).where(eq(companies.id, companyId));
+    const row = await repo.findCompany(db.orm, companyId);
     return row ? toCompany(row) : null;
   }
 
@@ -163,7 +140,7 @@ export function createCompanyService({ db, cipher, clock }: CompanyServiceDeps) 
   };
 }
 
-function toCompany(row: typeof companies.$inferSelect): Company {
+function toCompany(row: repo.CompanyRow): Company {
   return { id: row.id, name: row.name, cuit: row.cuit, timezone: row.timezone, createdAt: row.createdAt };
 }
 
