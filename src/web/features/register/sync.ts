@@ -1,18 +1,9 @@
 import { ApiError, api, messageFor } from '../../ui/api.ts';
+import type { SaleWire } from '../../../modules/sales/sales.schemas.ts';
 import type { QueuedSale, RegisterStore } from './store.ts';
 
-/** The server's answer to a sale: its wire shape as /api/v1/sales gives it. */
-export interface SaleWire {
-  id: number;
-  status: 'pending' | 'paid' | 'cancelled';
-  total: number;
-  paid_total: number;
-  change: number;
-  payment_method: string | null;
-  created_at: string;
-  items: { id: number; product_id: number; name: string; unit: string; quantity: number; price: number; subtotal: number }[];
-  payments: { id: number; method: string; amount: number; tendered: number | null; change: number; reference: string | null }[];
-}
+/** The server's answer to a sale: its one wire shape (/api/v1/sales, modules/sales/sales.schemas.ts). */
+export type { SaleWire };
 
 export const SALE_MESSAGES = {
   conflict: 'Esa venta ya se había registrado con otros datos.',
