@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import { type Conn, selectRows } from '../../db/client.ts';
 
 /** A delivery a worker holds (by lease token) with everything needed to send it. */
@@ -229,4 +229,192 @@ export async function settleDelivered(conn: Conn, now: Date, attempts: Delivered
     )
     UPDATE webhook_endpoints e SET failing_since = NULL
     WHERE e.failing_since IS NOT NULL AND e.id IN (SELECT endpoint_id FROM settled WHERE kind = 'event')`);
+}
+
+// --- the delivery log, as the admin screens and the merchant API read and act on it ---
+
+/** A delivery as its log shows it. */
+export interface DeliveryLogRow {
+  id: string;
+  endpointId: string;
+  eventId: string;
+  event: string;
+  kind: 'event' | 'test';
+  status: 'pending' | 'delivered' | 'failed';
+  attempts: number;
+  leaseToken: string | null;
+  nextAttemptAt: Date | null;
+  lastStatusCode: number | null;
+  lastError: string | null;
+  eventCreatedAt: Date;
+  createdAt: Date;
+  deliveredAt: Date | null;
+}
+
+export interface AttemptLogRow {
+  attempt: number;
+  startedAt: Date;
+  outcome: 'delivered' | 'failed';
+  statusCode: number | null;
+  durationMs: number | null;
+  responseBody: string | null;
+  error: string | null;
+}
+
+const DELIVERY_COLUMNS = sql.raw(`id, endpoint_id AS "endpointId", event_id AS "eventId", event, kind, status, attempts,
+  lease_token AS "leaseToken", next_attempt_at AS "nextAttemptAt", last_status_code AS "lastStatusCode",
+  last_error AS "lastError", event_created_at AS "eventCreatedAt", created_at AS "createdAt", delivered_at AS "deliveredAt"`);
+
+const toDate = (value: Date | string) => (value instanceof Date ? value : new Date(value));
+const toDateOrNull = (value: Date | string | null) => (value === null ? null : toDate(value));
+
+function deliveryRow(row: DeliveryLogRow): DeliveryLogRow {
+  return {
+    ...row,
+    nextAttemptAt: toDateOrNull(row.nextAttemptAt),
+    eventCreatedAt: toDate(row.eventCreatedAt),
+    createdAt: toDate(row.createdAt),
+    deliveredAt: toDateOrNull(row.deliveredAt),
+  };
+}
+
+export interface DeliveryFilter {
+  endpointId?: string;
+  eventId?: string;
+  event?: string;
+  status?: 'pending' | 'delivered' | 'failed';
+  before?: Date;
+  limit: number;
+}
+
+/** The company's deliveries, newest event first. */
+export async function listDeliveryRows(conn: Conn, companyId: number, f: DeliveryFilter): Promise<DeliveryLogRow[]> {
+  const where = [sql`company_id = ${companyId}`];
+  if (f.endpointId !== undefined) where.push(sql`endpoint_id = ${f.endpointId}::uuid`);
+  if (f.eventId !== undefined) where.push(sql`event_id = ${f.eventId}::uuid`);
+  if (f.event !== undefined) where.push(sql`event = ${f.event}`);
+  if (f.status !== undefined) where.push(sql`status = ${f.status}`);
+  if (f.before !== undefined) where.push(sql`event_created_at < ${iso(f.before)}::timestamptz`);
+  const rows = await selectRows<DeliveryLogRow>(
+    conn,
+    sql`SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE ${sql.join(where, sql` AND `)}
+      ORDER BY event_created_at DESC, id DESC LIMIT ${f.limit}`,
+  );
+  return rows.map(deliveryRow);
+}
+
+export async function findDeliveryRow(conn: Conn, companyId: number, id: string): Promise<DeliveryLogRow | null> {
+  const [row] = await selectRows<DeliveryLogRow>(
+    conn,
+    sql`SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE company_id = ${companyId} AND id = ${id}::uuid`,
+  );
+  return row ? deliveryRow(row) : null;
+}
+
+/** A delivery's attempts, oldest first. */
+export async function listAttempts(conn: Conn, companyId: number, deliveryId: string): Promise<AttemptLogRow[]> {
+  const rows = await selectRows<AttemptLogRow>(
+    conn,
+    sql`SELECT attempt, started_at AS "startedAt", outcome, status_code AS "statusCode", duration_ms AS "durationMs",
+        response_body AS "responseBody", error
+      FROM webhook_attempts WHERE company_id = ${companyId} AND delivery_id = ${deliveryId}::uuid ORDER BY attempt, id`,
+  );
+  return rows.map((row) => ({ ...row, startedAt: toDate(row.startedAt) }));
+}
+
+/** The company's outbound event: its name, payload and when it was recorded. */
+export async function findOutboxEvent(
+  conn: Conn,
+  companyId: number,
+  id: string,
+): Promise<{ id: string; event: string; payload: unknown; createdAt: Date } | null> {
+  const [row] = await selectRows<{ id: string; event: string; payload: unknown; createdAt: Date }>(
+    conn,
+    sql`SELECT id, event, payload, created_at AS "createdAt" FROM outbox_events WHERE company_id = ${companyId} AND id = ${id}::uuid`,
+  );
+  return row ? { ...row, createdAt: toDate(row.createdAt) } : null;
+}
+
+/** A delivery of the event to the endpoint, new or put back on a fresh schedule. */
+export async function upsertRedelivery(
+  conn: Conn,
+  v: {
+    id: string;
+    companyId: number;
+    endpointId: string;
+    eventId: string;
+    event: string;
+    kind: 'event' | 'test';
+    eventCreatedAt: Date;
+    now: Date;
+  },
+): Promise<DeliveryLogRow> {
+  const now = iso(v.now);
+  const [row] = await selectRows<DeliveryLogRow>(
+    conn,
+    sql`INSERT INTO webhook_deliveries (id, company_id, endpoint_id, event_id, event, kind, status, next_attempt_at,
+        event_created_at, created_at, updated_at)
+      VALUES (${v.id}::uuid, ${v.companyId}, ${v.endpointId}::uuid, ${v.eventId}::uuid, ${v.event}, ${v.kind}, 'pending',
+        ${now}::timestamptz, ${iso(v.eventCreatedAt)}::timestamptz, ${now}::timestamptz, ${now}::timestamptz)
+      ON CONFLICT (endpoint_id, event_id) DO UPDATE SET status = 'pending', round_attempts = 0,
+        next_attempt_at = ${now}::timestamptz, lease_token = NULL, updated_at = ${now}::timestamptz
+      RETURNING ${DELIVERY_COLUMNS}`,
+  );
+  return deliveryRow(row!);
+}
+
+/** Puts the endpoint's failed deliveries of events at or after `since` back on a fresh schedule; answers how many. */
+export async function retryFailedDeliveries(
+  conn: Conn,
+  v: { companyId: number; endpointId: string; since: Date; now: Date },
+): Promise<number> {
+  const now = iso(v.now);
+  const rows = await selectRows<{ id: string }>(
+    conn,
+    sql`UPDATE webhook_deliveries SET status = 'pending', round_attempts = 0, next_attempt_at = ${now}::timestamptz,
+        lease_token = NULL, updated_at = ${now}::timestamptz
+      WHERE company_id = ${v.companyId} AND endpoint_id = ${v.endpointId}::uuid AND status = 'failed'
+        AND event_created_at >= ${iso(v.since)}::timestamptz
+      RETURNING id`,
+  );
+  return rows.length;
+}
+
+/** A test delivery, stored already claimed (lease token) and on its first attempt. */
+export async function insertClaimedTestDelivery(
+  conn: Conn,
+  v: {
+    id: string;
+    companyId: number;
+    endpointId: string;
+    eventId: string;
+    event: string;
+    leaseToken: string;
+    retryAt: Date;
+    now: Date;
+  },
+) {
+  const now = iso(v.now);
+  await conn.execute(
+    sql`INSERT INTO webhook_deliveries (id, company_id, endpoint_id, event_id, event, kind, status, attempts, round_attempts,
+        lease_token, next_attempt_at, event_created_at, created_at, updated_at)
+      VALUES (${v.id}::uuid, ${v.companyId}, ${v.endpointId}::uuid, ${v.eventId}::uuid, ${v.event}, 'test', 'pending', 1, 1,
+        ${v.leaseToken}::uuid, ${iso(v.retryAt)}::timestamptz, ${now}::timestamptz, ${now}::timestamptz, ${now}::timestamptz)`,
+  );
+}
+
+/** Deletes attempts, settled deliveries and dispatched events older than `cutoff`; answers how many of each. */
+export async function pruneDeliveryLog(conn: Conn, cutoff: Date) {
+  const count = async (query: SQL) => {
+    const result = (await conn.execute(query)) as unknown as { rowCount?: number; affectedRows?: number };
+    return Number(result.rowCount ?? result.affectedRows ?? 0);
+  };
+  const at = iso(cutoff);
+  const attempts = await count(sql`DELETE FROM webhook_attempts WHERE started_at < ${at}::timestamptz`);
+  const deliveries = await count(
+    sql`DELETE FROM webhook_deliveries WHERE status <> 'pending' AND updated_at < ${at}::timestamptz`,
+  );
+  const events = await count(sql`DELETE FROM outbox_events o WHERE o.dispatched_at < ${at}::timestamptz
+      AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = o.id AND d.status = 'pending')`);
+  return { attempts, deliveries, events };
 }

@@ -1,11 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { and, asc, desc, eq, gte, lt, type SQL, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client.ts';
-import { outboxEvents, webhookAttempts, webhookDeliveries } from '../../db/schema/index.ts';
 import { AppError } from '../../lib/errors.ts';
 import { type Clock, DAY_MS } from '../../lib/time.ts';
 import { recordOutbound } from '../../outbox/outbox.repo.ts';
-import { notifyWorkers } from './deliveries.repo.ts';
+import * as repo from './deliveries.repo.ts';
 import type { AttemptReport, DeliveryRunner } from './delivery-runner.ts';
 import type { EndpointService } from './endpoints.service.ts';
 import { TEST_EVENT } from './webhook-events.ts';
@@ -14,10 +12,7 @@ import { isUuid } from '../../lib/uuid.ts';
 /** Attempts, settled deliveries and dispatched events older than this are pruned. */
 export const RETENTION_DAYS = 30;
 
-type DeliveryRow = typeof webhookDeliveries.$inferSelect;
-type AttemptRow = typeof webhookAttempts.$inferSelect;
-
-export function deliveryToWire(row: DeliveryRow) {
+export function deliveryToWire(row: repo.DeliveryLogRow) {
   return {
     id: row.id,
     endpoint_id: row.endpointId,
@@ -36,7 +31,7 @@ export function deliveryToWire(row: DeliveryRow) {
   };
 }
 
-export function attemptToWire(row: AttemptRow) {
+export function attemptToWire(row: repo.AttemptLogRow) {
   return {
     attempt: row.attempt,
     started_at: row.startedAt.toISOString(),
@@ -71,22 +66,16 @@ export type DeliveryService = ReturnType<typeof createDeliveryService>;
 export function createDeliveryService({ db, clock, endpoints, runner }: DeliveryServiceDeps) {
   async function listDeliveries(companyId: number, query: DeliveryQuery = {}) {
     const limit = Math.min(Math.max(query.limit ?? 50, 1), 200);
-    const where: SQL[] = [eq(webhookDeliveries.companyId, companyId)];
-    if (query.endpointId !== undefined)
-      where.push(eq(webhookDeliveries.endpointId, (await endpoints.findRow(companyId, query.endpointId)).id));
+    const filter: repo.DeliveryFilter = { limit: limit + 1 };
+    if (query.endpointId !== undefined) filter.endpointId = (await endpoints.findRow(companyId, query.endpointId)).id;
     if (query.eventId !== undefined) {
       if (!isUuid(query.eventId)) return { deliveries: [], next_before: null };
-      where.push(eq(webhookDeliveries.eventId, query.eventId));
+      filter.eventId = query.eventId;
     }
-    if (query.event !== undefined) where.push(eq(webhookDeliveries.event, query.event));
-    if (query.status !== undefined) where.push(eq(webhookDeliveries.status, query.status));
-    if (query.before !== undefined) where.push(lt(webhookDeliveries.eventCreatedAt, query.before));
-    const rows = await db.orm
-      .select()
-      .from(webhookDeliveries)
-      .where(and(...where))
-      .orderBy(desc(webhookDeliveries.eventCreatedAt), desc(webhookDeliveries.id))
-      .limit(limit + 1);
+    if (query.event !== undefined) filter.event = query.event;
+    if (query.status !== undefined) filter.status = query.status;
+    if (query.before !== undefined) filter.before = query.before;
+    const rows = await repo.listDeliveryRows(db.orm, companyId, filter);
     const page = rows.slice(0, limit);
     // Millisecond boundary: a page cut inside one millisecond repeats rather than skips the rest of it.
     const last = page.at(-1);
@@ -95,12 +84,7 @@ export function createDeliveryService({ db, clock, endpoints, runner }: Delivery
   }
 
   async function findDelivery(companyId: number, deliveryId: string) {
-    const [row] = isUuid(deliveryId)
-      ? await db.orm
-          .select()
-          .from(webhookDeliveries)
-          .where(and(eq(webhookDeliveries.companyId, companyId), eq(webhookDeliveries.id, deliveryId)))
-      : [];
+    const row = isUuid(deliveryId) ? await repo.findDeliveryRow(db.orm, companyId, deliveryId) : null;
     if (!row) throw new AppError('not_found', `webhook delivery ${deliveryId} not found`);
     return row;
   }
@@ -108,15 +92,8 @@ export function createDeliveryService({ db, clock, endpoints, runner }: Delivery
   /** One delivery with the event it carries and every attempt, oldest first. */
   async function getDelivery(companyId: number, deliveryId: string) {
     const row = await findDelivery(companyId, deliveryId);
-    const attempts = await db.orm
-      .select()
-      .from(webhookAttempts)
-      .where(and(eq(webhookAttempts.companyId, companyId), eq(webhookAttempts.deliveryId, row.id)))
-      .orderBy(asc(webhookAttempts.attempt), asc(webhookAttempts.id));
-    const [event] = await db.orm
-      .select({ payload: outboxEvents.payload })
-      .from(outboxEvents)
-      .where(eq(outboxEvents.id, row.eventId));
+    const attempts = await repo.listAttempts(db.orm, companyId, row.id);
+    const event = await repo.findOutboxEvent(db.orm, companyId, row.eventId);
     return { delivery: deliveryToWire(row), payload: event?.payload ?? null, attempts: attempts.map(attemptToWire) };
   }
 
@@ -137,37 +114,22 @@ export function createDeliveryService({ db, clock, endpoints, runner }: Delivery
    */
   async function redeliver(companyId: number, endpointId: string, eventId: string) {
     const endpoint = await requireEnabled(companyId, endpointId);
-    const [event] = isUuid(eventId)
-      ? await db.orm
-          .select()
-          .from(outboxEvents)
-          .where(and(eq(outboxEvents.companyId, companyId), eq(outboxEvents.id, eventId)))
-      : [];
+    const event = isUuid(eventId) ? await repo.findOutboxEvent(db.orm, companyId, eventId) : null;
     if (!event) throw new AppError('not_found', `event ${eventId} not found`);
     const now = clock.now();
     return db.orm.transaction(async (tx) => {
-      const [row] = await tx
-        .insert(webhookDeliveries)
-        .values({
-          id: randomUUID(),
-          companyId,
-          endpointId: endpoint.id,
-          eventId: event.id,
-          event: event.event,
-          kind: event.event === TEST_EVENT ? 'test' : 'event',
-          status: 'pending',
-          nextAttemptAt: now,
-          eventCreatedAt: event.createdAt,
-          createdAt: now,
-          updatedAt: now,
-        })
-        .onConflictDoUpdate({
-          target: [webhookDeliveries.endpointId, webhookDeliveries.eventId],
-          set: { status: 'pending', roundAttempts: 0, nextAttemptAt: now, leaseToken: null, updatedAt: now },
-        })
-        .returning();
-      await notifyWorkers(tx);
-      return deliveryToWire(row!);
+      const row = await repo.upsertRedelivery(tx, {
+        id: randomUUID(),
+        companyId,
+        endpointId: endpoint.id,
+        eventId: event.id,
+        event: event.event,
+        kind: event.event === TEST_EVENT ? 'test' : 'event',
+        eventCreatedAt: event.createdAt,
+        now,
+      });
+      await repo.notifyWorkers(tx);
+      return deliveryToWire(row);
     });
   }
 
@@ -176,20 +138,9 @@ export function createDeliveryService({ db, clock, endpoints, runner }: Delivery
     const endpoint = await requireEnabled(companyId, endpointId);
     const now = clock.now();
     return db.orm.transaction(async (tx) => {
-      const rows = await tx
-        .update(webhookDeliveries)
-        .set({ status: 'pending', roundAttempts: 0, nextAttemptAt: now, leaseToken: null, updatedAt: now })
-        .where(
-          and(
-            eq(webhookDeliveries.companyId, companyId),
-            eq(webhookDeliveries.endpointId, endpoint.id),
-            eq(webhookDeliveries.status, 'failed'),
-            gte(webhookDeliveries.eventCreatedAt, since),
-          ),
-        )
-        .returning({ id: webhookDeliveries.id });
-      if (rows.length > 0) await notifyWorkers(tx);
-      return { retried: rows.length };
+      const retried = await repo.retryFailedDeliveries(tx, { companyId, endpointId: endpoint.id, since, now });
+      if (retried > 0) await repo.notifyWorkers(tx);
+      return { retried };
     });
   }
 
@@ -224,15 +175,16 @@ export function createDeliveryService({ db, clock, endpoints, runner }: Delivery
     };
     await db.orm.transaction(async (tx) => {
       await recordOutbound(tx, { id: eventId, companyId, event: TEST_EVENT, data: payload.data, dispatchedAt: now });
-      await tx.insert(webhookDeliveries).values({
-        ...delivery,
-        status: 'pending',
+      await repo.insertClaimedTestDelivery(tx, {
+        id: delivery.id,
+        companyId,
+        endpointId: endpoint.id,
+        eventId,
+        event: TEST_EVENT,
         leaseToken: token,
         // If this process dies mid-send, a worker finds the test due after the longest attempt.
-        nextAttemptAt: new Date(now.getTime() + 60_000),
-        eventCreatedAt: now,
-        createdAt: now,
-        updatedAt: now,
+        retryAt: new Date(now.getTime() + 60_000),
+        now,
       });
     });
     return runner.run(
@@ -253,18 +205,7 @@ export function createDeliveryService({ db, clock, endpoints, runner }: Delivery
 
   /** Deletes attempts, settled deliveries and dispatched events older than the retention (the scheduled job). */
   async function prune(now = clock.now()) {
-    const cutoff = new Date(now.getTime() - RETENTION_DAYS * DAY_MS).toISOString();
-    const count = async (query: SQL) => {
-      const result = (await db.orm.execute(query)) as unknown as { rowCount?: number; affectedRows?: number; rows: unknown[] };
-      return Number(result.rowCount ?? result.affectedRows ?? 0);
-    };
-    const attempts = await count(sql`DELETE FROM webhook_attempts WHERE started_at < ${cutoff}::timestamptz`);
-    const deliveries = await count(
-      sql`DELETE FROM webhook_deliveries WHERE status <> 'pending' AND updated_at < ${cutoff}::timestamptz`,
-    );
-    const events = await count(sql`DELETE FROM outbox_events o WHERE o.dispatched_at < ${cutoff}::timestamptz
-      AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = o.id AND d.status = 'pending')`);
-    return { attempts, deliveries, events };
+    return repo.pruneDeliveryLog(db.orm, new Date(now.getTime() - RETENTION_DAYS * DAY_MS));
   }
 
   return { listDeliveries, getDelivery, redeliver, retryFailedSince, sendTest, prune };
