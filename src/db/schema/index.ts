@@ -10,3 +10,4 @@ export * from './sales-agent.ts';
 export * from './register.ts';
 export * from './invoicing.ts';
 export * from './arca.ts';
+export * from './ids.ts';
