@@ -60,7 +60,7 @@ BEGIN
     -- The last number of the run of used numbers that starts at v_used: continue after it.
     EXECUTE format(
       'SELECT min(t.id) FROM %1$I t WHERE t.company_id = $1 AND t.id >= $2
-         AND NOT EXISTS (SELECT 1 FROM %1$I u WHERE u.company_id = $1 AND u.id = t.id + 1)', p_kind)
+         AND NOT EXISTS (SELECT 1 FROM %1$I u WHERE u.company_id = $1 AND u.id = t.id::bigint + 1)', p_kind)
       INTO v_used USING p_company, v_used;
     UPDATE company_id_counters c SET next_id = v_used::bigint + 1
       WHERE c.company_id = p_company AND c.kind = p_kind;
