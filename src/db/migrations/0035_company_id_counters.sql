@@ -75,7 +75,7 @@ CREATE FUNCTION return_company_ids(p_company integer, p_kind text, p_from intege
   LANGUAGE sql VOLATILE
 AS $$
   UPDATE company_id_counters SET next_id = p_from
-    WHERE company_id = p_company AND kind = p_kind AND next_id = p_to::bigint + 1 AND p_from <= p_to + 1;
+    WHERE company_id = p_company AND kind = p_kind AND next_id = p_to::bigint + 1 AND p_from::bigint <= p_to::bigint + 1;
 $$;
 
 -- A register sale's locks and ids in one round trip (POST /api/v1/sales), replacing 0026's: the

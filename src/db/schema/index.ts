@@ -11,3 +11,4 @@ export * from './register.ts';
 export * from './invoicing.ts';
 export * from './arca.ts';
 export * from './ids.ts';
+export * from './tenancy.ts';
