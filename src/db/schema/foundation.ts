@@ -35,6 +35,8 @@ export const users = pgTable('users', {
   displayName: text('display_name'),
   disabledAt: tstz('disabled_at'),
   createdAt: tstz('created_at').notNull().defaultNow(),
+  /** The company chosen last (migration 0037): where a person with several companies lands. */
+  lastCompanyId: integer('last_company_id'),
 });
 
 export const superadmins = pgTable('superadmins', {

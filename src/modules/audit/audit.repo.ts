@@ -8,6 +8,7 @@ export type AuditAction =
   | 'auth.login'
   | 'auth.login_failed'
   | 'auth.logout'
+  | 'auth.other_sessions_ended'
   | 'auth.company_selected'
   | 'integration_key.revealed'
   | 'integration_key.rotated'

@@ -197,6 +197,21 @@ export function createAuthService(deps: AuthServiceDeps) {
     });
   }
 
+  /** Ends every other session of the person ("Cerrar las otras sesiones"); answers how many. */
+  async function endOtherSessions(ctx: RequestCtx, session: AuthSession): Promise<number> {
+    return db.orm.transaction(async (tx) => {
+      const ended = await repo.endUserSessions(tx, session.userId, clock.now(), session.sessionId);
+      await recordAudit(tx, {
+        action: 'auth.other_sessions_ended',
+        actor: { userId: session.userId, email: session.email },
+        companyId: null,
+        origin: ctx.origin,
+        details: { kept: session.sessionId, ended },
+      });
+      return ended;
+    });
+  }
+
   /** Makes `companyId` the session's company; only a company the user belongs to (else 404). */
   async function selectCompany(ctx: RequestCtx, session: AuthSession, companyId: number): Promise<void> {
     const { origin } = ctx;
@@ -231,6 +246,7 @@ export function createAuthService(deps: AuthServiceDeps) {
     authenticate,
     refreshIfDue,
     logout,
+    endOtherSessions,
     selectCompany,
     reloadSession,
     listMemberships,

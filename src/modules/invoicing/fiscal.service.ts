@@ -140,8 +140,7 @@ export function createFiscalService({
             details: [{ path: '/cuit', message: '11 digits with a valid check digit' }],
           });
         }
-        if (await repo.cuitTakenByOther(tx, companyId, cuit))
-          throw new AppError('conflict', `CUIT ${cuit} belongs to another company`);
+        if (await repo.cuitTakenByOther(tx, companyId, cuit)) throw new CuitUnavailable();
         await repo.setCompanyCuit(tx, companyId, cuit);
       }
       const current = await repo.findFiscal(tx, companyId, { forUpdate: true });
