@@ -43,8 +43,8 @@ describe('Mi cuenta in a real browser', () => {
       expect(new URL(page.url()).pathname).toBe('/cuenta');
       await page.waitForSelector('#company-choices button');
       await expect(page.locator('#company-choices button').allTextContents()).resolves.toEqual([
-        expect.stringContaining('Kiosco El Rayo'),
-        expect.stringContaining('Almacén Doña Rosa'),
+        'Almacén Doña Rosa (administración)',
+        'Kiosco El Rayo (caja)',
       ]);
       await page.screenshot({ path: `${SHOTS}/cuenta-elegir-${name}.png`, fullPage: true });
 
