@@ -9,6 +9,7 @@ import { type AssetCatalog, loadAssets } from './http/assets.ts';
 import { handleFrameworkError, registerErrorHandling } from './http/error-handler.ts';
 import { registerRequestContext } from './http/request-context.ts';
 import { registerRoutes } from './http/routes.ts';
+import { securityHeaders } from './http/security-headers.ts';
 import { enforceSurfaces, type RouteSurface } from './http/surfaces.ts';
 import { registerDrainHeader } from './http/health.routes.ts';
 import { registerRequestMetrics } from './metrics/metrics.routes.ts';
@@ -30,6 +31,7 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** Builds the HTTP application on a container. Never listens: main.ts and tests decide that. */
 export async function buildApp(container: Container, assets?: AssetCatalog): Promise<App> {
+  const security = securityHeaders(container.config.http);
   const app = Fastify({
     loggerInstance: container.logger as FastifyBaseLogger,
     bodyLimit: BODY_LIMIT_BYTES,
@@ -44,14 +46,15 @@ export async function buildApp(container: Container, assets?: AssetCatalog): Pro
     // Scalars in query strings and params are coerced (`?limit=5`); never to arrays (`'array'` turned
     // `events: null` into `[""]`): no query string here takes an array.
     ajv: { customOptions: { allErrors: true, removeAdditional: false, coerceTypes: true, useDefaults: true } },
-    frameworkErrors: handleFrameworkError,
+    // Routing failures answer before any hook runs: they get the same headers here.
+    frameworkErrors: (err, request, reply) => handleFrameworkError(err, request, reply.headers(security)),
     return503OnClosing: true,
     forceCloseConnections: 'idle',
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.decorate('routeSurfaces', enforceSurfaces(app));
   app.addHook('onRequest', async (request, reply) => {
-    reply.header('x-request-id', request.id);
+    reply.header('x-request-id', request.id).headers(security);
   });
   registerErrorHandling(app);
   registerRequestContext(app);

@@ -1,5 +1,6 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import pg from 'pg';
+import { securityHeaders } from './http/security-headers.ts';
 import { buildApp } from './app.ts';
 import type { App } from './http/app.types.ts';
 import type { Config } from './config.ts';
@@ -62,6 +63,10 @@ export async function startService(container: Container): Promise<RunningService
   let workerUrl: string | null = null;
   if (config.role === 'worker') {
     workerServer = Fastify({ logger: false, return503OnClosing: true, forceCloseConnections: true });
+    const security = securityHeaders(config.http);
+    workerServer.addHook('onRequest', async (_request, reply) => {
+      reply.headers(security);
+    });
     registerErrorHandling(workerServer);
     registerDrainHeader(workerServer, container.readiness);
     registerHealthRoutes(workerServer, container);

@@ -2,6 +2,7 @@ import { ConfigError, loadConfig, loadDotEnv } from './config.ts';
 import { createContainer } from './container.ts';
 import { DataDirInUseError } from './db/client.ts';
 import { describeError, startService, stopOnSignals } from './lifecycle.ts';
+import { deliverDemoBanner } from './modules/demo/demo-credentials.ts';
 import { restartBanner } from './modules/demo/demo.service.ts';
 
 async function main() {
@@ -10,7 +11,7 @@ async function main() {
   const container = await createContainer(config);
   const { logger } = container;
   const running = await startService(container);
-  if (running.demo) process.stdout.write(running.demo.banner);
+  if (running.demo) deliverDemoBanner(running.demo.banner, process.stdout, config.db.dataDir, logger);
   else if (config.demo.seedOnEmpty && config.role !== 'worker') process.stdout.write(restartBanner(config.http.publicBaseUrl));
   logger.info({ role: config.role, db: config.db.kind, url: config.http.publicBaseUrl }, 'mostrador started');
   stopOnSignals(container, running);

@@ -16,24 +16,49 @@ const ID_TABLES = [
 ] as const;
 export type IdTable = (typeof ID_TABLES)[number];
 
+/** The largest id a sender may give (PostgreSQL integer); the company's own numbers stay far below. */
+export const MAX_RECORD_ID = 2_147_483_647;
+
+function assertIdTable(table: string): asserts table is IdTable {
+  if (!ID_TABLES.includes(table as IdTable)) throw new Error(`no id counter for ${table}`);
+}
+
 /**
- * The next free id of a company's records in `table` (ids are the company's own numbers).
- * An advisory lock per (table, company) held to the end of the transaction serialises creators,
- * so two transactions never pick the same number; ids given by senders are simply taken as given.
+ * The company's next own number for a record of `table` (the first of `count` consecutive ones),
+ * from the company's counter row (migration 0035): one short UPDATE … RETURNING, never a scan of
+ * max(id). Numbers a sender already used are skipped, so ids given by integrations never move the
+ * company's own numbering. The counter row stays locked to the end of the transaction: two
+ * transactions never get the same number and a rollback leaves no hole.
  */
-export async function nextId(tx: Conn, table: IdTable, companyId: number): Promise<number> {
-  if (!ID_TABLES.includes(table)) throw new Error(`no id sequence for ${table}`);
-  await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtext(${`ids:${table}`}), ${companyId})`);
-  const [row] = await selectRows<{ next: number }>(
-    tx,
-    sql`SELECT coalesce(max(id), 0)::int + 1 AS next FROM ${sql.identifier(table)} WHERE company_id = ${companyId}`,
-  );
-  return Number(row!.next);
+export async function nextId(tx: Conn, table: IdTable, companyId: number, count = 1): Promise<number> {
+  assertIdTable(table);
+  const [row] = await selectRows<{ first: number }>(tx, sql`SELECT take_company_ids(${companyId}, ${table}, ${count}) AS first`);
+  return Number(row!.first);
+}
+
+/**
+ * A block of up to `max` consecutive numbers taken at once (an import that does not know yet how
+ * many records it creates): `take()` hands them out in order, `finish()` gives the unused end back
+ * to the counter (it is still this transaction's, so nobody took a number after the block).
+ */
+export async function idBlock(tx: Conn, table: IdTable, companyId: number, max: number) {
+  const first = max > 0 ? await nextId(tx, table, companyId, max) : 0;
+  let next = first;
+  return {
+    take(): number {
+      if (next >= first + max) throw new Error(`id block of ${table} exhausted`);
+      return next++;
+    },
+    async finish(): Promise<void> {
+      if (max === 0 || next === first + max) return;
+      await tx.execute(sql`SELECT return_company_ids(${companyId}, ${table}, ${next}, ${first + max - 1})`);
+    },
+  };
 }
 
 /**
  * The id for a new record: the sender's own number when given (refused when that company already
- * used it, naming the record), otherwise the next free one.
+ * used it, naming the record), otherwise the company's next own number.
  */
 export async function assignId(
   tx: Conn,
@@ -43,40 +68,20 @@ export async function assignId(
   label: string,
 ): Promise<number> {
   if (given === undefined) return nextId(tx, table, companyId);
-  const taken = await selectRows(
-    tx,
-    sql`SELECT 1 FROM ${sql.identifier(table)} WHERE company_id = ${companyId} AND id = ${given}`,
-  );
-  if (taken.length > 0) throw new AppError('invalid_state', `${label} ${given} already exists`);
+  assertIdTable(table);
+  await assertIdFree(tx, table, companyId, given, label);
   return given;
 }
 
-/** Takes nextId's locks of several tables, in the order given, in one statement. */
-export async function lockIds(tx: Conn, tables: IdTable[], companyId: number): Promise<void> {
-  for (const table of tables) if (!ID_TABLES.includes(table)) throw new Error(`no id sequence for ${table}`);
-  await tx.execute(
-    sql`SELECT ${sql.join(
-      tables.map((t) => sql`pg_advisory_xact_lock(hashtext(${`ids:${t}`}), ${companyId})`),
-      sql`, `,
-    )}`,
-  );
+/** Refuses a sender's id that the company already used for a record of `table`, naming it. */
+export async function assertIdFree(tx: Conn, table: IdTable, companyId: number, id: number, label: string) {
+  const taken = await selectRows(tx, sql`SELECT 1 FROM ${sql.identifier(table)} WHERE company_id = ${companyId} AND id = ${id}`);
+  if (taken.length > 0) throw idTakenError(label, id);
 }
 
-/**
- * The next free ids of several tables whose locks this transaction holds (lockIds), read in one
- * statement after the locks were granted (a later statement: it sees every earlier commit).
- */
-export async function readNextIds(tx: Conn, tables: IdTable[], companyId: number): Promise<number[]> {
-  for (const table of tables) if (!ID_TABLES.includes(table)) throw new Error(`no id sequence for ${table}`);
-  const [row] = await selectRows<Record<string, number>>(
-    tx,
-    sql`SELECT ${sql.join(
-      tables.map(
-        (t, n) =>
-          sql`(SELECT coalesce(max(id), 0)::int + 1 FROM ${sql.identifier(t)} WHERE company_id = ${companyId}) AS ${sql.identifier(`n${n}`)}`,
-      ),
-      sql`, `,
-    )}`,
-  );
-  return tables.map((_, n) => Number(row![`n${n}`]));
+/** The 422 for a sender's id that collides with one the company already used. */
+export function idTakenError(label: string, id: number): AppError {
+  return new AppError('invalid_state', `${label} ${id} already exists`, {
+    details: [{ path: 'id', message: `${label} ${id} already exists in this company` }],
+  });
 }

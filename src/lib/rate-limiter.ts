@@ -11,6 +11,8 @@ export interface RateDecision {
 
 export interface RateLimiter {
   hit(key: string): Promise<RateDecision>;
+  /** Takes back one earlier hit of the window (an attempt that turned out not to count). */
+  release(key: string): Promise<void>;
   reset(key: string): Promise<void>;
 }
 
@@ -45,6 +47,12 @@ export function createRateLimiter({ limit, windowMs, clock, maxKeys = 100_000 }:
       }
       window.count += 1;
       return decide(limit, window.count, window.startedAt + windowMs, now);
+    },
+    async release(key) {
+      const window = windows.get(key);
+      if (!window) return;
+      window.count -= 1;
+      if (window.count <= 0) windows.delete(key);
     },
     async reset(key) {
       windows.delete(key);
@@ -82,6 +90,13 @@ export function createSharedRateLimiter({ db, name, limit, windowMs, clock }: Sh
         [rowKey(key), now.toISOString(), windowMs],
       );
       return decide(limit, Number(row!.hits), Number(row!.ends_ms), now.getTime());
+    },
+    async release(key) {
+      await db.query(
+        `WITH gone AS (DELETE FROM rate_limit_windows WHERE key = $1 AND hits = 1 RETURNING 1)
+         UPDATE rate_limit_windows SET hits = hits - 1 WHERE key = $1 AND hits > 1`,
+        [rowKey(key)],
+      );
     },
     async reset(key) {
       await db.query('DELETE FROM rate_limit_windows WHERE key = $1', [rowKey(key)]);

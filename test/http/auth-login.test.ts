@@ -169,17 +169,31 @@ describe('login rate limits', () => {
   const attempt = (email: string, password: string, ip: string) =>
     t.app.inject({ method: 'POST', url: '/api/auth/login', remoteAddress: ip, payload: { email, password } });
 
-  it('limits attempts per account (429 with Retry-After, even with the right password) until the window ends', async () => {
+  it('limits failures per account and client (429 with Retry-After, even with the right password from that client) until the window ends', async () => {
     const user = await makeUser(t.container);
-    for (const ip of ['10.0.0.1', '10.0.0.2', '10.0.0.3'])
-      expect((await attempt(user.email, 'wrong-password', ip)).statusCode).toBe(401);
-    const limited = await attempt(user.email, user.password, '10.0.0.4');
+    for (let i = 0; i < 3; i++) expect((await attempt(user.email, 'wrong-password', '10.0.0.1')).statusCode).toBe(401);
+    const limited = await attempt(user.email, user.password, '10.0.0.1');
     expect(limited.statusCode).toBe(429);
     expect(limited.json()).toEqual({ error: 'too many login attempts; try again later', code: 'rate_limited' });
     expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
     expect(Number(limited.headers['retry-after'])).toBeLessThanOrEqual(600);
     limitClock.advance(601_000);
-    expect((await attempt(user.email, user.password, '10.0.0.5')).statusCode).toBe(200);
+    expect((await attempt(user.email, user.password, '10.0.0.1')).statusCode).toBe(200);
+  });
+
+  it('a flood against one account from other addresses slows them and never refuses the owner’s right password', async () => {
+    const owner = await makeUser(t.container);
+    for (const ip of ['10.0.3.1', '10.0.3.2', '10.0.3.3']) {
+      for (let i = 0; i < 3; i++) expect((await attempt(owner.email, 'wrong-password', ip)).statusCode).toBe(401);
+      expect((await attempt(owner.email, 'wrong-password', ip)).statusCode).toBe(429);
+      expect((await attempt(owner.email, owner.password, ip)).statusCode).toBe(429);
+    }
+    expect((await attempt(owner.email, owner.password, '10.0.3.9')).statusCode).toBe(200);
+  });
+
+  it('a client’s successful logins never count against it', async () => {
+    const user = await makeUser(t.container);
+    for (let i = 0; i < 10; i++) expect((await attempt(user.email, user.password, '10.0.4.1')).statusCode).toBe(200);
   });
 
   it('limits attempts per client across accounts', async () => {

@@ -193,7 +193,7 @@ describe('a user in several companies', () => {
   });
   afterAll(() => t.close());
 
-  it('starts in a company where they are admin, can switch, and the role follows the company', async () => {
+  it('with several companies starts in none (never "admin first"), picks one, can switch, and the role follows the company', async () => {
     const shopA = await makeCompany(t.container, { name: 'A Cafetería' });
     const shopB = await makeCompany(t.container, { name: 'B Librería' });
     const user = await makeUser(t.container, { companyId: shopA.id, role: 'cashier' });
@@ -202,8 +202,11 @@ describe('a user in several companies', () => {
     const headers = { cookie, ...SAME_ORIGIN };
 
     const me = (await t.app.inject({ url: '/api/auth/me', headers })).json();
-    expect(me.company).toEqual({ id: shopB.id, name: 'B Librería', role: 'admin' });
+    expect(me.company).toBeNull();
     expect(me.companies.map((c: { id: number }) => c.id)).toEqual([shopA.id, shopB.id]);
+    expect((await t.app.inject({ url: '/api/settings/integrations', headers })).statusCode).toBe(403);
+    const picked = await t.app.inject({ method: 'POST', url: '/api/auth/company', headers, payload: { company_id: shopB.id } });
+    expect(picked.json().company).toEqual({ id: shopB.id, name: 'B Librería', role: 'admin' });
     expect((await t.app.inject({ url: '/api/settings/integrations', headers })).json().company.id).toBe(shopB.id);
 
     const switched = await t.app.inject({ method: 'POST', url: '/api/auth/company', headers, payload: { company_id: shopA.id } });

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -30,9 +30,17 @@ describe('service process', () => {
     const url = await listeningUrl(first);
     expect((await fetch(`${url}/healthz`)).status).toBe(200);
     expect((await fetch(`${url}/readyz`)).status).toBe(200);
-    const banner = first.stdout.join('');
+    // Not a terminal: the credentials go to a 0600 file and the log names only its path.
+    const file = join(dataDir, 'demo-credentials.txt');
+    const banner = readFileSync(file, 'utf8');
     expect(banner).toContain('Almacén Don Tito');
     expect(banner).toMatch(/Token del escáner\s+mos_scn_/);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    const output = first.stdout.join('') + first.stderr.join('');
+    expect(output).toContain(file);
+    const secrets = [...banner.matchAll(/(mos_[a-z]+_[A-Za-z0-9_-]+)|\.demo \/ (\S+)/g)].map((m) => m[1] ?? m[2]!);
+    expect(secrets.length).toBeGreaterThanOrEqual(5);
+    for (const secret of secrets) expect(output).not.toContain(secret);
 
     if (!database) {
       // A second process on the same embedded data directory is refused, and the directory is untouched.

@@ -35,6 +35,8 @@ export const users = pgTable('users', {
   displayName: text('display_name'),
   disabledAt: tstz('disabled_at'),
   createdAt: tstz('created_at').notNull().defaultNow(),
+  /** The company chosen last (migration 0037): where a person with several companies lands. */
+  lastCompanyId: integer('last_company_id'),
 });
 
 export const superadmins = pgTable('superadmins', {
@@ -42,12 +44,15 @@ export const superadmins = pgTable('superadmins', {
   createdAt: tstz('created_at').notNull().defaultNow(),
 });
 
+/** A person's role in a company (memberships.role). */
+export type MembershipRole = 'admin' | 'cashier';
+
 export const memberships = pgTable(
   'memberships',
   {
     companyId: integer('company_id').notNull(),
     userId: integer('user_id').notNull(),
-    role: text('role').$type<'admin' | 'cashier'>().notNull(),
+    role: text('role').$type<MembershipRole>().notNull(),
     createdAt: tstz('created_at').notNull().defaultNow(),
     disabledAt: tstz('disabled_at'),
   },

@@ -10,3 +10,5 @@ export * from './sales-agent.ts';
 export * from './register.ts';
 export * from './invoicing.ts';
 export * from './arca.ts';
+export * from './ids.ts';
+export * from './tenancy.ts';

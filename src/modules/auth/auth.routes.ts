@@ -98,6 +98,11 @@ export function registerAccountRoutes(app: App, { auth, users, shell }: AuthRout
     return describeSession(auth, updated ?? session);
   });
 
+  // "Cerrar las otras sesiones" on Mi cuenta: every other device of the person is signed out.
+  app.post('/api/auth/sessions/end-others', { schema: { hide: true } }, async (request) => ({
+    ended_sessions: await auth.endOtherSessions(request.ctx, request.authSession!),
+  }));
+
   app.post('/api/auth/password', { schema: { hide: true, body: PasswordBody } }, async (request) => {
     const { endedSessions } = await users.changeOwnPassword(
       userCtx(request.ctx),

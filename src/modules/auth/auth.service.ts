@@ -69,9 +69,14 @@ export function createAuthService(deps: AuthServiceDeps) {
         ),
       })
     : null;
+  // Lockout that cannot be weaponised (issue 25, docs/cuenta-y-accesos.md): failures count per
+  // (account, client address) and per client address; nothing counts per account alone, so a flood
+  // from elsewhere slows those clients and never refuses the right password from a client that
+  // has not failed. Every attempt takes a hit first (parallel guesses cannot slip between a check
+  // and a count); a success gives the client's hit back and clears its count on that account.
   const windowMs = config.auth.loginWindowSeconds * 1000;
   const perAccount = createRateLimiterFor(db, {
-    name: 'login-account',
+    name: 'login-account-client',
     limit: config.auth.loginLimitPerAccount,
     windowMs,
     clock,
@@ -85,8 +90,11 @@ export function createAuthService(deps: AuthServiceDeps) {
     return new Date(Math.min(now.getTime() + ttlMs, createdAt.getTime() + ABSOLUTE_SESSION_MS));
   }
 
+  const clientKey = (ip: string) => `ip:${ip}`;
+  const pairKey = (ip: string, email: string) => `acct:${email}\u0000ip:${ip}`;
+
   async function checkRate(clientIp: string, email: string) {
-    const decisions = await Promise.all([perClient.hit(`ip:${clientIp}`), perAccount.hit(`acct:${email}`)]);
+    const decisions = await Promise.all([perClient.hit(clientKey(clientIp)), perAccount.hit(pairKey(clientIp, email))]);
     for (const decision of decisions) {
       if (!decision.allowed) {
         throw new AppError('rate_limited', 'too many login attempts; try again later', {
@@ -100,7 +108,8 @@ export function createAuthService(deps: AuthServiceDeps) {
   async function login(ctx: RequestCtx, input: { email: string; password: string }): Promise<IssuedToken> {
     const { origin } = ctx;
     const email = input.email.trim().toLowerCase();
-    await checkRate(origin.ip ?? 'unknown', email);
+    const ip = origin.ip ?? 'unknown';
+    await checkRate(ip, email);
     const user = await users.findUserByEmail(email);
     const matches = await verifyPassword(input.password, user?.passwordHash ?? (await decoy()));
     const reason = failureReason(user, matches);
@@ -109,7 +118,7 @@ export function createAuthService(deps: AuthServiceDeps) {
       await recordAudit(db.orm, { action: 'auth.login_failed', actor, companyId: null, origin, details: { email, reason } });
       throw new AppError('unauthenticated', 'email or password is incorrect');
     }
-    await perAccount.reset(`acct:${email}`);
+    await Promise.all([perAccount.reset(pairKey(ip, email)), perClient.release(clientKey(ip))]);
     return startSession(user, origin);
   }
 
@@ -188,6 +197,21 @@ export function createAuthService(deps: AuthServiceDeps) {
     });
   }
 
+  /** Ends every other session of the person ("Cerrar las otras sesiones"); answers how many. */
+  async function endOtherSessions(ctx: RequestCtx, session: AuthSession): Promise<number> {
+    return db.orm.transaction(async (tx) => {
+      const ended = await repo.endUserSessions(tx, session.userId, clock.now(), session.sessionId);
+      await recordAudit(tx, {
+        action: 'auth.other_sessions_ended',
+        actor: { userId: session.userId, email: session.email },
+        companyId: null,
+        origin: ctx.origin,
+        details: { kept: session.sessionId, ended },
+      });
+      return ended;
+    });
+  }
+
   /** Makes `companyId` the session's company; only a company the user belongs to (else 404). */
   async function selectCompany(ctx: RequestCtx, session: AuthSession, companyId: number): Promise<void> {
     const { origin } = ctx;
@@ -222,6 +246,7 @@ export function createAuthService(deps: AuthServiceDeps) {
     authenticate,
     refreshIfDue,
     logout,
+    endOtherSessions,
     selectCompany,
     reloadSession,
     listMemberships,

@@ -1,7 +1,13 @@
 import { and, asc, eq, isNull, lt, or, type SQL, sql } from 'drizzle-orm';
 import { type Conn, selectRows } from '../../db/client.ts';
-import { companies, memberships, type SessionKind, sessions, userIdentities } from '../../db/schema/index.ts';
-import type { MembershipRole } from '../users/users.service.ts';
+import {
+  companies,
+  type MembershipRole,
+  memberships,
+  type SessionKind,
+  sessions,
+  userIdentities,
+} from '../../db/schema/index.ts';
 
 /** A live session with everything a request needs: who, which company, which role. */
 export interface SessionRecord {
@@ -34,8 +40,9 @@ interface SessionRow {
 
 /**
  * The session if it is neither ended nor expired and its user is not disabled. The company is the
- * one chosen in the session while the membership lasts; otherwise the user's first membership,
- * admin ones first (a removed membership never keeps its access).
+ * one chosen in the session while the membership lasts; otherwise the one the person chose last,
+ * or their only company; with several and no choice, none: the person picks (issue 25; never
+ * "admin first", a removed membership never keeps its access).
  */
 async function findLiveSession(conn: Conn, where: SQL, now: Date): Promise<SessionRecord | null> {
   const [row] = await selectRows<SessionRow>(
@@ -46,8 +53,12 @@ async function findLiveSession(conn: Conn, where: SQL, now: Date): Promise<Sessi
         FROM sessions s
         JOIN users u ON u.id = s.user_id
         LEFT JOIN LATERAL (
-          SELECT mm.company_id, mm.role FROM memberships mm WHERE mm.user_id = s.user_id AND mm.disabled_at IS NULL
-          ORDER BY (mm.company_id = s.company_id) DESC NULLS LAST, (mm.role = 'admin') DESC, mm.created_at, mm.company_id
+          SELECT c.company_id, c.role FROM (
+            SELECT mm.company_id, mm.role, count(*) OVER () AS memberships,
+                   (mm.company_id = s.company_id) IS TRUE AS chosen, (mm.company_id = u.last_company_id) IS TRUE AS last
+              FROM memberships mm WHERE mm.user_id = s.user_id AND mm.disabled_at IS NULL
+          ) c WHERE c.chosen OR c.last OR c.memberships = 1
+          ORDER BY c.chosen DESC, c.last DESC
           LIMIT 1
         ) m ON true
         LEFT JOIN companies c ON c.id = m.company_id
@@ -136,8 +147,12 @@ export async function endUserSessions(conn: Conn, userId: number, now: Date, kee
   return ended.length;
 }
 
+/** Makes `companyId` the session's company and the one its person lands on next time. */
 export async function setSessionCompany(conn: Conn, sessionId: string, companyId: number): Promise<void> {
-  await conn.update(sessions).set({ companyId }).where(eq(sessions.id, sessionId));
+  await conn.execute(
+    sql`WITH s AS (UPDATE sessions SET company_id = ${companyId} WHERE id = ${sessionId}::uuid RETURNING user_id)
+        UPDATE users SET last_company_id = ${companyId} FROM s WHERE users.id = s.user_id`,
+  );
 }
 
 /** Sessions ended or expired before `cutoff` are of no further use (the audit log keeps the history). */

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { type Database, selectRows } from '../../db/client.ts';
-import { nextId } from '../../db/ids.ts';
+import { idBlock } from '../../db/ids.ts';
 import type { IvaRate } from '../../db/schema/index.ts';
 import type { CompanyCtx } from '../../http/request-context.ts';
 import { AppError } from '../../lib/errors.ts';
@@ -398,8 +398,9 @@ export function createCatalogImport({ db, clock }: { db: Database; clock: Clock 
         );
         const categories = await repo.categoryIdsByName(tx, ctx.companyId);
         const newCategories: { id: number; name: string }[] = [];
-        let nextCategoryId: number | null = null;
-        let nextProductId: number | null = null;
+        // Own numbers from the company's counters, a block of at most one per row taken on first need.
+        let categoryIds: Awaited<ReturnType<typeof idBlock>> | null = null;
+        let productIds: Awaited<ReturnType<typeof idBlock>> | null = null;
         const seen = new Map<string, number>();
         for (const { line, row, errors } of parsed) {
           if (errors.length > 0) {
@@ -448,8 +449,8 @@ export function createCatalogImport({ db, clock }: { db: Database; clock: Clock 
               const name = lower.get(row.category) ?? row.category.toLowerCase();
               categoryId = categories.get(name);
               if (categoryId === undefined) {
-                nextCategoryId ??= await nextId(tx, 'categories', ctx.companyId);
-                categoryId = nextCategoryId++;
+                categoryIds ??= await idBlock(tx, 'categories', ctx.companyId, valid.length);
+                categoryId = categoryIds.take();
                 newCategories.push({ id: categoryId, name: row.category });
                 categories.set(name, categoryId);
               }
@@ -465,11 +466,13 @@ export function createCatalogImport({ db, clock }: { db: Database; clock: Clock 
             catalogue.update(existing.id, changes);
             result.updated++;
           } else {
-            nextProductId ??= await nextId(tx, 'products', ctx.companyId);
-            catalogue.create(ctx.companyId, nextProductId++, changes, now);
+            productIds ??= await idBlock(tx, 'products', ctx.companyId, valid.length);
+            catalogue.create(ctx.companyId, productIds.take(), changes, now);
             result.created++;
           }
         }
+        await categoryIds?.finish();
+        await productIds?.finish();
         await repo.insertCategories(tx, ctx.companyId, newCategories);
         await repo.insertProducts(tx, catalogue.inserts());
         const updated = await repo.updateProducts(tx, ctx.companyId, catalogue.patches(), now);

@@ -1,4 +1,5 @@
 import type { Database } from '../../db/client.ts';
+import { isUniqueViolation } from '../../db/pg-errors.ts';
 import type { FiscalAuthMode, FiscalCheck, FiscalEnvironment, IvaCondition } from '../../db/schema/index.ts';
 import type { CompanyCtx } from '../../http/request-context.ts';
 import { normalizeCuit } from '../../lib/cuit.ts';
@@ -10,6 +11,7 @@ import { createCsr, describeCertificate, generateKeyPair, keyMatchesCertificate 
 import { ArcaFaultError, ArcaServiceError, ArcaTransportError } from '../arca/errors.ts';
 import type { ArcaAccess, ArcaCredentials } from './arca-access.ts';
 import * as repo from './fiscal.repo.ts';
+import { recordCuitClaim } from '../companies/cuit-claims.repo.ts';
 
 /** The issuer as a printout shows it (printout.ts reads it from here). */
 export interface PrintIssuer {
@@ -65,6 +67,9 @@ function missingOf(row: repo.FiscalRow | null, cuit: string | null, points: numb
 }
 
 export type FiscalService = ReturnType<typeof createFiscalService>;
+
+/** Thrown inside the update's transaction so that it rolls back before the claim is recorded. */
+class CuitUnavailable extends Error {}
 
 export function createFiscalService({
   db,
@@ -133,72 +138,95 @@ export function createFiscalService({
     return { cuit, environment: row.environment, certPem: service.certPem, keyPem: service.keyPem };
   }
 
+  /** The update itself, in one transaction; a CUIT another company has throws CuitUnavailable. */
+  async function updateInTransaction(ctx: CompanyCtx, input: FiscalUpdate) {
+    const { companyId } = ctx;
+    await orm.transaction(async (tx) => {
+      await repo.lockFiscal(tx, companyId);
+      if (input.cuit !== undefined) {
+        const cuit = normalizeCuit(input.cuit);
+        if (!cuit) {
+          throw new AppError('validation_failed', `"${input.cuit}" is not a valid CUIT`, {
+            details: [{ path: '/cuit', message: '11 digits with a valid check digit' }],
+          });
+        }
+        if (await repo.cuitTakenByOther(tx, companyId, cuit)) throw new CuitUnavailable();
+        await repo.setCompanyCuit(tx, companyId, cuit);
+      }
+      const current = await repo.findFiscal(tx, companyId, { forUpdate: true });
+      if (input.points_of_sale !== undefined) {
+        const numbers = [...new Set(input.points_of_sale)].sort((a, b) => a - b);
+        const known = new Map((await repo.listPointsOfSale(tx, companyId)).map((p) => [p.number, p]));
+        await repo.replacePointsOfSale(
+          tx,
+          companyId,
+          numbers.map((n) => ({
+            number: n,
+            emissionType: known.get(n)?.emissionType ?? null,
+            blocked: known.get(n)?.blocked ?? false,
+          })),
+        );
+      }
+      const points = (await repo.listPointsOfSale(tx, companyId)).map((p) => p.number);
+      const defaultPoint =
+        input.default_point_of_sale === undefined ? (current?.defaultPointOfSale ?? null) : input.default_point_of_sale;
+      if (defaultPoint !== null && !points.includes(defaultPoint)) {
+        throw new AppError(
+          'validation_failed',
+          `point of sale ${defaultPoint} is not one of the company's (${points.join(', ') || 'none'})`,
+          {
+            details: [{ path: '/default_point_of_sale', message: 'one of points_of_sale' }],
+          },
+        );
+      }
+      if (input.activity_start && !/^\d{4}-\d{2}-\d{2}$/.test(input.activity_start)) {
+        throw new AppError('validation_failed', 'activity_start must be yyyy-mm-dd', {
+          details: [{ path: '/activity_start', message: 'yyyy-mm-dd' }],
+        });
+      }
+      const patch: repo.FiscalPatch = {};
+      if (input.iva_condition !== undefined) patch.ivaCondition = input.iva_condition;
+      if (input.legal_name !== undefined) patch.legalName = input.legal_name?.trim() || null;
+      if (input.address !== undefined) patch.address = input.address?.trim() || null;
+      if (input.gross_income !== undefined) patch.grossIncome = input.gross_income?.trim() || null;
+      if (input.activity_start !== undefined) patch.activityStart = input.activity_start || null;
+      if (input.auth_mode !== undefined) patch.authMode = input.auth_mode;
+      if (input.environment !== undefined) patch.environment = input.environment;
+      patch.defaultPointOfSale = defaultPoint ?? points[0] ?? null;
+      await repo.upsertFiscal(tx, companyId, patch, clock.now());
+      const { cuit, ...rest } = input;
+      await recordAudit(tx, {
+        action: 'fiscal.updated',
+        ...auditBy(ctx),
+        details: { ...rest, ...(cuit !== undefined ? { cuit: normalizeCuit(cuit) } : {}) },
+      });
+    });
+  }
+
+  /** Refuses a CUIT another company has without naming it, and leaves the claim for the operator. */
+  async function refuseCuit(ctx: CompanyCtx, cuit: string): Promise<never> {
+    const userId = ctx.actor.kind === 'user' ? ctx.actor.userId : null;
+    await orm.transaction(async (tx) => {
+      await recordCuitClaim(tx, ctx.companyId, cuit, userId, clock.now());
+      await recordAudit(tx, { action: 'fiscal.cuit_unavailable', ...auditBy(ctx), details: { cuit } });
+    });
+    throw new AppError('cuit_unavailable', `CUIT ${cuit} cannot be used in this company; write to support`, {
+      details: [{ path: '/cuit', message: 'unavailable' }],
+    });
+  }
+
   return {
     get: setupWire,
 
     async update(ctx: CompanyCtx, input: FiscalUpdate) {
       const { companyId } = ctx;
-      await orm.transaction(async (tx) => {
-        await repo.lockFiscal(tx, companyId);
-        if (input.cuit !== undefined) {
-          const cuit = normalizeCuit(input.cuit);
-          if (!cuit) {
-            throw new AppError('validation_failed', `"${input.cuit}" is not a valid CUIT`, {
-              details: [{ path: '/cuit', message: '11 digits with a valid check digit' }],
-            });
-          }
-          if (await repo.cuitTakenByOther(tx, companyId, cuit))
-            throw new AppError('conflict', `CUIT ${cuit} belongs to another company`);
-          await repo.setCompanyCuit(tx, companyId, cuit);
-        }
-        const current = await repo.findFiscal(tx, companyId, { forUpdate: true });
-        if (input.points_of_sale !== undefined) {
-          const numbers = [...new Set(input.points_of_sale)].sort((a, b) => a - b);
-          const known = new Map((await repo.listPointsOfSale(tx, companyId)).map((p) => [p.number, p]));
-          await repo.replacePointsOfSale(
-            tx,
-            companyId,
-            numbers.map((n) => ({
-              number: n,
-              emissionType: known.get(n)?.emissionType ?? null,
-              blocked: known.get(n)?.blocked ?? false,
-            })),
-          );
-        }
-        const points = (await repo.listPointsOfSale(tx, companyId)).map((p) => p.number);
-        const defaultPoint =
-          input.default_point_of_sale === undefined ? (current?.defaultPointOfSale ?? null) : input.default_point_of_sale;
-        if (defaultPoint !== null && !points.includes(defaultPoint)) {
-          throw new AppError(
-            'validation_failed',
-            `point of sale ${defaultPoint} is not one of the company's (${points.join(', ') || 'none'})`,
-            {
-              details: [{ path: '/default_point_of_sale', message: 'one of points_of_sale' }],
-            },
-          );
-        }
-        if (input.activity_start && !/^\d{4}-\d{2}-\d{2}$/.test(input.activity_start)) {
-          throw new AppError('validation_failed', 'activity_start must be yyyy-mm-dd', {
-            details: [{ path: '/activity_start', message: 'yyyy-mm-dd' }],
-          });
-        }
-        const patch: repo.FiscalPatch = {};
-        if (input.iva_condition !== undefined) patch.ivaCondition = input.iva_condition;
-        if (input.legal_name !== undefined) patch.legalName = input.legal_name?.trim() || null;
-        if (input.address !== undefined) patch.address = input.address?.trim() || null;
-        if (input.gross_income !== undefined) patch.grossIncome = input.gross_income?.trim() || null;
-        if (input.activity_start !== undefined) patch.activityStart = input.activity_start || null;
-        if (input.auth_mode !== undefined) patch.authMode = input.auth_mode;
-        if (input.environment !== undefined) patch.environment = input.environment;
-        patch.defaultPointOfSale = defaultPoint ?? points[0] ?? null;
-        await repo.upsertFiscal(tx, companyId, patch, clock.now());
-        const { cuit, ...rest } = input;
-        await recordAudit(tx, {
-          action: 'fiscal.updated',
-          ...auditBy(ctx),
-          details: { ...rest, ...(cuit !== undefined ? { cuit: normalizeCuit(cuit) } : {}) },
-        });
-      });
+      try {
+        await updateInTransaction(ctx, input);
+      } catch (err) {
+        const cuit = input.cuit === undefined ? null : normalizeCuit(input.cuit);
+        if (!cuit || !(err instanceof CuitUnavailable || isUniqueViolation(err))) throw err;
+        await refuseCuit(ctx, cuit);
+      }
       return setupWire(companyId);
     },
 

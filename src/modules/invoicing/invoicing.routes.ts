@@ -38,8 +38,8 @@ const ISSUE_ERRORS = errorResponses({
 const ADMIN_ERRORS = errorResponses({
   401: 'No session',
   403: 'Admins of the company only, with a session',
-  409: 'The CUIT belongs to another company',
-  422: 'Invalid input',
+  409: 'A concurrent change conflicted',
+  422: 'Invalid input, or a CUIT that cannot be used in this company (code cuit_unavailable)',
 });
 
 /**

@@ -511,15 +511,15 @@ export async function findSellingPoint(conn: Conn, companyId: number, boxId: num
 }
 
 /**
- * The locks and ids of a register sale in one call (migration 0026): the company's sales-id lock,
- * the products' rows in id order, the movement-id lock, then the next sale and movement ids read
- * after them. The products as lockForMovements answers them; one that does not exist is refused.
+ * The locks and ids of a register sale in one call (migration 0035): the products' rows in id
+ * order, then the sale number and one movement number per line from the company's counters
+ * (src/db/ids.ts). The products as lockForMovements answers them; one that does not exist is refused.
  */
 export async function lockRegisterSale(conn: Conn, companyId: number, productIds: number[]) {
   const ids = [...new Set(productIds)].sort((a, b) => a - b);
   const rows = await selectRows<{ id: number; stock: string; sku: string | null; next_sale: number; next_movement: number }>(
     conn,
-    sql`SELECT id, stock::text AS stock, sku, next_sale, next_movement FROM lock_register_sale(${companyId}, ${sql.param(ids)}::int[])`,
+    sql`SELECT id, stock::text AS stock, sku, next_sale, next_movement FROM lock_register_sale(${companyId}, ${sql.param(ids)}::int[], ${productIds.length})`,
   );
   const locked: LockedProducts = new Map(rows.map((p) => [Number(p.id), { stock: p.stock, sku: p.sku }]));
   for (const id of ids) if (!locked.has(id)) throw new AppError('invalid_reference', `product ${id} does not exist`);

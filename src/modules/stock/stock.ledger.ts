@@ -422,7 +422,7 @@ export async function applyMovements(
     inputs.map((i) => i.productId),
   );
   if (!options.depositKnown) await assertDepositExists(tx, companyId, inputs[0]!.depositId);
-  const firstId = await nextId(tx, 'movements', companyId);
+  const firstId = await nextId(tx, 'movements', companyId, inputs.length);
   const booked = bookMovements(companyId, locked, firstId, inputs, options);
   await runLedgerStatement(tx, companyId, booked.steps, booked.events, options.causedBy ?? null);
   return booked.results;

@@ -63,6 +63,23 @@ export function registerSuperadminRoutes(app: App, { superadmin, settings, membe
   }));
 
   app.post(
+    '/api/superadmin/companies/:companyId/cuit-claims/:cuit',
+    {
+      schema: {
+        hide: true,
+        params: Type.Object({ ...CompanyParams.properties, cuit: Type.String({ pattern: '^[0-9]{11}$' }) }),
+        body: Type.Object(
+          { action: Type.Union([Type.Literal('move'), Type.Literal('dismiss')]) },
+          { additionalProperties: false },
+        ),
+      },
+    },
+    async (request) => ({
+      company: await superadmin.resolveCuitClaim(request.ctx, request.params.companyId, request.params.cuit, request.body.action),
+    }),
+  );
+
+  app.post(
     '/api/superadmin/companies/:companyId/keys/rotate',
     { schema: { hide: true, params: CompanyParams, body: RotateBody } },
     async (request) => {

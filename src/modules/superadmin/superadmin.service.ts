@@ -3,6 +3,7 @@ import type { RequestCtx } from '../../http/request-context.ts';
 import { AppError } from '../../lib/errors.ts';
 import { auditBy, recordAudit } from '../audit/audit.repo.ts';
 import type { CompanyService, CreateCompanyInput } from '../companies/companies.service.ts';
+import { deleteCuitClaim, listCuitClaims, moveCuit } from '../companies/cuit-claims.repo.ts';
 import * as repo from './superadmin.repo.ts';
 
 export interface CompanyListQuery {
@@ -31,6 +32,8 @@ export interface CompanyDetailWire extends CompanySummaryWire {
   sales_count: number;
   deposits_count: number;
   boxes_count: number;
+  /** CUITs this company asked for that another company has (the operator resolves them). */
+  cuit_claims: { cuit: string; claimed_at: string; holder: { id: number; name: string } | null }[];
 }
 
 export type SuperadminService = ReturnType<typeof createSuperadminService>;
@@ -42,14 +45,41 @@ export function createSuperadminService({ db, companies }: { db: Database; compa
   }
 
   async function getCompany(companyId: number): Promise<CompanyDetailWire> {
-    const row = await repo.findCompanyDetail(db.orm, companyId);
+    const [row, claims] = await Promise.all([repo.findCompanyDetail(db.orm, companyId), listCuitClaims(db.orm, companyId)]);
     if (!row) throw new AppError('not_found', `company ${companyId} not found`);
     return {
       ...toWire(row),
       sales_count: Number(row.sales_count),
       deposits_count: Number(row.deposits_count),
       boxes_count: Number(row.boxes_count),
+      cuit_claims: claims.map((c) => ({
+        cuit: c.cuit,
+        claimed_at: new Date(c.claimed_at).toISOString(),
+        holder: c.holder_id === null ? null : { id: Number(c.holder_id), name: c.holder_name! },
+      })),
     };
+  }
+
+  /**
+   * Resolves a company's claim of a CUIT: 'move' gives it the CUIT (the company that had it loses
+   * it), 'dismiss' drops the claim. Both audited in each company concerned.
+   */
+  async function resolveCuitClaim(ctx: RequestCtx, companyId: number, cuit: string, action: 'move' | 'dismiss') {
+    await db.orm.transaction(async (tx) => {
+      if (!(await deleteCuitClaim(tx, companyId, cuit)))
+        throw new AppError('not_found', `no claim of CUIT ${cuit} in company ${companyId}`);
+      const by = auditBy(ctx);
+      if (action === 'dismiss') {
+        await recordAudit(tx, { action: 'company.cuit_claim_dismissed', ...by, companyId, details: { cuit } });
+        return;
+      }
+      const previous = await moveCuit(tx, companyId, cuit);
+      await recordAudit(tx, { action: 'company.cuit_moved', ...by, companyId, details: { cuit, assigned: true } });
+      if (previous !== null) {
+        await recordAudit(tx, { action: 'company.cuit_moved', ...by, companyId: previous, details: { cuit, removed: true } });
+      }
+    });
+    return getCompany(companyId);
   }
 
   /** Creates a company (deposit, box, secrets) and audits it in one transaction; the secrets are returned once. */
@@ -66,7 +96,7 @@ export function createSuperadminService({ db, companies }: { db: Database; compa
     });
   }
 
-  return { listCompanies, getCompany, createCompany };
+  return { listCompanies, getCompany, createCompany, resolveCuitClaim };
 }
 
 function toWire(row: repo.CompanyRow): CompanySummaryWire {

@@ -14,6 +14,37 @@ const ROLE: Record<string, string> = { admin: 'administración', cashier: 'caja'
 function Account({ user, company, companies, session, min_password: minPassword }: AccountData) {
   const [busy, setBusy] = useState(false);
   const [notice, say] = useNotice();
+  const [sessionsNotice, saySessions] = useNotice();
+  const [ending, setEnding] = useState(false);
+  const [choosing, setChoosing] = useState<number | null>(null);
+  const choose = async (companyId: number) => {
+    setChoosing(companyId);
+    try {
+      await api('POST', '/api/auth/company', { body: { company_id: companyId } });
+      location.assign('/');
+    } catch (err) {
+      saySessions('error', errorText(err));
+      setChoosing(null);
+    }
+  };
+  const endOthers = async () => {
+    setEnding(true);
+    try {
+      const { ended_sessions: ended } = await api<{ ended_sessions: number }>('POST', '/api/auth/sessions/end-others');
+      saySessions(
+        'ok',
+        ended === 0
+          ? 'No tenías otras sesiones abiertas.'
+          : ended === 1
+            ? 'Cerramos tu otra sesión abierta.'
+            : `Cerramos tus otras ${ended} sesiones abiertas.`,
+      );
+    } catch (err) {
+      saySessions('error', errorText(err));
+    } finally {
+      setEnding(false);
+    }
+  };
   const submit = async (e: Event) => {
     e.preventDefault();
     const form = e.currentTarget as HTMLFormElement;
@@ -43,6 +74,20 @@ function Account({ user, company, companies, session, min_password: minPassword 
   return (
     <>
       <PageTitle>Mi cuenta</PageTitle>
+      {!company && companies.length > 0 ? (
+        <Card title="Elegí con qué empresa trabajar">
+          <p class="muted">Tenés acceso a más de una empresa. La que elijas queda para la próxima vez que ingreses.</p>
+          <ul class="choices" id="company-choices">
+            {companies.map((c) => (
+              <li key={c.id}>
+                <BusyButton busy={choosing === c.id} onClick={() => void choose(c.id)}>
+                  {c.name} ({ROLE[c.role] ?? c.role})
+                </BusyButton>
+              </li>
+            ))}
+          </ul>
+        </Card>
+      ) : null}
       <Card title="Tus datos">
         <dl class="facts">
           <dt>Nombre</dt>
@@ -61,7 +106,7 @@ function Account({ user, company, companies, session, min_password: minPassword 
           <dd>Vence el {formatDateTime(session.expires_at)} si no la usás</dd>
         </dl>
         {companies.length > 1 ? <p class="hint muted">Cambiás de empresa con el selector de arriba.</p> : null}
-        {!company && !user.is_superadmin ? (
+        {!company && companies.length === 0 && !user.is_superadmin ? (
           <p class="notice">Tu usuario no tiene acceso a ninguna empresa. Pedíselo a quien administra Mostrador en tu negocio.</p>
         ) : null}
         {company?.role === 'cashier' ? (
@@ -70,6 +115,16 @@ function Account({ user, company, companies, session, min_password: minPassword 
             integraciones de tu negocio.
           </p>
         ) : null}
+      </Card>
+      <Card title="Sesiones">
+        <Notice notice={sessionsNotice} id="sessions-message" />
+        <p class="muted">
+          Si ingresaste en otra compu o en un celular que ya no usás, o creés que alguien más entró con tu usuario, cerrá las
+          otras sesiones: esta queda abierta.
+        </p>
+        <BusyButton busy={ending} id="end-other-sessions" onClick={() => void endOthers()}>
+          Cerrar las otras sesiones
+        </BusyButton>
       </Card>
       <Card title="Cambiar la contraseña">
         <Notice notice={notice} id="password-message" />

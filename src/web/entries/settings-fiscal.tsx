@@ -35,7 +35,7 @@ interface Setup {
 }
 
 const MESSAGES = {
-  conflict: 'Ese CUIT ya es de otra empresa de Mostrador.',
+  cuit_unavailable: 'Ese CUIT no se puede usar en esta empresa; escribinos a soporte.',
   validation_failed: (body: { error?: string }) => `Revisá los datos: ${body.error ?? ''}`,
 };
 

@@ -53,6 +53,29 @@ function Company({ company, members, audit }: CompanyData) {
     }
   };
 
+  const [claims, setClaims] = useState(company.cuit_claims);
+  const [cuit, setCuit] = useState(company.cuit);
+  const resolve = async (claimed: string, action: 'move' | 'dismiss') => {
+    const question =
+      action === 'move'
+        ? `${company.name} pasa a tener el CUIT ${formatCuit(claimed)}; la empresa que lo tiene hoy lo pierde.`
+        : `Se descarta el pedido del CUIT ${formatCuit(claimed)}; ${company.name} sigue sin él.`;
+    if (!(await ask(question, { confirmLabel: action === 'move' ? 'Pasar el CUIT' : 'Descartar', danger: action === 'move' })))
+      return;
+    setBusy(`claim-${claimed}`);
+    try {
+      const next = await api<{ company: CompanyDetailWire }>('POST', `${base}/cuit-claims/${claimed}`, { body: { action } });
+      setClaims(next.company.cuit_claims);
+      setCuit(next.company.cuit);
+      say('ok', action === 'move' ? `Listo: el CUIT ${formatCuit(claimed)} ahora es de ${company.name}.` : 'Pedido descartado.');
+      setVersion((v) => v + 1);
+    } catch (err) {
+      say('error', errorText(err));
+    } finally {
+      setBusy(null);
+    }
+  };
+
   return (
     <>
       <p>
@@ -64,13 +87,45 @@ function Company({ company, members, audit }: CompanyData) {
           <dt>Número</dt>
           <dd>{company.id}</dd>
           <dt>CUIT</dt>
-          <dd>{company.cuit ? formatCuit(company.cuit) : 'Sin CUIT'}</dd>
+          <dd>{cuit ? formatCuit(cuit) : 'Sin CUIT'}</dd>
           <dt>Zona horaria</dt>
           <dd>{company.timezone}</dd>
           <dt>Alta</dt>
           <dd>{formatDateTime(company.created_at)}</dd>
         </dl>
       </Card>
+      {claims.length > 0 ? (
+        <Card title="CUIT en conflicto">
+          <p class="muted">
+            La empresa quiso cargar un CUIT que ya tiene otra. A ella solo le dijimos que no se puede usar y que escriba a
+            soporte.
+          </p>
+          <ul class="claims" id="cuit-claims">
+            {claims.map((c) => (
+              <li key={c.cuit}>
+                <p>
+                  <strong>{formatCuit(c.cuit)}</strong>, pedido el {formatDateTime(c.claimed_at)}.{' '}
+                  {c.holder ? (
+                    <>
+                      Hoy lo tiene <a href={`/superadmin/companies/${c.holder.id}`}>{c.holder.name}</a> (#{c.holder.id}).
+                    </>
+                  ) : (
+                    'Hoy no lo tiene ninguna empresa.'
+                  )}
+                </p>
+                <div class="row">
+                  <BusyButton busy={busy === `claim-${c.cuit}`} class="danger" onClick={() => void resolve(c.cuit, 'move')}>
+                    Pasarle el CUIT
+                  </BusyButton>
+                  <BusyButton busy={busy === `claim-${c.cuit}`} onClick={() => void resolve(c.cuit, 'dismiss')}>
+                    Descartar el pedido
+                  </BusyButton>
+                </div>
+              </li>
+            ))}
+          </ul>
+        </Card>
+      ) : null}
       <Card title="Qué tiene">
         <div class="stats">
           <Stat label="Personas con acceso" value={company.members_count} />

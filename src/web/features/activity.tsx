@@ -25,6 +25,9 @@ export const AUDIT_LABELS: Record<string, string> = {
   'user.password_reset': 'Contraseña temporal asignada',
   'user.password_set': 'Contraseña cambiada',
   'user.disabled': 'Usuario bloqueado',
+  'fiscal.cuit_unavailable': 'CUIT no disponible pedido (lo revisa soporte)',
+  'company.cuit_moved': 'CUIT cambiado por soporte',
+  'company.cuit_claim_dismissed': 'Pedido de CUIT descartado por soporte',
 };
 
 /** Who did it, from where: the email of the person, or the command line. */
