@@ -7,6 +7,7 @@ import type { Container } from './container.ts';
 import type { App } from './http/app.types.ts';
 import { type AssetCatalog, loadAssets } from './http/assets.ts';
 import { handleFrameworkError, registerErrorHandling } from './http/error-handler.ts';
+import { registerInputGuard } from './http/input-guard.ts';
 import { registerRequestContext } from './http/request-context.ts';
 import { registerRoutes } from './http/routes.ts';
 import { enforceSurfaces, type RouteSurface } from './http/surfaces.ts';
@@ -54,6 +55,7 @@ export async function buildApp(container: Container, assets?: AssetCatalog): Pro
     reply.header('x-request-id', request.id);
   });
   registerErrorHandling(app);
+  registerInputGuard(app);
   registerRequestContext(app);
   registerRequestMetrics(app, container.metrics);
   registerDrainHeader(app, container.readiness);
