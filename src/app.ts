@@ -7,6 +7,7 @@ import type { Container } from './container.ts';
 import type { App } from './http/app.types.ts';
 import { type AssetCatalog, loadAssets } from './http/assets.ts';
 import { handleFrameworkError, registerErrorHandling } from './http/error-handler.ts';
+import { registerInputGuard } from './http/input-guard.ts';
 import { registerRequestContext } from './http/request-context.ts';
 import { registerRoutes } from './http/routes.ts';
 import { securityHeaders } from './http/security-headers.ts';
@@ -57,6 +58,7 @@ export async function buildApp(container: Container, assets?: AssetCatalog): Pro
     reply.header('x-request-id', request.id).headers(security);
   });
   registerErrorHandling(app);
+  registerInputGuard(app);
   registerRequestContext(app);
   registerRequestMetrics(app, container.metrics);
   registerDrainHeader(app, container.readiness);

@@ -25,6 +25,11 @@ export function mapPgError(err: unknown): unknown {
     case '22P02':
     case '22003':
     case '23514':
+    // A date or time that does not exist (2025-02-30), and text PostgreSQL cannot store (NUL): the
+    // input guard refuses these first; this is the net under any path it does not see.
+    case '22007':
+    case '22008':
+    case '22021':
       return new AppError('validation_failed', 'a value is out of range or has the wrong format', { cause: err });
     default:
       return err;

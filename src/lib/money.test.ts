@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatArs, fromCents, lineTotalCents, moneyToNumber, toCents, toMilli } from './money.ts';
+import { formatArs, fromCents, lineTotalCents, moneyToNumber, parseAmountText, toCents, toMilli } from './money.ts';
 
 describe('money', () => {
   it.each([
@@ -40,5 +40,20 @@ describe('money', () => {
     expect(formatArs(123456)).toBe('$ 1.234,56');
     expect(formatArs(5)).toBe('$ 0,05');
     expect(formatArs(-100000000)).toBe('-$ 1.000.000,00');
+  });
+});
+
+describe('parseAmountText', () => {
+  it('reads plain decimals and exponents', () => {
+    expect(parseAmountText('1234.5')).toBe(1234.5);
+    expect(parseAmountText(' -0.25 ')).toBe(-0.25);
+    expect(parseAmountText('1e3')).toBe(1000);
+    expect(parseAmountText('.5')).toBe(0.5);
+  });
+  it('refuses what is not a finite amount a column can hold', () => {
+    for (const bad of ['Infinity', '-Infinity', '1e999', 'NaN', '', '1,5', '0x10', '1e12', '-1e12', '12abc']) {
+      expect(parseAmountText(bad), bad).toBeNull();
+    }
+    expect(parseAmountText('999999999999.99')).toBe(999_999_999_999.99);
   });
 });

@@ -66,3 +66,28 @@ export function formatArs(cents: number): string {
   const grouped = whole.replace(/\B(?=(\d{3})+(?!\d))/g, '.');
   return `${negative ? '-' : ''}$ ${grouped},${fraction}`;
 }
+
+/**
+ * The largest magnitude an amount may have: money is numeric(14,2) and quantities numeric(14,3),
+ * so nothing at or above 10^12 can be stored, and below it cents and thousandths stay safe integers.
+ */
+export const AMOUNT_LIMIT = 1e12;
+
+const AMOUNT_TEXT = /^[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?$/;
+
+/**
+ * The one parser of amounts that arrive as text (a JSON string where a number goes, a query value):
+ * a plain decimal, optionally with an exponent. Returns the number, or null when the text is not a
+ * number, is not finite (`Infinity`, `1e999`) or its magnitude is not below AMOUNT_LIMIT.
+ */
+export function parseAmountText(text: string): number | null {
+  const trimmed = text.trim();
+  if (!AMOUNT_TEXT.test(trimmed)) return null;
+  const value = Number(trimmed);
+  return isAmount(value) ? value : null;
+}
+
+/** A number an amount column can hold: finite and of magnitude below AMOUNT_LIMIT. */
+export function isAmount(value: number): boolean {
+  return Number.isFinite(value) && Math.abs(value) < AMOUNT_LIMIT;
+}

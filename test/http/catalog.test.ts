@@ -444,28 +444,33 @@ describe('spreadsheet import and export (/api/v1/products/import, /export)', () 
     const file = [
       'sku;codigo;nombre;precio;categoria',
       `NEW-1;${a};Azúcar 1 kg;1.000;almacén`, // created; the category matches Almacén ignoring case
-      `;${a};Azúcar común 1 kg;;`, // NEW-1, by the barcode the row above gave it
-      `NEW-2;${a};Otro;10;`, // NEW-1 again (by barcode), now NEW-2
+      `;${a};Azúcar común 1 kg;;`, // the barcode of line 2 again: an error naming line 2 (issue 26)
+      `NEW-2;${a};Otro;10;`, // the same
       `OLD-1;${b};Harina 0000;750;Panadería`, // an existing product: new barcode, new category
-      `NEW-3;${b};Otra;20;`, // OLD-1, by the barcode the row above gave it
+      `NEW-3;${b};Otra;20;`, // the barcode of line 5 again
       `;;sal FINA;350;`, // no codes: the only product of that name (case ignored)
-      `KEEP-1;${a};Queso;900;`, // a is product 4's (NEW-2) now: a clash
+      `KEEP-1;;Queso;900;`, // unchanged
+      `KEEP-2;${b};Queso;900;`, // the barcode line 5 gave OLD-1 … and repeated in the file
     ].join('\n');
     const res = await upload(o.headers, file);
-    // The answers a row-by-row import gave (each row read the database after the rows before it).
-    expect(res.json()).toMatchObject({ created: 1, updated: 5, unchanged: 0 });
-    expect(res.json().errors).toEqual([{ line: 8, column: 'codigo', message: `${a} ya es del producto 4 (Otro)` }]);
+    expect(res.json()).toMatchObject({ created: 1, updated: 2, unchanged: 1 });
+    expect(res.json().errors).toEqual([
+      { line: 3, column: 'codigo', message: `repite el código ${a} de la línea 2` },
+      { line: 4, column: 'codigo', message: `repite el código ${a} de la línea 2` },
+      { line: 6, column: 'codigo', message: `repite el código ${b} de la línea 5` },
+      { line: 9, column: 'codigo', message: `repite el código ${b} de la línea 5` },
+    ]);
     const products = await list(o.headers);
     expect(products.map((p) => [p['sku'], p['barcode'], p['name'], p['base_price'], p['category_id']])).toEqual([
-      ['NEW-3', b, 'Otra', 20, null],
+      ['OLD-1', b, 'Harina 0000', 750, 2],
       [null, null, 'sal FINA', 350, null],
       ['KEEP-1', null, 'Queso', 900, null],
-      ['NEW-2', a, 'Otro', 10, null],
+      ['NEW-1', a, 'Azúcar 1 kg', 1000, 1],
     ]);
     const categories = (await t.app.inject({ url: '/api/v1/categories', headers: o.headers })).json().categories;
     expect(categories).toEqual([
-      { id: 1, name: 'Almacén', products: 0 },
-      { id: 2, name: 'Panadería', products: 0 },
+      { id: 1, name: 'Almacén', products: 1 },
+      { id: 2, name: 'Panadería', products: 1 },
     ]);
     // One product.upserted per product the file created or changed, with its state after the file,
     // in the order the file first touched them.
@@ -474,7 +479,7 @@ describe('spreadsheet import and export (/api/v1/products/import, /export)', () 
         WHERE company_id = $1 AND event = 'product.upserted' ORDER BY seq OFFSET $2`,
       [o.company.id, before],
     );
-    expect(upserted.map((e) => e.name)).toEqual(['Otro', 'Otra', 'sal FINA']);
+    expect(upserted.map((e) => e.name)).toEqual(['Azúcar 1 kg', 'Harina 0000', 'sal FINA']);
   });
 
   it('refuses what is not a catalogue: empty file, unknown columns only, wrong content type', async () => {

@@ -365,7 +365,10 @@ describe('inbound events: effects and business rules', () => {
     ])('refuses %s', async (_name, extra, path) => {
       const c = await setup();
       const res = await expectRefused(c, upsert({ id: 23, name: 'X', ...extra }), 'validation_failed', path);
-      expect(res.json().details).toEqual([expect.objectContaining({ path })]);
+      // Every detail names that field (a photo breaks both its standard `uri` format and its http(s) pattern).
+      const details = res.json().details as { path: string }[];
+      expect(details.length).toBeGreaterThan(0);
+      expect(details.map((d) => d.path)).toEqual(details.map(() => path));
     });
   });
 

@@ -16,6 +16,8 @@ import {
   EXPORT_HEADERS,
   formatAmount,
   type ImportField,
+  type SpreadsheetEncoding,
+  unguardCell,
   mapHeaders,
   parseAmount,
   parseBoolean,
@@ -37,7 +39,7 @@ export interface ImportResult {
   unchanged: number;
   errors: ImportError[];
   dry_run: boolean;
-  encoding: 'utf-8' | 'windows-1252';
+  encoding: SpreadsheetEncoding;
   separator: ';' | ',';
   ignored_columns: string[];
 }
@@ -66,7 +68,8 @@ function parseRow(cells: string[], fields: (ImportField | null)[], headers: stri
   const fail = (i: number, message: string) => errors.push({ line, column: headers[i]!, message });
   fields.forEach((field, i) => {
     if (field === null) return;
-    const raw = (cells[i] ?? '').trim();
+    // The export put an apostrophe before text a spreadsheet would run as a formula: take it back.
+    const raw = unguardCell((cells[i] ?? '').trim());
     switch (field) {
       case 'barcode':
         if (raw === '') row.barcode = null;
@@ -408,9 +411,14 @@ export function createCatalogImport({ db, clock }: { db: Database; clock: Clock 
             continue;
           }
           const rowError = (column: string | null, message: string) => result.errors.push({ line, column, message });
-          const key = row.sku ? `sku:${row.sku}` : row.barcode ? `bc:${row.barcode}` : null;
-          if (key && seen.has(key)) {
-            rowError(null, `repite el ${row.sku ? `sku ${row.sku}` : `código ${row.barcode}`} de la línea ${seen.get(key)}`);
+          // A sku or a barcode twice in one file: the second row is an error naming the first one's line.
+          const keys = [row.sku ? `sku:${row.sku}` : null, row.barcode ? `bc:${row.barcode}` : null].filter(
+            (k): k is string => k !== null,
+          );
+          const repeated = keys.find((k) => seen.has(k));
+          if (repeated) {
+            const what = repeated.startsWith('sku:') ? `el sku ${row.sku}` : `el código ${row.barcode}`;
+            rowError(repeated.startsWith('sku:') ? 'sku' : 'codigo', `repite ${what} de la línea ${seen.get(repeated)}`);
             continue;
           }
           let id = row.sku ? catalogue.firstWith('sku', row.sku) : null;
@@ -456,7 +464,7 @@ export function createCatalogImport({ db, clock }: { db: Database; clock: Clock 
               }
             }
           }
-          if (key) seen.set(key, line);
+          for (const k of keys) seen.set(k, line);
           const changes = differences(existing, row, categoryId);
           if (existing && Object.keys(changes).length === 0) {
             result.unchanged++;

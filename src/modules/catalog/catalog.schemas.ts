@@ -215,7 +215,12 @@ export const ImportResult = Type.Object(
       { description: 'Rows skipped, by line of the file (the header is line 1) and column' },
     ),
     dry_run: Type.Boolean(),
-    encoding: Type.Union([Type.Literal('utf-8'), Type.Literal('windows-1252')]),
+    encoding: Type.Union([
+      Type.Literal('utf-8'),
+      Type.Literal('windows-1252'),
+      Type.Literal('utf-16le'),
+      Type.Literal('utf-16be'),
+    ]),
     separator: Type.Union([Type.Literal(';'), Type.Literal(',')]),
     ignored_columns: Type.Array(Type.String()),
   },

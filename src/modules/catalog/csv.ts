@@ -3,15 +3,117 @@
  * and UTF-8 files (with or without BOM, `,` or `;`).
  */
 
-/** UTF-8 (BOM dropped) when the bytes are valid UTF-8, otherwise Windows-1252 (Excel's "CSV"). */
-export function decodeSpreadsheet(bytes: Uint8Array): { text: string; encoding: 'utf-8' | 'windows-1252' } {
-  const hasBom = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
-  const body = hasBom ? bytes.subarray(3) : bytes;
-  try {
-    return { text: new TextDecoder('utf-8', { fatal: true }).decode(body), encoding: 'utf-8' };
-  } catch {
-    return { text: new TextDecoder('windows-1252').decode(body), encoding: 'windows-1252' };
+import iconv from 'iconv-lite';
+import { AppError } from '../../lib/errors.ts';
+
+export type SpreadsheetEncoding = 'utf-8' | 'windows-1252' | 'utf-16le' | 'utf-16be';
+
+/** Bytes Windows-1252 leaves undefined: a file holding one is not Windows-1252. */
+const UNDEFINED_1252 = new Set([0x81, 0x8d, 0x8f, 0x90, 0x9d]);
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+function notText(found: string, line: number | null, hint: string): AppError {
+  const where = line === null ? '' : ` (line ${line})`;
+  return new AppError('validation_failed', `the file is not a text CSV: it looks like ${found}${where}; ${hint}`, {
+    details: [{ path: 'body', message: `encoding: ${found}${line === null ? '' : `; line ${line}`}` }],
+  });
+}
+
+/** What a non-text file is, by its first bytes (the formats people send instead of a CSV). */
+function binaryKind(bytes: Uint8Array): string | null {
+  const starts = (...magic: number[]) => magic.every((b, i) => bytes[i] === b);
+  if (starts(0x50, 0x4b, 0x03, 0x04)) return 'an Excel workbook or another ZIP file (.xlsx)';
+  if (starts(0xd0, 0xcf, 0x11, 0xe0)) return 'an old Excel workbook (.xls)';
+  if (starts(0x25, 0x50, 0x44, 0x46)) return 'a PDF';
+  return null;
+}
+
+/** The 1-based line of a byte offset. */
+function lineAt(bytes: Uint8Array, offset: number): number {
+  let line = 1;
+  for (let i = 0; i < offset; i++) if (bytes[i] === 0x0a) line++;
+  return line;
+}
+
+/** The first line of decoded text holding a control character no spreadsheet has (tab, LF, CR are fine), or null. */
+function controlLine(text: string): number | null {
+  let line = 1;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code === 0x0a) line++;
+    else if ((code < 0x20 && code !== 0x09 && code !== 0x0d) || code === 0x7f) return line;
   }
+  return null;
+}
+
+/**
+ * The text of a spreadsheet and the encoding it was in: UTF-16 with its BOM; UTF-8 (BOM dropped)
+ * when every byte is valid UTF-8; Windows-1252 (Excel's "CSV", decoded with a real table: 0x80 €,
+ * 0x93 “, 0x96 –) when no line is UTF-8. A file mixing UTF-8 lines with others, a byte Windows-1252
+ * leaves undefined, or a control character (a binary file) is refused naming the first bad line.
+ */
+export function decodeSpreadsheet(bytes: Uint8Array): { text: string; encoding: SpreadsheetEncoding } {
+  const kind = binaryKind(bytes);
+  if (kind) throw notText(kind, null, 'save it as CSV (Archivo → Guardar como → CSV) and send that file');
+  let decoded: { text: string; encoding: SpreadsheetEncoding } | null = null;
+  if (bytes[0] === 0xff && bytes[1] === 0xfe)
+    decoded = { text: iconv.decode(Buffer.from(bytes.subarray(2)), 'utf-16le'), encoding: 'utf-16le' };
+  else if (bytes[0] === 0xfe && bytes[1] === 0xff)
+    decoded = { text: iconv.decode(Buffer.from(bytes.subarray(2)), 'utf-16be'), encoding: 'utf-16be' };
+  else {
+    const hasBom = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
+    const body = hasBom ? bytes.subarray(3) : bytes;
+    try {
+      decoded = { text: utf8.decode(body), encoding: 'utf-8' };
+    } catch {
+      decoded = { text: fromWindows1252(body, hasBom), encoding: 'windows-1252' };
+    }
+  }
+  const bad = controlLine(decoded.text);
+  if (bad !== null) {
+    throw notText(`binary data in ${decoded.encoding}`, bad, 'send the spreadsheet saved as CSV (UTF-8 or Windows-1252)');
+  }
+  return decoded;
+}
+
+/** Windows-1252 text, unless a line is valid multi-byte UTF-8 (a mixed file) or uses an undefined byte. */
+function fromWindows1252(body: Uint8Array, hasBom: boolean): string {
+  let start = 0;
+  let firstInvalidUtf8: number | null = null;
+  let sawUtf8 = hasBom;
+  for (let i = 0; i <= body.length; i++) {
+    if (i < body.length && body[i] !== 0x0a) continue;
+    const line = body.subarray(start, i);
+    if (line.some((b) => b >= 0x80)) {
+      let valid = true;
+      try {
+        utf8.decode(line);
+      } catch {
+        valid = false;
+      }
+      if (valid) sawUtf8 = true;
+      else firstInvalidUtf8 ??= start;
+      const undefinedByte = line.findIndex((b) => UNDEFINED_1252.has(b));
+      if (!valid && undefinedByte >= 0 && !sawUtf8) {
+        throw new AppError(
+          'validation_failed',
+          `line ${lineAt(body, start + undefinedByte)} is neither UTF-8 nor Windows-1252 (byte 0x${line[undefinedByte]!.toString(16)}); save the file as CSV UTF-8`,
+          { details: [{ path: 'body', message: `encoding: unknown; line ${lineAt(body, start + undefinedByte)}` }] },
+        );
+      }
+    }
+    if (sawUtf8 && firstInvalidUtf8 !== null) {
+      const line = lineAt(body, firstInvalidUtf8);
+      throw new AppError(
+        'validation_failed',
+        `the file mixes encodings: it is UTF-8 but line ${line} is not (Windows-1252?); save the whole file as CSV UTF-8`,
+        { details: [{ path: 'body', message: `encoding: mixed UTF-8 and Windows-1252; line ${line}` }] },
+      );
+    }
+    start = i + 1;
+  }
+  return iconv.decode(Buffer.from(body), 'windows-1252');
 }
 
 /** `;` or `,`: whichever appears more often outside quotes in the first line. */
@@ -105,10 +207,23 @@ export function formatAmount(value: number, decimals: number): string {
   return value.toFixed(decimals).replace('.', ',');
 }
 
+/**
+ * Text a spreadsheet would run as a formula (`=`, `+`, `-`, `@`, tab, CR first) is exported behind an
+ * apostrophe. So that the import can undo exactly that, text that already has apostrophes before such a
+ * character gets one more: the import drops one apostrophe from `'…=` and nothing else.
+ */
+const GUARDED = /^'*[=+\-@\t\r]/;
+const EXPORT_GUARDED = /^''*[=+\-@\t\r]/;
+
+/** A cell as the export wrote it, its formula guard removed. */
+export function unguardCell(text: string): string {
+  return EXPORT_GUARDED.test(text) ? text.slice(1) : text;
+}
+
 /** One cell of an exported row: quoted when needed; text a spreadsheet would run as a formula is kept as text. */
 export function csvCell(value: string | number | null, separator: string): string {
   let text = value === null ? '' : String(value);
-  if (typeof value === 'string' && /^[=+\-@\t\r]/.test(text)) text = `'${text}`;
+  if (typeof value === 'string' && GUARDED.test(text)) text = `'${text}`;
   return text.includes(separator) || /["\n\r]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 

@@ -11,6 +11,7 @@ import { errorResponses } from '../../http/error-body.schema.ts';
 import { AppError } from '../../lib/errors.ts';
 import { renderApiReference } from './api-reference.ts';
 import { contractDocument, merchantDocument } from './openapi-split.ts';
+import { truthfulDocument } from './openapi-truth.ts';
 import { DOCS_DIR, type DocEntry, loadDocFiles } from './docs.catalog.ts';
 import { createDocsSite, type DocsSite, loadLlmsTemplate, type Representation } from './docs.site.ts';
 import { asksForHtml, prefersMarkdown } from './negotiation.ts';
@@ -100,7 +101,7 @@ function registerOpenApiRoute(app: App) {
     },
     (request, reply) => {
       if (!document) {
-        const body = JSON.stringify(contractDocument(app.swagger() as never));
+        const body = JSON.stringify(truthfulDocument(contractDocument(app.swagger() as never)));
         document = { body, etag: etagOf(body) };
       }
       send(request, reply.header('access-control-allow-origin', '*'), document, 'application/json; charset=utf-8');
@@ -119,7 +120,7 @@ function registerOpenApiRoute(app: App) {
     },
     (request, reply) => {
       if (!merchant) {
-        const body = JSON.stringify(merchantDocument(app.swagger() as never));
+        const body = JSON.stringify(truthfulDocument(merchantDocument(app.swagger() as never)));
         merchant = { body, etag: etagOf(body) };
       }
       send(request, reply.header('access-control-allow-origin', '*'), merchant, 'application/json; charset=utf-8');

@@ -140,7 +140,7 @@ export const Movement = Type.Object(
       {
         if: { type: 'object', properties: { type: { const: 'TRANSFER' } }, required: ['type'] },
         // biome-ignore lint/suspicious/noThenProperty: a JSON Schema keyword, not a promise
-        then: { type: 'object', required: ['to_deposit_id'] },
+        then: { type: 'object', properties: { to_deposit_id: RecordId }, required: ['to_deposit_id'] },
       },
       {
         if: { type: 'object', properties: { type: { enum: ['IN', 'OUT', 'TRANSFER'] } }, required: ['type'] },
@@ -165,7 +165,14 @@ export const Product = Type.Object(
     mark: Type.Optional(Nullable(ShortText(100))),
     enable: Type.Optional(Type.Boolean()),
     photo: Type.Optional(
-      Nullable(Type.String({ format: 'http-url', maxLength: 2048, description: 'An absolute http:// or https:// URL' })),
+      Nullable(
+        Type.String({
+          format: 'uri',
+          pattern: '^[hH][tT][tT][pP][sS]?://',
+          maxLength: 2048,
+          description: 'An absolute http:// or https:// URL',
+        }),
+      ),
     ),
     updated_at: Type.Optional(DateTime),
   },

@@ -1,0 +1,198 @@
+import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
+import { AppError, type ErrorDetail } from '../lib/errors.ts';
+import { AMOUNT_LIMIT, isAmount, parseAmountText } from '../lib/money.ts';
+
+/**
+ * The input rules every route shares, enforced once before any handler (and before validation):
+ *
+ * - no string of the path, the query or the body (values and keys) holds a NUL character or an
+ *   unpaired UTF-16 surrogate: PostgreSQL can store neither (400 for the URL, 422 for the body);
+ * - a number the schema expects that arrives as text is parsed by `parseAmountText`, which refuses
+ *   `Infinity`, `1e999` and magnitudes an amount column cannot hold (422), instead of Ajv's coercion
+ *   turning them into Infinity;
+ * - a `yyyy-mm-dd` pattern in a schema is a real calendar date (`format: date`), so `2025-02-30`
+ *   is refused by validation rather than by PostgreSQL; a property with a default is optional.
+ *
+ * Cost on the hot path (the scanner's GETs): one `indexOf('%')` on the URL (only a percent escape can
+ * put a NUL or a surrogate into a path or query value); a JSON body is walked for strings only when its
+ * text has a `\u` escape (the only way JSON can carry either), and for numbers only when its schema
+ * declares a number.
+ */
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+const MAX_DETAILS = 10;
+const DATE_PATTERN = '^\\d{4}-\\d{2}-\\d{2}$';
+
+/** Why a string cannot be stored, or null when it can. */
+export function unstorable(text: string): string | null {
+  if (text.includes('\u0000')) return 'must not contain the NUL character (\\u0000)';
+  if (LONE_SURROGATE.test(text)) return 'must not contain an unpaired UTF-16 surrogate';
+  return null;
+}
+
+/** Every string (value or key) below `value` that cannot be stored, with its dotted path. */
+export function unstorableStrings(value: unknown, path: string, found: ErrorDetail[] = []): ErrorDetail[] {
+  if (found.length >= MAX_DETAILS) return found;
+  if (typeof value === 'string') {
+    const message = unstorable(value);
+    if (message) found.push({ path, message });
+  } else if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) unstorableStrings(value[i], `${path}.${i}`, found);
+  } else if (value !== null && typeof value === 'object' && !Buffer.isBuffer(value)) {
+    for (const [key, item] of Object.entries(value)) {
+      const message = unstorable(key);
+      if (message) found.push({ path: `${path}.${JSON.stringify(key).slice(1, -1)}`, message: `(a key) ${message}` });
+      else unstorableStrings(item, `${path}.${key}`, found);
+    }
+  }
+  return found.slice(0, MAX_DETAILS);
+}
+
+type Schema = Record<string, unknown>;
+
+const isSchema = (value: unknown): value is Schema => value !== null && typeof value === 'object' && !Array.isArray(value);
+
+function typeNames(schema: Schema): string[] {
+  const type = schema['type'];
+  return typeof type === 'string' ? [type] : Array.isArray(type) ? (type as string[]) : [];
+}
+
+function branches(schema: Schema): Schema[] {
+  const list = [...((schema['anyOf'] as unknown[]) ?? []), ...((schema['oneOf'] as unknown[]) ?? [])];
+  return list.filter(isSchema);
+}
+
+/** Whether a value under this schema may be a JSON number (and not also a string). */
+function expectsNumber(schema: Schema): boolean {
+  const all = [schema, ...branches(schema)].flatMap(typeNames);
+  return all.includes('number') && !all.includes('string');
+}
+
+const numberCache = new WeakMap<Schema, boolean>();
+
+/** Whether a schema declares a `number` anywhere (cached: route schemas live as long as the app). */
+function hasNumber(schema: Schema): boolean {
+  const cached = numberCache.get(schema);
+  if (cached !== undefined) return cached;
+  numberCache.set(schema, false); // cycles end here
+  const children = [
+    ...Object.values((schema['properties'] as Record<string, unknown>) ?? {}),
+    schema['items'],
+    schema['additionalProperties'],
+    ...branches(schema),
+  ].filter(isSchema);
+  const result = typeNames(schema).includes('number') || children.some(hasNumber);
+  numberCache.set(schema, result);
+  return result;
+}
+
+/**
+ * Walks `value` along `schema`: a string where only a number fits becomes that number through
+ * `parseAmountText`, or a refusal; a number out of the amount range is refused. Mutates in place.
+ */
+function parseNumbers(schema: Schema, value: unknown, path: string, found: ErrorDetail[]): unknown {
+  if (found.length >= MAX_DETAILS) return value;
+  if (expectsNumber(schema)) {
+    if (typeof value === 'string') {
+      const parsed = parseAmountText(value);
+      if (parsed === null) found.push({ path, message: `must be a finite decimal number below ${AMOUNT_LIMIT} in magnitude` });
+      return parsed ?? value;
+    }
+    if (typeof value === 'number' && !isAmount(value)) {
+      found.push({ path, message: `must be a finite decimal number below ${AMOUNT_LIMIT} in magnitude` });
+    }
+    return value;
+  }
+  if (Array.isArray(value)) {
+    const items = schema['items'];
+    if (isSchema(items)) for (let i = 0; i < value.length; i++) value[i] = parseNumbers(items, value[i], `${path}.${i}`, found);
+    return value;
+  }
+  if (value !== null && typeof value === 'object' && !Buffer.isBuffer(value)) {
+    const object = value as Record<string, unknown>;
+    const objectBranches = [schema, ...branches(schema)];
+    for (const key of Object.keys(object)) {
+      for (const branch of objectBranches) {
+        const properties = branch['properties'] as Record<string, unknown> | undefined;
+        const child = properties?.[key] ?? branch['additionalProperties'];
+        if (isSchema(child) && hasNumber(child)) {
+          object[key] = parseNumbers(child, object[key], `${path}.${key}`, found);
+          break;
+        }
+      }
+    }
+  }
+  return value;
+}
+
+/** JSON bodies whose text has no `\u` escape: they cannot hold a NUL or a lone surrogate. */
+const escapeFree = new WeakSet<FastifyRequest>();
+
+/**
+ * Makes a route schema say what the server does (in place; idempotent): `format: date` next to every
+ * `yyyy-mm-dd` pattern (validation then refuses 2025-02-30), and a property with a default is not
+ * required (Ajv fills it in; a generated client must not be forced to send it).
+ */
+function truthfulSchema(schema: unknown, seen = new WeakSet<object>()): void {
+  if (!isSchema(schema) && !Array.isArray(schema)) return;
+  if (seen.has(schema as object)) return;
+  seen.add(schema as object);
+  if (isSchema(schema)) {
+    if (schema['pattern'] === DATE_PATTERN && schema['format'] === undefined) schema['format'] = 'date';
+    const required = schema['required'];
+    const properties = schema['properties'];
+    if (Array.isArray(required) && isSchema(properties)) {
+      const kept = required.filter((name) => !(isSchema(properties[name]) && 'default' in (properties[name] as Schema)));
+      if (kept.length === 0) delete schema['required'];
+      else if (kept.length !== required.length) schema['required'] = kept;
+    }
+  }
+  for (const child of Object.values(schema as object)) if (typeof child === 'object') truthfulSchema(child, seen);
+}
+
+function refuse(context: 'params' | 'querystring' | 'body', details: ErrorDetail[]): AppError {
+  const summary = details.map((d) => `${d.path} ${d.message}`).join('; ');
+  return new AppError(context === 'body' ? 'validation_failed' : 'bad_request', `invalid ${context}: ${summary}`, { details });
+}
+
+export function registerInputGuard(app: FastifyInstance) {
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, text, done) => {
+    if (!(text as string).includes('\\u')) escapeFree.add(request);
+    parseJson(request, text as string, done);
+  });
+
+  app.addHook('onRoute', (route: RouteOptions) => {
+    if (route.schema) truthfulSchema(route.schema);
+  });
+
+  app.addHook('preValidation', async (request) => {
+    const url = request.raw.url ?? '';
+    if (url.includes('%')) {
+      const inPath = unstorableStrings(request.params, 'params');
+      if (inPath.length > 0) throw refuse('params', inPath);
+      const inQuery = unstorableStrings(request.query, 'querystring');
+      if (inQuery.length > 0) throw refuse('querystring', inQuery);
+    }
+    const schema = request.routeOptions.schema;
+    const querySchema = schema?.querystring;
+    if (isSchema(querySchema) && hasNumber(querySchema) && isSchema(request.query)) {
+      const found: ErrorDetail[] = [];
+      parseNumbers(querySchema, request.query, 'querystring', found);
+      if (found.length > 0) throw refuse('querystring', found);
+    }
+    const body = request.body;
+    if (body === undefined || body === null || Buffer.isBuffer(body)) return;
+    if (!escapeFree.has(request)) {
+      const inBody = unstorableStrings(body, 'body');
+      if (inBody.length > 0) throw refuse('body', inBody);
+    }
+    const bodySchema = schema?.body;
+    if (isSchema(bodySchema) && hasNumber(bodySchema)) {
+      const found: ErrorDetail[] = [];
+      request.body = parseNumbers(bodySchema, body, 'body', found);
+      if (found.length > 0) throw refuse('body', found);
+    }
+  });
+}

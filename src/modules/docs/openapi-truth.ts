@@ -1,0 +1,106 @@
+/**
+ * What every operation can answer, added to both OpenAPI documents after the split so that they say
+ * what the server does (issue 26): the shared layers answer the same errors on every route — the input
+ * guard and validation (400, 422), the surface guards (401, 403), `:id` lookups (404), body parsing
+ * (413, 415), rate limits (429), draining (503) and the error handler (500) — always with the error body.
+ */
+
+type Json = Record<string, unknown>;
+
+const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
+
+/** The description of each error status an operation may be given. */
+const STATUS_TEXT: Record<number, string> = {
+  400: 'Malformed request: a query or path value is invalid (bad_request)',
+  401: 'No valid credentials (unauthenticated)',
+  403: 'Not allowed for these credentials (forbidden)',
+  404: 'Not found, or another company’s (not_found)',
+  413: 'Body too large (payload_too_large)',
+  415: 'Unsupported content type (unsupported_media_type)',
+  422: 'The body does not validate (validation_failed and others)',
+  429: 'Too many requests (rate_limited)',
+  500: 'Internal error (internal)',
+  503: 'Not ready or shutting down (unavailable)',
+};
+
+/** Bodies the route schemas cannot declare: the CSV import reads raw bytes. */
+const REQUEST_BODIES: Record<string, Json> = {
+  'post /api/v1/products/import': {
+    required: true,
+    description: 'The spreadsheet: UTF-8 (with or without BOM), UTF-16 with BOM or Windows-1252; ";" or ","',
+    content: { 'text/csv': { schema: { type: 'string' } } },
+  },
+};
+
+const ERROR_SCHEMA: Json = {
+  type: 'object',
+  description: 'Error: {error, code[, details]}',
+  required: ['error', 'code'],
+  properties: {
+    error: { type: 'string', description: 'Human-readable message for the caller (English)' },
+    code: { type: 'string', description: 'Machine-readable code, e.g. product_not_found' },
+    details: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['path', 'message'],
+        properties: { path: { type: 'string' }, message: { type: 'string' } },
+      },
+    },
+  },
+};
+
+/** A stable camelCase id from the method and path: GET /api/v1/products/{id} → getApiV1ProductsById. */
+export function operationIdFor(method: string, path: string): string {
+  const words = path
+    .split('/')
+    .filter(Boolean)
+    .map((segment) => (segment.startsWith('{') ? `by-${segment.slice(1, -1)}` : segment))
+    .flatMap((segment) => segment.split(/[^A-Za-z0-9]+/))
+    .filter(Boolean);
+  return [method, ...words].map((word, i) => (i === 0 ? word : word[0]!.toUpperCase() + word.slice(1))).join('');
+}
+
+/** Adds operationIds, `security: []` on public operations, the import's body and every error status answered. */
+export function truthfulDocument(document: Json): Json {
+  const doc = structuredClone(document);
+  // Where a person finds the guides: the docs site of the same deployment.
+  const server = ((doc['servers'] as { url?: string }[] | undefined) ?? [])[0]?.url;
+  const info = ((doc['info'] as Json | undefined) ?? {}) as Json;
+  if (server && !info['contact']) info['contact'] = { name: 'Mostrador', url: `${server}/docs` };
+  doc['info'] = info;
+  const components = ((doc['components'] as Json | undefined) ?? {}) as Json;
+  const schemas = ((components['schemas'] as Json | undefined) ?? {}) as Json;
+  schemas['Error'] ??= ERROR_SCHEMA;
+  components['schemas'] = schemas;
+  doc['components'] = components;
+  const errorContent = { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } };
+  const globalSecurity = Array.isArray(doc['security']) && (doc['security'] as unknown[]).length > 0;
+  const ids = new Set<string>();
+  for (const [path, item] of Object.entries((doc['paths'] as Json | undefined) ?? {})) {
+    for (const method of METHODS) {
+      const operation = (item as Json)[method] as Json | undefined;
+      if (!operation) continue;
+      let id = typeof operation['operationId'] === 'string' ? (operation['operationId'] as string) : operationIdFor(method, path);
+      for (let n = 2; ids.has(id); n++) id = `${operationIdFor(method, path)}${n}`;
+      ids.add(id);
+      operation['operationId'] = id;
+      if (!globalSecurity && operation['security'] === undefined) operation['security'] = [];
+      const secured = globalSecurity
+        ? !(Array.isArray(operation['security']) && (operation['security'] as unknown[]).length === 0)
+        : (operation['security'] as unknown[]).length > 0;
+      const body = REQUEST_BODIES[`${method} ${path}`];
+      if (body && !operation['requestBody']) operation['requestBody'] = body;
+      const statuses = [400, 500, 503];
+      if (secured) statuses.push(401, 403);
+      if (path.includes('{')) statuses.push(404);
+      if (operation['requestBody']) statuses.push(413, 415, 422);
+      const responses = ((operation['responses'] as Json | undefined) ?? {}) as Json;
+      for (const status of statuses) {
+        responses[String(status)] ??= { description: STATUS_TEXT[status], content: errorContent };
+      }
+      operation['responses'] = responses;
+    }
+  }
+  return doc;
+}

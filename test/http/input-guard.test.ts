@@ -1,0 +1,152 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildTestApp, type TestApp } from '../app.ts';
+import { makeCompany, makeProduct, makeUser } from '../factories.ts';
+import { tableCounter } from '../fuzz/fuzz.ts';
+import { login, SAME_ORIGIN } from '../sessions.ts';
+
+// Issue 26: the defects the merchant API's fuzz found, one case each; the fix is one guard for every
+// route (src/http/input-guard.ts), so each must be refused with a 4xx house error and write nothing.
+
+describe('one input guard for every route (issue 26)', () => {
+  let t: TestApp;
+  let headers: Record<string, string>;
+  let productId: number;
+  let depositId: number;
+  let boxId: number;
+  let sessionId: number;
+  let saleId: number;
+  let counts: () => Promise<Record<string, number>>;
+
+  beforeAll(async () => {
+    t = await buildTestApp({ env: { AUTH_LOGIN_LIMIT_PER_CLIENT: '1000' } });
+    const company = await makeCompany(t.container);
+    const admin = await makeUser(t.container, { companyId: company.id, role: 'admin' });
+    headers = { cookie: (await login(t.app, admin.email, admin.password)).cookie, ...SAME_ORIGIN };
+    productId = (await makeProduct(t.container, company.id, { name: 'Yerba' })).id;
+    const ok = async (method: 'POST', url: string, payload: object) => {
+      const res = await t.app.inject({ method, url, headers: { ...headers, 'x-idempotency-key': randomUUID() }, payload });
+      expect(res.statusCode, res.body).toBeLessThan(300);
+      return res.json();
+    };
+    depositId = (await ok('POST', '/api/v1/deposits', { name: 'Depósito' })).deposit.id;
+    boxId = (await ok('POST', '/api/v1/boxes', { name: 'Caja 1', deposit_id: depositId })).box.id;
+    sessionId = (await ok('POST', '/api/v1/box-sessions', { box_id: boxId, opening_cash: 0 })).session.id;
+    saleId = (await ok('POST', '/api/v1/sales', { box_id: boxId, items: [{ product_id: productId, quantity: 1 }] })).sale.id;
+    counts = await tableCounter(t.container.db);
+  });
+  afterAll(() => t.close());
+
+  async function refused(method: string, url: string, payload: unknown, status: number, path?: string) {
+    const before = await counts();
+    const res = await t.app.inject({
+      method: method as 'POST',
+      url,
+      headers: {
+        ...headers,
+        'x-idempotency-key': randomUUID(),
+        ...(payload === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      ...(payload === undefined ? {} : { payload: JSON.stringify(payload) }),
+    });
+    expect(res.statusCode, `${method} ${url} ${JSON.stringify(payload)} → ${res.body}`).toBe(status);
+    const body = res.json();
+    expect(body).toMatchObject({ error: expect.any(String), code: status === 400 ? 'bad_request' : 'validation_failed' });
+    if (path) expect(body.details.map((d: { path: string }) => d.path)).toContain(path);
+    expect(await counts()).toEqual(before);
+  }
+
+  it('refuses a NUL in any query value or path with 400 naming it', async () => {
+    await refused('GET', '/api/v1/products?q=a%00b', undefined, 400, 'querystring.q');
+    await refused('GET', '/api/v1/products?mark=%00', undefined, 400, 'querystring.mark');
+    await refused('GET', '/api/v1/stock?q=%00', undefined, 400, 'querystring.q');
+  });
+
+  it('refuses a NUL or an unpaired surrogate in any body string (values and keys) with 422 naming it', async () => {
+    await refused('POST', '/api/v1/categories', { name: '\u0000' }, 422, 'body.name');
+    await refused('POST', '/api/v1/products', { name: 'a\u0000', base_price: 1 }, 422, 'body.name');
+    await refused('PATCH', `/api/v1/products/${productId}`, { name: 'x\ud800' }, 422, 'body.name');
+    await refused('POST', '/api/v1/boxes', { name: '\udc00' }, 422, 'body.name');
+    await refused('POST', '/api/v1/deposits', { name: 'D\u0000' }, 422, 'body.name');
+    await refused(
+      'POST',
+      '/api/v1/movements',
+      { type: 'IN', product_id: productId, deposit_id: depositId, amount: 1, reason: '\u0000' },
+      422,
+      'body.reason',
+    );
+    await refused(
+      'POST',
+      `/api/v1/box-sessions/${sessionId}/cash`,
+      { kind: 'in', amount: 1, reason: 'r\u0000' },
+      422,
+      'body.reason',
+    );
+    await refused('POST', '/api/v1/products/price-change', { percent: 1, filter: { mark: '\u0000' } }, 422, 'body.filter.mark');
+    await refused('POST', '/api/v1/categories', { ['k\u0000']: 'x' }, 422);
+  });
+
+  it('refuses amounts sent as text that are not finite or too large, with 422, like the same JSON numbers', async () => {
+    for (const bad of ['Infinity', '-Infinity', '1e999', '1e13', 'NaN']) {
+      await refused('POST', '/api/v1/products', { name: 'P', base_price: bad }, 422, 'body.base_price');
+      await refused('PATCH', `/api/v1/products/${productId}`, { base_price: bad }, 422, 'body.base_price');
+      await refused(
+        'POST',
+        '/api/v1/sales',
+        { box_id: boxId, items: [{ product_id: productId, quantity: bad }] },
+        422,
+        'body.items.0.quantity',
+      );
+      await refused(
+        'POST',
+        `/api/v1/sales/${saleId}/pay`,
+        { payments: [{ method: 'cash', amount: bad }] },
+        422,
+        'body.payments.0.amount',
+      );
+      await refused(
+        'POST',
+        `/api/v1/box-sessions/${sessionId}/cash`,
+        { kind: 'in', amount: bad, reason: 'r' },
+        422,
+        'body.amount',
+      );
+      await refused(
+        'POST',
+        '/api/v1/movements',
+        { type: 'IN', product_id: productId, deposit_id: depositId, amount: bad },
+        422,
+        'body.amount',
+      );
+    }
+  });
+
+  it('still reads amounts sent as decimal text', async () => {
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/products',
+      headers,
+      payload: { name: 'Texto', base_price: '1234.5' },
+    });
+    expect(res.statusCode, res.body).toBe(201);
+    expect(res.json().product.base_price).toBe(1234.5);
+  });
+
+  it('refuses dates that match yyyy-mm-dd but do not exist', async () => {
+    for (const day of ['2025-02-30', '2025-13-01', '2025-00-10', '2023-02-29']) {
+      await refused('GET', `/api/v1/sales/summary?date=${day}`, undefined, 400, 'querystring.date');
+      await refused('GET', `/api/v1/box-sessions?from=${day}`, undefined, 400, 'querystring.from');
+    }
+    const leap = await t.app.inject({ method: 'GET', url: '/api/v1/sales/summary?date=2024-02-29', headers });
+    expect(leap.statusCode, leap.body).toBe(200);
+  });
+
+  it('refuses an impossible date in a free-form date parameter with a 4xx, not a 500', async () => {
+    for (const day of ['2025-02-30', '2025-13-01']) {
+      const res = await t.app.inject({ method: 'GET', url: `/api/v1/sales?from=${day}`, headers });
+      expect(res.statusCode, res.body).toBeGreaterThanOrEqual(400);
+      expect(res.statusCode, res.body).toBeLessThan(500);
+      expect(res.json()).toMatchObject({ error: expect.any(String), code: expect.any(String) });
+    }
+  });
+});
