@@ -20,7 +20,7 @@ function capped<T>(conn: Conn, query: SQL, orderBy: SQL, cap: number): Promise<(
 }
 
 // float8 holds any cent amount exactly and reaches JavaScript as a number on both drivers (bigint would be text).
-const cents = (expr: SQL) => sql`(round(${expr} * 100))::float8`;
+const cents = (expr: SQL) => sql`(round((${expr}) * 100))::float8`;
 
 export interface StockLedgerRow {
   deposit_id: number;
