@@ -45,7 +45,7 @@ const action = fc.oneof(
     arbitrary: fc.record({
       kind: fc.constant('integration' as const),
       product: productKey,
-      then: fc.constantFrom('pending', 'paid', 'cancelled'),
+      outcome: fc.constantFrom('pending', 'paid', 'cancelled'),
     }),
   },
   {
@@ -196,14 +196,14 @@ describe('books verify over random days of activity (fast-check)', () => {
           const id = m.nextIntegrationId;
           m.nextIntegrationId += 1000;
           await sendIntegration(b, s, saleCreated(id, s.products[a.product]));
-          if (a.then === 'paid') {
+          if (a.outcome === 'paid') {
             await sendIntegration(b, s, {
               event: 'sales.paid',
               data: { sale: { id, payment_method: 'qr', payment_id: `MP-${id}` } },
             });
             m.integrationPaid.push({ id, cents: 30_000 });
           }
-          if (a.then === 'cancelled') {
+          if (a.outcome === 'cancelled') {
             await sendIntegration(b, s, { event: 'sales.cancelled', data: { sale: { id, cancellation_reason: 'sin stock' } } });
           }
           break;
