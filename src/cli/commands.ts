@@ -9,11 +9,14 @@ import { parseOptions, positiveInt, requireOption, UsageError } from './args.ts'
 import { WEBHOOK_COMMANDS } from './webhook-commands.ts';
 import { TOKEN_COMMANDS } from './token-commands.ts';
 import { FISCAL_COMMANDS } from './fiscal-commands.ts';
+import { BOOKS_COMMANDS } from './books-commands.ts';
 import { cliCtx } from '../http/request-context.ts';
 
 export interface CommandResult {
   json: unknown;
   text: string;
+  /** The process's exit code when the command ran but found a problem (books verify: 1). Default 0. */
+  exitCode?: number;
 }
 
 export interface Command<P extends { json?: boolean } = { json?: boolean }> {
@@ -187,4 +190,5 @@ export const COMMANDS: Command[] = [
   ...WEBHOOK_COMMANDS,
   ...TOKEN_COMMANDS,
   ...FISCAL_COMMANDS,
+  ...BOOKS_COMMANDS,
 ];

@@ -46,6 +46,8 @@ Commands:
   fiscal check --company ID                 "Probar conexión": FEDummy, login, points of sale
   invoice issue --company ID --sale N [--doc-type cuit|cuil|dni --doc-number N] [--iva-condition ID]
       [--name N] [--point-of-sale N]        issue a sale's invoice with ARCA (CAE)
+  books verify --company ID | --all         recompute the books from the raw rows and report each
+                                            invariant; exit 1 on any difference
 
 --json prints one JSON object on stdout (for scripts). Exit codes: 0 ok, 1 failed, 2 usage.
 `;
@@ -75,7 +77,7 @@ export async function runCli(argv: string[], io: CliIo, makeContainer: () => Pro
     await migrate(container.db);
     const result = await command.run(container, prepared);
     io.out(prepared.json ? `${JSON.stringify(result.json)}\n` : `${result.text}\n`);
-    return 0;
+    return result.exitCode ?? 0;
   } catch (err) {
     if (err instanceof UsageError) {
       io.err(`error: ${err.message}\n\n${USAGE}`);

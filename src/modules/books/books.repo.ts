@@ -1,0 +1,362 @@
+import { type SQL, sql } from 'drizzle-orm';
+import { type Conn, selectRows } from '../../db/client.ts';
+
+/**
+ * The books' raw figures, recomputed from the rows. Each query is one set-based statement over the
+ * whole company and returns only the rows that break an invariant: at most `cap` of them, each with
+ * `total_count` (how many there are in all). Money in cents, quantities as decimal text.
+ */
+
+export interface Capped {
+  total_count: number;
+}
+
+/** At most `cap` rows of `query` (which must have no ORDER BY/LIMIT of its own), with the full count. */
+function capped<T>(conn: Conn, query: SQL, orderBy: SQL, cap: number): Promise<(T & Capped)[]> {
+  return selectRows<T & Capped>(
+    conn,
+    sql`SELECT v.*, count(*) OVER ()::int AS total_count FROM (${query}) v ORDER BY ${orderBy} LIMIT ${cap}`,
+  );
+}
+
+// float8 holds any cent amount exactly and reaches JavaScript as a number on both drivers (bigint would be text).
+const cents = (expr: SQL) => sql`(round((${expr}) * 100))::float8`;
+
+export interface StockLedgerRow {
+  deposit_id: number;
+  product_id: number;
+  expected: string;
+  found: string;
+}
+
+/** Deposits whose stock is not the sum of the movements that reached them (IN, OUT, ADJUSTMENT, TRANSFER both ends). */
+export function stockLedgerMismatches(conn: Conn, companyId: number, cap: number) {
+  return capped<StockLedgerRow>(
+    conn,
+    sql`WITH deltas AS (
+        SELECT deposit_id, product_id, CASE WHEN type IN ('OUT', 'TRANSFER') THEN -amount ELSE amount END AS delta
+          FROM movements WHERE company_id = ${companyId}
+        UNION ALL
+        SELECT to_deposit_id, product_id, amount FROM movements
+          WHERE company_id = ${companyId} AND type = 'TRANSFER' AND to_deposit_id IS NOT NULL
+      ), ledger AS (
+        SELECT deposit_id, product_id, sum(delta) AS quantity FROM deltas GROUP BY deposit_id, product_id
+      ), levels AS (
+        SELECT deposit_id, product_id, quantity FROM stock_levels WHERE company_id = ${companyId}
+      )
+      SELECT coalesce(l.deposit_id, s.deposit_id) AS deposit_id, coalesce(l.product_id, s.product_id) AS product_id,
+        coalesce(l.quantity, 0)::numeric(14,3)::text AS expected, coalesce(s.quantity, 0)::numeric(14,3)::text AS found
+      FROM ledger l FULL JOIN levels s ON s.deposit_id = l.deposit_id AND s.product_id = l.product_id
+      WHERE coalesce(l.quantity, 0) <> coalesce(s.quantity, 0)`,
+    sql`product_id, deposit_id`,
+    cap,
+  );
+}
+
+export interface StockDepositsRow {
+  product_id: number;
+  expected: string;
+  found: string;
+}
+
+/** Products whose stock is not the sum of their deposits' stock. */
+export function stockDepositMismatches(conn: Conn, companyId: number, cap: number) {
+  return capped<StockDepositsRow>(
+    conn,
+    sql`SELECT p.id AS product_id, coalesce(d.quantity, 0)::numeric(14,3)::text AS expected, p.stock::text AS found
+      FROM products p
+      LEFT JOIN (SELECT product_id, sum(quantity) AS quantity FROM stock_levels WHERE company_id = ${companyId}
+        GROUP BY product_id) d ON d.product_id = p.id
+      WHERE p.company_id = ${companyId} AND p.stock <> coalesce(d.quantity, 0)`,
+    sql`product_id`,
+    cap,
+  );
+}
+
+export interface SaleTotalRow {
+  sale_id: number;
+  expected_cents: number;
+  found_cents: number;
+}
+
+/** Sales whose total is not the sum of their lines' subtotals. */
+export function saleTotalMismatches(conn: Conn, companyId: number, cap: number) {
+  return capped<SaleTotalRow>(
+    conn,
+    sql`SELECT s.id AS sale_id, ${cents(sql`coalesce(i.lines, 0)`)} AS expected_cents, ${cents(sql`s.total`)} AS found_cents
+      FROM sales s
+      LEFT JOIN (SELECT sale_id, sum(subtotal) AS lines FROM sale_items WHERE company_id = ${companyId} GROUP BY sale_id) i
+        ON i.sale_id = s.id
+      WHERE s.company_id = ${companyId} AND s.total <> coalesce(i.lines, 0)`,
+    sql`sale_id`,
+    cap,
+  );
+}
+
+export interface SalePaymentRow {
+  sale_id: number;
+  /** paid_total: payments ≠ total of a paid sale; cash_change: a cash row's tendered − change ≠ amount; register_change: the sale's change ≠ its rows' change. */
+  problem: 'paid_total' | 'cash_change' | 'register_change';
+  payment_id: number | null;
+  expected_cents: number;
+  found_cents: number;
+}
+
+/** Paid sales whose payments (cash net of change) are not their total, and change that does not add up. */
+export function salePaymentMismatches(conn: Conn, companyId: number, cap: number) {
+  return capped<SalePaymentRow>(
+    conn,
+    sql`WITH paid AS (
+        SELECT sale_id, sum(amount) AS amount, sum(change) AS change FROM sale_payments
+          WHERE company_id = ${companyId} GROUP BY sale_id
+      )
+      SELECT s.id AS sale_id, 'paid_total' AS problem, NULL::int AS payment_id,
+        ${cents(sql`s.total`)} AS expected_cents, ${cents(sql`coalesce(p.amount, 0)`)} AS found_cents
+        FROM sales s LEFT JOIN paid p ON p.sale_id = s.id
+        WHERE s.company_id = ${companyId} AND s.status = 'paid' AND s.total <> coalesce(p.amount, 0)
+      UNION ALL
+      SELECT p.sale_id, 'cash_change', p.id, ${cents(sql`p.tendered - p.change`)}, ${cents(sql`p.amount`)}
+        FROM sale_payments p
+        WHERE p.company_id = ${companyId} AND p.method = 'efectivo' AND p.tendered IS NOT NULL
+          AND p.tendered - p.change <> p.amount
+      UNION ALL
+      SELECT r.sale_id, 'register_change', NULL, ${cents(sql`coalesce(p.change, 0)`)}, ${cents(sql`r.change`)}
+        FROM register_sales r LEFT JOIN paid p ON p.sale_id = r.sale_id
+        WHERE r.company_id = ${companyId} AND r.change <> coalesce(p.change, 0)`,
+    sql`sale_id, problem, payment_id`,
+    cap,
+  );
+}
+
+export interface ClosedShiftRow {
+  session_id: number;
+  /** expected:<method>: the stored expected amount vs the rows; sales_count / sales_total: what the report shows now vs at its close. */
+  figure: string;
+  /** From the rows (as at the close). */
+  expected: number;
+  /** Stored, or shown by the report today. */
+  found: number;
+}
+
+/**
+ * Closed shifts whose report moved: the stored expected amounts per method against a recomputation
+ * from the session's payments, refunds, cash moves and opening cash (in cents); and the sales figure
+ * the report shows (today: the session's sales not cancelled, as register.repo's sessionTotals
+ * counts them) against the same figure as it stood when the shift closed.
+ */
+export function closedShiftMismatches(conn: Conn, companyId: number, cap: number) {
+  return capped<ClosedShiftRow>(
+    conn,
+    sql`WITH s AS (
+        SELECT id, opening_cash, expected, closed_at FROM box_sessions WHERE company_id = ${companyId} AND status = 'closed'
+      ), taken AS (
+        SELECT p.box_session_id AS sid, p.method, sum(p.amount) AS amount FROM sale_payments p
+          WHERE p.company_id = ${companyId} AND p.box_session_id IN (SELECT id FROM s) GROUP BY 1, 2
+      ), refunded AS (
+        SELECT r.refund_session_id AS sid, p.method, sum(p.amount) AS amount
+          FROM register_sales r JOIN sale_payments p ON p.company_id = r.company_id AND p.sale_id = r.sale_id
+          WHERE r.company_id = ${companyId} AND r.refund_session_id IN (SELECT id FROM s) GROUP BY 1, 2
+      ), moved AS (
+        SELECT session_id AS sid, sum(CASE WHEN kind = 'in' THEN amount ELSE -amount END) AS amount
+          FROM box_cash_moves WHERE company_id = ${companyId} AND session_id IN (SELECT id FROM s) GROUP BY 1
+      ), stored AS (
+        SELECT s.id AS sid, e.key AS method, e.value::numeric AS amount FROM s, jsonb_each_text(coalesce(s.expected, '{}'::jsonb)) e
+      ), methods AS (
+        SELECT sid, method FROM taken UNION SELECT sid, method FROM refunded UNION SELECT sid, method FROM stored
+        UNION SELECT id, 'efectivo' FROM s
+      ), recomputed AS (
+        SELECT m.sid, m.method, coalesce(t.amount, 0) - coalesce(f.amount, 0)
+            + CASE WHEN m.method = 'efectivo' THEN s.opening_cash + coalesce(mv.amount, 0) ELSE 0 END AS amount
+          FROM methods m JOIN s ON s.id = m.sid
+          LEFT JOIN taken t ON t.sid = m.sid AND t.method = m.method
+          LEFT JOIN refunded f ON f.sid = m.sid AND f.method = m.method
+          LEFT JOIN moved mv ON mv.sid = m.sid
+      ), sales_then_now AS (
+        SELECT s.id AS sid,
+          count(*) FILTER (WHERE x.cancelled_at IS NULL OR x.cancelled_at > s.closed_at)::float8 AS count_then,
+          count(*) FILTER (WHERE x.status <> 'cancelled')::float8 AS count_now,
+          ${cents(sql`coalesce(sum(x.total) FILTER (WHERE x.cancelled_at IS NULL OR x.cancelled_at > s.closed_at), 0)`)} AS total_then,
+          ${cents(sql`coalesce(sum(x.total) FILTER (WHERE x.status <> 'cancelled'), 0)`)} AS total_now
+        FROM s JOIN register_sales r ON r.company_id = ${companyId} AND r.box_session_id = s.id
+        JOIN sales x ON x.company_id = r.company_id AND x.id = r.sale_id
+        GROUP BY s.id
+      )
+      SELECT r.sid AS session_id, 'expected:' || r.method AS figure, ${cents(sql`r.amount`)} AS expected,
+          ${cents(sql`coalesce(st.amount, 0)`)} AS found
+        FROM recomputed r LEFT JOIN stored st ON st.sid = r.sid AND st.method = r.method
+        WHERE r.amount <> coalesce(st.amount, 0)
+      UNION ALL
+      SELECT sid, 'sales_count', count_then, count_now FROM sales_then_now WHERE count_then <> count_now
+      UNION ALL
+      SELECT sid, 'sales_total', total_then, total_now FROM sales_then_now WHERE total_then <> total_now`,
+    sql`session_id, figure`,
+    cap,
+  );
+}
+
+export interface DayFiguresRow {
+  day: string;
+  /** A payment method, 'pending' (what non-cancelled pending sales owe), 'sales' (Σ non-cancelled totals), or 'box:<id>' / 'box:integration'. */
+  part: string;
+  cents: number;
+}
+
+/**
+ * Every day's parts, from the raw rows, in the summary's terms (the sales of the company's local day,
+ * not cancelled): payments per method, what is pending, the sales' total, and the sales per box
+ * where the box is the register session's (a sale with no register row is the integration's).
+ */
+export function dayFigures(conn: Conn, companyId: number): Promise<DayFiguresRow[]> {
+  return selectRows<DayFiguresRow>(
+    conn,
+    sql`WITH d AS (
+        SELECT s.id, s.total, s.status, (s.created_at AT TIME ZONE c.timezone)::date::text AS day,
+          coalesce('box:' || b.box_id, 'box:integration') AS box
+        FROM sales s JOIN companies c ON c.id = s.company_id
+        LEFT JOIN register_sales r ON r.company_id = s.company_id AND r.sale_id = s.id
+        LEFT JOIN box_sessions b ON b.company_id = r.company_id AND b.id = r.box_session_id
+        WHERE s.company_id = ${companyId} AND s.status <> 'cancelled'
+      )
+      SELECT d.day, p.method AS part, ${cents(sql`sum(p.amount)`)} AS cents
+        FROM d JOIN sale_payments p ON p.company_id = ${companyId} AND p.sale_id = d.id GROUP BY d.day, p.method
+      UNION ALL
+      SELECT day, 'pending', ${cents(sql`coalesce(sum(total) FILTER (WHERE status = 'pending'), 0)`)} FROM d GROUP BY day
+      UNION ALL
+      SELECT day, 'sales', ${cents(sql`sum(total)`)} FROM d GROUP BY day
+      UNION ALL
+      SELECT day, box, ${cents(sql`sum(total)`)} FROM d GROUP BY day, box
+      ORDER BY 1, 2`,
+  );
+}
+
+export interface InvoiceTotalsRow {
+  invoice_id: number;
+  /** parts: net + IVA + exempt ≠ total; iva_lines: the IVA lines do not add up to the IVA. */
+  problem: 'parts' | 'iva_lines';
+  expected_cents: number;
+  found_cents: number;
+}
+
+/** Invoices issued here (ARCA) whose parts do not add up to their total. */
+export function invoiceTotalMismatches(conn: Conn, companyId: number, cap: number) {
+  return capped<InvoiceTotalsRow>(
+    conn,
+    sql`WITH i AS (
+        SELECT id, total, coalesce(net, 0) AS net, coalesce(iva, 0) AS iva, coalesce(exempt, 0) AS exempt,
+          (SELECT coalesce(sum((l->>'amount')::numeric), 0) FROM jsonb_array_elements(coalesce(iva_lines, '[]'::jsonb)) l) AS lines
+        FROM invoices WHERE company_id = ${companyId} AND source = 'arca'
+      )
+      SELECT id AS invoice_id, 'parts' AS problem, ${cents(sql`total`)} AS expected_cents,
+          ${cents(sql`net + iva + exempt`)} AS found_cents
+        FROM i WHERE net + iva + exempt <> total
+      UNION ALL
+      SELECT id, 'iva_lines', ${cents(sql`iva`)}, ${cents(sql`lines`)} FROM i WHERE lines <> iva`,
+    sql`invoice_id, problem`,
+    cap,
+  );
+}
+
+export interface InvoiceSaleRow {
+  invoice_id: number;
+  sale_id: number;
+  /** sale: an invoice's total ≠ its sale's; credited: a credit note's total ≠ the invoice it returns (or another sale's). */
+  problem: 'sale' | 'credited';
+  expected_cents: number | null;
+  found_cents: number;
+}
+
+/** Invoices whose total is not their sale's, and credit notes that do not return their invoice. */
+export function invoiceSaleMismatches(conn: Conn, companyId: number, cap: number) {
+  return capped<InvoiceSaleRow>(
+    conn,
+    sql`SELECT i.id AS invoice_id, i.sale_id, 'sale' AS problem, ${cents(sql`s.total`)} AS expected_cents,
+          ${cents(sql`i.total`)} AS found_cents
+        FROM invoices i LEFT JOIN sales s ON s.company_id = i.company_id AND s.id = i.sale_id
+        WHERE i.company_id = ${companyId} AND i.kind = 'invoice' AND s.total IS DISTINCT FROM i.total
+      UNION ALL
+      SELECT n.id, n.sale_id, 'credited', ${cents(sql`a.total`)}, ${cents(sql`n.total`)}
+        FROM invoices n LEFT JOIN invoices a ON a.company_id = n.company_id AND a.id = n.associated_invoice_id
+        WHERE n.company_id = ${companyId} AND n.kind = 'credit_note'
+          AND (a.total IS DISTINCT FROM n.total OR a.sale_id IS DISTINCT FROM n.sale_id)`,
+    sql`invoice_id, problem`,
+    cap,
+  );
+}
+
+export interface InvoiceNumberRow {
+  series: string;
+  number: number;
+  /** gap: numbers missing before this one (expected is the first missing); duplicate: the number appears `found` times. */
+  problem: 'gap' | 'duplicate';
+  expected: number;
+  found: number;
+}
+
+/** Per ARCA series (issuer CUIT, environment, point of sale, receipt type): numbers repeated or skipped. */
+export function invoiceNumberingProblems(conn: Conn, companyId: number, cap: number) {
+  return capped<InvoiceNumberRow>(
+    conn,
+    sql`WITH n AS (
+        SELECT coalesce(issuer_cuit, '') || '/' || coalesce(environment, '') || '/' || type || ' '
+            || lpad(point_of_sale::text, 4, '0') AS series, number::float8 AS number, count(*)::float8 AS copies
+          FROM invoices WHERE company_id = ${companyId} AND source = 'arca'
+          GROUP BY issuer_cuit, environment, type, point_of_sale, number
+      ), ordered AS (
+        SELECT series, number, copies, lag(number) OVER (PARTITION BY series ORDER BY number) AS previous FROM n
+      )
+      SELECT series, number, 'gap' AS problem, previous + 1 AS expected, number AS found
+        FROM ordered WHERE previous IS NOT NULL AND number <> previous + 1
+      UNION ALL
+      SELECT series, number, 'duplicate', 1, copies FROM ordered WHERE copies > 1`,
+    sql`series, number, problem`,
+    cap,
+  );
+}
+
+export interface MissingEventRow {
+  event: string;
+  /** The sale, movement or invoice id. */
+  row_id: number;
+}
+
+/**
+ * Changes since `since` with no outbound event: every sale has sales.created, a paid one sales.paid,
+ * a cancelled one sales.cancelled; every movement movement.created; every invoice invoice.issued.
+ * (Dispatched events are pruned after the webhook retention, so older changes are not checked.)
+ */
+export function missingOutboundEvents(conn: Conn, companyId: number, since: Date, cap: number) {
+  const from = since.toISOString();
+  return capped<MissingEventRow>(
+    conn,
+    sql`WITH emitted AS (
+        SELECT event, coalesce(payload->'data'->'sale'->>'id', payload->'data'->'movement'->>'id',
+          payload->'data'->'invoice'->>'id') AS row_id
+        FROM outbox_events WHERE company_id = ${companyId} AND created_at >= ${from}::timestamptz
+      ), due AS (
+        SELECT 'sales.created' AS event, id AS row_id FROM sales
+          WHERE company_id = ${companyId} AND created_at >= ${from}::timestamptz
+        UNION ALL
+        SELECT 'sales.paid', id FROM sales
+          WHERE company_id = ${companyId} AND paid_at IS NOT NULL AND paid_at >= ${from}::timestamptz
+        UNION ALL
+        SELECT 'sales.cancelled', id FROM sales
+          WHERE company_id = ${companyId} AND status = 'cancelled' AND cancelled_at >= ${from}::timestamptz
+        UNION ALL
+        SELECT 'movement.created', id FROM movements WHERE company_id = ${companyId} AND recorded_at >= ${from}::timestamptz
+        UNION ALL
+        SELECT 'invoice.issued', id FROM invoices WHERE company_id = ${companyId} AND issued_at >= ${from}::timestamptz
+      )
+      SELECT d.event, d.row_id FROM due d
+      WHERE NOT EXISTS (SELECT 1 FROM emitted e WHERE e.event = d.event AND e.row_id = d.row_id::text)`,
+    sql`event, row_id`,
+    cap,
+  );
+}
+
+export function companyExists(conn: Conn, companyId: number): Promise<boolean> {
+  return selectRows<{ id: number }>(conn, sql`SELECT id FROM companies WHERE id = ${companyId}`).then((r) => r.length > 0);
+}
+
+export function listCompanyIds(conn: Conn): Promise<number[]> {
+  return selectRows<{ id: number }>(conn, sql`SELECT id FROM companies ORDER BY id`).then((r) => r.map((x) => x.id));
+}

@@ -1,0 +1,189 @@
+import type { Database } from '../../db/client.ts';
+import { AppError } from '../../lib/errors.ts';
+import { toCents } from '../../lib/money.ts';
+import type { Clock } from '../../lib/time.ts';
+import * as repo from './books.repo.ts';
+
+/** The names of the invariants `books verify` checks, in the order it reports them. */
+export const BOOKS_CHECKS = [
+  'stock_ledger',
+  'stock_deposits',
+  'sale_totals',
+  'sale_payments',
+  'closed_shifts',
+  'day_summaries',
+  'invoice_totals',
+  'invoice_matches_sale',
+  'invoice_numbering',
+  'outbound_events',
+] as const;
+export type BooksCheckName = (typeof BOOKS_CHECKS)[number];
+
+/** The offending rows of one check: how many in all, and the first ones (at most DETAIL_CAP). */
+export interface CheckDetail {
+  violations: number;
+  rows: Record<string, unknown>[];
+}
+
+export interface BooksCheck {
+  name: BooksCheckName;
+  ok: boolean;
+  detail: CheckDetail;
+}
+
+export interface BooksReport {
+  company_id: number;
+  ok: boolean;
+  checks: BooksCheck[];
+}
+
+/** What a day summary answers (GET /api/v1/sales/summary), the part the check reads. */
+export interface DaySummary {
+  total: number;
+  pending: number;
+  by_method: { method: string; amount: number }[];
+  by_box: { box_id: number | null; total: number }[];
+}
+
+export interface BooksDeps {
+  db: Database;
+  clock: Clock;
+  /** The day summary exactly as the API answers it, for the company's local date (yyyy-mm-dd). */
+  daySummary(companyId: number, date: string): Promise<DaySummary>;
+  /** Outbound events older than this many days may have been pruned once dispatched. */
+  eventRetentionDays: number;
+}
+
+export const DETAIL_CAP = 20;
+const DAY_MS = 86_400_000;
+
+const cents = (value: number | string) => toCents(value);
+
+/**
+ * `books verify`: recomputes the company's books from its raw rows and reports each invariant.
+ * Every check is one set-based statement, except the day summaries, which ask the summary itself
+ * once per day with sales (the point is to prove what the API answers).
+ */
+export function createBooksService(deps: BooksDeps) {
+  const { db, clock } = deps;
+  const orm = db.orm;
+
+  function check<T extends object>(name: BooksCheckName, rows: (T & repo.Capped)[]): BooksCheck {
+    const violations = rows[0]?.total_count ?? 0;
+    return {
+      name,
+      ok: violations === 0,
+      detail: { violations, rows: rows.map(({ total_count: _, ...row }) => row as Record<string, unknown>) },
+    };
+  }
+
+  async function daySummaries(companyId: number): Promise<BooksCheck> {
+    const figures = await repo.dayFigures(orm, companyId);
+    const days = new Map<string, Map<string, number>>();
+    for (const f of figures) {
+      const parts = days.get(f.day) ?? new Map<string, number>();
+      parts.set(f.part, Number(f.cents));
+      days.set(f.day, parts);
+    }
+    const problems: { day: string; figure: string; expected_cents: number; found_cents: number }[] = [];
+    const differ = (day: string, figure: string, expected: number, found: number) => {
+      if (expected !== found) problems.push({ day, figure, expected_cents: expected, found_cents: found });
+    };
+    for (const [day, parts] of days) {
+      const summary = await deps.daySummary(companyId, day);
+      const byMethod = new Map(summary.by_method.map((m) => [m.method, cents(m.amount)]));
+      const methodSum = [...byMethod.values()].reduce((a, b) => a + b, 0);
+      // The headline is the sum of its parts: what each method took plus what is still owed.
+      differ(day, 'headline', methodSum + cents(summary.pending), cents(summary.total));
+      // Each method's card is the day's payments of that method.
+      const methods = new Set([
+        ...byMethod.keys(),
+        ...[...parts.keys()].filter((p) => !p.includes(':') && p !== 'pending' && p !== 'sales'),
+      ]);
+      for (const method of [...methods].sort())
+        differ(day, `method:${method}`, parts.get(method) ?? 0, byMethod.get(method) ?? 0);
+      differ(day, 'pending', parts.get('pending') ?? 0, cents(summary.pending));
+      // Per box only the sales made at that box; the integration's sales are their own group.
+      const byBox = new Map(
+        summary.by_box.map((b) => [b.box_id === null ? 'box:integration' : `box:${b.box_id}`, cents(b.total)]),
+      );
+      const boxes = new Set([...byBox.keys(), ...[...parts.keys()].filter((p) => p.startsWith('box:'))]);
+      for (const box of [...boxes].sort()) differ(day, box, parts.get(box) ?? 0, byBox.get(box) ?? 0);
+    }
+    return {
+      name: 'day_summaries',
+      ok: problems.length === 0,
+      detail: { violations: problems.length, rows: problems.slice(0, DETAIL_CAP) },
+    };
+  }
+
+  async function verify(companyId: number): Promise<BooksReport> {
+    if (!(await repo.companyExists(orm, companyId))) throw new AppError('not_found', `company ${companyId} does not exist`);
+    const cap = DETAIL_CAP;
+    const since = new Date(clock.now().getTime() - deps.eventRetentionDays * DAY_MS);
+    const checks: BooksCheck[] = [
+      check('stock_ledger', await repo.stockLedgerMismatches(orm, companyId, cap)),
+      check('stock_deposits', await repo.stockDepositMismatches(orm, companyId, cap)),
+      check('sale_totals', await repo.saleTotalMismatches(orm, companyId, cap)),
+      check('sale_payments', await repo.salePaymentMismatches(orm, companyId, cap)),
+      check('closed_shifts', await repo.closedShiftMismatches(orm, companyId, cap)),
+      await daySummaries(companyId),
+      check('invoice_totals', await repo.invoiceTotalMismatches(orm, companyId, cap)),
+      check('invoice_matches_sale', await repo.invoiceSaleMismatches(orm, companyId, cap)),
+      check('invoice_numbering', await repo.invoiceNumberingProblems(orm, companyId, cap)),
+      check('outbound_events', await repo.missingOutboundEvents(orm, companyId, since, cap)),
+    ];
+    return { company_id: companyId, ok: checks.every((c) => c.ok), checks };
+  }
+
+  return {
+    verify,
+    async verifyAll(): Promise<{ ok: boolean; companies: BooksReport[] }> {
+      const companies: BooksReport[] = [];
+      for (const id of await repo.listCompanyIds(orm)) companies.push(await verify(id));
+      return { ok: companies.every((c) => c.ok), companies };
+    },
+  };
+}
+
+export type BooksService = ReturnType<typeof createBooksService>;
+
+const CHECK_LABELS: Record<BooksCheckName, string> = {
+  stock_ledger: 'movimientos de stock = stock de cada depósito',
+  stock_deposits: 'depósitos = stock de cada producto',
+  sale_totals: 'total de cada venta = suma de sus líneas',
+  sale_payments: 'pagos de cada venta cobrada (efectivo neto de vuelto) = su total',
+  closed_shifts: 'cada cierre de caja = recálculo desde sus movimientos',
+  day_summaries: 'resumen de cada día = suma de sus pagos',
+  invoice_totals: 'cada factura: neto + IVA + exento = total',
+  invoice_matches_sale: 'cada factura = su venta (nota de crédito = lo devuelto)',
+  invoice_numbering: 'numeración por punto de venta y tipo, sin saltos ni repetidos',
+  outbound_events: 'cada cambio tiene su evento saliente',
+};
+
+const SHOWN_ROWS = 5;
+
+function describeRow(row: Record<string, unknown>): string {
+  return Object.entries(row)
+    .map(([key, value]) => `${key}=${value}`)
+    .join(' ');
+}
+
+/** The operator's reading: one line per check, in Spanish. */
+export function formatBooksReport(report: BooksReport, companyName?: string): string {
+  const lines = [
+    `Empresa #${report.company_id}${companyName ? ` ${companyName}` : ''}: ${report.ok ? 'los números cierran' : 'HAY DIFERENCIAS'}`,
+  ];
+  for (const c of report.checks) {
+    if (c.ok) {
+      lines.push(`  OK     ${c.name} · ${CHECK_LABELS[c.name]}`);
+      continue;
+    }
+    const shown = c.detail.rows.slice(0, SHOWN_ROWS).map(describeRow).join('; ');
+    const more = c.detail.violations > SHOWN_ROWS ? ` (y ${c.detail.violations - SHOWN_ROWS} más)` : '';
+    lines.push(
+      `  FALLA  ${c.name} · ${CHECK_LABELS[c.name]} · ${c.detail.violations} ${c.detail.violations === 1 ? 'diferencia' : 'diferencias'} (importes en centavos): ${shown}${more}`,
+    );
+  }
+  return lines.join('\n');
+}
