@@ -4,10 +4,11 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { App } from '../../http/app.types.ts';
 import type { SurfaceGuard } from '../../http/surfaces.ts';
-import type { Container } from '../../container.ts';
+import type { Config } from '../../config.ts';
 import { AppError } from '../../lib/errors.ts';
 import { escapeHtml } from '../../lib/html.ts';
 import { safeEqual } from '../../lib/secrets.ts';
+import type { InstagramModule } from './instagram.module.ts';
 import type { CallbackOutcome, SessionRef } from './instagram.service.ts';
 import { parseGraphJson } from './graph.client.ts';
 import { verifyChannelsSignature, verifyMetaSignature } from './webhook-ingest.ts';
@@ -27,7 +28,7 @@ const header = (value: string | string[] | undefined) => (Array.isArray(value) ?
  * Operator (superadmin) routes: the connection pages and the JSON API. They sit under /superadmin
  * and /api/superadmin, where the access guard admits only a superadmin session.
  */
-export function registerInstagramOperatorRoutes(app: App, { instagram }: Pick<Container, 'instagram'>) {
+export function registerInstagramOperatorRoutes(app: App, { instagram }: { instagram: InstagramModule }) {
   const service = instagram.service;
 
   app.get(
@@ -110,7 +111,7 @@ export function registerInstagramOperatorRoutes(app: App, { instagram }: Pick<Co
 }
 
 /** Meta's webhook and the hub fan-out: signature-authenticated, each in its own raw-body scope. */
-export function registerInstagramWebhookRoutes(app: App, { instagram, config }: Pick<Container, 'instagram' | 'config'>) {
+export function registerInstagramWebhookRoutes(app: App, { instagram, config }: { instagram: InstagramModule; config: Pick<Config, 'instagram'> }) {
   const service = instagram.service;
   const settings = config.instagram;
 
@@ -170,7 +171,7 @@ export function registerInstagramWebhookRoutes(app: App, { instagram, config }: 
 }
 
 /** The guard of the cron surface: Authorization: Bearer CRON_SECRET, compared in constant time (401 otherwise). */
-export function cronGuard({ config }: Pick<Container, 'config'>): SurfaceGuard {
+export function cronGuard({ config }: { config: Pick<Config, 'instagram'> }): SurfaceGuard {
   return {
     onRequest: async (request: FastifyRequest) => {
       const secret = config.instagram.cronSecret;
@@ -185,7 +186,7 @@ export function cronGuard({ config }: Pick<Container, 'config'>): SurfaceGuard {
 }
 
 /** The backup poll for an external scheduler; registered in the cron surface. */
-export function registerInstagramCronRoutes(app: App, { instagram }: Pick<Container, 'instagram'>) {
+export function registerInstagramCronRoutes(app: App, { instagram }: { instagram: InstagramModule }) {
   const path = '/api/cron/instagram-inbox-sync';
   const handler = async () => ({ sync: await instagram.service.sync({ scheduled: true }) });
   app.get(path, { schema: { hide: true } }, handler);
