@@ -58,9 +58,14 @@ export function registerInstagramOperatorRoutes(app: App, { instagram }: { insta
 
   app.get(`${API}/status`, { schema: { hide: true } }, async () => ({ status: await service.status() }));
 
-  app.get(`${API}/conversations`, { schema: { hide: true } }, async () => ({
-    conversations: await service.listConversations(),
-  }));
+  // The connection state travels beside the list, so the panel can tell "nothing yet" from "not connected".
+  app.get(`${API}/conversations`, { schema: { hide: true } }, async () => {
+    const status = await service.status();
+    return {
+      conversations: await service.listConversations(),
+      connection: { configured: status.configured, connected: status.connected, reconnect_required: status.reconnect_required },
+    };
+  });
 
   app.get(
     `${API}/conversations/:id/messages`,
@@ -111,7 +116,10 @@ export function registerInstagramOperatorRoutes(app: App, { instagram }: { insta
 }
 
 /** Meta's webhook and the hub fan-out: signature-authenticated, each in its own raw-body scope. */
-export function registerInstagramWebhookRoutes(app: App, { instagram, config }: { instagram: InstagramModule; config: Pick<Config, 'instagram'> }) {
+export function registerInstagramWebhookRoutes(
+  app: App,
+  { instagram, config }: { instagram: InstagramModule; config: Pick<Config, 'instagram'> },
+) {
   const service = instagram.service;
   const settings = config.instagram;
 
@@ -223,6 +231,6 @@ function resultPage(reply: FastifyReply, status: number, outcome: CallbackOutcom
   }
   const html = `<!doctype html><html lang="es-AR"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title></head>
 <body><main><h1>${escapeHtml(title)}</h1><p>${escapeHtml(text)}</p>${extra}
-<p><a href="/superadmin/instagram/connect">Conectar de nuevo</a> · <a href="/superadmin">Volver al panel</a></p></main></body></html>`;
+<p><a href="/superadmin/instagram/connect">Conectar de nuevo</a> · <a href="/superadmin/instagram">Volver a la bandeja</a></p></main></body></html>`;
   return reply.code(status).header('cache-control', 'no-store').type('text/html; charset=utf-8').send(html);
 }
