@@ -278,7 +278,7 @@ export function createWhatsappService(deps: WhatsappServiceDeps) {
       const template = (await cloud.templates(channel.waba_id, token)).find(
         (t) => t.name === input.name && t.language === input.language,
       );
-      if (!template || template.status.toUpperCase() !== 'APPROVED' || !template.language) {
+      if (template?.status.toUpperCase() !== 'APPROVED') {
         throw new AppError('validation_failed', `template ${input.name} (${input.language}) is not an approved template`, {
           details: [{ path: 'name', message: 'not an approved template of this account' }],
         });
