@@ -9,6 +9,7 @@ import { parseOptions, positiveInt, requireOption, UsageError } from './args.ts'
 import { WEBHOOK_COMMANDS } from './webhook-commands.ts';
 import { TOKEN_COMMANDS } from './token-commands.ts';
 import { FISCAL_COMMANDS } from './fiscal-commands.ts';
+import { WHATSAPP_COMMANDS } from './whatsapp-commands.ts';
 import { cliCtx } from '../http/request-context.ts';
 
 export interface CommandResult {
@@ -187,4 +188,5 @@ export const COMMANDS: Command[] = [
   ...WEBHOOK_COMMANDS,
   ...TOKEN_COMMANDS,
   ...FISCAL_COMMANDS,
+  ...WHATSAPP_COMMANDS,
 ];
