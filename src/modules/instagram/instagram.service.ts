@@ -595,6 +595,7 @@ function conversationWire(c: repo.ConversationRow) {
     participant_id: c.participant_id,
     participant_username: c.participant_username,
     last_message_text: c.last_message_text,
+    last_message_direction: c.last_message_direction,
     last_message_at: c.last_message_at,
     read_at: c.read_at,
     updated_at: c.updated_at,
