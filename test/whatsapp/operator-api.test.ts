@@ -9,7 +9,7 @@ const API = '/api/superadmin/whatsapp';
 describe('WhatsApp operator API', () => {
   let t: WhatsappTestApp;
   beforeAll(async () => {
-    t = await buildWhatsappApp({ env: { WHATSAPP_SEND_ENABLED: 'yes' }, timeoutMs: 300 });
+    t = await buildWhatsappApp({ env: { WHATSAPP_SEND_ENABLED: 'yes' }, timeoutMs: 3000 });
   });
   afterAll(() => t?.close());
   beforeEach(() => t.fake.reset());
@@ -166,7 +166,7 @@ describe('WhatsApp operator API', () => {
 
   it('aborts a Graph call that does not answer in time (upstream_timeout)', async () => {
     await t.post(t.fake.inbound(CUSTOMER, { type: 'text', text: { body: 'hola' } }).body);
-    t.fake.stalls.push({ match: /message_templates/, delayMs: 2000 });
+    t.fake.stalls.push({ match: /message_templates/, delayMs: 6000 });
     const res = await get(`${API}/templates`);
     expect(res.statusCode).toBe(504);
     expect(res.json().code).toBe('upstream_timeout');
