@@ -10,6 +10,7 @@ import { WEBHOOK_COMMANDS } from './webhook-commands.ts';
 import { TOKEN_COMMANDS } from './token-commands.ts';
 import { FISCAL_COMMANDS } from './fiscal-commands.ts';
 import { BOOKS_COMMANDS } from './books-commands.ts';
+import { WHATSAPP_COMMANDS } from './whatsapp-commands.ts';
 import { cliCtx } from '../http/request-context.ts';
 
 export interface CommandResult {
@@ -191,4 +192,5 @@ export const COMMANDS: Command[] = [
   ...TOKEN_COMMANDS,
   ...FISCAL_COMMANDS,
   ...BOOKS_COMMANDS,
+  ...WHATSAPP_COMMANDS,
 ];
