@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { formatArs } from '../../lib/money.ts';
+import { formatPesos } from '../../lib/money.ts';
 import type { MerchantProduct } from '../../modules/catalog/catalog.service.ts';
 import { ApiError, api, errorText } from '../ui/api.ts';
 import { useDebouncedGet } from '../ui/debounced-get.ts';
@@ -33,7 +33,7 @@ interface PriceChangeAnswer {
 }
 
 const PAGE = 50;
-const money = (value: number) => formatArs(Math.round(value * 100));
+const money = (value: number) => formatPesos(value);
 function PriceCell({ product, onSaved }: { product: MerchantProduct; onSaved: (p: MerchantProduct) => void }) {
   const [text, setText] = useState(decimalText(product.base_price));
   const [state, setState] = useState<'idle' | 'saving' | 'saved' | 'error'>('idle');

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { formatCuit } from '../../../lib/cuit.ts';
 import { formatDate } from '../../../lib/format.ts';
-import { formatArs } from '../../../lib/money.ts';
+import { formatArs, formatPesos } from '../../../lib/money.ts';
 import { ApiError, api, errorText } from '../../ui/api.ts';
 import { BusyButton, Field } from '../../ui/form.tsx';
 
@@ -79,7 +79,7 @@ function IssuedLine({ invoice }: { invoice: InvoiceWire }) {
         <strong>
           {invoice.kind === 'invoice' ? 'Factura' : 'Nota de crédito'} {invoice.receipt}
         </strong>{' '}
-        · CAE {invoice.cae} (vence {formatDate(invoice.cae_expiration)}) · {formatArs(Math.round(invoice.total * 100))}
+        · CAE {invoice.cae} (vence {formatDate(invoice.cae_expiration)}) · {formatPesos(invoice.total)}
         {invoice.buyer?.name ? ` · ${invoice.buyer.name}` : ''}
       </span>
       {invoice.source === 'arca' ? (

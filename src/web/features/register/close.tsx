@@ -1,8 +1,8 @@
 import { useState } from 'preact/hooks';
 import { formatDateTime } from '../../../lib/format.ts';
-import { formatArs } from '../../../lib/money.ts';
+import { formatArs, formatPesos, parseCents } from '../../../lib/money.ts';
 import { api, errorText } from '../../ui/api.ts';
-import { METHODS, methodLabel, parseAmount } from './register.tsx';
+import { METHODS, methodLabel } from './register.tsx';
 
 export interface SessionReport {
   session: {
@@ -27,8 +27,6 @@ export interface SessionReport {
   counted: Record<string, number> | null;
   difference: Record<string, number> | null;
 }
-
-const cents = (pesos: number) => Math.round(pesos * 100);
 
 /** Closing the session: what was counted per method (blind: the expected shows only in the report). */
 export function CloseSession({
@@ -76,7 +74,7 @@ export function CloseSession({
     for (const m of METHODS) {
       const text = counted[m.id]?.trim() ?? '';
       if (text === '') continue;
-      const value = parseAmount(text);
+      const value = parseCents(text);
       if (value === null) {
         setError(`El monto de ${m.label} no es válido: escribí por ejemplo 5000 o 5.000,50.`);
         return;
@@ -160,7 +158,7 @@ function CashMove({ sessionId }: { sessionId: number }) {
   const [reason, setReason] = useState('');
   const [message, setMessage] = useState<{ ok: boolean; text: string } | null>(null);
   async function save() {
-    const value = parseAmount(amount);
+    const value = parseCents(amount);
     if (value === null || value <= 0) {
       setMessage({ ok: false, text: 'Escribí el monto, por ejemplo 5000 o 5.000,50.' });
       return;
@@ -253,20 +251,20 @@ export function CloseReport({ report, company }: { report: SessionReport; compan
       </header>
       <dl class="facts">
         <dt>Efectivo inicial</dt>
-        <dd>{formatArs(cents(report.session.opening_cash))}</dd>
+        <dd>{formatPesos(report.session.opening_cash)}</dd>
         <dt>Ventas</dt>
         <dd>
-          {report.sales.count} · {formatArs(cents(report.sales.total))}
+          {report.sales.count} · {formatPesos(report.sales.total)}
         </dd>
         {report.refunds.length > 0 ? (
           <>
             <dt>Devoluciones</dt>
-            <dd>{report.refunds.map((r) => `${methodLabel(r.method)} ${formatArs(cents(r.amount))}`).join(' · ')}</dd>
+            <dd>{report.refunds.map((r) => `${methodLabel(r.method)} ${formatPesos(r.amount)}`).join(' · ')}</dd>
           </>
         ) : null}
         <dt>Ingresos / retiros de efectivo</dt>
         <dd>
-          {formatArs(cents(report.cash_in))} / {formatArs(cents(report.cash_out))}
+          {formatPesos(report.cash_in)} / {formatPesos(report.cash_out)}
         </dd>
       </dl>
       <div class="table-wrap">
@@ -285,10 +283,10 @@ export function CloseReport({ report, company }: { report: SessionReport; compan
               return (
                 <tr key={m}>
                   <td>{methodLabel(m)}</td>
-                  <td class="num">{formatArs(cents(report.expected[m] ?? 0))}</td>
-                  <td class="num">{report.counted ? formatArs(cents(report.counted[m] ?? 0)) : '—'}</td>
+                  <td class="num">{formatPesos(report.expected[m] ?? 0)}</td>
+                  <td class="num">{report.counted ? formatPesos(report.counted[m] ?? 0) : '—'}</td>
                   <td class={`num ${diff === null || diff === 0 ? '' : diff < 0 ? 'error' : 'ok'}`}>
-                    {diff === null ? '—' : diff === 0 ? 'OK' : formatArs(cents(diff))}
+                    {diff === null ? '—' : diff === 0 ? 'OK' : formatPesos(diff)}
                   </td>
                 </tr>
               );

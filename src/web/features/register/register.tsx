@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { formatArs, lineTotalCents } from '../../../lib/money.ts';
+import { formatArs, formatQuantity, fromMilli, lineTotalCents, parseCents } from '../../../lib/money.ts';
 import type { ScaleLabelLayout } from '../../../modules/register/scale.ts';
 import { ApiError, api, errorText } from '../../ui/api.ts';
 import { useConfirm } from '../../ui/dialog.tsx';
@@ -45,16 +45,6 @@ export const METHODS: { id: string; label: string }[] = [
 ];
 export const methodLabel = (id: string) => METHODS.find((m) => m.id === id)?.label ?? id;
 
-/** "1500", "1.500", "1.500,50", "1500.5", "$ 1.500" → cents; null when it is not an amount. */
-export function parseAmount(text: string): number | null {
-  let t = text.replace(/[$\s]/g, '');
-  if (t === '') return null;
-  if (t.includes(',')) t = t.replace(/\./g, '').replace(',', '.');
-  else if (/^\d{1,3}(\.\d{3})+$/.test(t)) t = t.replace(/\./g, '');
-  if (!/^\d+(\.\d{1,2})?$/.test(t)) return null;
-  return Math.round(Number(t) * 100);
-}
-
 /** A quantity typed before `*` ("3*779…", "0,5*779…"), in thousandths. */
 function parseQuantity(text: string): number | null {
   const t = text.replace(',', '.');
@@ -63,10 +53,7 @@ function parseQuantity(text: string): number | null {
   return milli > 0 ? milli : null;
 }
 
-const formatQty = (milli: number, unit: string) =>
-  unit === 'kg' || milli % 1000 !== 0
-    ? `${(milli / 1000).toLocaleString('es-AR', { minimumFractionDigits: unit === 'kg' ? 3 : 0, maximumFractionDigits: 3 })}${unit === 'kg' ? ' kg' : ''}`
-    : String(milli / 1000);
+const formatQty = (milli: number, unit: string) => formatQuantity(fromMilli(milli), unit);
 
 interface Payment {
   method: string;
@@ -764,7 +751,7 @@ function OpenSession({
         class="stack"
         onSubmit={(e) => {
           e.preventDefault();
-          const cents = parseAmount(amount === '' ? '0' : amount);
+          const cents = parseCents(amount === '' ? '0' : amount);
           if (cents === null) {
             setError('Escribí un monto, por ejemplo 5000 o 5.000,50.');
             return;
@@ -822,7 +809,7 @@ function PayDialog({
   const [amount, setAmount] = useState((remaining / 100).toFixed(2).replace('.', ','));
   const [reference, setReference] = useState('');
   const [error, setError] = useState<string | null>(null);
-  const typed = parseAmount(amount);
+  const typed = parseCents(amount);
   const changeCents = method === 'efectivo' && typed !== null ? Math.max(0, paid + typed - totalCents) : 0;
 
   useEffect(() => {

@@ -1,6 +1,6 @@
 import { useEffect, useRef } from 'preact/hooks';
 import { formatDateTime } from '../../../lib/format.ts';
-import { formatArs } from '../../../lib/money.ts';
+import { formatArs, formatQuantity, fromMilli } from '../../../lib/money.ts';
 import type { Line } from './register.tsx';
 import { methodLabel } from './register.tsx';
 import type { SaleWire } from './sync.ts';
@@ -19,10 +19,7 @@ export interface TicketData {
   sale: SaleWire | null;
 }
 
-const qty = (milli: number, unit: string) =>
-  unit === 'kg'
-    ? `${(milli / 1000).toLocaleString('es-AR', { minimumFractionDigits: 3 })} kg`
-    : (milli / 1000).toLocaleString('es-AR');
+const qty = (milli: number, unit: string) => formatQuantity(fromMilli(milli), unit);
 
 /**
  * The 80 mm ticket: shop, sale, items, payments, change, and "no válido como factura"; below it,
