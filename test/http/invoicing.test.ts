@@ -542,7 +542,7 @@ describe('invoicing with ARCA (/api/v1/fiscal, /api/v1/sales/:id/invoice)', () =
     const noSetup = await shop({ setup: false });
     const refused = await issue(noSetup.asCashier, (await noSetup.sell([{ product_id: noSetup.p21.id, quantity: 1 }])).id);
     expect(refused.statusCode).toBe(422);
-    expect(refused.json().code).toBe('invalid_state');
+    expect(refused.json().code).toBe('fiscal_setup_incomplete');
   });
 });
 

@@ -115,6 +115,7 @@ describe('people of a company', () => {
     const op = { cookie: (await login(t.app, operator.email, operator.password)).cookie, ...SAME_ORIGIN };
     const last = await call('POST', `/api/superadmin/companies/${company.id}/members/${person.id}/disable`, op);
     expect(last.statusCode).toBe(409);
+    expect(last.json()).toMatchObject({ code: 'last_admin' });
     expect(last.json().error).toMatch(/last admin/);
   });
 

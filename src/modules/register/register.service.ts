@@ -451,7 +451,7 @@ export function createRegisterService({ db, clock }: { db: Database; clock: Cloc
           if (!(await repo.findBox(tx, companyId, input.box_id))) {
             throw new AppError('invalid_reference', `box ${input.box_id} does not exist`);
           }
-          throw new AppError('invalid_state', `box ${input.box_id} has no open session; open it to sell`);
+          throw new AppError('no_open_session', `box ${input.box_id} has no open session; open it to sell`);
         }
         if (point.sells_from === null) throw new AppError('invalid_state', 'the company has no default deposit to sell from');
         const box = { id: point.box_id, name: point.box_name, sells_from: point.sells_from };
@@ -621,7 +621,7 @@ export function createRegisterService({ db, clock }: { db: Database; clock: Cloc
         if (sale.status !== 'pending') throw new AppError('invalid_state', `sale ${id} is ${sale.status}; it cannot be paid`);
         if (input.payments.length === 0) throw new AppError('validation_failed', 'payments must not be empty');
         const session = await repo.findOpenSession(tx, companyId, sale.box_id!, 'share');
-        if (!session) throw new AppError('invalid_state', `box ${sale.box_id} has no open session; open it to take the payment`);
+        if (!session) throw new AppError('no_open_session', `box ${sale.box_id} has no open session; open it to take the payment`);
         const remaining = toCents(sale.total) - toCents(sale.paid_total);
         const settled = settlePayments(remaining, input.payments, sale.customer_id !== null);
         if (settled.appliedCents < remaining) {
@@ -690,7 +690,7 @@ export function createRegisterService({ db, clock }: { db: Database; clock: Cloc
           }
           refundSession = await repo.findOpenSession(tx, companyId, sale.box_id!, 'share');
           if (!refundSession) {
-            throw new AppError('invalid_state', `box ${sale.box_id} has no open session; open it to give the refund`);
+            throw new AppError('no_open_session', `box ${sale.box_id} has no open session; open it to give the refund`);
           }
           await repo.setRefundSession(tx, companyId, id, refundSession.id);
         }
@@ -802,7 +802,7 @@ export function createRegisterService({ db, clock }: { db: Database; clock: Cloc
         }
         product = await repo.findProductByPlu(tx, ctx.companyId, pluCandidates(label.plu));
         if (!product) {
-          throw new AppError('invalid_reference', `items.${n}: no product has the scale PLU ${label.plu} (as its SKU)`);
+          throw new AppError('unknown_scale_plu', `items.${n}: no product has the scale PLU ${label.plu} (as its SKU)`);
         }
         if (item.product_id !== undefined && item.product_id !== product.id) {
           throw new AppError('validation_failed', `items.${n}: the scale label is product ${product.id}, not ${item.product_id}`);
@@ -827,7 +827,7 @@ export function createRegisterService({ db, clock }: { db: Database; clock: Cloc
         const changedSince = catalogAt !== null && new Date(product.updated_at).getTime() > catalogAt.getTime();
         if (!changedSince) {
           throw new AppError(
-            'forbidden',
+            'price_needs_admin',
             `items.${n}: a price other than the product's (${fromCents(listCents)}) needs a company admin`,
           );
         }

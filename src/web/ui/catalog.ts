@@ -16,11 +16,7 @@ export const decimalText = (value: number | null) =>
 
 /** Answers of the product endpoints worded for a shop owner. */
 export const PRODUCT_MESSAGES: Messages = {
-  conflict: (body) => `Ese código ya lo usa otro producto: ${body.error ?? ''}`,
-  validation_failed: (body) =>
-    body.error?.includes('check digit')
-      ? 'El código de barras no es válido (el dígito verificador no coincide): revisá que esté bien escrito.'
-      : `Revisá los datos: ${body.error ?? ''}`,
+  conflict: 'Ese código (de barras o interno) ya lo usa otro producto.',
 };
 
 /** A price or quantity typed the Argentine way: 1.234,56 or 1234.56. */

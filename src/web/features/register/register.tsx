@@ -430,7 +430,7 @@ export function Register({ initial, user }: { initial: RegisterState; user: Regi
         return;
       } catch (err) {
         if (!isNetworkError(err)) {
-          if (err instanceof ApiError && err.body?.error?.includes('no open session')) {
+          if (err instanceof ApiError && err.code === 'no_open_session') {
             // Someone closed this box's session elsewhere: open a new one to go on (the sale stays loaded).
             setState((st) => ({ ...st, boxes: st.boxes.map((b) => (b.id === box.id ? { ...b, open_session_id: null } : b)) }));
           }

@@ -79,10 +79,8 @@ export function Sales({ boxes }: { boxes: { id: number; name: string }[] }) {
         body: { reason },
         messages: {
           forbidden: 'Anular una venta cobrada es una devolución: solo un administrador puede hacerla.',
-          invalid_state: (b) =>
-            b.error?.includes('no open session')
-              ? 'Para devolver el dinero, la caja de la venta tiene que tener un turno abierto.'
-              : 'Esta venta ya no se puede anular.',
+          no_open_session: 'Para devolver el dinero, la caja de la venta tiene que tener un turno abierto.',
+          invalid_state: 'Esta venta ya no se puede anular.',
         },
       });
       setDetail(updated);
