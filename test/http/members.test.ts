@@ -58,7 +58,7 @@ describe('people of a company', () => {
     expect((await login(t.app, person.email, person.password)).cookie).toBeTruthy();
     const again = await call('POST', '/api/settings/members', headers, { email: person.email, role: 'cashier' });
     expect(again.statusCode).toBe(409);
-    expect(again.json().code).toBe('conflict');
+    expect(again.json().code).toBe('already_member');
   });
 
   it.each([

@@ -7,7 +7,8 @@ import type { Clock } from '../../lib/time.ts';
 import { type AuditAction, auditBy, recordAudit } from '../audit/audit.repo.ts';
 import { endUserSessions } from '../auth/sessions.repo.ts';
 import * as repo from './members.repo.ts';
-import { MEMBERSHIP_ROLES, type MembershipRole, type UserService } from './users.service.ts';
+import { MEMBERSHIP_ROLES, type MembershipRole } from './roles.ts';
+import type { UserService } from './users.service.ts';
 
 export interface MemberWire {
   user_id: number;
