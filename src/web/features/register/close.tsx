@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { formatDateTime } from '../../../lib/format.ts';
 import { formatArs, formatPesos, parseCents } from '../../../lib/money.ts';
 import { api, errorText } from '../../ui/api.ts';
-import { METHODS, methodLabel } from './register.tsx';
+import { METHODS, methodLabel } from './methods.ts';
 
 export interface SessionReport {
   session: {

@@ -4,7 +4,7 @@ import { formatPesos, formatQuantity } from '../../../lib/money.ts';
 import { api, errorText } from '../../ui/api.ts';
 import { Card, PageTitle, TableWrap } from '../../ui/layout.tsx';
 import { Notice, useNotice } from '../../ui/notice.tsx';
-import { METHODS, methodLabel } from './register.tsx';
+import { METHODS, methodLabel } from './methods.ts';
 import type { SaleWire } from './sync.ts';
 import { InvoicePanel } from '../invoicing/invoice-panel.tsx';
 
