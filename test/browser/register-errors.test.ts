@@ -68,7 +68,7 @@ describe('the register says what went wrong in Spanish, by error code', () => {
       await page.screenshot({ path: `${SHOTS}/register-no-open-session-${viewport.width}.png`, fullPage: true });
       // Nothing was sold.
       const sales = await t.container.db.query('SELECT count(*)::int AS n FROM sales WHERE company_id = $1', [company.id]);
-      expect(sales.rows[0]).toEqual({ n: 0 });
+      expect(sales[0]).toEqual({ n: 0 });
       await context.close();
     },
   );

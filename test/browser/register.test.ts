@@ -324,7 +324,9 @@ describe('the register in a real browser', () => {
     await page.waitForFunction(() => document.querySelectorAll('#sales tbody tr').length === 3);
     await page.click('#sales tbody tr:last-child button');
     await page.waitForSelector('#sale-detail');
-    await expect(page.locator('#sale-detail').textContent()).resolves.toContain('recibido $\u00a05.000,00, vuelto $\u00a01.800,00');
+    await expect(page.locator('#sale-detail').textContent()).resolves.toContain(
+      'recibido $\u00a05.000,00, vuelto $\u00a01.800,00',
+    );
     await page.fill('#cancel-reason', 'devolución: yerba vencida');
     await page.click('#sale-detail button.danger');
     await page.waitForSelector('.notice-ok');
