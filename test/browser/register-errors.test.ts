@@ -49,9 +49,18 @@ describe('the register says what went wrong in Spanish, by error code', () => {
       await page.waitForSelector('#register-lines tr[data-line]');
 
       // Someone closes this shift from another computer while the sale is loaded.
-      await t.container.db.query('UPDATE box_sessions SET closed_at = now() WHERE company_id = $1 AND closed_at IS NULL', [
+      const [open] = await t.container.db.query('SELECT id FROM box_sessions WHERE company_id = $1 AND closed_at IS NULL', [
         company.id,
       ]);
+      const closed = await page.evaluate(async (id) => {
+        const res = await fetch(`/api/v1/box-sessions/${id}/close`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ counted: { efectivo: 1000 } }),
+        });
+        return res.status;
+      }, Number(open!['id']));
+      expect(closed).toBe(200);
 
       await page.keyboard.press('F4');
       await page.waitForSelector('#pay-amount');
