@@ -80,5 +80,6 @@ describe('the register says what went wrong in Spanish, by error code', () => {
       expect(sales[0]).toEqual({ n: 0 });
       await context.close();
     },
+    120_000,
   );
 });
