@@ -1,9 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { parseOptions, requireOption, UsageError } from './args.ts';
-import type { Command } from './commands.ts';
+import { type Command, define } from './command.ts';
 
-// commands.ts imports this file: a local helper avoids a runtime import cycle.
-const define = <P extends { json?: boolean }>(command: Command<P>) => command as unknown as Command;
 
 /**
  * The WhatsApp channel record from the terminal (docs/operador/whatsapp.md). The token is read from a
