@@ -50,9 +50,6 @@ export async function buildApp(container: Container, assets?: AssetCatalog): Pro
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.decorate('routeSurfaces', enforceSurfaces(app));
-  app.addHook('onRequest', async (request, reply) => {
-    reply.header('x-request-id', request.id);
-  });
   registerErrorHandling(app);
   registerRequestContext(app);
   registerRequestMetrics(app, container.metrics);
