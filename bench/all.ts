@@ -8,7 +8,16 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type BenchResult, currentCommit, readRecorded, slides, TOLERANCE, table, writeRecorded } from './results.ts';
+import {
+  type BenchResult,
+  currentCommit,
+  otherSettings,
+  readRecorded,
+  slides,
+  TOLERANCE,
+  table,
+  writeRecorded,
+} from './results.ts';
 
 /** Every bench, cheapest first. */
 export const BENCHES = ['pipeline', 'scanner', 'ingest', 'pos', 'catalog', 'delivery'] as const;
@@ -67,6 +76,7 @@ export default async function main(args: string[]) {
           `(${Math.round((1 - s.now / s.recorded) * 100)} % worse; tolerance ${TOLERANCE * 100} %)\n`,
       );
     }
+    for (const line of otherSettings(results, recorded)) process.stdout.write(`WARNING: other settings: ${line}\n`);
     const missing = results.filter((r) => !recorded[r.bench]).map((r) => r.bench);
     if (missing.length > 0) process.stdout.write(`no recorded figures for: ${missing.join(', ')}\n`);
     if (found.length > 0) code = 1;

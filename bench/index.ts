@@ -3,7 +3,7 @@
 // against a baseline measured in the same run. `npm run bench -- all` runs them all (bench/all.ts).
 // A bench returns its figures (bench/results.ts); with BENCH_RESULT_FILE set they are written there.
 import { existsSync, writeFileSync } from 'node:fs';
-import { type BenchResult, type Figure, loadNow } from './results.ts';
+import { type BenchResult, benchSettings, type Figure, loadNow } from './results.ts';
 
 /** Names that read better on the command line than the file they run. */
 const ALIASES: Record<string, string> = { delivery: 'webhooks-delivery' };
@@ -26,6 +26,6 @@ const start = loadNow();
 const figures = (await run(args)) as Figure[] | undefined;
 const file = process.env['BENCH_RESULT_FILE'];
 if (file && Array.isArray(figures)) {
-  const result: BenchResult = { bench: given!, figures, load: { start, end: loadNow() } };
+  const result: BenchResult = { bench: given!, figures, load: { start, end: loadNow() }, settings: benchSettings() };
   writeFileSync(file, JSON.stringify(result));
 }

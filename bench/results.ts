@@ -23,6 +23,8 @@ export interface BenchResult {
   figures: Figure[];
   /** 1-minute load average when the bench started and when it ended. */
   load: { start: number; end: number };
+  /** The BENCH_* settings it ran with (sizes, rounds): figures under other settings do not compare. */
+  settings: Record<string, string>;
 }
 
 export interface RecordedBench extends BenchResult {
@@ -38,6 +40,27 @@ export const TOLERANCE = 0.1;
 export const RESULTS_FILE = new URL('./results.json', import.meta.url);
 
 export const loadNow = () => loadavg()[0]!;
+
+/** The BENCH_* variables that shape a run (not where it runs nor where it writes). */
+export function benchSettings(env: NodeJS.ProcessEnv = process.env): Record<string, string> {
+  const skip = new Set(['BENCH_DATABASE_URL', 'BENCH_RESULT_FILE']);
+  return Object.fromEntries(
+    Object.entries(env)
+      .filter(
+        (entry): entry is [string, string] => entry[0].startsWith('BENCH_') && !skip.has(entry[0]) && entry[1] !== undefined,
+      )
+      .sort(([a], [b]) => a.localeCompare(b)),
+  );
+}
+
+/** Benches whose recorded figures were measured with other BENCH_* settings than this run. */
+export function otherSettings(results: BenchResult[], recorded: Recorded): string[] {
+  return results
+    .filter((r) => recorded[r.bench] && JSON.stringify(recorded[r.bench]!.settings ?? {}) !== JSON.stringify(r.settings))
+    .map(
+      (r) => `${r.bench} (recorded with ${JSON.stringify(recorded[r.bench]!.settings ?? {})}, now ${JSON.stringify(r.settings)})`,
+    );
+}
 
 export function figure(
   name: string,
