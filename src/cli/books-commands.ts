@@ -5,7 +5,6 @@ import { RETENTION_DAYS } from '../modules/webhooks/deliveries.service.ts';
 import { parseOptions, positiveInt, UsageError } from './args.ts';
 import { type Command, define } from './command.ts';
 
-
 function booksOf(container: Container) {
   return createBooksService({
     db: container.db,

@@ -2,7 +2,6 @@ import { readFileSync } from 'node:fs';
 import { parseOptions, requireOption, UsageError } from './args.ts';
 import { type Command, define } from './command.ts';
 
-
 /**
  * The WhatsApp channel record from the terminal (docs/operador/whatsapp.md). The token is read from a
  * file, never from the command line (where `ps` and the shell history would keep it).

@@ -260,7 +260,8 @@ export function createCashier({ db, clock }: { db: Database; clock: Clock }) {
         assertTransition(sale, 'pay');
         if (input.payments.length === 0) throw new AppError('validation_failed', 'payments must not be empty');
         const session = await repo.findOpenSession(tx, companyId, sale.box_id!, 'share');
-        if (!session) throw new AppError('no_open_session', `box ${sale.box_id} has no open session; open it to take the payment`);
+        if (!session)
+          throw new AppError('no_open_session', `box ${sale.box_id} has no open session; open it to take the payment`);
         const remaining = toCents(sale.total) - toCents(sale.paid_total);
         const settled = settlePayments(remaining, input.payments, sale.customer_id !== null);
         if (settled.appliedCents < remaining) {

@@ -71,6 +71,7 @@ const TEXTS: Record<ErrorCode | 'offline', Text> = {
   page_not_found: 'Esa página no existe.',
   conflict: 'Eso choca con algo que ya existe.',
   already_member: 'Esa persona ya está en la empresa.',
+  cuit_unavailable: 'Ese CUIT no se puede usar en esta empresa; escribinos a soporte.',
   last_admin: 'Es la única persona que administra la empresa: primero hacé administradora a otra.',
   cannot_change_self: 'No podés hacerlo con tu propio usuario: pedíselo a otra persona que administre la empresa.',
   channel_not_connected: 'La cuenta de Instagram no está conectada.',
