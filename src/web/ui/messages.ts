@@ -44,7 +44,7 @@ function fieldOf(path: string): string | null {
 function validation(err: ErrorLike): string {
   const fields = [...new Set((err.details ?? []).map((d) => fieldOf(d.path)).filter((f): f is string => f !== null))];
   if (fields.some((f) => f === FIELD.barcode)) {
-    return 'El código de barras no es válido: revisá que esté bien escrito (el último dígito es el verificador).';
+    return 'El código de barras no es válido: revisá que esté bien escrito y que el último dígito, el dígito verificador, sea el correcto.';
   }
   if (err.details?.some((d) => d.message === 'buyer_identification_required')) {
     return 'Desde $\u00a010.000.000 hay que identificar al comprador (RG 5700): cargá su CUIT o DNI.';
