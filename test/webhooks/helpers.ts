@@ -11,11 +11,14 @@ export type WebhookTestApp = TestApp & { clock: TestClock };
  * test, and every endpoint removed after each test, so nothing of one test is retried into the
  * next one's receiver. Hands both over as they are created.
  */
-export function useWebhookFixture(use: { app(t: WebhookTestApp): void; receiver(r: Receiver): void }) {
+export function useWebhookFixture(
+  use: { app(t: WebhookTestApp): void; receiver(r: Receiver): void },
+  options: { attemptTimeoutMs?: number } = {},
+) {
   let t: WebhookTestApp;
   let receiver: Receiver;
   beforeAll(async () => {
-    t = await buildWebhookApp();
+    t = await buildWebhookApp({}, options);
     use.app(t);
   });
   afterAll(() => t.close());
@@ -29,7 +32,13 @@ export function useWebhookFixture(use: { app(t: WebhookTestApp): void; receiver(
   });
 }
 
-/** The application with a movable clock, short delivery timeouts and no jitter (random 0.5 → factor 1). */
+/**
+ * The application with a movable clock, a 5 s delivery timeout (half the real one) and no jitter
+ * (random 0.5 → factor 1). The timeout is not shorter on purpose: on a loaded machine the first
+ * request to a fresh local receiver took over 400 ms (the old default), so deliveries that should
+ * succeed timed out on main and on every branch alike. Tests of the timeout itself ask for a short
+ * one (`attemptTimeoutMs`).
+ */
 export async function buildWebhookApp(
   env: Record<string, string> = {},
   options: { attemptTimeoutMs?: number } = {},
@@ -37,7 +46,7 @@ export async function buildWebhookApp(
   const clock = createTestClock();
   const t = await buildTestApp({
     env: { ALLOW_PRIVATE_WEBHOOK_TARGETS: 'true', ...env },
-    overrides: { clock, webhookTuning: { timeoutMs: options.attemptTimeoutMs ?? 400, random: () => 0.5, pollIntervalMs: 200 } },
+    overrides: { clock, webhookTuning: { timeoutMs: options.attemptTimeoutMs ?? 5000, random: () => 0.5, pollIntervalMs: 200 } },
   });
   return { ...t, clock };
 }

@@ -25,7 +25,7 @@ describe('webhook workers', () => {
   }
 
   /** A second worker process's delivery module: its own connections on PostgreSQL. */
-  async function secondWorker(pollIntervalMs = 1000) {
+  async function secondWorker(pollIntervalMs = 1000, timeoutMs = 5000) {
     const db = t.database.url ? await openPostgres({ url: t.database.url, poolMax: 5 }) : t.container.db;
     const config = testConfig({
       ALLOW_PRIVATE_WEBHOOK_TARGETS: 'true',
@@ -38,7 +38,7 @@ describe('webhook workers', () => {
       clock: t.clock,
       logger: createLogger('silent'),
       jobs: { define: () => {} } as never,
-      tuning: { timeoutMs: 400, random: () => 0.5, concurrency: 4, pollIntervalMs },
+      tuning: { timeoutMs, random: () => 0.5, concurrency: 4, pollIntervalMs },
     });
     return {
       module,
@@ -153,7 +153,7 @@ describe('webhook workers', () => {
     const { company, endpoint } = await setup();
     for (let i = 0; i < 4; i++) await makeProduct(t.container, company.id);
     receiver.set({ kind: 'hang' });
-    const worker = await secondWorker(600_000);
+    const worker = await secondWorker(600_000, 400);
     await worker.module.dispatcher.start();
     await receiver.waitFor(1, 10_000);
     await worker.close(); // the attempt in flight times out (400 ms) and settles; the other three go back

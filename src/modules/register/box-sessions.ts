@@ -7,6 +7,7 @@ import { fromCents, toCents } from '../../lib/money.ts';
 import type { Clock } from '../../lib/time.ts';
 import { auditBy, recordAudit } from '../audit/audit.repo.ts';
 import { actorLabel, iso, money } from './actor.ts';
+import type { Bound } from '../sales/sales.repo.ts';
 import * as repo from './register.repo.ts';
 
 // Box sessions: open, cash in/out, close, and their reports (what was taken, given back and moved).
@@ -124,7 +125,7 @@ export function createBoxSessions({ db, clock }: { db: Database; clock: Clock })
       return buildSessionReport(orm, ctx.companyId, session);
     },
 
-    async listSessions(ctx: CompanyCtx, filter: { boxId?: number; from?: repo.Bound; to?: repo.Bound; limit: number }) {
+    async listSessions(ctx: CompanyCtx, filter: { boxId?: number; from?: Bound; to?: Bound; limit: number }) {
       const rows = await repo.listSessions(orm, ctx.companyId, filter);
       const reports = [];
       for (const row of rows) reports.push(await buildSessionReport(orm, ctx.companyId, row));

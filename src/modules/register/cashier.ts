@@ -8,14 +8,14 @@ import { auditBy, recordAudit } from '../audit/audit.repo.ts';
 import { wholeSaleSteps } from '../sales/create-sale.ts';
 import { methodOf, type PaymentInput, settlePayments } from '../sales/payments.ts';
 import type { SaleWire } from '../sales/sales.schemas.ts';
-import { insertPayments } from '../sales/sales.repo.ts';
+import { findSaleRow, insertPayments, listPayments, listSaleItems, type SaleListRow } from '../sales/sales.repo.ts';
 import { assertTransition } from '../sales/sale-states.ts';
 import { cancelSale, markSalePaid } from '../sales/sales.service.ts';
 import { applyMovements, bookMovements, runLedgerStatement } from '../stock/stock.ledger.ts';
 import { actorLabel, actsAsAdmin, money } from './actor.ts';
 import { type PricedLine, priceLines, type SaleItemInput } from './pricing.ts';
 import * as repo from './register.repo.ts';
-import { readSale } from './sales-view.ts';
+import { readSale } from '../sales/sales-view.ts';
 
 // The cashier's flow: sell (create, maybe paid at once), take a payment, cancel or refund. The
 // register keeps its own rows (which box and session, the idempotency key, the change, the
@@ -252,7 +252,7 @@ export function createCashier({ db, clock }: { db: Database; clock: Clock }) {
     async paySale(ctx: CompanyCtx, id: number, input: { payments: PaymentInput[] }) {
       const companyId = ctx.companyId;
       return orm.transaction(async (tx) => {
-        const sale = await repo.findSaleRow(tx, companyId, id, true);
+        const sale = await findSaleRow(tx, companyId, id, true);
         if (!sale) throw new AppError('not_found', `sale ${id} does not exist`);
         if (sale.box_session_id === null) {
           throw new AppError('invalid_state', `sale ${id} came from an integration; its sender reports its payment (sales.paid)`);
@@ -271,7 +271,7 @@ export function createCashier({ db, clock }: { db: Database; clock: Clock }) {
             { details: [{ path: '/payments', message: 'must cover what is owed' }] },
           );
         }
-        const existing = await repo.listPayments(tx, companyId, [id]);
+        const existing = await listPayments(tx, companyId, [id]);
         const now = clock.now();
         await insertPayments(tx, {
           companyId,
@@ -300,7 +300,7 @@ export function createCashier({ db, clock }: { db: Database; clock: Clock }) {
       const reason = input.reason.trim();
       if (reason.length === 0) throw new AppError('validation_failed', 'reason must not be empty');
       return orm.transaction(async (tx) => {
-        const sale = await repo.findSaleRow(tx, companyId, id, true);
+        const sale = await findSaleRow(tx, companyId, id, true);
         if (!sale) throw new AppError('not_found', `sale ${id} does not exist`);
         const now = clock.now();
         if (sale.box_session_id === null) {
@@ -318,10 +318,10 @@ export function createCashier({ db, clock }: { db: Database; clock: Clock }) {
           if (sale.cancellation_reason === reason) return { sale: await readSale(tx, companyId, id), changed: false };
           throw new AppError('invalid_state', `sale ${id} is already cancelled`);
         }
-        const payments = await repo.listPayments(tx, companyId, [id]);
+        const payments = await listPayments(tx, companyId, [id]);
         const refundSessionId = payments.length > 0 ? await bookRefund(tx, ctx, sale) : null;
         await cancelSale(tx, companyId, { id, reason, action: sale.status === 'paid' ? 'refund' : 'cancel' }, { now });
-        const items = await repo.listSaleItems(tx, companyId, [id]);
+        const items = await listSaleItems(tx, companyId, [id]);
         await applyMovements(
           tx,
           companyId,
@@ -356,7 +356,7 @@ export function createCashier({ db, clock }: { db: Database; clock: Clock }) {
  * A sale that took money gives it back: an admin's (or read-write token's) decision, booked in the
  * open session of the sale's box. Answers that session.
  */
-async function bookRefund(tx: Conn, ctx: CompanyCtx, sale: repo.SaleListRow): Promise<number> {
+async function bookRefund(tx: Conn, ctx: CompanyCtx, sale: SaleListRow): Promise<number> {
   if (!actsAsAdmin(ctx)) {
     throw new AppError(
       'forbidden',

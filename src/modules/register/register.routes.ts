@@ -4,7 +4,8 @@ import { errorResponses } from '../../http/error-body.schema.ts';
 import { companyCtx } from '../../http/request-context.ts';
 import { AppError } from '../../lib/errors.ts';
 import { csvCell, formatAmount } from '../catalog/csv.ts';
-import type { Bound } from './register.repo.ts';
+import type { Bound } from '../sales/sales.repo.ts';
+import type { SaleWire } from '../sales/sales.schemas.ts';
 import {
   BoxSession,
   BoxSessionReport,
@@ -23,7 +24,7 @@ import {
   SessionListQuery,
   SummaryQuery,
 } from './register.schemas.ts';
-import type { RegisterService, SaleWire } from './register.service.ts';
+import type { RegisterService } from './register.service.ts';
 
 const TAGS = ['Caja y ventas'];
 const IDEMPOTENCY_KEY = /^[A-Za-z0-9._:-]{8,200}$/;

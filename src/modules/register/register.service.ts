@@ -6,17 +6,13 @@ import { actsAsAdmin, money } from './actor.ts';
 import { createBoxSessions } from './box-sessions.ts';
 import { createCashier } from './cashier.ts';
 import * as repo from './register.repo.ts';
-import { createSalesView } from './sales-view.ts';
+import { createSalesView } from '../sales/sales-view.ts';
 import { registerScaleLayout } from './scale.ts';
 
 // The cash register: what the register screen loads (boxes, catalogue), box sessions
 // (box-sessions.ts), the cashier's flow (cashier.ts: sell, pay, cancel/refund, each sale change
-// through the sales module) and the sales as the merchant API reads them (sales-view.ts).
-
-export { actsAsAdmin } from './actor.ts';
-export { expectedCents, sessionToWire } from './box-sessions.ts';
-export { type RegisterSaleInput, requestFingerprint } from './cashier.ts';
-export type { SaleWire } from '../sales/sales.schemas.ts';
+// through the sales module) and, through the sales module
+// (sales/sales-view.ts), the sales as the merchant API reads them.
 
 export type RegisterService = ReturnType<typeof createRegisterService>;
 

@@ -265,3 +265,160 @@ function salesStatement(withEvents: boolean): string {
 
 const SALES_STATEMENT = preparedStatement<SaleStatementResult>(salesStatement(false));
 const SALES_FROM_EVENTS_STATEMENT = preparedStatement<SaleStatementResult>(salesStatement(true));
+
+// --- reading sales (the merchant API's and the register's view of a sale) ---
+
+export interface SaleListRow {
+  id: number;
+  customer_id: number | null;
+  box_id: number | null;
+  box_name: string | null;
+  total: string;
+  status: 'pending' | 'paid' | 'cancelled';
+  payment_method: string | null;
+  paid_at: Date | string | null;
+  cancelled_at: Date | string | null;
+  cancellation_reason: string | null;
+  created_at: Date | string;
+  /** Register sales only (null for integration-received ones). */
+  box_session_id: number | null;
+  deposit_id: number | null;
+  customer_name: string | null;
+  sold_by: string | null;
+  change: string | null;
+  refund_session_id: number | null;
+  paid_total: string;
+}
+
+const SALE_SELECT = sql`SELECT s.id, s.customer_id, s.box_id, b.name AS box_name, s.total, s.status, s.payment_method, s.paid_at,
+    s.cancelled_at, s.cancellation_reason, s.created_at, r.box_session_id, r.deposit_id, r.customer_name, r.sold_by, r.change,
+    r.refund_session_id,
+    (SELECT coalesce(sum(p.amount), 0)::text FROM sale_payments p WHERE p.company_id = s.company_id AND p.sale_id = s.id)
+      AS paid_total
+  FROM sales s
+  LEFT JOIN register_sales r ON r.company_id = s.company_id AND r.sale_id = s.id
+  LEFT JOIN boxes b ON b.company_id = s.company_id AND b.id = s.box_id`;
+
+export async function findSaleRow(conn: Conn, companyId: number, id: number, lock = false): Promise<SaleListRow | null> {
+  const [row] = await selectRows<SaleListRow>(
+    conn,
+    sql`${SALE_SELECT} WHERE s.company_id = ${companyId} AND s.id = ${id}${lock ? sql` FOR UPDATE OF s` : sql``}`,
+  );
+  return row ?? null;
+}
+
+/** A bound of a listing: a day (yyyy-mm-dd, in the company's time zone) or an instant. */
+export type Bound = { day: string } | Date;
+
+export function boundSql(companyId: number, bound: Bound, end: boolean): SQL {
+  if (bound instanceof Date) return sql`${bound.toISOString()}::timestamptz`;
+  const day = end ? sql`(${bound.day}::date + 1)` : sql`${bound.day}::date`;
+  return sql`(${day}::timestamp AT TIME ZONE (SELECT timezone FROM companies WHERE id = ${companyId}))`;
+}
+
+export interface SaleFilter {
+  from?: Bound;
+  to?: Bound;
+  boxId?: number;
+  sessionId?: number;
+  status?: string;
+  method?: string;
+  /** Sales with an id below this one (pages go newest first). */
+  before?: number;
+  limit: number;
+}
+
+export function listSaleRows(conn: Conn, companyId: number, f: SaleFilter): Promise<SaleListRow[]> {
+  const where: SQL[] = [sql`s.company_id = ${companyId}`];
+  if (f.from) where.push(sql`s.created_at >= ${boundSql(companyId, f.from, false)}`);
+  if (f.to) where.push(sql`s.created_at < ${boundSql(companyId, f.to, true)}`);
+  if (f.boxId !== undefined) where.push(sql`s.box_id = ${f.boxId}`);
+  if (f.sessionId !== undefined) where.push(sql`r.box_session_id = ${f.sessionId}`);
+  if (f.status) where.push(sql`s.status = ${f.status}`);
+  if (f.method) {
+    where.push(sql`(EXISTS (SELECT 1 FROM sale_payments p WHERE p.company_id = s.company_id AND p.sale_id = s.id
+      AND p.method = ${f.method}) OR (r.sale_id IS NULL AND s.payment_method = ${f.method}))`);
+  }
+  if (f.before !== undefined) where.push(sql`s.id < ${f.before}`);
+  return selectRows<SaleListRow>(
+    conn,
+    sql`${SALE_SELECT} WHERE ${sql.join(where, sql` AND `)} ORDER BY s.id DESC LIMIT ${f.limit}`,
+  );
+}
+
+export interface SaleItemDetailRow {
+  sale_id: number;
+  id: number;
+  product_id: number;
+  name: string;
+  unit: 'unit' | 'kg';
+  quantity: string;
+  price: string;
+  subtotal: string;
+}
+
+export function listSaleItems(conn: Conn, companyId: number, saleIds: number[]): Promise<SaleItemDetailRow[]> {
+  if (saleIds.length === 0) return Promise.resolve([]);
+  return selectRows<SaleItemDetailRow>(
+    conn,
+    sql`SELECT i.sale_id, i.id, i.product_id, p.name, p.unit, i.quantity, i.price, i.subtotal
+      FROM sale_items i JOIN products p ON p.company_id = i.company_id AND p.id = i.product_id
+      WHERE i.company_id = ${companyId} AND i.sale_id IN (${sql.join(
+        saleIds.map((id) => sql`${id}`),
+        sql`, `,
+      )}) ORDER BY i.sale_id, i.id`,
+  );
+}
+
+export interface PaymentRow {
+  sale_id: number;
+  id: number;
+  method: PaymentMethod;
+  amount: string;
+  tendered: string | null;
+  change: string;
+  reference: string | null;
+  box_session_id: number | null;
+  created_at: Date | string;
+}
+
+export function listPayments(conn: Conn, companyId: number, saleIds: number[]): Promise<PaymentRow[]> {
+  if (saleIds.length === 0) return Promise.resolve([]);
+  return selectRows<PaymentRow>(
+    conn,
+    sql`SELECT sale_id, id, method, amount, tendered, change, reference, box_session_id, created_at FROM sale_payments
+      WHERE company_id = ${companyId} AND sale_id IN (${sql.join(
+        saleIds.map((id) => sql`${id}`),
+        sql`, `,
+      )}) ORDER BY sale_id, id`,
+  );
+}
+
+/** A day's totals in the company's time zone: by payment method (net of refunds) and by box. */
+export async function daySummary(conn: Conn, companyId: number, date: string) {
+  const day = sql`(SELECT timezone FROM companies WHERE id = ${companyId})`;
+  const inDay = (column: SQL) => sql`(${column} AT TIME ZONE ${day})::date = ${date}::date`;
+  const byMethod = await selectRows<{ method: string; amount: string; count: number }>(
+    conn,
+    sql`SELECT p.method, sum(p.amount)::text AS amount, count(DISTINCT p.sale_id)::int AS count
+      FROM sale_payments p JOIN sales s ON s.company_id = p.company_id AND s.id = p.sale_id
+      WHERE p.company_id = ${companyId} AND s.status <> 'cancelled' AND ${inDay(sql`s.created_at`)}
+      GROUP BY p.method ORDER BY p.method`,
+  );
+  const byBox = await selectRows<{ box_id: number | null; box_name: string | null; count: number; total: string }>(
+    conn,
+    sql`SELECT s.box_id, b.name AS box_name, count(*)::int AS count, sum(s.total)::text AS total
+      FROM sales s LEFT JOIN boxes b ON b.company_id = s.company_id AND b.id = s.box_id
+      WHERE s.company_id = ${companyId} AND s.status <> 'cancelled' AND ${inDay(sql`s.created_at`)}
+      GROUP BY s.box_id, b.name ORDER BY s.box_id NULLS LAST`,
+  );
+  const [totals] = await selectRows<{ count: number; total: string; pending: string; cancelled: number }>(
+    conn,
+    sql`SELECT count(*) FILTER (WHERE s.status <> 'cancelled')::int AS count,
+        coalesce(sum(s.total) FILTER (WHERE s.status <> 'cancelled'), 0)::text AS total,
+        coalesce(sum(s.total) FILTER (WHERE s.status = 'pending'), 0)::text AS pending,
+        count(*) FILTER (WHERE s.status = 'cancelled')::int AS cancelled
+      FROM sales s WHERE s.company_id = ${companyId} AND ${inDay(sql`s.created_at`)}`,
+  );
+  return { byMethod, byBox, totals: totals! };
+}

@@ -1,5 +1,4 @@
-import { sql } from 'drizzle-orm';
-import { type Database, selectRows } from '../../db/client.ts';
+import type { Database } from '../../db/client.ts';
 import type { CompanyCtx } from '../../http/request-context.ts';
 import { ean13 } from '../../lib/barcode.ts';
 import { AppError } from '../../lib/errors.ts';
@@ -13,6 +12,7 @@ import {
   type ScaleLabelLayout,
   scaleLabelLayoutProblem,
 } from './scale-label.ts';
+import * as repo from './scanner.repo.ts';
 
 /** What the settings screen sends: a layout, or `enabled: false` (the shop has no scale). */
 export interface ScaleLabelSettingInput {
@@ -44,22 +44,15 @@ const DEFAULT_SAMPLE_VALUE = '05745';
  */
 export function createScaleSettings(db: Database, onChange: (companyId: number) => void) {
   async function stored(companyId: number): Promise<unknown> {
-    const [row] = await selectRows<{ setting: unknown }>(
-      db.orm,
-      sql`SELECT settings -> 'scaleLabel' AS setting FROM companies WHERE id = ${companyId}`,
-    );
+    const row = await repo.findScaleLabelSetting(db.orm, companyId);
     if (!row) throw new AppError('not_found', `company ${companyId} not found`);
     return row.setting ?? undefined;
   }
 
   /** A label for the preview: a PLU of the catalogue (a weighed product's numeric sku) with a sample value. */
   async function sampleCode(companyId: number, layout: ScaleLabelLayout): Promise<string> {
-    const [row] = await selectRows<{ sku: string }>(
-      db.orm,
-      sql`SELECT sku FROM products WHERE company_id = ${companyId} AND enable AND sku ~ '^[0-9]{1,6}$'
-          ORDER BY (unit = 'kg') DESC, id LIMIT 1`,
-    );
-    const plu = (row?.sku ?? '1').padStart(layout.pluDigits, '0').slice(-layout.pluDigits);
+    const sku = await repo.findSamplePlu(db.orm, companyId);
+    const plu = (sku ?? '1').padStart(layout.pluDigits, '0').slice(-layout.pluDigits);
     const value = DEFAULT_SAMPLE_VALUE.padStart(10 - layout.pluDigits, '0').slice(-(10 - layout.pluDigits));
     return ean13(`${layout.prefixes[0] ?? '20'}${plu}${value}`);
   }
@@ -87,10 +80,7 @@ export function createScaleSettings(db: Database, onChange: (companyId: number) 
     if (problem) throw new AppError('validation_failed', problem);
     const setting = input.enabled ? layout : false;
     await db.orm.transaction(async (tx) => {
-      await tx.execute(
-        sql`UPDATE companies SET settings = jsonb_set(settings, '{scaleLabel}', ${JSON.stringify(setting)}::jsonb)
-             WHERE id = ${ctx.companyId}`,
-      );
+      await repo.setScaleLabelSetting(tx, ctx.companyId, setting);
       await recordAudit(tx, { action: 'scale_label.updated', ...auditBy(ctx), details: { scaleLabel: setting } });
     });
     onChange(ctx.companyId);
@@ -108,11 +98,7 @@ export function createScaleSettings(db: Database, onChange: (companyId: number) 
     const label = decodeScaleLabel(code, layout);
     if (!label) return { ...empty, problem: 'El dígito de control no coincide: revisá el código.' };
     const [plu, bare = plu, padded = plu] = pluCandidates(label.plu) as [string, string?, string?];
-    const [row] = await selectRows<{ id: number; name: string; base_price: string }>(
-      db.orm,
-      sql`SELECT id, name, base_price FROM products
-           WHERE company_id = ${companyId} AND enable AND sku IN (${plu}, ${bare}, ${padded}) ORDER BY id LIMIT 1`,
-    );
+    const row = await repo.findProductByPluSpellings(db.orm, companyId, [plu, bare, padded]);
     const product = row ? { id: row.id, name: row.name, base_price: moneyToNumber(row.base_price) } : null;
     const amountCents =
       label.value === 'price' ? label.priceCents : row ? lineTotalCents(row.base_price, fromMilli(label.weightGrams!)) : null;

@@ -1,5 +1,5 @@
 import { and, eq, inArray, or, sql } from 'drizzle-orm';
-import { type Db, preparedStatement } from '../../db/client.ts';
+import { type Conn, type Db, preparedStatement, selectRows } from '../../db/client.ts';
 import { companies, products } from '../../db/schema/index.ts';
 import type { IndexedName } from './name-index.ts';
 
@@ -139,3 +139,45 @@ function fromRaw(row: RawRow): ScannerRow {
 }
 
 export type ScannerRepo = ReturnType<typeof createScannerRepo>;
+
+// --- the scale-label setting (scale-settings.ts) ---
+
+/** The company's stored scale-label setting (companies.settings.scaleLabel); null when the company does not exist. */
+export async function findScaleLabelSetting(conn: Conn, companyId: number): Promise<{ setting: unknown } | null> {
+  const [row] = await selectRows<{ setting: unknown }>(
+    conn,
+    sql`SELECT settings -> 'scaleLabel' AS setting FROM companies WHERE id = ${companyId}`,
+  );
+  return row ?? null;
+}
+
+/** A PLU of the catalogue for the preview: a numeric sku, weighed products first. */
+export async function findSamplePlu(conn: Conn, companyId: number): Promise<string | null> {
+  const [row] = await selectRows<{ sku: string }>(
+    conn,
+    sql`SELECT sku FROM products WHERE company_id = ${companyId} AND enable AND sku ~ '^[0-9]{1,6}$'
+        ORDER BY (unit = 'kg') DESC, id LIMIT 1`,
+  );
+  return row?.sku ?? null;
+}
+
+export async function setScaleLabelSetting(conn: Conn, companyId: number, setting: unknown) {
+  await conn.execute(
+    sql`UPDATE companies SET settings = jsonb_set(settings, '{scaleLabel}', ${JSON.stringify(setting)}::jsonb)
+         WHERE id = ${companyId}`,
+  );
+}
+
+/** The enabled product whose sku is one of a label's PLU spellings (the lowest id). */
+export async function findProductByPluSpellings(
+  conn: Conn,
+  companyId: number,
+  [plu, bare, padded]: [string, string, string],
+): Promise<{ id: number; name: string; base_price: string } | null> {
+  const [row] = await selectRows<{ id: number; name: string; base_price: string }>(
+    conn,
+    sql`SELECT id, name, base_price FROM products
+         WHERE company_id = ${companyId} AND enable AND sku IN (${plu}, ${bare}, ${padded}) ORDER BY id LIMIT 1`,
+  );
+  return row ?? null;
+}

@@ -231,6 +231,77 @@ export async function settleDelivered(conn: Conn, now: Date, attempts: Delivered
     WHERE e.failing_since IS NOT NULL AND e.id IN (SELECT endpoint_id FROM settled WHERE kind = 'event')`);
 }
 
+/** One attempt in the delivery log (webhook_attempts). */
+export interface AttemptValues {
+  companyId: number;
+  deliveryId: string;
+  attempt: number;
+  startedAt: Date;
+  durationMs: number | null;
+  statusCode: number | null;
+  responseBody: string | null;
+  error: string | null;
+  outcome: 'delivered' | 'failed';
+}
+
+export async function insertAttempt(conn: Conn, a: AttemptValues) {
+  await conn.execute(sql`INSERT INTO webhook_attempts
+      (company_id, delivery_id, attempt, started_at, duration_ms, status_code, response_body, error, outcome)
+    VALUES (${a.companyId}, ${a.deliveryId}::uuid, ${a.attempt}, ${iso(a.startedAt)}::timestamptz, ${a.durationMs},
+      ${a.statusCode}, ${a.responseBody}, ${a.error}, ${a.outcome})`);
+}
+
+/**
+ * Settles one attempt on its delivery if the worker still holds it (by lease token); false when a
+ * redelivery request or another worker took the row meanwhile.
+ */
+export async function settleDeliveryRow(
+  conn: Conn,
+  v: {
+    id: string;
+    token: string;
+    status: 'pending' | 'delivered' | 'failed';
+    nextAttemptAt: Date | null;
+    statusCode: number | null;
+    error: string | null;
+    now: Date;
+  },
+): Promise<boolean> {
+  const rows = await selectRows<{ id: string }>(
+    conn,
+    sql`UPDATE webhook_deliveries SET status = ${v.status},
+        next_attempt_at = ${v.nextAttemptAt ? iso(v.nextAttemptAt) : null}::timestamptz, lease_token = NULL,
+        last_status_code = ${v.statusCode}, last_error = ${v.error}, updated_at = ${iso(v.now)}::timestamptz
+        ${v.status === 'delivered' ? sql`, delivered_at = ${iso(v.now)}::timestamptz` : sql``}
+      WHERE id = ${v.id}::uuid AND lease_token = ${v.token}::uuid
+      RETURNING id`,
+  );
+  return rows.length > 0;
+}
+
+/** The endpoint answered: its failure clock stops. */
+export async function clearEndpointFailing(conn: Conn, endpointId: string) {
+  await conn.execute(sql`UPDATE webhook_endpoints SET failing_since = NULL
+    WHERE id = ${endpointId}::uuid AND failing_since IS NOT NULL`);
+}
+
+/** The endpoint failed: its failure clock starts (if it was not running); null when it is disabled. */
+export async function markEndpointFailing(conn: Conn, endpointId: string, now: Date): Promise<Date | null> {
+  const [row] = await selectRows<{ failing_since: Date | string }>(
+    conn,
+    sql`UPDATE webhook_endpoints SET failing_since = coalesce(failing_since, ${iso(now)}::timestamptz)
+      WHERE id = ${endpointId}::uuid AND enabled = true
+      RETURNING failing_since`,
+  );
+  return row ? new Date(row.failing_since) : null;
+}
+
+export async function disableEndpoint(conn: Conn, endpointId: string, reason: 'gone' | 'failing', now: Date) {
+  await conn.execute(sql`UPDATE webhook_endpoints
+    SET enabled = false, disabled_reason = ${reason}, disabled_at = ${iso(now)}::timestamptz, updated_at = ${iso(now)}::timestamptz
+    WHERE id = ${endpointId}::uuid`);
+}
+
 // --- the delivery log, as the admin screens and the merchant API read and act on it ---
 
 /** A delivery as its log shows it. */

@@ -1,11 +1,18 @@
-import { and, eq, isNotNull, sql } from 'drizzle-orm';
 import type { Database, Tx } from '../../db/client.ts';
-import { webhookAttempts, webhookDeliveries, webhookEndpoints } from '../../db/schema/index.ts';
 import { type Cipher, hmacSha256Hex } from '../../lib/secrets.ts';
 import type { Clock } from '../../lib/time.ts';
 import type { Logger } from '../../logger.ts';
 import type { ClaimedDelivery } from './deliveries.repo.ts';
-import { type DeliveredAttempt, failPendingDeliveries, settleDelivered } from './deliveries.repo.ts';
+import {
+  clearEndpointFailing,
+  type DeliveredAttempt,
+  disableEndpoint,
+  failPendingDeliveries,
+  insertAttempt,
+  markEndpointFailing,
+  settleDelivered,
+  settleDeliveryRow,
+} from './deliveries.repo.ts';
 import { DISABLE_AFTER_FAILING_MS, parseRetryAfter, retryDelayMs } from './retry-policy.ts';
 import type { SendResult, WebhookSender } from './webhook-sender.ts';
 
@@ -156,7 +163,7 @@ export function createDeliveryRunner({ db, cipher, clock, sender, logger, random
   async function settle(tx: Tx, s: Settlement): Promise<AttemptReport['disabled']> {
     const { delivery, result } = s;
     const now = clock.now();
-    await tx.insert(webhookAttempts).values({
+    await insertAttempt(tx, {
       companyId: delivery.companyId,
       deliveryId: delivery.id,
       attempt: delivery.attempts,
@@ -172,47 +179,33 @@ export function createDeliveryRunner({ db, cipher, clock, sender, logger, random
       const delay = retryDelayMs(delivery.roundAttempts, parseRetryAfter(result.retryAfter ?? undefined, now), random());
       if (delay !== null) nextAttemptAt = new Date(now.getTime() + delay);
     }
-    const settled = await tx
-      .update(webhookDeliveries)
-      .set({
-        status: s.delivered ? 'delivered' : nextAttemptAt ? 'pending' : 'failed',
-        nextAttemptAt,
-        leaseToken: null,
-        lastStatusCode: result.statusCode,
-        lastError: s.error,
-        updatedAt: now,
-        ...(s.delivered ? { deliveredAt: now } : {}),
-      })
-      .where(and(eq(webhookDeliveries.id, delivery.id), eq(webhookDeliveries.leaseToken, s.token)))
-      .returning({ id: webhookDeliveries.id });
+    const settled = await settleDeliveryRow(tx, {
+      id: delivery.id,
+      token: s.token,
+      status: s.delivered ? 'delivered' : nextAttemptAt ? 'pending' : 'failed',
+      nextAttemptAt,
+      statusCode: result.statusCode,
+      error: s.error,
+      now,
+    });
     // A redelivery request or another worker took the row meanwhile: the attempt stays in the log only.
     // Test sends never change the endpoint's health.
-    if (settled.length === 0 || delivery.kind === 'test') return null;
+    if (!settled || delivery.kind === 'test') return null;
     return updateEndpointHealth(tx, delivery.endpointId, s.delivered ? null : result.statusCode, s.delivered, now);
   }
 
   async function updateEndpointHealth(tx: Tx, endpointId: string, statusCode: number | null, delivered: boolean, now: Date) {
     if (delivered) {
-      await tx
-        .update(webhookEndpoints)
-        .set({ failingSince: null })
-        .where(and(eq(webhookEndpoints.id, endpointId), isNotNull(webhookEndpoints.failingSince)));
+      await clearEndpointFailing(tx, endpointId);
       return null;
     }
-    const [endpoint] = await tx
-      .update(webhookEndpoints)
-      .set({ failingSince: sql`coalesce(${webhookEndpoints.failingSince}, ${now.toISOString()}::timestamptz)` })
-      .where(and(eq(webhookEndpoints.id, endpointId), eq(webhookEndpoints.enabled, true)))
-      .returning({ failingSince: webhookEndpoints.failingSince });
-    if (!endpoint) return null;
+    const failingSince = await markEndpointFailing(tx, endpointId, now);
+    if (!failingSince) return null;
     let reason: 'gone' | 'failing' | null = null;
     if (statusCode === 410) reason = 'gone';
-    else if (now.getTime() - endpoint.failingSince!.getTime() >= DISABLE_AFTER_FAILING_MS) reason = 'failing';
+    else if (now.getTime() - failingSince.getTime() >= DISABLE_AFTER_FAILING_MS) reason = 'failing';
     if (!reason) return null;
-    await tx
-      .update(webhookEndpoints)
-      .set({ enabled: false, disabledReason: reason, disabledAt: now, updatedAt: now })
-      .where(eq(webhookEndpoints.id, endpointId));
+    await disableEndpoint(tx, endpointId, reason, now);
     const why = reason === 'gone' ? 'the endpoint answered 410 Gone' : 'the endpoint failed for 5 days';
     await failPendingDeliveries(tx, endpointId, now, `endpoint disabled: ${why}`);
     return reason;
@@ -220,11 +213,14 @@ export function createDeliveryRunner({ db, cipher, clock, sender, logger, random
 
   /** The worker that held this delivery died mid-attempt: log that attempt before retrying it. */
   async function recordLostAttempt(delivery: ClaimedDelivery) {
-    await db.orm.insert(webhookAttempts).values({
+    await insertAttempt(db.orm, {
       companyId: delivery.companyId,
       deliveryId: delivery.id,
       attempt: delivery.attempts - 1,
       startedAt: clock.now(),
+      durationMs: null,
+      statusCode: null,
+      responseBody: null,
       error: 'the worker stopped during this attempt; retried',
       outcome: 'failed',
     });

@@ -1,10 +1,11 @@
 import type { Conn, Database } from '../../db/client.ts';
 import type { CompanyCtx } from '../../http/request-context.ts';
 import { AppError } from '../../lib/errors.ts';
-import { toMilli } from '../../lib/money.ts';
-import type { SaleWire } from '../sales/sales.schemas.ts';
-import { iso, money } from './actor.ts';
-import * as repo from './register.repo.ts';
+import { moneyToNumber as money, toMilli } from '../../lib/money.ts';
+import * as repo from './sales.repo.ts';
+import type { SaleWire } from './sales.schemas.ts';
+
+const iso = (value: Date | string | null) => (value === null ? null : new Date(value).toISOString());
 
 // Reading sales as the merchant API shows them (sales.schemas.ts Sale): one, a page, a day's summary.
 
