@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { Agent } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { buildApp } from '../src/app.ts';
+import { booksOf } from '../src/cli/books-commands.ts';
 import { cliCtx } from '../src/http/request-context.ts';
 import { upsertProduct } from '../src/modules/catalog/products.service.ts';
 import {
@@ -143,6 +144,13 @@ export async function run(): Promise<Figure[]> {
     if (check!.n !== sent || check!.paid !== sent || check!.moves !== sent * 3) {
       throw new Error(`expected ${sent} paid sales and ${sent * 3} movements, found ${JSON.stringify(check)}`);
     }
+    // The books after the load, as `npm run cli -- books verify --company ID` checks them.
+    const books = await booksOf(container).verify(company.id);
+    const failed = books.checks.filter((c) => !c.ok);
+    process.stdout.write(
+      `books verify --company ${company.id}: ${books.ok ? 'clean' : `${failed.length} differences`} (${books.checks.length} checks)\n`,
+    );
+    if (!books.ok) throw new Error(`books verify after the pos bench: ${JSON.stringify(failed)}`);
     process.stdout.write(
       `sales ${posRuns.reduce((s, r) => s + r.latencies.length, 0)} (+${warm.flat().length} warm-up) in ${ROUNDS} alternating rounds, ` +
         `${REGISTERS} registers (one box and session each, one sale after another), pool ${POOL_MAX}, ` +

@@ -5,7 +5,8 @@ import { RETENTION_DAYS } from '../modules/webhooks/deliveries.service.ts';
 import { parseOptions, positiveInt, UsageError } from './args.ts';
 import { type Command, define } from './command.ts';
 
-function booksOf(container: Container) {
+/** The books service as `books verify` runs it (also run by the pos bench after its load). */
+export function booksOf(container: Container) {
   return createBooksService({
     db: container.db,
     clock: container.clock,

@@ -202,6 +202,37 @@ describe('register API (/api/v1/box-sessions, /api/v1/sales)', () => {
     expect((await sell(t2.asCashier, { ...body, items: [{ product_id: t2.yerba.id, quantity: 1 }] }, key)).statusCode).toBe(201);
   });
 
+  it('a register sale takes its numbers before its transaction: a refused sale leaves its number unused, a replay takes none', async () => {
+    const s = await shop();
+    await openSession(s.asCashier);
+    const body = { box_id: 1, items: [{ product_id: s.yerba.id, quantity: 1 }] };
+    const key = randomUUID();
+    const first = await sell(s.asCashier, body, key);
+    expect(first.statusCode, first.body).toBe(201);
+    const n = first.json().sale.id as number;
+
+    // Refused after its numbers were taken (the product is checked inside the transaction): n + 1 stays unused.
+    const refused = await sell(s.asCashier, { box_id: 1, items: [{ product_id: 999_999, quantity: 1 }] });
+    expect(refused.statusCode).toBe(422);
+    const second = await sell(s.asCashier, body);
+    expect(second.json().sale.id).toBe(n + 2);
+
+    // A replay answers the first sale and takes no number.
+    expect((await sell(s.asCashier, body, key)).statusCode).toBe(200);
+    const third = await sell(s.asCashier, body);
+    expect(third.json().sale.id).toBe(n + 3);
+    const rows = await t.container.db.query<{ id: number }>('SELECT id FROM sales WHERE company_id = $1 ORDER BY id', [
+      s.company.id,
+    ]);
+    expect(rows.map((r) => Number(r.id))).toEqual([n, n + 2, n + 3]);
+    // Each movement number is used once, one per line.
+    const moves = await t.container.db.query<{ n: number; d: number }>(
+      "SELECT count(*)::int AS n, count(DISTINCT id)::int AS d FROM movements WHERE company_id = $1 AND type = 'OUT'",
+      [s.company.id],
+    );
+    expect(moves[0]).toEqual({ n: 3, d: 3 });
+  });
+
   it('refuses bad sales and writes nothing: empty, unknown product, another company’s box or product, negative quantity, non-cash over the total, no open session', async () => {
     const s = await shop();
     const other = await shop();

@@ -119,14 +119,19 @@ export function createCashier({ db, clock }: { db: Database; clock: Clock }) {
     async createSale(ctx: CompanyCtx, key: string, input: RegisterSaleInput): Promise<{ sale: SaleWire; replayed: boolean }> {
       const fingerprint = requestFingerprint(input);
       const companyId = ctx.companyId;
+      if (input.items.length === 0) {
+        throw new AppError('validation_failed', 'a sale needs at least one item', {
+          details: [{ path: '/items', message: 'must not be empty' }],
+        });
+      }
+      // The numbers first, in their own short statement on the pool (not in the transaction): the
+      // counter rows are held for that statement only, so registers do not queue on them for a
+      // whole sale. A sale refused below leaves them unused (docs/decisiones.md).
+      const numbers = await repo.takeRegisterSaleIds(orm, companyId, key, input.items.length);
       return orm.transaction(async (tx) => {
         const seen = await replayedSale(tx, companyId, key, fingerprint);
         if (seen) return { sale: seen, replayed: true };
-        if (input.items.length === 0) {
-          throw new AppError('validation_failed', 'a sale needs at least one item', {
-            details: [{ path: '/items', message: 'must not be empty' }],
-          });
-        }
+        if (!numbers) throw new AppError('conflict', `idempotency key "${key}" is being used by another request; retry it`);
         const { box, sessionId, settings } = await sellingPointOf(tx, companyId, input.box_id);
         const now = clock.now();
         const soldAt = soldAtOf(input.sold_at, now);
@@ -135,18 +140,13 @@ export function createCashier({ db, clock }: { db: Database; clock: Clock }) {
         const totalCents = lines.reduce((sum, l) => sum + l.subtotalCents, 0);
         const settled = settlePayments(totalCents, input.payments ?? [], input.customer?.id !== undefined);
 
-        // Locks: the sales ids (register sales queue here, one after another), then in the ledger's
-        // order the products and the movement ids; then both ids are read. One round trip (every
-        // one made while holding the sales ids is one the other registers wait for).
-        const {
-          locked,
-          saleId: id,
-          firstMovementId,
-        } = await repo.lockRegisterSale(
+        // The only locks held to the commit: the products' rows, in id order (the ledger's order).
+        const locked = await repo.lockSaleProducts(
           tx,
           companyId,
           lines.map((l) => l.productId),
         );
+        const { saleId: id, firstMovementId } = numbers;
         const items = lines.map((l, n) => ({
           id: n + 1,
           productId: l.productId,

@@ -1,5 +1,5 @@
 import { type SQL, sql } from 'drizzle-orm';
-import { type Conn, selectRows } from '../../db/client.ts';
+import { type Conn, selectRows, selectRowsPrepared } from '../../db/client.ts';
 import type { PaymentMethod } from '../../db/schema/index.ts';
 import { AppError } from '../../lib/errors.ts';
 import { type Bound, boundSql } from '../sales/sales.repo.ts';
@@ -355,17 +355,40 @@ export async function findSellingPoint(conn: Conn, companyId: number, boxId: num
 }
 
 /**
- * The locks and ids of a register sale in one call (migration 0035): the products' rows in id
- * order, then the sale number and one movement number per line from the company's counters
- * (src/db/ids.ts). The products as lockForMovements answers them; one that does not exist is refused.
+ * A register sale's numbers, taken in their own short statement OUTSIDE the sale's transaction
+ * (pass the pool, not a transaction): the sale number and one movement number per line from the
+ * company's counters (src/db/ids.ts), always in that order. The counter rows are locked only for
+ * this statement, so eight registers no longer queue on them for a whole sale; a sale refused after
+ * this leaves its numbers unused (docs/decisiones.md). Nothing is taken when the idempotency key
+ * already made a sale (a retry): null.
  */
-export async function lockRegisterSale(conn: Conn, companyId: number, productIds: number[]) {
-  const ids = [...new Set(productIds)].sort((a, b) => a - b);
-  const rows = await selectRows<{ id: number; stock: string; sku: string | null; next_sale: number; next_movement: number }>(
+export async function takeRegisterSaleIds(
+  conn: Conn,
+  companyId: number,
+  key: string,
+  movements: number,
+): Promise<{ saleId: number; firstMovementId: number } | null> {
+  const [row] = await selectRowsPrepared<{ sale: number; movement: number }>(
     conn,
-    sql`SELECT id, stock::text AS stock, sku, next_sale, next_movement FROM lock_register_sale(${companyId}, ${sql.param(ids)}::int[], ${productIds.length})`,
+    sql`SELECT take_company_ids(${companyId}, 'sales', 1) AS sale, take_company_ids(${companyId}, 'movements', ${movements}::int) AS movement
+      WHERE NOT EXISTS (SELECT 1 FROM register_sales r WHERE r.company_id = ${companyId} AND r.idempotency_key = ${key})`,
+  );
+  return row ? { saleId: Number(row.sale), firstMovementId: Number(row.movement) } : null;
+}
+
+/**
+ * The products of a register sale locked in id order (the ledger's lockForMovements order, so two
+ * sales never wait on each other in a cycle), as lockForMovements answers them; one that does not
+ * exist is refused.
+ */
+export async function lockSaleProducts(conn: Conn, companyId: number, productIds: number[]): Promise<LockedProducts> {
+  const ids = [...new Set(productIds)].sort((a, b) => a - b);
+  const rows = await selectRowsPrepared<{ id: number; stock: string; sku: string | null }>(
+    conn,
+    sql`SELECT id, stock::text AS stock, sku FROM products
+      WHERE company_id = ${companyId} AND id = ANY (${sql.param(ids)}::int[]) ORDER BY id FOR UPDATE`,
   );
   const locked: LockedProducts = new Map(rows.map((p) => [Number(p.id), { stock: p.stock, sku: p.sku }]));
   for (const id of ids) if (!locked.has(id)) throw new AppError('invalid_reference', `product ${id} does not exist`);
-  return { locked, saleId: Number(rows[0]!.next_sale), firstMovementId: Number(rows[0]!.next_movement) };
+  return locked;
 }
