@@ -225,7 +225,7 @@ describe('company B never reaches company A (every /api/v1 and settings route)',
       if (r.method === 'GET') {
         const own = await call('GET', url, asA);
         const segments = r.url.split('/');
-        const named = segments.filter((p, i) => (segments[i + 1] ?? '').startsWith(':')).every((p) => aHas.has(p));
+        const named = segments.filter((_p, i) => (segments[i + 1] ?? '').startsWith(':')).every((p) => aHas.has(p));
         if (named && own.statusCode === 404) {
           wrong.push(`${r.key}: A itself got 404 on ${url}`);
         }
