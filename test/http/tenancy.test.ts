@@ -1,0 +1,293 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildTestApp, type TestApp } from '../app.ts';
+import { makeCompany, makeProduct, makeUser } from '../factories.ts';
+import { login, SAME_ORIGIN } from '../sessions.ts';
+
+/**
+ * Issue 25, the tenancy suite. The routes come from the app's own route table: every `/api/v1` and
+ * `/api/settings` route whose path names a record is called with company B's session and company A's
+ * id, for reads and writes, and must answer 404 with no A data while every table keeps its row count.
+ * A route whose path names no record must be listed below with the reason, or the suite fails.
+ */
+
+/** Path segment before `:param` → the table whose company-A id fills it. A new resource fails until added. */
+const ID_SOURCE: Record<string, string> = {
+  'api-tokens': 'api_tokens',
+  'box-sessions': 'box_sessions',
+  sales: 'sales',
+  products: 'products',
+  categories: 'categories',
+  deposits: 'deposits',
+  boxes: 'boxes',
+  invoices: 'invoices',
+  'invoice-attempts': 'invoice_attempts',
+  members: 'memberships',
+  webhooks: 'webhook_endpoints',
+  deliveries: 'webhook_deliveries',
+};
+
+/** Routes without a record in the path: they act on the caller's own company, chosen by the session. */
+const NO_RECORD_IN_PATH: Record<string, string> = {
+  'GET /api/v1/me': 'the caller itself',
+  'GET /api/v1/register': "the caller's company register state",
+  'GET /api/v1/register/catalog': "the caller's company catalog",
+  'GET /api/v1/fiscal': "the caller's company fiscal data",
+  'PUT /api/v1/fiscal': "the caller's company fiscal data (cross-company CUIT: cuit-unavailable.test.ts)",
+  'POST /api/v1/fiscal/csr': "the caller's company key pair",
+  'POST /api/v1/fiscal/certificate': "the caller's company certificate",
+  'POST /api/v1/fiscal/check': "the caller's company ARCA check",
+  'GET /api/settings/integrations': "the caller's company keys",
+  'POST /api/settings/integrations/key/reveal': "the caller's company key",
+  'POST /api/settings/integrations/key/rotate': "the caller's company key",
+  'POST /api/settings/integrations/scanner-token/rotate': "the caller's company scanner token",
+  'GET /api/settings/audit': "the caller's company audit log",
+  'GET /api/settings/scale-label': "the caller's company label settings",
+  'PUT /api/settings/scale-label': "the caller's company label settings",
+  'POST /api/settings/scale-label/preview': 'renders a preview, stores nothing',
+  'GET /api/v1/sales/export.csv': "the caller's company sales",
+  'GET /api/v1/sales/summary': "the caller's company sales",
+  'GET /api/v1/products/export': "the caller's company products",
+};
+
+/** Collections: B lists its own company; listed here so B's answer is checked for A's marker. */
+const COLLECTION_READS = [
+  'GET /api/v1/api-tokens',
+  'GET /api/v1/box-sessions',
+  'GET /api/v1/sales',
+  'GET /api/v1/products',
+  'GET /api/v1/stock',
+  'GET /api/v1/categories',
+  'GET /api/v1/deposits',
+  'GET /api/v1/boxes',
+  'GET /api/v1/invoices',
+  'GET /api/settings/members',
+  'GET /api/settings/integrations/webhooks',
+];
+
+/** Creations in the caller's own company; ids of another company in their bodies are checked below. */
+const COLLECTION_WRITES: Record<string, string> = {
+  'POST /api/v1/api-tokens': 'creates in the caller company',
+  'POST /api/v1/box-sessions': "body box_id: checked with A's box below",
+  'POST /api/v1/sales': "body product_id: checked with A's product below",
+  'POST /api/v1/products': 'creates in the caller company',
+  'POST /api/v1/products/import': 'creates in the caller company',
+  'POST /api/v1/products/price-change': "body product ids: checked with A's product below",
+  'POST /api/v1/movements': "body product_id/deposit_id: checked with A's ids below",
+  'POST /api/v1/categories': 'creates in the caller company',
+  'POST /api/v1/deposits': 'creates in the caller company',
+  'POST /api/v1/boxes': "body deposit_id: checked with A's deposit below",
+  'POST /api/settings/members': 'invites into the caller company',
+  'POST /api/settings/integrations/webhooks': 'creates in the caller company',
+};
+
+/** A valid body for each write naming a record, so B's answer is about the record, not the body. */
+const BODIES: Record<string, unknown> = {
+  'PATCH /api/settings/members/:userId': { role: 'admin' },
+  'POST /api/settings/integrations/webhooks/:id/redeliver': { event_id: '1' },
+  'POST /api/settings/integrations/webhooks/:id/retry-failed': { since: '2026-01-01T00:00:00Z' },
+  'POST /api/v1/box-sessions/:id/close': { counted: { efectivo: 0 } },
+  'POST /api/v1/box-sessions/:id/cash': { kind: 'out', amount: 1, reason: 'retiro' },
+  'POST /api/v1/sales/:id/pay': { payments: [{ method: 'efectivo', amount: 1 }] },
+  'POST /api/v1/sales/:id/cancel': { reason: 'prueba' },
+  'PATCH /api/v1/products/:id': { name: 'Cambiado por B' },
+  'PATCH /api/v1/categories/:id': { name: 'Cambiada por B' },
+  'PATCH /api/v1/deposits/:id': { name: 'Cambiado por B' },
+  'PATCH /api/v1/boxes/:id': { name: 'Cambiada por B' },
+};
+
+const MARKER = `tenant-a-${randomUUID().slice(0, 8)}`;
+type Headers = Record<string, string>;
+
+describe('company B never reaches company A (every /api/v1 and settings route)', () => {
+  let t: TestApp;
+  let asA: Headers;
+  let asB: Headers;
+  let companyA: number;
+  let companyB: number;
+  const idOf: Record<string, string> = {};
+  const aHas = new Set<string>();
+
+  const call = (method: string, url: string, headers: Headers, payload?: unknown) =>
+    t.app.inject({
+      method: method as 'GET',
+      url,
+      headers: { ...headers, 'x-idempotency-key': randomUUID() },
+      ...(payload !== undefined ? { payload: payload as object } : {}),
+    });
+
+  async function rowCounts(): Promise<Record<string, number>> {
+    const tables = await t.container.db.query<{ table_name: string }>(
+      "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' ORDER BY table_name",
+    );
+    const counts: Record<string, number> = {};
+    for (const { table_name } of tables) {
+      const [row] = await t.container.db.query<{ n: string }>(`SELECT count(*)::text AS n FROM "${table_name}"`);
+      counts[table_name] = Number(row?.n);
+    }
+    return counts;
+  }
+
+  beforeAll(async () => {
+    t = await buildTestApp({ env: { AUTH_LOGIN_LIMIT_PER_CLIENT: '1000', AUTH_LOGIN_LIMIT_PER_ACCOUNT: '1000' } });
+    const a = await makeCompany(t.container);
+    const b = await makeCompany(t.container);
+    companyA = a.id;
+    companyB = b.id;
+    const adminA = await makeUser(t.container, { companyId: a.id, role: 'admin' });
+    const adminB = await makeUser(t.container, { companyId: b.id, role: 'admin' });
+    await makeUser(t.container, { companyId: a.id, role: 'cashier' });
+    asA = { cookie: (await login(t.app, adminA.email, adminA.password)).cookie, ...SAME_ORIGIN };
+    asB = { cookie: (await login(t.app, adminB.email, adminB.password)).cookie, ...SAME_ORIGIN };
+    // Company A gets more of every record than B, so A's highest ids are ids B does not have.
+    for (let i = 0; i < 3; i++) {
+      const made = await call('POST', '/api/v1/categories', asA, { name: `${MARKER} cat ${i}` });
+      expect(made.statusCode, made.body).toBe(201);
+      const dep = await call('POST', '/api/v1/deposits', asA, { name: `${MARKER} dep ${i}` });
+      expect(dep.statusCode, dep.body).toBe(201);
+      const box = await call('POST', '/api/v1/boxes', asA, { name: `${MARKER} caja ${i}`, deposit_id: dep.json().deposit.id });
+      expect(box.statusCode, box.body).toBe(201);
+      await makeProduct(t.container, a.id, { name: `${MARKER} prod ${i}`, basePrice: 100, stock: 10 });
+      const token = await call('POST', '/api/v1/api-tokens', asA, { name: `${MARKER}-${i}`, scope: 'read' });
+      expect(token.statusCode, token.body).toBe(201);
+    }
+    const session = await call('POST', '/api/v1/box-sessions', asA, { box_id: 1, opening_cash: 1000 });
+    expect(session.statusCode, session.body).toBe(201);
+    const [product] = await t.container.db.query<{ id: number }>('SELECT max(id) AS id FROM products WHERE company_id = $1', [
+      a.id,
+    ]);
+    const sale = await call('POST', '/api/v1/sales', asA, {
+      box_id: 1,
+      items: [{ product_id: product?.id, quantity: 1 }],
+      payments: [{ method: 'efectivo', amount: 100 }],
+    });
+    expect(sale.statusCode, sale.body).toBe(201);
+    for (const [segment, table] of Object.entries(ID_SOURCE)) {
+      const column = table === 'memberships' ? 'user_id' : 'id';
+      const last = async (companyId: number) =>
+        (
+          await t.container.db.query<{ id: string }>(
+            `SELECT ${column}::text AS id FROM ${table} WHERE company_id = $1 ORDER BY ${column} DESC LIMIT 1`,
+            [companyId],
+          )
+        )[0]?.id;
+      const [aId, bId] = [await last(a.id), await last(b.id)];
+      const numeric = (v: string | undefined) => v === undefined || /^\d+$/.test(v);
+      // Without a row in A, an id B does not have: B must still get 404.
+      if (aId !== undefined && aId !== bId && (!numeric(aId) || Number(aId) > Number(bId ?? 0))) {
+        idOf[segment] = aId;
+        aHas.add(segment);
+      } else
+        idOf[segment] = numeric(aId) && numeric(bId) ? String(Math.max(Number(aId ?? 0), Number(bId ?? 0)) + 1) : randomUUID();
+    }
+  });
+  afterAll(() => t.close());
+
+  function apiRoutes() {
+    return t.app
+      .routeSurfaces()
+      .filter((r) => r.method !== 'HEAD' && (r.url.startsWith('/api/v1/') || r.url.startsWith('/api/settings/')))
+      .map((r) => ({ method: r.method, url: r.url, key: `${r.method} ${r.url}` }));
+  }
+
+  function fill(url: string): string {
+    const parts = url.split('/');
+    return parts
+      .map((part, i) => {
+        if (!part.startsWith(':')) return part;
+        const id = idOf[parts[i - 1] ?? ''];
+        if (id === undefined) throw new Error(`no id source for ${url} (${parts[i - 1]}): add it to ID_SOURCE`);
+        return id;
+      })
+      .join('/');
+  }
+
+  it('every route is covered by a record check or listed with a reason', () => {
+    const uncovered = apiRoutes().filter(
+      (r) =>
+        !r.url.includes(':') &&
+        !(r.key in NO_RECORD_IN_PATH) &&
+        !COLLECTION_READS.includes(r.key) &&
+        !(r.key in COLLECTION_WRITES),
+    );
+    expect(uncovered.map((r) => r.key)).toEqual([]);
+    for (const r of apiRoutes().filter((x) => x.url.includes(':'))) expect(() => fill(r.url)).not.toThrow();
+    expect(apiRoutes().filter((r) => r.url.includes(':')).length).toBeGreaterThan(20);
+  });
+
+  it("answers 404 to B for every route naming A's record, read and write, and changes nothing", async () => {
+    const before = await rowCounts();
+    const routes = apiRoutes().filter((r) => r.url.includes(':'));
+    const wrong: string[] = [];
+    for (const r of routes) {
+      const url = fill(r.url);
+      // Sanity: A itself reaches its record on reads, so B's 404 is about the company, not the id.
+      if (r.method === 'GET') {
+        const own = await call('GET', url, asA);
+        const segments = r.url.split('/');
+        const named = segments.filter((_p, i) => (segments[i + 1] ?? '').startsWith(':')).every((p) => aHas.has(p));
+        if (named && own.statusCode === 404) {
+          wrong.push(`${r.key}: A itself got 404 on ${url}`);
+        }
+      }
+      const res = await call(r.method, url, asB, r.method === 'GET' || r.method === 'DELETE' ? undefined : (BODIES[r.key] ?? {}));
+      if (res.statusCode !== 404) wrong.push(`${r.key} → ${res.statusCode} ${res.body.slice(0, 120)}`);
+      else {
+        expect(res.json()).toHaveProperty('code');
+        if (res.body.includes(MARKER)) wrong.push(`${r.key} leaked A data`);
+      }
+    }
+    expect(wrong).toEqual([]);
+    const after = await rowCounts();
+    // Logins leave session and rate-limit rows; every other table, the audit log included, must not move.
+    for (const volatile of ['sessions', 'rate_limit_windows']) {
+      delete before[volatile];
+      delete after[volatile];
+    }
+    expect(after).toEqual(before);
+  });
+
+  it("B's collections never show A's records", async () => {
+    for (const key of COLLECTION_READS) {
+      const [method, url] = key.split(' ') as [string, string];
+      const res = await call(method, url, asB);
+      expect(res.statusCode, `${key}: ${res.body}`).toBe(200);
+      expect(res.body, key).not.toContain(MARKER);
+    }
+  });
+
+  it("B's writes that carry A's ids in the body create nothing in A and name nothing of A", async () => {
+    const ids = await t.container.db.query<{ product: number; deposit: number; box: number }>(
+      `SELECT (SELECT max(id) FROM products WHERE company_id = $1) AS product,
+              (SELECT max(id) FROM deposits WHERE company_id = $1) AS deposit,
+              (SELECT max(id) FROM boxes WHERE company_id = $1) AS box`,
+      [companyA],
+    );
+    const { product, deposit, box } = ids[0] as { product: number; deposit: number; box: number };
+    const countsA = async () =>
+      (
+        await t.container.db.query<{ n: string }>(
+          `SELECT (SELECT count(*) FROM movements WHERE company_id = $1) + (SELECT count(*) FROM sales WHERE company_id = $1)
+                + (SELECT count(*) FROM boxes WHERE company_id = $1) + (SELECT count(*) FROM box_sessions WHERE company_id = $1) AS n`,
+          [companyA],
+        )
+      )[0]?.n;
+    const beforeA = await countsA();
+    const attempts: Array<[string, string, unknown]> = [
+      ['POST', '/api/v1/movements', { product_id: product, deposit_id: deposit, type: 'entrada', quantity: 5 }],
+      ['POST', '/api/v1/boxes', { name: 'x', deposit_id: deposit }],
+      ['POST', '/api/v1/box-sessions', { box_id: box, opening_cash: 0 }],
+      ['POST', '/api/v1/sales', { box_id: 1, items: [{ product_id: product, quantity: 1 }], payments: [] }],
+      ['POST', '/api/v1/products/price-change', { product_ids: [product], percent: 10 }],
+    ];
+    for (const [method, url, body] of attempts) {
+      const res = await call(method, url, asB, body);
+      expect(res.statusCode, `${url}: ${res.body}`).toBeGreaterThanOrEqual(400);
+      expect(res.statusCode, `${url}: ${res.body}`).toBeLessThan(500);
+      expect(res.statusCode, `${url}: ${res.body}`).not.toBe(403);
+      expect(res.body, url).not.toContain(MARKER);
+    }
+    expect(await countsA()).toBe(beforeA);
+    expect(companyB).not.toBe(companyA);
+  });
+});
