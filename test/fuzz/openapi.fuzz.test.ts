@@ -4,6 +4,7 @@ import type { InjectOptions } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../app.ts';
 import { makeCompany, makeProduct, makeUser } from '../factories.ts';
+import { type FakeDolarApi, startFakeDolarApi } from '../fakes/dolarapi.fake.ts';
 import { isPostgresRun } from '../setup/db.ts';
 import { login, SAME_ORIGIN } from '../sessions.ts';
 import {
@@ -179,11 +180,17 @@ describe('fuzz: every operation of both OpenAPI documents, from their schemas (i
   let auth: Record<string, string>;
   let scannerToken: string;
   let integrationKey: string;
+  let dolarApi: FakeDolarApi;
   const docs: Record<string, Schema> = {};
 
   beforeAll(async () => {
+    // A known exchange rate (from a local DolarAPI fake), so GET /api/exchange answers 200 instead of
+    // its documented 503 rate_unavailable: the fuzz then holds every operation to "never a 5xx".
+    dolarApi = await startFakeDolarApi();
+    dolarApi.quote(1160.5, '2026-11-20T15:04:00.000Z', 1110);
     t = await buildTestApp({
       env: {
+        EXCHANGE_SOURCE_URL: `${dolarApi.url}/v1/dolares/oficial`,
         AUTH_LOGIN_LIMIT_PER_CLIENT: '1000',
         SCANNER_RATE_LIMIT_PER_MINUTE: '1000000',
       },
@@ -195,11 +202,13 @@ describe('fuzz: every operation of both OpenAPI documents, from their schemas (i
     const admin = await makeUser(t.container, { companyId: company.id, role: 'admin' });
     auth = { cookie: (await login(t.app, admin.email, admin.password)).cookie, ...SAME_ORIGIN };
     for (const url of DOCUMENTS) docs[url] = (await t.app.inject({ url })).json();
+    await t.container.exchange.refresh();
     counts = await tableCounter(t.container.db);
   });
   afterAll(async () => {
     printStats(isPostgresRun() ? 'postgres' : 'pglite');
     await t.close();
+    await dolarApi.close();
   });
 
   for (const url of DOCUMENTS) {
