@@ -115,6 +115,23 @@ function validFor(raw: Schema | undefined, doc: Schema, depth: number): fc.Arbit
   }
 }
 
+/**
+ * A path segment percent-encoded; a lone surrogate (which `encodeURIComponent` refuses to encode) is
+ * sent as its three WTF-8 bytes, i.e. invalid UTF-8 the server must refuse with a 4xx.
+ */
+function encodePathValue(value: string): string {
+  let out = '';
+  for (const char of value) {
+    const unit = char.charCodeAt(0);
+    if (char.length === 1 && unit >= 0xd800 && unit <= 0xdfff) {
+      out += [0xe0 | (unit >> 12), 0x80 | ((unit >> 6) & 0x3f), 0x80 | (unit & 0x3f)]
+        .map((b) => `%${b.toString(16).toUpperCase()}`)
+        .join('');
+    } else out += encodeURIComponent(char);
+  }
+  return out;
+}
+
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
 
 function operationsOf(doc: Schema): Operation[] {
@@ -162,7 +179,7 @@ function requestsFor({ method, path, operation }: Operation, doc: Schema): fc.Ar
           .map((payload) => ({ type: 'text/csv', payload }))
       : fc.constant(null);
   return fc.tuple(pathValues, queryValues, body).map(([pathParams, query, payload]) => {
-    const url = path.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(String(pathParams[name] ?? '1')));
+    const url = path.replace(/\{([^}]+)\}/g, (_, name: string) => encodePathValue(String(pathParams[name] ?? '1')));
     const search = new URLSearchParams();
     for (const [k, v] of Object.entries(query)) if (v !== undefined) search.set(k, typeof v === 'string' ? v : JSON.stringify(v));
     const text = search.toString();
