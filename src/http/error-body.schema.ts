@@ -5,7 +5,19 @@ export const ErrorBody = Type.Object(
   {
     error: Type.String({ description: 'Human-readable message for the caller' }),
     code: Type.Optional(Type.String({ description: 'Machine-readable code, e.g. product_not_found' })),
-    details: Type.Optional(Type.Array(Type.Object({ path: Type.String(), message: Type.String() }))),
+    details: Type.Optional(
+      Type.Array(
+        Type.Object({
+          path: Type.String(),
+          message: Type.String(),
+          expected: Type.Optional(Type.String({ description: 'What the field should have been, e.g. the right check digit' })),
+          product_id: Type.Optional(Type.Integer({ description: 'The other product a conflicting value belongs to' })),
+          product_name: Type.Optional(Type.String({ description: 'That product’s name' })),
+          found: Type.Optional(Type.String({ description: 'What a refused file turned out to be (xlsx, pdf, an encoding)' })),
+          line: Type.Optional(Type.Integer({ description: 'The first bad line of a refused file' })),
+        }),
+      ),
+    ),
   },
   { description: 'Error' },
 );

@@ -49,6 +49,15 @@ export type ErrorCode = keyof typeof ERROR_STATUS;
 export interface ErrorDetail {
   path: string;
   message: string;
+  /** What the field should have been (e.g. the right GS1 check digit), for a screen to word. */
+  expected?: string;
+  /** The other product a conflicting sku or barcode belongs to, for a screen to name. */
+  product_id?: number;
+  product_name?: string;
+  /** What a refused file turned out to be (`xlsx`, `pdf`, an encoding…). */
+  found?: string;
+  /** The first bad line of a refused file. */
+  line?: number;
 }
 
 export interface AppErrorOptions {

@@ -47,6 +47,12 @@ export function printStats(backend: string): void {
         `5xx=${s.serverErrors} writes_on_refusal=${s.writesOnRefusal}`,
     );
   }
+  const sum = (key: 'requests' | 'accepted' | 'refused' | 'serverErrors' | 'writesOnRefusal') =>
+    allStats.reduce((total, s) => total + s[key], 0);
+  console.log(
+    `fuzz[${backend}] TOTAL targets=${allStats.length} requests=${sum('requests')} accepted=${sum('accepted')} ` +
+      `refused=${sum('refused')} 5xx=${sum('serverErrors')} writes_on_refusal=${sum('writesOnRefusal')}`,
+  );
 }
 
 /** Runs a property with the suite's seed; a failure names the seed to replay it with. */

@@ -387,7 +387,7 @@ describe('spreadsheet import and export (/api/v1/products/import, /export)', () 
     const body = res.json();
     expect(body).toMatchObject({ created: 3, updated: 0, unchanged: 0, dry_run: false });
     expect(body.errors).toEqual([
-      { line: 4, column: 'codigo', message: expect.stringContaining('check digit') },
+      { line: 4, column: 'codigo', message: expect.stringContaining('dígito verificador: el último debería ser 2') },
       { line: 5, column: 'precio', message: expect.stringContaining('precio inválido: "abc"') },
       { line: 6, column: 'precio', message: expect.stringContaining('falta el precio') },
     ]);

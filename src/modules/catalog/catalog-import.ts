@@ -62,6 +62,21 @@ type Row = Partial<{
 export const MAX_IMPORT_ROWS = 50_000;
 class DryRun extends Error {}
 
+/** A refused barcode in the owner's words, from the refusal's `details`. */
+function barcodeProblem(raw: string, err: unknown): string {
+  const detail = err instanceof AppError ? err.details?.[0] : undefined;
+  switch (detail?.message) {
+    case 'wrong_check_digit':
+      return `el código ${raw} tiene mal el dígito verificador: el último debería ser ${detail.expected} (revisá que esté bien escrito o leído)`;
+    case 'not_digits':
+      return `el código "${raw}" tiene caracteres que no son números`;
+    case 'wrong_length':
+      return `el código ${raw} no tiene 8, 12 ni 13 dígitos (EAN-8, UPC-A o EAN-13)`;
+    default:
+      return `el código "${raw}" no es válido`;
+  }
+}
+
 function parseRow(cells: string[], fields: (ImportField | null)[], headers: string[], separator: ';' | ',', line: number) {
   const row: Row = {};
   const errors: ImportError[] = [];
@@ -77,7 +92,8 @@ function parseRow(cells: string[], fields: (ImportField | null)[], headers: stri
           try {
             row.barcode = normaliseBarcode(raw);
           } catch (err) {
-            fail(i, (err as Error).message.replace(/^barcode /, 'el código '));
+            // Worded from the refusal's details (never its English message): the report is read by the owner.
+            fail(i, barcodeProblem(raw, err));
           }
         }
         break;

@@ -2,7 +2,7 @@ import type { Database } from '../../db/client.ts';
 import { nextId } from '../../db/ids.ts';
 import type { IvaRate, ProductUnit } from '../../db/schema/index.ts';
 import type { CompanyCtx } from '../../http/request-context.ts';
-import { isValidGtin } from '../../lib/barcode.ts';
+import { gs1CheckDigit, isValidGtin } from '../../lib/barcode.ts';
 import { AppError } from '../../lib/errors.ts';
 import { fromCents, fromMilli, moneyToNumber, quantityToNumber, toCents, toMilli } from '../../lib/money.ts';
 import type { Clock } from '../../lib/time.ts';
@@ -64,11 +64,22 @@ const invalid = (path: string, message: string) =>
  */
 export function normaliseBarcode(raw: string): string {
   const code = raw.trim();
-  if (!/^\d+$/.test(code)) throw invalid('barcode', `must be digits only (got "${raw}")`);
-  if (![8, 12, 13].includes(code.length)) {
-    throw invalid('barcode', `must be an EAN-13, UPC-A (12 digits) or EAN-8 (got ${code.length} digits)`);
+  if (!/^\d+$/.test(code)) {
+    throw new AppError('validation_failed', `barcode must be digits only (got "${raw}")`, {
+      details: [{ path: '/barcode', message: 'not_digits' }],
+    });
   }
-  if (!isValidGtin(code)) throw invalid('barcode', `has a wrong check digit (${code}): check that it was typed or read right`);
+  if (![8, 12, 13].includes(code.length)) {
+    throw new AppError('validation_failed', `barcode must be an EAN-13, UPC-A (12 digits) or EAN-8 (got ${code.length} digits)`, {
+      details: [{ path: '/barcode', message: 'wrong_length' }],
+    });
+  }
+  if (!isValidGtin(code)) {
+    const expected = gs1CheckDigit(code.slice(0, -1));
+    throw new AppError('validation_failed', `barcode has a wrong check digit (${code}): it should end in ${expected}`, {
+      details: [{ path: '/barcode', message: 'wrong_check_digit', expected: String(expected) }],
+    });
+  }
   return code.length === 12 ? `0${code}` : code;
 }
 
@@ -94,11 +105,19 @@ export function createCatalogService({ db, clock }: { db: Database; clock: Clock
   ) {
     if (input.sku) {
       const clash = await repo.findClash(tx, companyId, 'sku', input.sku, selfId);
-      if (clash) throw new AppError('conflict', `sku "${input.sku}" already belongs to product ${clash.id} (${clash.name})`);
+      if (clash) {
+        throw new AppError('conflict', `sku "${input.sku}" already belongs to product ${clash.id} (${clash.name})`, {
+          details: [{ path: '/sku', message: 'taken', product_id: clash.id, product_name: clash.name }],
+        });
+      }
     }
     if (input.bc) {
       const clash = await repo.findClash(tx, companyId, 'bc', input.bc, selfId);
-      if (clash) throw new AppError('conflict', `barcode ${input.bc} already belongs to product ${clash.id} (${clash.name})`);
+      if (clash) {
+        throw new AppError('conflict', `barcode ${input.bc} already belongs to product ${clash.id} (${clash.name})`, {
+          details: [{ path: '/barcode', message: 'taken', product_id: clash.id, product_name: clash.name }],
+        });
+      }
     }
   }
 

@@ -14,19 +14,33 @@ const UNDEFINED_1252 = new Set([0x81, 0x8d, 0x8f, 0x90, 0x9d]);
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
-function notText(found: string, line: number | null, hint: string): AppError {
-  const where = line === null ? '' : ` (line ${line})`;
-  return new AppError('validation_failed', `the file is not a text CSV: it looks like ${found}${where}; ${hint}`, {
-    details: [{ path: 'body', message: `encoding: ${found}${line === null ? '' : `; line ${line}`}` }],
+/**
+ * A refused spreadsheet. `details` carry what a screen words in Spanish: `message` says which problem
+ * (`not_text`, `binary_data`, `unknown_encoding`, `mixed_encoding`), `found` the kind of file or the
+ * encoding read (`xlsx`, `xls`, `pdf`, `utf-8`…) and `line` the first bad line.
+ */
+function refuseFile(message: string, error: string, found: string, line: number | null): AppError {
+  return new AppError('validation_failed', error, {
+    details: [{ path: '/body', message, found, ...(line === null ? {} : { line }) }],
   });
 }
 
+function notText(found: string, kind: string, line: number | null, hint: string): AppError {
+  const where = line === null ? '' : ` (line ${line})`;
+  return refuseFile(
+    line === null ? 'not_text' : 'binary_data',
+    `the file is not a text CSV: it looks like ${found}${where}; ${hint}`,
+    kind,
+    line,
+  );
+}
+
 /** What a non-text file is, by its first bytes (the formats people send instead of a CSV). */
-function binaryKind(bytes: Uint8Array): string | null {
+function binaryKind(bytes: Uint8Array): { found: string; kind: string } | null {
   const starts = (...magic: number[]) => magic.every((b, i) => bytes[i] === b);
-  if (starts(0x50, 0x4b, 0x03, 0x04)) return 'an Excel workbook or another ZIP file (.xlsx)';
-  if (starts(0xd0, 0xcf, 0x11, 0xe0)) return 'an old Excel workbook (.xls)';
-  if (starts(0x25, 0x50, 0x44, 0x46)) return 'a PDF';
+  if (starts(0x50, 0x4b, 0x03, 0x04)) return { found: 'an Excel workbook or another ZIP file (.xlsx)', kind: 'xlsx' };
+  if (starts(0xd0, 0xcf, 0x11, 0xe0)) return { found: 'an old Excel workbook (.xls)', kind: 'xls' };
+  if (starts(0x25, 0x50, 0x44, 0x46)) return { found: 'a PDF', kind: 'pdf' };
   return null;
 }
 
@@ -56,7 +70,7 @@ function controlLine(text: string): number | null {
  */
 export function decodeSpreadsheet(bytes: Uint8Array): { text: string; encoding: SpreadsheetEncoding } {
   const kind = binaryKind(bytes);
-  if (kind) throw notText(kind, null, 'save it as CSV (Archivo → Guardar como → CSV) and send that file');
+  if (kind) throw notText(kind.found, kind.kind, null, 'save it as CSV (Archivo → Guardar como → CSV) and send that file');
   let decoded: { text: string; encoding: SpreadsheetEncoding } | null = null;
   if (bytes[0] === 0xff && bytes[1] === 0xfe)
     decoded = { text: iconv.decode(Buffer.from(bytes.subarray(2)), 'utf-16le'), encoding: 'utf-16le' };
@@ -73,7 +87,12 @@ export function decodeSpreadsheet(bytes: Uint8Array): { text: string; encoding: 
   }
   const bad = controlLine(decoded.text);
   if (bad !== null) {
-    throw notText(`binary data in ${decoded.encoding}`, bad, 'send the spreadsheet saved as CSV (UTF-8 or Windows-1252)');
+    throw notText(
+      `binary data in ${decoded.encoding}`,
+      decoded.encoding,
+      bad,
+      'send the spreadsheet saved as CSV (UTF-8 or Windows-1252)',
+    );
   }
   return decoded;
 }
@@ -100,7 +119,11 @@ function fromWindows1252(body: Uint8Array, hasBom: boolean): string {
         throw new AppError(
           'validation_failed',
           `line ${lineAt(body, start + undefinedByte)} is neither UTF-8 nor Windows-1252 (byte 0x${line[undefinedByte]!.toString(16)}); save the file as CSV UTF-8`,
-          { details: [{ path: 'body', message: `encoding: unknown; line ${lineAt(body, start + undefinedByte)}` }] },
+          {
+            details: [
+              { path: '/body', message: 'unknown_encoding', found: 'unknown', line: lineAt(body, start + undefinedByte) },
+            ],
+          },
         );
       }
     }
@@ -109,7 +132,7 @@ function fromWindows1252(body: Uint8Array, hasBom: boolean): string {
       throw new AppError(
         'validation_failed',
         `the file mixes encodings: it is UTF-8 but line ${line} is not (Windows-1252?); save the whole file as CSV UTF-8`,
-        { details: [{ path: 'body', message: `encoding: mixed UTF-8 and Windows-1252; line ${line}` }] },
+        { details: [{ path: '/body', message: 'mixed_encoding', found: 'utf-8', line }] },
       );
     }
     start = i + 1;

@@ -44,7 +44,15 @@ const ERROR_SCHEMA: Json = {
       items: {
         type: 'object',
         required: ['path', 'message'],
-        properties: { path: { type: 'string' }, message: { type: 'string' } },
+        properties: {
+          path: { type: 'string' },
+          message: { type: 'string' },
+          expected: { type: 'string', description: 'What the field should have been, e.g. the right check digit' },
+          product_id: { type: 'integer', description: 'The other product a conflicting value belongs to' },
+          product_name: { type: 'string', description: 'That product’s name' },
+          found: { type: 'string', description: 'What a refused file turned out to be (xlsx, pdf, an encoding)' },
+          line: { type: 'integer', description: 'The first bad line of a refused file' },
+        },
       },
     },
   },

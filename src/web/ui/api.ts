@@ -1,3 +1,4 @@
+import type { ErrorDetail } from '../../lib/errors.ts';
 import { describeError, isDescribed } from './messages.ts';
 
 /**
@@ -8,7 +9,7 @@ import { describeError, isDescribed } from './messages.ts';
 export interface ErrorBody {
   error?: string;
   code?: string;
-  details?: { path: string; message: string }[];
+  details?: ErrorDetail[];
 }
 
 export class ApiError extends Error {

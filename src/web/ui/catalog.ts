@@ -1,6 +1,7 @@
 import { gs1CheckDigit } from '../../lib/barcode.ts';
 import { formatDecimal, parseAmount, toCents, toMilli } from '../../lib/money.ts';
 import type { Messages } from './api.ts';
+import { describeError } from './messages.ts';
 
 /** IVA rates as the API names them, in the order a shop picks them. */
 export const IVA_RATES = ['21', '10.5', '27', '5', '2.5', '0', 'exento'] as const;
@@ -16,7 +17,11 @@ export const decimalText = (value: number | null) =>
 
 /** Answers of the product endpoints worded for a shop owner. */
 export const PRODUCT_MESSAGES: Messages = {
-  conflict: 'Ese código (de barras o interno) ya lo usa otro producto.',
+  // The server names the other product in `details` (product_id, product_name): say which one.
+  conflict: (body) =>
+    body.details?.some((d) => d.message === 'taken')
+      ? describeError(body)
+      : 'Ese código (de barras o interno) ya lo usa otro producto.',
 };
 
 /** A price or quantity typed the Argentine way: 1.234,56 or 1234.56. */

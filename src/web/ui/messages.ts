@@ -1,4 +1,4 @@
-import type { ErrorCode } from '../../lib/errors.ts';
+import type { ErrorCode, ErrorDetail } from '../../lib/errors.ts';
 
 /**
  * What a person reads when the server refuses something: one Spanish text per error `code` (and,
@@ -9,7 +9,7 @@ import type { ErrorCode } from '../../lib/errors.ts';
 export interface ErrorLike {
   code?: string | null;
   error?: string;
-  details?: { path: string; message: string }[];
+  details?: ErrorDetail[];
 }
 
 type Text = string | ((err: ErrorLike) => string);
@@ -41,8 +41,37 @@ function fieldOf(path: string): string | null {
   return null;
 }
 
+const FILE_KIND: Record<string, string> = {
+  xlsx: 'un libro de Excel (.xlsx)',
+  xls: 'un libro de Excel viejo (.xls)',
+  pdf: 'un PDF',
+};
+const lineText = (d: ErrorDetail) => (d.line === undefined ? '' : ` (línea ${d.line})`);
+
+/** A refused spreadsheet, by the `message` of its detail. */
+const FILE_PROBLEMS: Record<string, (d: ErrorDetail) => string> = {
+  not_text: (d) =>
+    `El archivo no es una planilla CSV: parece ${FILE_KIND[d.found ?? ''] ?? 'un archivo binario'}. Guardalo como CSV (Archivo → Guardar como → CSV) y subí ese.`,
+  binary_data: (d) =>
+    `El archivo tiene datos que no son texto${lineText(d)}. Guardá la planilla como CSV (UTF-8) y subila de nuevo.`,
+  unknown_encoding: (d) =>
+    `No pudimos leer el archivo${lineText(d)}: no es UTF-8 ni Windows-1252. Guardá la planilla como CSV UTF-8.`,
+  mixed_encoding: (d) =>
+    `El archivo mezcla codificaciones${lineText(d)}: una parte es UTF-8 y otra no. Guardá toda la planilla como CSV UTF-8.`,
+};
+
 function validation(err: ErrorLike): string {
   const fields = [...new Set((err.details ?? []).map((d) => fieldOf(d.path)).filter((f): f is string => f !== null))];
+  const barcode = err.details?.find((d) => fieldOf(d.path) === FIELD.barcode);
+  if (barcode?.message === 'wrong_check_digit' && barcode.expected !== undefined) {
+    return `El dígito verificador del código de barras no coincide: el último debería ser ${barcode.expected}. Revisá que esté bien escrito.`;
+  }
+  if (barcode?.message === 'wrong_length') {
+    return 'El código de barras tiene que tener 8, 12 o 13 dígitos (EAN-8, UPC-A o EAN-13).';
+  }
+  const file = err.details?.find((d) => d.path === '/body' && FILE_PROBLEMS[d.message] !== undefined);
+  if (file) return FILE_PROBLEMS[file.message]!(file);
+  if (barcode?.message === 'not_digits') return 'El código de barras lleva solo números.';
   if (fields.some((f) => f === FIELD.barcode)) {
     return 'El código de barras no es válido: revisá que esté bien escrito y que el último dígito, el dígito verificador, sea el correcto.';
   }
@@ -52,6 +81,19 @@ function validation(err: ErrorLike): string {
   return fields.length > 0
     ? `Revisá ${fields.join(', ')}: hay un dato que no es válido.`
     : 'Revisá los datos: hay alguno que no es válido.';
+}
+
+/** A value that is already someone else's: names the other product when the server says which. */
+function conflict(err: ErrorLike): string {
+  const taken = err.details?.find((d) => d.message === 'taken' && d.product_id !== undefined);
+  if (!taken) return 'Eso choca con algo que ya existe.';
+  const what = fieldOf(taken.path) ?? 'ese dato';
+  const owner = taken.product_name ? `«${taken.product_name}» (producto ${taken.product_id})` : `el producto ${taken.product_id}`;
+  return `${capitalise(what)} ya lo usa ${owner}.`;
+}
+
+function capitalise(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
 const TEXTS: Record<ErrorCode | 'offline', Text> = {
@@ -69,7 +111,7 @@ const TEXTS: Record<ErrorCode | 'offline', Text> = {
   not_found: 'No encontramos lo que buscabas: puede que lo hayan borrado. Actualizá la página.',
   product_not_found: 'Ese producto no existe (puede que lo hayan borrado). Actualizá la página.',
   page_not_found: 'Esa página no existe.',
-  conflict: 'Eso choca con algo que ya existe.',
+  conflict,
   already_member: 'Esa persona ya está en la empresa.',
   cuit_unavailable: 'Ese CUIT no se puede usar en esta empresa; escribinos a soporte.',
   last_admin: 'Es la única persona que administra la empresa: primero hacé administradora a otra.',

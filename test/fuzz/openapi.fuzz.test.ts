@@ -4,6 +4,7 @@ import type { InjectOptions } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../app.ts';
 import { makeCompany, makeProduct, makeUser } from '../factories.ts';
+import { type FakeDolarApi, startFakeDolarApi } from '../fakes/dolarapi.fake.ts';
 import { isPostgresRun } from '../setup/db.ts';
 import { login, SAME_ORIGIN } from '../sessions.ts';
 import {
@@ -114,6 +115,23 @@ function validFor(raw: Schema | undefined, doc: Schema, depth: number): fc.Arbit
   }
 }
 
+/**
+ * A path segment percent-encoded; a lone surrogate (which `encodeURIComponent` refuses to encode) is
+ * sent as its three WTF-8 bytes, i.e. invalid UTF-8 the server must refuse with a 4xx.
+ */
+function encodePathValue(value: string): string {
+  let out = '';
+  for (const char of value) {
+    const unit = char.charCodeAt(0);
+    if (char.length === 1 && unit >= 0xd800 && unit <= 0xdfff) {
+      out += [0xe0 | (unit >> 12), 0x80 | ((unit >> 6) & 0x3f), 0x80 | (unit & 0x3f)]
+        .map((b) => `%${b.toString(16).toUpperCase()}`)
+        .join('');
+    } else out += encodeURIComponent(char);
+  }
+  return out;
+}
+
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
 
 function operationsOf(doc: Schema): Operation[] {
@@ -161,7 +179,7 @@ function requestsFor({ method, path, operation }: Operation, doc: Schema): fc.Ar
           .map((payload) => ({ type: 'text/csv', payload }))
       : fc.constant(null);
   return fc.tuple(pathValues, queryValues, body).map(([pathParams, query, payload]) => {
-    const url = path.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(String(pathParams[name] ?? '1')));
+    const url = path.replace(/\{([^}]+)\}/g, (_, name: string) => encodePathValue(String(pathParams[name] ?? '1')));
     const search = new URLSearchParams();
     for (const [k, v] of Object.entries(query)) if (v !== undefined) search.set(k, typeof v === 'string' ? v : JSON.stringify(v));
     const text = search.toString();
@@ -179,11 +197,17 @@ describe('fuzz: every operation of both OpenAPI documents, from their schemas (i
   let auth: Record<string, string>;
   let scannerToken: string;
   let integrationKey: string;
+  let dolarApi: FakeDolarApi;
   const docs: Record<string, Schema> = {};
 
   beforeAll(async () => {
+    // A known exchange rate (from a local DolarAPI fake), so GET /api/exchange answers 200 instead of
+    // its documented 503 rate_unavailable: the fuzz then holds every operation to "never a 5xx".
+    dolarApi = await startFakeDolarApi();
+    dolarApi.quote(1160.5, '2026-11-20T15:04:00.000Z', 1110);
     t = await buildTestApp({
       env: {
+        EXCHANGE_SOURCE_URL: `${dolarApi.url}/v1/dolares/oficial`,
         AUTH_LOGIN_LIMIT_PER_CLIENT: '1000',
         SCANNER_RATE_LIMIT_PER_MINUTE: '1000000',
       },
@@ -195,11 +219,13 @@ describe('fuzz: every operation of both OpenAPI documents, from their schemas (i
     const admin = await makeUser(t.container, { companyId: company.id, role: 'admin' });
     auth = { cookie: (await login(t.app, admin.email, admin.password)).cookie, ...SAME_ORIGIN };
     for (const url of DOCUMENTS) docs[url] = (await t.app.inject({ url })).json();
+    await t.container.exchange.refresh();
     counts = await tableCounter(t.container.db);
   });
   afterAll(async () => {
     printStats(isPostgresRun() ? 'postgres' : 'pglite');
     await t.close();
+    await dolarApi.close();
   });
 
   for (const url of DOCUMENTS) {
