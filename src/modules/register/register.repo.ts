@@ -53,10 +53,13 @@ export interface SessionRow {
   closed_at: Date | string | null;
   closed_by: string | null;
   note: string | null;
+  /** The report's sales figure as fixed at the close (null while open). */
+  sales_count: number | null;
+  sales_total: string | null;
 }
 
 const SESSION_SELECT = sql`SELECT s.company_id, s.id, s.box_id, b.name AS box_name, s.status, s.opening_cash, s.opened_at,
-    s.opened_by, s.counted, s.expected, s.closed_at, s.closed_by, s.note
+    s.opened_by, s.counted, s.expected, s.closed_at, s.closed_by, s.note, s.sales_count, s.sales_total
   FROM box_sessions s JOIN boxes b ON b.company_id = s.company_id AND b.id = s.box_id`;
 
 export async function findSession(conn: Conn, companyId: number, id: number, lock = false): Promise<SessionRow | null> {
@@ -120,13 +123,15 @@ export async function closeSessionRow(
     expected: Record<string, string>;
     closedBy: string;
     note: string | null;
+    sales: { count: number; total: string };
     now: Date;
   },
 ) {
   await conn.execute(
     sql`UPDATE box_sessions SET status = 'closed', counted = ${JSON.stringify(values.counted)}::jsonb,
         expected = ${JSON.stringify(values.expected)}::jsonb, closed_at = ${values.now.toISOString()},
-        closed_by = ${values.closedBy}, note = ${values.note}
+        closed_by = ${values.closedBy}, note = ${values.note},
+        sales_count = ${values.sales.count}, sales_total = ${values.sales.total}
       WHERE company_id = ${values.companyId} AND id = ${values.id}`,
   );
 }
@@ -197,6 +202,35 @@ export async function sessionTotals(conn: Conn, companyId: number, sessionId: nu
       FROM box_cash_moves WHERE company_id = ${companyId} AND session_id = ${sessionId}`,
   );
   return { payments, refunds, sales: sales!, cash_in: cash!.cash_in, cash_out: cash!.cash_out };
+}
+
+/** A sale of a closed session cancelled after its close: the "devoluciones posteriores" note. */
+export interface LaterCancellationRow {
+  sale_id: number;
+  total: string;
+  /** What the sale had taken and was given back (0 for a pending sale). */
+  refunded: string;
+  cancelled_at: Date | string;
+  refund_session_id: number | null;
+}
+
+export function laterCancellations(
+  conn: Conn,
+  companyId: number,
+  sessionId: number,
+  closedAt: Date | string,
+): Promise<LaterCancellationRow[]> {
+  const at = closedAt instanceof Date ? closedAt.toISOString() : closedAt;
+  return selectRows<LaterCancellationRow>(
+    conn,
+    sql`SELECT s.id AS sale_id, s.total, s.cancelled_at, r.refund_session_id,
+        (SELECT coalesce(sum(p.amount), 0)::text FROM sale_payments p WHERE p.company_id = s.company_id AND p.sale_id = s.id)
+          AS refunded
+      FROM register_sales r JOIN sales s ON s.company_id = r.company_id AND s.id = r.sale_id
+      WHERE r.company_id = ${companyId} AND r.box_session_id = ${sessionId} AND s.status = 'cancelled'
+        AND s.cancelled_at > ${at}::timestamptz
+      ORDER BY s.cancelled_at, s.id`,
+  );
 }
 
 // --- register sales ---
@@ -407,7 +441,7 @@ export function listPayments(conn: Conn, companyId: number, saleIds: number[]): 
   );
 }
 
-/** A day's totals in the company's time zone: by payment method (net of refunds) and by box. */
+/** A day's totals in the company's time zone: by payment method and by box (the integration's sales: box_id null). */
 export async function daySummary(conn: Conn, companyId: number, date: string) {
   const day = sql`(SELECT timezone FROM companies WHERE id = ${companyId})`;
   const inDay = (column: SQL) => sql`(${column} AT TIME ZONE ${day})::date = ${date}::date`;
@@ -418,12 +452,17 @@ export async function daySummary(conn: Conn, companyId: number, date: string) {
       WHERE p.company_id = ${companyId} AND s.status <> 'cancelled' AND ${inDay(sql`s.created_at`)}
       GROUP BY p.method ORDER BY p.method`,
   );
+  // Per box only the sales made at it (the register session's box); a sale with no register row
+  // came through the integration and is its own group (box_id null), whatever box its sender named.
   const byBox = await selectRows<{ box_id: number | null; box_name: string | null; count: number; total: string }>(
     conn,
-    sql`SELECT s.box_id, b.name AS box_name, count(*)::int AS count, sum(s.total)::text AS total
-      FROM sales s LEFT JOIN boxes b ON b.company_id = s.company_id AND b.id = s.box_id
+    sql`SELECT x.box_id, b.name AS box_name, count(*)::int AS count, sum(s.total)::text AS total
+      FROM sales s
+      LEFT JOIN register_sales r ON r.company_id = s.company_id AND r.sale_id = s.id
+      LEFT JOIN box_sessions x ON x.company_id = r.company_id AND x.id = r.box_session_id
+      LEFT JOIN boxes b ON b.company_id = x.company_id AND b.id = x.box_id
       WHERE s.company_id = ${companyId} AND s.status <> 'cancelled' AND ${inDay(sql`s.created_at`)}
-      GROUP BY s.box_id, b.name ORDER BY s.box_id NULLS LAST`,
+      GROUP BY x.box_id, b.name ORDER BY x.box_id NULLS LAST`,
   );
   const [totals] = await selectRows<{ count: number; total: string; pending: string; cancelled: number }>(
     conn,

@@ -80,6 +80,14 @@ export interface PaymentValues {
   reference: string | null;
 }
 
+export async function countPayments(conn: Conn, companyId: number, saleId: number): Promise<number> {
+  const [row] = await selectRows<{ count: number }>(
+    conn,
+    sql`SELECT count(*)::int AS count FROM sale_payments WHERE company_id = ${companyId} AND sale_id = ${saleId}`,
+  );
+  return Number(row!.count);
+}
+
 /**
  * Payments of a sale, numbered per sale from firstId. Payments are rows of their own: the table
  * allows one without a sale (a payment on account, later), though today every caller has one.
