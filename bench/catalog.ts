@@ -13,6 +13,7 @@ import { cliCtx } from '../src/http/request-context.ts';
 import { ean13 } from '../src/lib/barcode.ts';
 import { call, positiveInt, runCleanups, SERVER_SHOWN, scratchContainer } from './common.ts';
 import { runLoad } from './load.ts';
+import { type Figure, figure } from './results.ts';
 
 const IMPORT_ROWS = positiveInt('BENCH_IMPORT_ROWS', 10_000);
 const PRODUCTS = positiveInt('BENCH_PRODUCTS', 100_000);
@@ -69,7 +70,7 @@ async function load(port: number, paths: string[], headers: Record<string, strin
   return { perSecond: result.perSecond, p50: result.p50Ms, p99: result.p99Ms };
 }
 
-export async function run() {
+export async function run(): Promise<Figure[]> {
   const { url, container, cleanups } = await scratchContainer('mostrador_bench_catalog', POOL_MAX);
   try {
     const { company } = await container.companies.createCompany({ name: 'Almacén de prueba' });
@@ -154,6 +155,11 @@ export async function run() {
       `catalog: import ${IMPORT_ROWS} rows in ${importSeconds.toFixed(1)} s; list p99 ${list.p99.toFixed(1)} ms at ${PRODUCTS} products; ` +
         `baseline pk select: ${Math.round(base.perSecond)} req/s\n`,
     );
+    return [
+      figure('import', importSeconds, `s (${IMPORT_ROWS} rows)`),
+      figure('list', list.perSecond, 'req/s', { name: 'pk select', value: base.perSecond, unit: 'req/s' }),
+      figure('list p99', list.p99, 'ms'),
+    ];
   } finally {
     await runCleanups(cleanups);
   }

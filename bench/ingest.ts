@@ -18,6 +18,7 @@ import {
   summarize,
   type TimedRun,
 } from './common.ts';
+import { type Figure, figure } from './results.ts';
 
 const EVENTS = positiveInt('BENCH_EVENTS', 4000);
 const WARMUP = positiveInt('BENCH_WARMUP', 500);
@@ -88,7 +89,7 @@ async function load(port: number, path: string, items: Prepared[]): Promise<Time
   return { seconds, latencies };
 }
 
-export async function run() {
+export async function run(): Promise<Figure[]> {
   const { url, container, cleanups } = await scratchContainer('mostrador_bench', POOL_MAX);
   try {
     const { company, integrationKey } = await container.companies.createCompany({ name: 'Almacén de prueba' });
@@ -132,6 +133,10 @@ export async function run() {
       `ingest: ${Math.round(ingest.perSecond)} events/s p99 ${ingest.p99.toFixed(1)} ms; ` +
         `baseline insert: ${Math.round(base.perSecond)} req/s; ratio ${(ingest.perSecond / base.perSecond).toFixed(2)}\n`,
     );
+    return [
+      figure('ingest', ingest.perSecond, 'events/s', { name: 'insert', value: base.perSecond, unit: 'req/s' }),
+      figure('ingest p99', ingest.p99, 'ms'),
+    ];
   } finally {
     await runCleanups(cleanups);
   }

@@ -7,6 +7,8 @@ export interface LoadResult {
   perSecond: number;
   p50Ms: number;
   p99Ms: number;
+  /** The first answers that were not what `isOk` expected (up to 20): path, status and the body's start. */
+  unexpected: { path: string; status: number; body: string }[];
 }
 
 /**
@@ -27,6 +29,11 @@ export async function runLoad(options: {
   const latencies: number[] = [];
   let next = 0;
   let errors = 0;
+  const unexpected: LoadResult['unexpected'] = [];
+  const note = (path: string, status: number, body: string) => {
+    errors += 1;
+    if (unexpected.length < 20) unexpected.push({ path, status, body: body.slice(0, 200) });
+  };
   const started = process.hrtime.bigint();
   const deadline = Date.now() + maxSeconds * 1000;
 
@@ -41,12 +48,12 @@ export async function runLoad(options: {
         });
         res.on('end', () => {
           latencies.push(Number(process.hrtime.bigint() - sentAt) / 1e6);
-          if (!isOk(res.statusCode ?? 0, body)) errors += 1;
+          if (!isOk(res.statusCode ?? 0, body)) note(path, res.statusCode ?? 0, body);
           resolve();
         });
       });
-      req.on('error', () => {
-        errors += 1;
+      req.on('error', (err) => {
+        note(path, 0, String(err));
         resolve();
       });
       req.end();
@@ -64,5 +71,13 @@ export async function runLoad(options: {
   agent.destroy();
   latencies.sort((a, b) => a - b);
   const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? Number.NaN;
-  return { requests: latencies.length, errors, seconds, perSecond: latencies.length / seconds, p50Ms: at(0.5), p99Ms: at(0.99) };
+  return {
+    requests: latencies.length,
+    errors,
+    unexpected,
+    seconds,
+    perSecond: latencies.length / seconds,
+    p50Ms: at(0.5),
+    p99Ms: at(0.99),
+  };
 }

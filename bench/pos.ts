@@ -21,6 +21,7 @@ import {
   summarize,
   type TimedRun,
 } from './common.ts';
+import { type Figure, figure } from './results.ts';
 
 const REGISTERS = positiveInt('BENCH_REGISTERS', 8);
 const SALES = positiveInt('BENCH_SALES', 2400);
@@ -82,7 +83,7 @@ async function load(port: number, path: string, perRegister: Prepared[][], okSta
   return { seconds, latencies };
 }
 
-export async function run() {
+export async function run(): Promise<Figure[]> {
   const { url, container, cleanups } = await scratchContainer('mostrador_bench', POOL_MAX);
   try {
     const { company } = await container.companies.createCompany({ name: 'Almacén de prueba' });
@@ -151,6 +152,10 @@ export async function run() {
       `pos: ${Math.round(pos.perSecond)} sales/s p99 ${pos.p99.toFixed(1)} ms at ${REGISTERS} registers; ` +
         `baseline insert: ${Math.round(base.perSecond)} req/s\n`,
     );
+    return [
+      figure('sales', pos.perSecond, 'sales/s', { name: 'insert', value: base.perSecond, unit: 'req/s' }),
+      figure('sales p99', pos.p99, 'ms'),
+    ];
   } finally {
     await runCleanups(cleanups);
   }

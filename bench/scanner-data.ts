@@ -124,6 +124,10 @@ export function misspell(name: string, seed: number): string {
   ];
   const [pattern, replacement] = swaps[seed % swaps.length]!;
   if (pattern.test(plain)) return plain.replace(pattern, replacement);
-  const at = 1 + (seed % Math.max(1, plain.length - 2));
+  // A letter, never a space: dropping the space between two words is joining them, another typo
+  // ("panalestres arroyos" for "pañales tres arroyos"), which this function does not claim to make.
+  const letters = [...plain.matchAll(/[a-z0-9]/g)].map((m) => m.index).filter((i) => i > 0);
+  if (letters.length === 0) return plain;
+  const at = letters[seed % letters.length]!;
   return plain.slice(0, at) + plain.slice(at + 1);
 }

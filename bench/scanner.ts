@@ -10,6 +10,7 @@ import { loadConfig } from '../src/config.ts';
 import { createContainer } from '../src/container.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { type LoadResult, runLoad } from './load.ts';
+import { type Figure, figure } from './results.ts';
 import { loadProducts, misspell } from './scanner-data.ts';
 
 const SERVER_URL = process.env['BENCH_DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -93,7 +94,8 @@ function median(results: LoadResult[]): { perSecond: number; p99Ms: number } {
   };
 }
 
-export default async function main() {
+export default async function main(): Promise<Figure[]> {
+  let figures: Figure[] = [];
   log(
     `scanner benchmark: ${COMPANIES} companies × ${PRODUCTS} products, ${ROUNDS} rounds of ${REQUESTS} requests ` +
       `(${NAME_REQUESTS} for names) per phase, ` +
@@ -149,16 +151,33 @@ export default async function main() {
       const errors = Object.values(rounds)
         .flat()
         .reduce((sum, r) => sum + r.errors, 0);
-      if (errors > 0) log(`WARNING: ${errors} answers were not the expected match`);
+      if (errors > 0) {
+        log(`WARNING: ${errors} answers were not the expected match; the first ones:`);
+        const seen = new Set<string>();
+        for (const u of Object.values(rounds)
+          .flat()
+          .flatMap((r) => r.unexpected)) {
+          const shown = `  ${u.status} ${u.path.replace(/token=[^&]*/, 'token=…')} → ${u.body}`;
+          if (!seen.has(shown) && seen.size < 20) log(shown);
+          seen.add(shown);
+        }
+      }
       log(
         `scanner: barcode ${Math.round(barcode.perSecond)} req/s p99 ${barcode.p99Ms.toFixed(1)} ms, ` +
           `name ${Math.round(name.perSecond)} req/s p99 ${name.p99Ms.toFixed(1)} ms; ` +
           `baseline pk select: ${Math.round(baseline.perSecond)} req/s; ratio barcode ${(barcode.perSecond / baseline.perSecond).toFixed(2)}, ` +
           `ratio name ${(name.perSecond / barcode.perSecond).toFixed(2)} (name req/s over barcode req/s)`,
       );
+      figures = [
+        figure('barcode', barcode.perSecond, 'req/s', { name: 'pk select', value: baseline.perSecond, unit: 'req/s' }),
+        figure('name', name.perSecond, 'req/s', { name: 'barcode', value: barcode.perSecond, unit: 'req/s' }),
+        figure('name p99', name.p99Ms, 'ms'),
+        figure('unexpected answers', errors, ''),
+      ];
     } finally {
       await app.close();
       await container.close();
     }
   });
+  return figures;
 }

@@ -18,6 +18,7 @@ import { migrate } from '../src/db/migrate.ts';
 import { createLogger } from '../src/logger.ts';
 import { upsertProduct } from '../src/modules/catalog/products.service.ts';
 import { cliCtx } from '../src/http/request-context.ts';
+import { type Figure, figure } from './results.ts';
 
 const SERVER = process.env['BENCH_DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test';
 const BURST = Number(process.env['BENCH_BURST'] ?? 5000);
@@ -93,7 +94,7 @@ async function startWorker(env: Record<string, string>) {
   return child;
 }
 
-export default async function run() {
+export default async function run(): Promise<Figure[]> {
   const name = `mostrador_bench_delivery_${process.pid}`;
   const url = withDatabase(name);
   const env = {
@@ -178,6 +179,7 @@ export default async function run() {
         `delivery: ${eventsPerSecond} events/s to a local receiver; p99 lag ${fmt(percentile(pacedLags, 99))} ms\n`,
     );
     if (badSignatures > 0 || duplicates > 0) process.exitCode = 1;
+    return [figure('delivery', eventsPerSecond, 'events/s'), figure('lag p99', percentile(pacedLags, 99), 'ms')];
   } finally {
     worker?.kill('SIGTERM');
     await receiver.close();

@@ -54,12 +54,9 @@ export async function buildApp(container: Container, assets?: AssetCatalog): Pro
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.decorate('routeSurfaces', enforceSurfaces(app));
-  app.addHook('onRequest', async (request, reply) => {
-    reply.header('x-request-id', request.id).headers(security);
-  });
   registerErrorHandling(app);
   registerInputGuard(app);
-  registerRequestContext(app);
+  registerRequestContext(app, security);
   registerRequestMetrics(app, container.metrics);
   registerDrainHeader(app, container.readiness);
 

@@ -62,6 +62,7 @@ export interface Config {
     readonly rateLimitPerMinute: number;
   };
   readonly instagram: InstagramConfig;
+  readonly whatsapp: WhatsappConfig;
   readonly salesAgent: SalesAgentConfig;
   readonly arca: ArcaConfig;
 }
@@ -100,6 +101,18 @@ export interface SalesAgentConfig {
     readonly model: string;
     readonly timeoutMs: number;
   } | null;
+}
+
+/** The operator channel on WhatsApp (the service's own number, docs/operador/whatsapp.md). */
+export interface WhatsappConfig {
+  /** Secrets a webhook signature may use: WHATSAPP_APP_SECRET and META_APP_SECRET (none: fail-closed). */
+  readonly webhookSecrets: readonly string[];
+  /** WHATSAPP_VERIFY_TOKEN: the hub.verify_token of the subscription (none: verification refused). */
+  readonly verifyToken: string | null;
+  /** WHATSAPP_SEND_ENABLED: only true, 1 or yes (any case) turn it on. */
+  readonly sendEnabled: boolean;
+  /** WHATSAPP_GRAPH_URL with WHATSAPP_GRAPH_VERSION: https://graph.facebook.com/v23.0 by default. */
+  readonly graphUrl: string;
 }
 
 /** The operator channel (the service's own Instagram account, docs/operador/instagram.md). */
@@ -238,6 +251,7 @@ export function loadConfig(env: Env = process.env): Config {
 
   const trustProxy = readTrustProxy(str('TRUST_PROXY'), problems);
   const instagram = readInstagramConfig(str, problems);
+  const whatsapp = readWhatsappConfig(str, problems);
   const salesAgent = readSalesAgentConfig(str, int, problems);
   const arca = readArcaConfig(str, int, bool, seedOnEmpty, problems);
   if (problems.length > 0) throw new ConfigError(problems);
@@ -260,6 +274,7 @@ export function loadConfig(env: Env = process.env): Config {
     exchange: { sourceUrl: exchangeSourceUrl, fixedRate },
     scanner: { rateLimitPerMinute: scannerRateLimit },
     instagram,
+    whatsapp,
     salesAgent,
     arca,
   } satisfies Config);
@@ -291,6 +306,20 @@ function readAuthConfig(
     loginLimitPerClient: int('AUTH_LOGIN_LIMIT_PER_CLIENT', 30, 1, 10000),
     loginWindowSeconds: int('AUTH_LOGIN_WINDOW_SECONDS', 900, 1, 86400),
     jwks: jwksUrl !== undefined && issuer !== undefined ? { url: jwksUrl, issuer, audience } : null,
+  };
+}
+
+function readWhatsappConfig(str: (key: string) => string | undefined, problems: string[]): WhatsappConfig {
+  const base = str('WHATSAPP_GRAPH_URL') ?? 'https://graph.facebook.com';
+  if (!isHttpUrl(base)) problems.push(`WHATSAPP_GRAPH_URL must be an http(s) URL (got "${base}")`);
+  const version = str('WHATSAPP_GRAPH_VERSION') ?? 'v23.0';
+  if (!/^v\d{1,3}\.\d{1,3}$/.test(version)) problems.push(`WHATSAPP_GRAPH_VERSION must look like v23.0 (got "${version}")`);
+  return {
+    webhookSecrets: [str('WHATSAPP_APP_SECRET'), str('META_APP_SECRET')].filter((s): s is string => s !== undefined),
+    verifyToken: str('WHATSAPP_VERIFY_TOKEN') ?? null,
+    // The same accepted values as INSTAGRAM_SEND_ENABLED: anything else is off.
+    sendEnabled: ['true', '1', 'yes'].includes(str('WHATSAPP_SEND_ENABLED')?.toLowerCase() ?? ''),
+    graphUrl: `${base.replace(/\/+$/, '')}/${version}`,
   };
 }
 

@@ -25,6 +25,7 @@ import { createRegisterService, type RegisterService } from './modules/register/
 import { createInvoicingModule, type InvoicingModule } from './modules/invoicing/invoicing.module.ts';
 import { createInstagramModule, type InstagramModule, type InstagramModuleDeps } from './modules/instagram/instagram.module.ts';
 import { createSalesAgentModule, type SalesAgentModule } from './modules/sales-agent/sales-agent.module.ts';
+import { createWhatsappModule, type WhatsappModule } from './modules/whatsapp/whatsapp.module.ts';
 import { createWebhooksModule, type WebhooksModule, type WebhooksModuleDeps } from './modules/webhooks/webhooks.module.ts';
 
 /** Everything the program shares: one instance per process, passed explicitly (manual DI). */
@@ -58,6 +59,8 @@ export interface Container {
   readonly integration: IntegrationService;
   readonly instagram: InstagramModule;
   readonly salesAgent: SalesAgentModule;
+  /** The operator channel on WhatsApp (docs/operador/whatsapp.md). */
+  readonly whatsapp: WhatsappModule;
   close(): Promise<void>;
 }
 
@@ -72,6 +75,8 @@ export interface ContainerOverrides {
   instagramTuning?: InstagramModuleDeps['tuning'];
   /** The sales agent's delay picker for tests (a uniform integer in [min, max] otherwise). */
   salesAgentRandom?: (min: number, max: number) => number;
+  /** WhatsApp Graph timings for tests (a shorter abort). */
+  whatsappTuning?: { timeoutMs?: number };
 }
 
 export async function openDatabase(config: Config): Promise<Database> {
@@ -115,6 +120,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     saleBatch: saleBatchOptions(db, config),
   });
   const instagram = createInstagramModule({ config, db, cipher, clock, logger, jobs, tuning: overrides.instagramTuning ?? {} });
+  const whatsapp = createWhatsappModule({ config, db, cipher, clock, logger, tuning: overrides.whatsappTuning ?? {} });
   const salesAgent = createSalesAgentModule({
     config,
     db,
@@ -157,6 +163,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     integration,
     instagram,
     salesAgent,
+    whatsapp,
     async close() {
       if (closed) return;
       closed = true;

@@ -1,10 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { HistoryItem } from '../modules/sales-agent/brain.ts';
 import { parseOptions, requireOption, UsageError } from './args.ts';
-import type { Command } from './commands.ts';
-
-// commands.ts imports this file: a local helper avoids a runtime import cycle.
-const define = <P extends { json?: boolean }>(command: Command<P>) => command as unknown as Command;
+import { type Command, define } from './command.ts';
 
 /** `--history-file F`: a JSON list of {from: "customer"|"us", text}, oldest first. */
 function readHistory(path: string | undefined): HistoryItem[] {

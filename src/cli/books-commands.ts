@@ -3,10 +3,7 @@ import { cliCtx } from '../http/request-context.ts';
 import { createBooksService, formatBooksReport } from '../modules/books/books.service.ts';
 import { RETENTION_DAYS } from '../modules/webhooks/deliveries.service.ts';
 import { parseOptions, positiveInt, UsageError } from './args.ts';
-import type { Command } from './commands.ts';
-
-// commands.ts imports this file: a local helper avoids a runtime import cycle.
-const define = <P extends { json?: boolean }>(command: Command<P>) => command as unknown as Command;
+import { type Command, define } from './command.ts';
 
 function booksOf(container: Container) {
   return createBooksService({

@@ -1,31 +1,19 @@
-import type { Container } from '../container.ts';
 import { migrate } from '../db/migrate.ts';
 import { AGENT_COMMANDS } from './agent-commands.ts';
+import { type Command, define } from './command.ts';
 import { formatCuit } from '../lib/cuit.ts';
 import { recordAudit } from '../modules/audit/audit.repo.ts';
 import { seedDemo } from '../modules/demo/demo.service.ts';
-import { MEMBERSHIP_ROLES, type MembershipRole } from '../modules/users/users.service.ts';
+import { MEMBERSHIP_ROLES, type MembershipRole } from '../modules/users/roles.ts';
 import { parseOptions, positiveInt, requireOption, UsageError } from './args.ts';
 import { WEBHOOK_COMMANDS } from './webhook-commands.ts';
 import { TOKEN_COMMANDS } from './token-commands.ts';
 import { FISCAL_COMMANDS } from './fiscal-commands.ts';
 import { BOOKS_COMMANDS } from './books-commands.ts';
+import { WHATSAPP_COMMANDS } from './whatsapp-commands.ts';
 import { cliCtx } from '../http/request-context.ts';
 
-export interface CommandResult {
-  json: unknown;
-  text: string;
-  /** The process's exit code when the command ran but found a problem (books verify: 1). Default 0. */
-  exitCode?: number;
-}
-
-export interface Command<P extends { json?: boolean } = { json?: boolean }> {
-  words: string[];
-  parse(args: string[]): P;
-  run(container: Container, parsed: P): Promise<CommandResult>;
-}
-
-const define = <P extends { json?: boolean }>(command: Command<P>) => command as unknown as Command;
+export type { Command, CommandResult } from './command.ts';
 
 export const COMMANDS: Command[] = [
   define({
@@ -191,4 +179,5 @@ export const COMMANDS: Command[] = [
   ...TOKEN_COMMANDS,
   ...FISCAL_COMMANDS,
   ...BOOKS_COMMANDS,
+  ...WHATSAPP_COMMANDS,
 ];

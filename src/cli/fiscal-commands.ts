@@ -3,10 +3,7 @@ import { cliCtx } from '../http/request-context.ts';
 import type { FiscalUpdate } from '../modules/invoicing/fiscal.service.ts';
 import type { Container } from '../container.ts';
 import { parseOptions, positiveInt, UsageError } from './args.ts';
-import type { Command } from './commands.ts';
-
-// commands.ts imports this file: a local helper avoids a runtime import cycle.
-const define = <P extends { json?: boolean }>(command: Command<P>) => command as unknown as Command;
+import { type Command, define } from './command.ts';
 
 async function requireCompany(container: Container, companyId: number) {
   const company = await container.companies.findCompany(companyId);

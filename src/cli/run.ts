@@ -25,6 +25,9 @@ Commands:
   user password --email E --password P      set a new password and end the user's open sessions
   agent decide --text "…" [--history-file F]
                                             ask the sales agent's brain (after its guardrails); no Instagram
+  whatsapp setup --phone-number-id N --waba-id N --token-file F [--display-number "+54 …"]
+                                            the operator WhatsApp channel (token kept encrypted)
+  whatsapp agent --on|--off                 let the sales agent answer on WhatsApp, or not
   webhook add --company ID --url URL [--events a,b] [--header "K: V"]... [--description D] [--secret S]
                                             register an outbound webhook; prints its signing secret once
   webhook list --company ID                 list the company's webhook endpoints

@@ -1,10 +1,7 @@
 import { cliCtx } from '../http/request-context.ts';
 import { parseOptions, positiveInt, requireOption, UsageError } from './args.ts';
-import type { Command } from './commands.ts';
+import { type Command, define } from './command.ts';
 import type { Container } from '../container.ts';
-
-// commands.ts imports this file: a local helper avoids a runtime import cycle.
-const define = <P extends { json?: boolean }>(command: Command<P>) => command as unknown as Command;
 
 async function requireCompany(container: Container, companyId: number) {
   const company = await container.companies.findCompany(companyId);

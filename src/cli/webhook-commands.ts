@@ -1,9 +1,6 @@
 import { parseOptions, positiveInt, requireOption, UsageError } from './args.ts';
-import type { Command } from './commands.ts';
+import { type Command, define } from './command.ts';
 import { cliCtx } from '../http/request-context.ts';
-
-// commands.ts imports this file: a local helper avoids a runtime import cycle.
-const define = <P extends { json?: boolean }>(command: Command<P>) => command as unknown as Command;
 
 /** `--header "Name: value"` → {Name: value}; the value keeps inner colons. */
 function parseHeaders(values: string[] | undefined): Record<string, string> {

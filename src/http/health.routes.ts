@@ -35,8 +35,10 @@ async function withinTimeout(check: () => Promise<void> | void, what: string) {
  * on the root instance so that it covers the routes of every surface.
  */
 export function registerDrainHeader(app: FastifyInstance, readiness: Readiness) {
-  app.addHook('onSend', async (_request, reply) => {
+  // Synchronous (it runs on every answer): no promise per request.
+  app.addHook('onSend', (_request, reply, payload, done) => {
     if (readiness.draining) reply.header('connection', 'close');
+    done(null, payload);
   });
 }
 

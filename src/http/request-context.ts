@@ -54,11 +54,16 @@ export function originOf(request: FastifyRequest): RequestOrigin {
   return { ip: request.ip ?? null, userAgent: typeof agent === 'string' ? agent : null, requestId: request.id };
 }
 
-/** Every request starts anonymous; the guard of its surface replaces the actor. */
-export function registerRequestContext(app: App) {
+/**
+ * Every request starts anonymous (the guard of its surface replaces the actor) and answers with its
+ * `x-request-id` and the security headers. One synchronous hook: it runs on every request, so no promise and no extra hook.
+ */
+export function registerRequestContext(app: App, headers: Record<string, string> = {}) {
   app.decorateRequest('ctx', null as unknown as RequestCtx);
-  app.addHook('onRequest', async (request) => {
+  app.addHook('onRequest', (request, reply, done) => {
+    reply.header('x-request-id', request.id).headers(headers);
     request.ctx = { requestId: request.id, actor: { kind: 'anonymous' }, companyId: null, origin: originOf(request) };
+    done();
   });
 }
 

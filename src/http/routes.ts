@@ -20,6 +20,7 @@ import { registerSettingsRoutes } from '../modules/settings/settings.routes.ts';
 import { registerSuperadminRoutes } from '../modules/superadmin/superadmin.routes.ts';
 import { registerSalesAgentCronRoutes, registerSalesAgentRoutes } from '../modules/sales-agent/sales-agent.routes.ts';
 import { registerWebhookRoutes } from '../modules/webhooks/webhooks.routes.ts';
+import { registerWhatsappOperatorRoutes, registerWhatsappWebhookRoutes } from '../modules/whatsapp/whatsapp.routes.ts';
 import type { App } from './app.types.ts';
 import { type AssetCatalog, registerAssetRoutes } from './assets.ts';
 import { sessionGuard } from './auth-guard.ts';
@@ -65,7 +66,10 @@ export async function registerRoutes(app: App, container: Container, assets: Ass
 
   // Meta's webhook and the channel hub: each POST is verified by its HMAC over the exact raw bytes in
   // the route's own raw-body scope (the signature needs the body), each GET by the verify token.
-  await registerSurface(app, 'channel-webhook', {}, (scope) => registerInstagramWebhookRoutes(scope, container));
+  await registerSurface(app, 'channel-webhook', {}, (scope) => {
+    registerInstagramWebhookRoutes(scope, container);
+    registerWhatsappWebhookRoutes(scope, container);
+  });
 
   await registerSurface(app, 'cron', cronGuard(container), (scope) => {
     registerInstagramCronRoutes(scope, container);
@@ -99,6 +103,7 @@ export async function registerRoutes(app: App, container: Container, assets: Ass
 
   await registerSurface(app, 'superadmin', sessionGuard('superadmin', sessions), (scope) => {
     registerInstagramOperatorRoutes(scope, container);
+    registerWhatsappOperatorRoutes(scope, container);
     registerInstagramInboxPage(scope, { instagram: container.instagram, shell });
     registerSalesAgentRoutes(scope, { salesAgent: container.salesAgent, shell });
     registerSuperadminRoutes(scope, { superadmin, settings, members, shell });

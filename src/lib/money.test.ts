@@ -1,5 +1,19 @@
 import { describe, expect, it } from 'vitest';
-import { formatArs, fromCents, lineTotalCents, moneyToNumber, parseAmountText, toCents, toMilli } from './money.ts';
+import {
+  formatArs,
+  formatDecimal,
+  formatPesos,
+  formatQuantity,
+  fromCents,
+  lineTotalCents,
+  moneyToNumber,
+  parseAmount,
+  parseAmountText,
+  parseCents,
+  parseDecimal,
+  toCents,
+  toMilli,
+} from './money.ts';
 
 describe('money', () => {
   it.each([
@@ -37,9 +51,109 @@ describe('money', () => {
   });
 
   it('formats pesos the Argentine way', () => {
-    expect(formatArs(123456)).toBe('$ 1.234,56');
-    expect(formatArs(5)).toBe('$ 0,05');
-    expect(formatArs(-100000000)).toBe('-$ 1.000.000,00');
+    expect(formatArs(123456)).toBe('$\u00a01.234,56');
+    expect(formatArs(5)).toBe('$\u00a00,05');
+    expect(formatArs(-100000000)).toBe('-$\u00a01.000.000,00');
+  });
+});
+
+describe('formatArs', () => {
+  const nb = '\u00a0';
+  it.each([
+    [0, `$${nb}0,00`],
+    [5, `$${nb}0,05`],
+    [123456, `$${nb}1.234,56`],
+    [-123456, `-$${nb}1.234,56`],
+    [-5, `-$${nb}0,05`],
+    [99999999999999, `$${nb}999.999.999.999,99`],
+  ])('writes %i cents as %s', (cents, text) => {
+    expect(formatArs(cents)).toBe(text);
+  });
+
+  it('keeps $ and the amount together with a non-breaking space', () => {
+    expect(formatArs(100)).not.toContain(' ');
+    expect(formatArs(100).charCodeAt(1)).toBe(0xa0);
+  });
+
+  it('leaves out ,00 of a whole amount when asked (chat replies)', () => {
+    expect(formatArs(2490000, { wholeWithoutCents: true })).toBe(`$${nb}24.900`);
+    expect(formatArs(2490050, { wholeWithoutCents: true })).toBe(`$${nb}24.900,50`);
+    expect(formatArs(2490010, { wholeWithoutCents: true })).toBe(`$${nb}24.900,10`);
+  });
+
+  it('formats pesos given as numbers or numeric strings, rounding half away from zero', () => {
+    expect(formatPesos(1234.5)).toBe(`$${nb}1.234,50`);
+    expect(formatPesos('1234.565')).toBe(`$${nb}1.234,57`);
+    expect(formatPesos('-1234.565')).toBe(`-$${nb}1.234,57`);
+    expect(formatPesos(0.1 + 0.2)).toBe(`$${nb}0,30`);
+  });
+});
+
+describe('formatDecimal and formatQuantity', () => {
+  it('writes a decimal comma, with or without thousands marks', () => {
+    expect(formatDecimal(123456, 2)).toBe('1.234,56');
+    expect(formatDecimal(123456, 2, { grouping: false })).toBe('1234,56');
+    expect(formatDecimal(-50, 2, { grouping: false })).toBe('-0,50');
+    expect(formatDecimal(1500, 3, { minDecimals: 0 })).toBe('1,5');
+    expect(formatDecimal(3000, 3, { minDecimals: 0 })).toBe('3');
+  });
+
+  it('shows weighed goods with three decimals and units without them', () => {
+    expect(formatQuantity('1.5', 'kg')).toBe('1,500 kg');
+    expect(formatQuantity(3, 'unit')).toBe('3');
+    expect(formatQuantity(0.5)).toBe('0,5');
+    expect(formatQuantity(1234)).toBe('1.234');
+  });
+});
+
+describe('parseDecimal / parseAmount / parseCents', () => {
+  it.each([
+    ['1.234,56', '1234.56'],
+    ['1234,5', '1234.5'],
+    ['1234.50', '1234.50'],
+    ['1.234', '1234'],
+    ['1.234.567', '1234567'],
+    ['1,234.56', '1234.56'],
+    ['1.234.567,89', '1234567.89'],
+    ['$ 1.234', '1234'],
+    [`$\u00a01.234,56`, '1234.56'],
+    ['0', '0'],
+    ['0,00', '0.00'],
+    ['-1.234,56', '-1234.56'],
+    ['-$ 50', '-50'],
+    ['  12  ', '12'],
+    ['999.999.999.999,99', '999999999999.99'],
+  ])('reads %s as %s', (typed, plain) => {
+    expect(parseDecimal(typed)).toBe(plain);
+  });
+
+  it.each(['', 'abc', '12a', '1,2,3', '1.23.4', '1.234,5.6', ',5', '5,', '1e3', '--5', '$'])('rejects %j', (typed) => {
+    expect(parseDecimal(typed)).toBeNull();
+    expect(parseAmount(typed)).toBeNull();
+  });
+
+  it('takes a lone dot as the decimal point where the file says so', () => {
+    expect(parseAmount('1.234')).toBe(1234);
+    expect(parseAmount('1.234', { loneDotIsDecimal: true })).toBe(1.234);
+    expect(parseAmount('1.234.567', { loneDotIsDecimal: true })).toBe(1234567);
+  });
+
+  it('gives cents exactly, refusing negatives and a third decimal', () => {
+    expect(parseCents('1.234,56')).toBe(123456);
+    expect(parseCents('1234,5')).toBe(123450);
+    expect(parseCents('1234.50')).toBe(123450);
+    expect(parseCents('0')).toBe(0);
+    expect(parseCents('999.999.999.999,99')).toBe(99999999999999);
+    expect(parseCents('0,1')).toBe(10);
+    expect(parseCents('-5')).toBeNull();
+    expect(parseCents('1,234')).toBeNull();
+    expect(parseCents('nada')).toBeNull();
+  });
+
+  it('reads back what it formats', () => {
+    for (const cents of [0, 1, 99, 100, 123456, 99999999999999]) {
+      expect(parseCents(formatArs(cents))).toBe(cents);
+    }
   });
 });
 

@@ -59,12 +59,104 @@ export function lineTotalCents(price: string | number, quantity: string | number
   return sign * Math.floor((Math.abs(product) + 500) / 1000);
 }
 
-/** Formats cents the way an Argentine reader expects: "$ 1.234,56". */
-export function formatArs(cents: number): string {
-  const negative = cents < 0;
-  const [whole, fraction] = fromCents(Math.abs(cents)).split('.') as [string, string];
-  const grouped = whole.replace(/\B(?=(\d{3})+(?!\d))/g, '.');
-  return `${negative ? '-' : ''}$ ${grouped},${fraction}`;
+/** The space between `$` and the amount: non-breaking, so a price never wraps across lines. */
+export const MONEY_SPACE = '\u00a0';
+
+/**
+ * An integer count of 10^-scale units written the es-AR way: decimal comma, dot for thousands
+ * (`grouping: false` leaves them out, as a spreadsheet wants). Trailing zeros beyond `minDecimals`
+ * are dropped (default: all `scale` decimals are kept).
+ */
+export function formatDecimal(units: number, scale: number, options: { minDecimals?: number; grouping?: boolean } = {}): string {
+  const { minDecimals = scale, grouping = true } = options;
+  const negative = units < 0;
+  const [whole = '0', fraction = ''] = fromUnits(Math.abs(units), scale).split('.');
+  let kept = fraction;
+  while (kept.length > minDecimals && kept.endsWith('0')) kept = kept.slice(0, -1);
+  const grouped = grouping ? whole.replace(/\B(?=(\d{3})+(?!\d))/g, '.') : whole;
+  return `${negative && units !== 0 ? '-' : ''}${grouped}${kept ? `,${kept}` : ''}`;
+}
+
+/**
+ * Cents the way an Argentine reader expects them: "$ 1.234,56" (non-breaking space), "-$ 50,00".
+ * `wholeWithoutCents` writes a whole amount without ",00" ("$ 24.900"), as a chat reply does.
+ */
+export function formatArs(cents: number, options: { wholeWithoutCents?: boolean } = {}): string {
+  const whole = options.wholeWithoutCents && cents % 100 === 0;
+  const body = formatDecimal(Math.abs(cents), 2, { minDecimals: whole ? 0 : 2 });
+  return `${cents < 0 ? '-' : ''}$${MONEY_SPACE}${body}`;
+}
+
+/** An amount in pesos (a JSON number or a numeric string) formatted as {@link formatArs} does. */
+export function formatPesos(amount: number | string, options: { wholeWithoutCents?: boolean } = {}): string {
+  return formatArs(toCents(amount), options);
+}
+
+/** A quantity for a reader: "1,500 kg" for weighed goods, "3" or "0,5" otherwise. */
+export function formatQuantity(quantity: number | string, unit?: string): string {
+  const milli = toMilli(quantity);
+  return unit === 'kg' ? `${formatDecimal(milli, 3)} kg` : formatDecimal(milli, 3, { minDecimals: 0 });
+}
+
+/**
+ * An amount as people type it, into a plain decimal string ("1234.56"), or null when it is not one:
+ * `1.234,56`, `1234,5`, `1234.50`, `$ 1.234`, `-50`. With both marks the last one is the decimal
+ * one; several of the same mark are thousands marks. A lone `.` followed by exactly three digits
+ * ("1.234") is a thousands mark unless `loneDotIsDecimal` (a comma-separated CSV file, where the
+ * dot is the decimal point).
+ */
+export function parseDecimal(raw: string, options: { loneDotIsDecimal?: boolean } = {}): string | null {
+  let text = raw.replace(/^\s*(-?)\s*\$/, '$1').replace(/\s/g, '');
+  if (!/^-?\d[\d.,]*$/.test(text) || /[.,]$/.test(text)) return null;
+  const lastDot = text.lastIndexOf('.');
+  const lastComma = text.lastIndexOf(',');
+  const groupsOk = (whole: string, mark: string) => {
+    const groups = whole.replace('-', '').split(mark);
+    return groups.slice(1).every((g) => g.length === 3);
+  };
+  if (lastDot >= 0 && lastComma >= 0) {
+    const decimal = lastDot > lastComma ? '.' : ',';
+    const thousands = decimal === '.' ? ',' : '.';
+    const cut = text.lastIndexOf(decimal);
+    const whole = text.slice(0, cut);
+    if (whole.includes(decimal) || !groupsOk(whole, thousands)) return null;
+    text = `${whole.replaceAll(thousands, '')}.${text.slice(cut + 1)}`;
+  } else if (lastComma >= 0) {
+    const commas = text.split(',').length - 1;
+    if (commas > 1) {
+      if (!groupsOk(text, ',')) return null;
+      text = text.replaceAll(',', '');
+    } else text = text.replace(',', '.');
+  } else if (lastDot >= 0) {
+    const dots = text.split('.').length - 1;
+    const thousandsLike = groupsOk(text, '.');
+    if (dots > 1 || (thousandsLike && !options.loneDotIsDecimal)) {
+      if (!thousandsLike) return null;
+      text = text.replaceAll('.', '');
+    }
+  }
+  if (!/^-?\d+(\.\d+)?$/.test(text)) return null;
+  return text;
+}
+
+/** {@link parseDecimal} as a JSON number (null when it is not an amount). */
+export function parseAmount(raw: string, options: { loneDotIsDecimal?: boolean } = {}): number | null {
+  const text = parseDecimal(raw, options);
+  return text === null ? null : Number(text);
+}
+
+/**
+ * An amount a person pays, counts or moves, in cents, exact (no float on the way): null when it is
+ * not an amount, is negative or has more than two decimals.
+ */
+export function parseCents(raw: string): number | null {
+  const text = parseDecimal(raw);
+  if (text === null || text.startsWith('-') || /\.\d{3,}$/.test(text)) return null;
+  try {
+    return toCents(text);
+  } catch {
+    return null;
+  }
 }
 
 /**

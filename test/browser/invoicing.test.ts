@@ -156,7 +156,7 @@ describe('invoicing in a real browser', () => {
     expect(text).toContain('FACTURA');
     expect(text).toContain(cae);
     expect(text).toContain('Régimen de Transparencia Fiscal al Consumidor (Ley 27.743)');
-    expect(text).toContain('$ 4.350,50');
+    expect(text).toContain('$\u00a04.350,50');
     expect(await printout.locator('.qr svg').count()).toBe(1);
     await printout.emulateMedia({ media: 'print' });
     await printout.screenshot({ path: `${SHOTS}/04-fiscal-ticket-print.png`, fullPage: true });

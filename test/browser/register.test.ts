@@ -93,7 +93,7 @@ describe('the register in a real browser', () => {
     await scan(page, '7790150000028');
     await scan(page, '2*7790040000035');
     await page.waitForFunction(() => document.querySelectorAll('#register-lines tr[data-line]').length === 3);
-    await expect(totalText(page)).resolves.toBe('$ 6.150,48');
+    await expect(totalText(page)).resolves.toBe('$\u00a06.150,48');
     await page.screenshot({ path: `${SHOTS}/02-three-lines.png` });
 
     // A name search with the arrow keys.
@@ -102,20 +102,20 @@ describe('the register in a real browser', () => {
     await page.keyboard.press('Enter');
     await expect(page.locator('#register-lines tr[data-line]').nth(2).locator('td').nth(1).textContent()).resolves.toBe('3');
     await page.keyboard.press('-');
-    await expect(totalText(page)).resolves.toBe('$ 6.150,48');
+    await expect(totalText(page)).resolves.toBe('$\u00a06.150,48');
 
     await page.keyboard.press('F4');
     await page.waitForSelector('#pay-amount');
     await page.fill('#pay-amount', '10000');
-    await expect(page.locator('#pay-change').textContent()).resolves.toBe('$ 3.849,52');
+    await expect(page.locator('#pay-change').textContent()).resolves.toBe('$\u00a03.849,52');
     await page.screenshot({ path: `${SHOTS}/03-pay.png` });
     await page.keyboard.press('Enter');
     await page.waitForSelector('#ticket');
     await page.waitForSelector('#ticket :text("Venta N.º")');
     const ticket = await page.locator('#ticket').textContent();
     expect(ticket).toContain('Almacén Don Tito');
-    expect(ticket).toContain('$ 6.150,48');
-    expect(ticket).toContain('Su vuelto$ 3.849,52');
+    expect(ticket).toContain('$\u00a06.150,48');
+    expect(ticket).toContain('Su vuelto$\u00a03.849,52');
     expect(ticket?.toLowerCase()).toContain('no válido como factura');
     await page.screenshot({ path: `${SHOTS}/04-ticket.png` });
     await page.emulateMedia({ media: 'print' });
@@ -141,17 +141,17 @@ describe('the register in a real browser', () => {
     await scan(page, '7790387000011');
     await page.waitForFunction(() => document.querySelectorAll('#register-lines tr[data-line]').length === 2);
     await expect(page.locator('#register-lines tr[data-line]').first().textContent()).resolves.toContain('0,750 kg');
-    await expect(totalText(page)).resolves.toBe('$ 9.950,00');
+    await expect(totalText(page)).resolves.toBe('$\u00a09.950,00');
     await page.keyboard.press('F4');
     await page.click('.pay-methods button:has-text("Débito")');
     await page.fill('#pay-amount', '5000');
     await page.fill('#pay-reference', 'cupón 0042');
     await page.keyboard.press('Enter');
     await page.waitForSelector('#pay-list li');
-    await expect(page.locator('#pay-remaining').textContent()).resolves.toBe('$ 4.950,00');
+    await expect(page.locator('#pay-remaining').textContent()).resolves.toBe('$\u00a04.950,00');
     await page.click('.pay-methods button:has-text("Efectivo")');
     await page.fill('#pay-amount', '5000');
-    await expect(page.locator('#pay-change').textContent()).resolves.toBe('$ 50,00');
+    await expect(page.locator('#pay-change').textContent()).resolves.toBe('$\u00a050,00');
     await page.screenshot({ path: `${SHOTS}/06-split.png` });
     await page.keyboard.press('Enter');
     await page.waitForSelector('#ticket :text("Venta N.º")');
@@ -183,9 +183,9 @@ describe('the register in a real browser', () => {
     await page.waitForSelector('#close-report');
     const report = await page.locator('#close-table').textContent();
     // Expected cash: 5000 + 6150.48 + 4950 − 100 = 16000.48; counted 15000 → −1000.48.
-    expect(report).toContain('$ 16.000,48');
-    expect(report).toContain('-$ 1.000,48');
-    expect(report).toContain('Débito$ 5.000,00$ 5.000,00OK');
+    expect(report).toContain('$\u00a016.000,48');
+    expect(report).toContain('-$\u00a01.000,48');
+    expect(report).toContain('Débito$\u00a05.000,00$\u00a05.000,00OK');
     await page.screenshot({ path: `${SHOTS}/07-close-report.png`, fullPage: true });
     await context.close();
   }, 90_000);
@@ -317,14 +317,16 @@ describe('the register in a real browser', () => {
     await page.click('.shell-nav a:has-text("Ventas")');
     await page.waitForSelector('#sales tbody tr');
     await expect(page.locator('#sales tbody tr').count()).resolves.toBe(3);
-    await expect(page.locator('#sales-summary').textContent()).resolves.toContain('$ 6.400,99');
+    await expect(page.locator('#sales-summary').textContent()).resolves.toContain('$\u00a06.400,99');
     await page.selectOption('.sales-filters select >> nth=1', 'qr');
     await page.waitForFunction(() => document.querySelectorAll('#sales tbody tr').length === 1);
     await page.selectOption('.sales-filters select >> nth=1', '');
     await page.waitForFunction(() => document.querySelectorAll('#sales tbody tr').length === 3);
     await page.click('#sales tbody tr:last-child button');
     await page.waitForSelector('#sale-detail');
-    await expect(page.locator('#sale-detail').textContent()).resolves.toContain('recibido $ 5.000,00, vuelto $ 1.800,00');
+    await expect(page.locator('#sale-detail').textContent()).resolves.toContain(
+      'recibido $\u00a05.000,00, vuelto $\u00a01.800,00',
+    );
     await page.fill('#cancel-reason', 'devolución: yerba vencida');
     await page.click('#sale-detail button.danger');
     await page.waitForSelector('.notice-ok');
@@ -343,8 +345,8 @@ describe('the register in a real browser', () => {
     await page.waitForSelector('#close-report');
     const report = await page.locator('#close-table').textContent();
     // 2000 + 3200 − 3200 refunded = 2000 expected in cash; QR 2301: no difference.
-    expect(report).toContain('Efectivo$ 2.000,00$ 2.000,00OK');
-    expect(report).toContain('QR$ 2.301,00$ 2.301,00OK');
+    expect(report).toContain('Efectivo$\u00a02.000,00$\u00a02.000,00OK');
+    expect(report).toContain('QR$\u00a02.301,00$\u00a02.301,00OK');
     await page.screenshot({ path: `${SHOTS}/14-cierres.png`, fullPage: true });
     await page.setViewportSize({ width: 390, height: 844 });
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);

@@ -45,7 +45,7 @@ describe('the sales agent page, in a real browser', () => {
       expect(status).toContain('apagado (solo registro)');
       const turns = page.locator('#agent-turns > li');
       await expect(turns.count()).resolves.toBe(3);
-      await expect(page.locator('[data-mid="aWdfbrowser1"]').textContent()).resolves.toContain('$ 24.900');
+      await expect(page.locator('[data-mid="aWdfbrowser1"]').textContent()).resolves.toContain('$\u00a024.900');
       await expect(page.locator('[data-mid="aWdfbrowser2"]').textContent()).resolves.toContain('pidió hablar con una persona');
       await expect(page.locator('[data-mid="aWdfbrowser3"]').textContent()).resolves.toContain('no es una persona designada');
       await page.screenshot({ path: `${SHOTS}/agent-${name}.png`, fullPage: true });

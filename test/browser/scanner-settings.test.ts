@@ -45,13 +45,13 @@ describe('scale-label settings screen', () => {
       expect(await page.isChecked('#preset-pesos')).toBe(true);
       expect(await page.inputValue('#sample')).toBe('2000107057455');
       expect(await page.textContent('#preview-product')).toBe('Queso cremoso La Paulina (por kg)');
-      expect(await page.textContent('#preview-amount')).toBe('$ 5.745,00');
+      expect(await page.textContent('#preview-amount')).toBe('$\u00a05.745,00');
       await page.screenshot({ path: `${SHOTS}/settings-scanner-${size}.png`, fullPage: true });
 
       await page.check('#preset-weight');
-      await page.waitForFunction(() => document.getElementById('preview-amount')?.textContent?.startsWith('$ 66.010,05'));
+      await page.waitForFunction(() => document.getElementById('preview-amount')?.textContent?.startsWith('$\u00a066.010,05'));
       await page.check('#preset-cents');
-      await page.waitForFunction(() => document.getElementById('preview-amount')?.textContent === '$ 57,45');
+      await page.waitForFunction(() => document.getElementById('preview-amount')?.textContent === '$\u00a057,45');
       await page.fill('#sample', '2000107057456');
       await page.waitForSelector('#preview-problem');
       expect(await page.textContent('#preview-problem')).toContain('dígito de control');

@@ -187,6 +187,6 @@ describe('/llms.txt and the price list', () => {
       expect(llms).toContain(row);
       expect(pricing).toContain(row);
     }
-    expect(priceText(24900)).toBe('$ 24.900,00');
+    expect(priceText(24900)).toBe('$\u00a024.900,00');
   });
 });

@@ -312,7 +312,7 @@ describe('invoicing with ARCA (/api/v1/fiscal, /api/v1/sales/:id/invoice)', () =
     expect(a4.body).toContain(invoice.cae);
     expect(a4.body).toContain('<svg');
     expect(a4.body).toContain('Régimen de Transparencia Fiscal al Consumidor (Ley 27.743)');
-    expect(a4.body).toContain('$ 525,00');
+    expect(a4.body).toContain('$\u00a0525,00');
     expect(a4.body).toContain('Almacén Prueba S.R.L.');
     const ticket = await call('GET', `/facturas/${invoice.id}?formato=ticket`, s.asCashier);
     expect(ticket.body).toContain('fiscal-ticket');
@@ -542,7 +542,7 @@ describe('invoicing with ARCA (/api/v1/fiscal, /api/v1/sales/:id/invoice)', () =
     const noSetup = await shop({ setup: false });
     const refused = await issue(noSetup.asCashier, (await noSetup.sell([{ product_id: noSetup.p21.id, quantity: 1 }])).id);
     expect(refused.statusCode).toBe(422);
-    expect(refused.json().code).toBe('invalid_state');
+    expect(refused.json().code).toBe('fiscal_setup_incomplete');
   });
 });
 

@@ -58,7 +58,7 @@ describe('people of a company', () => {
     expect((await login(t.app, person.email, person.password)).cookie).toBeTruthy();
     const again = await call('POST', '/api/settings/members', headers, { email: person.email, role: 'cashier' });
     expect(again.statusCode).toBe(409);
-    expect(again.json().code).toBe('conflict');
+    expect(again.json().code).toBe('already_member');
   });
 
   it.each([
@@ -115,6 +115,7 @@ describe('people of a company', () => {
     const op = { cookie: (await login(t.app, operator.email, operator.password)).cookie, ...SAME_ORIGIN };
     const last = await call('POST', `/api/superadmin/companies/${company.id}/members/${person.id}/disable`, op);
     expect(last.statusCode).toBe(409);
+    expect(last.json()).toMatchObject({ code: 'last_admin' });
     expect(last.json().error).toMatch(/last admin/);
   });
 

@@ -208,6 +208,7 @@ describe('register API (/api/v1/box-sessions, /api/v1/sales)', () => {
     const foreignProduct = await makeProduct(t.container, other.company.id, { name: 'Solo en otra empresa' });
     const noSession = await sell(s.asCashier, { box_id: 1, items: [{ product_id: s.yerba.id, quantity: 1 }] });
     expect(noSession.statusCode).toBe(422);
+    expect(noSession.json()).toMatchObject({ code: 'no_open_session' });
     expect(noSession.json().error).toContain('no open session');
     await openSession(s.asCashier);
     const cases: [unknown, number, string][] = [
@@ -315,6 +316,7 @@ describe('register API (/api/v1/box-sessions, /api/v1/sales)', () => {
     const body = { box_id: 1, items: [{ product_id: s.yerba.id, quantity: 1, price: 3000 }] };
     const refused = await sell(s.asCashier, body);
     expect(refused.statusCode).toBe(403);
+    expect(refused.json()).toMatchObject({ code: 'price_needs_admin' });
     expect(refused.json().error).toContain('needs a company admin');
     expect(
       (await sell(s.asCashier, { box_id: 1, items: [{ product_id: s.yerba.id, quantity: 1, price: 3200 }] })).statusCode,
@@ -369,6 +371,7 @@ describe('register API (/api/v1/box-sessions, /api/v1/sales)', () => {
     expect(byPrice.json().sale.items[0]).toMatchObject({ product_id: queso.id, quantity: 0.05, subtotal: 450 });
     const unknownPlu = await sell(s.asCashier, { box_id: 1, items: [{ scale_label: ean13('200099900450') }] });
     expect(unknownPlu.statusCode).toBe(422);
+    expect(unknownPlu.json()).toMatchObject({ code: 'unknown_scale_plu' });
     expect(unknownPlu.json().error).toContain('PLU 00999');
   });
 

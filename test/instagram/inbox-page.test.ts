@@ -33,6 +33,15 @@ describe('the inbox page (/superadmin/instagram)', () => {
     expect(api.json().status.missing_settings).toEqual(['INSTAGRAM_APP_ID', 'INSTAGRAM_APP_SECRET']);
   });
 
+  it('lists no conversations (200, not an error) while configured but before an account is connected', async () => {
+    const res = await t.app.inject({ url: '/api/superadmin/instagram/conversations', headers: { cookie: t.superadmin } });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({
+      conversations: [],
+      connection: { configured: true, connected: false, reconnect_required: false },
+    });
+  });
+
   it('gives the stored threads of the connected account in the first paint, never the token', async () => {
     expect((await t.connect()).status).toBe(200);
     t.fake.addConversation({ participantId: '7100000000000009', username: 'guardada', text: 'hola' });

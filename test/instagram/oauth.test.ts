@@ -151,8 +151,10 @@ describe('instagram connection (OAuth)', () => {
     );
     const refused = await t.connect();
     expect(refused.status).toBe(400);
-    expect(refused.body).toContain('vieja');
+    expect(refused.body).toContain('la cuenta @vieja');
     expect(refused.body).toContain('/superadmin/instagram/connect?replace=1');
+    // The way back goes to the inbox, not to the superadmin home.
+    expect(refused.body).toContain('href="/superadmin/instagram">Volver a la bandeja');
     expect((await channel())?.['account_id']).toBe('111');
     expect((await t.connect({ replace: true })).status).toBe(200);
     expect((await channel())?.['account_id']).toBe('17841400774391234');

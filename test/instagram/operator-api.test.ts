@@ -103,7 +103,10 @@ describe('instagram operator API', () => {
     t.fake.addConversation({ participantId: customer, username: 'cliente', text: 'hola desde Graph' });
     const first = await get(`${API}/conversations`);
     expect(first.statusCode).toBe(200);
-    expect(first.json()).toEqual({ conversations: [] });
+    expect(first.json()).toEqual({
+      conversations: [],
+      connection: { configured: true, connected: true, reconnect_required: false },
+    });
     await t.container.instagram.service.idle();
     const second = await get(`${API}/conversations`);
     expect(second.json().conversations).toMatchObject([

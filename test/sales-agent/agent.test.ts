@@ -74,7 +74,7 @@ describe('sales agent on the operator inbox', () => {
     const sent = fake.requests.find((r) => /\/messages$/.test(r.path))!;
     const body = JSON.parse(sent.body) as { recipient: { id: string }; message: { text: string } };
     expect(body.recipient.id).toBe(CUSTOMER);
-    expect(body.message.text).toContain('$ 24.900');
+    expect(body.message.text).toContain('$\u00a024.900');
     const [after] = await on.turns();
     expect(after).toMatchObject({ status: 'sent', decision: 'reply', brain: 'rules' });
     expect(after!['sent_mid']).toBeTruthy();

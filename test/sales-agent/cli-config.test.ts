@@ -20,7 +20,7 @@ describe('agent decide (CLI)', () => {
     const json = JSON.parse(res.out);
     expect(Object.keys(json)).toEqual(['decision', 'reply', 'handoff_reason', 'confidence']);
     expect(json).toMatchObject({ decision: 'reply', handoff_reason: null, confidence: 0.85 });
-    expect(json.reply).toContain('$ 69.900');
+    expect(json.reply).toContain('$\u00a069.900');
   });
 
   it('reads a history file and hands off a closing message', async () => {

@@ -16,11 +16,11 @@ interface Case {
 }
 
 const CASES: Case[] = [
-  { text: 'Hola! cuánto sale?', expect: 'reply', contains: ['$ 24.900', '$ 69.900'] },
-  { text: 'Buenas, me pasás precios?', expect: 'reply', contains: ['$ 24.900'] },
+  { text: 'Hola! cuánto sale?', expect: 'reply', contains: ['$\u00a024.900', '$\u00a069.900'] },
+  { text: 'Buenas, me pasás precios?', expect: 'reply', contains: ['$\u00a024.900'] },
   { text: 'Hola, qué planes tienen?', expect: 'reply', contains: ['Inicial', 'Comercio', 'Cadena'] },
-  { text: 'cuanto esta el plan comercio', expect: 'reply', contains: ['$ 24.900'] },
-  { text: 'Y el plan cadena que incluye?', expect: 'reply', contains: ['$ 69.900', 'depósitos'] },
+  { text: 'cuanto esta el plan comercio', expect: 'reply', contains: ['$\u00a024.900'] },
+  { text: 'Y el plan cadena que incluye?', expect: 'reply', contains: ['$\u00a069.900', 'depósitos'] },
   { text: 'El inicial es gratis de verdad?', expect: 'reply', contains: ['gratis'] },
   { text: 'Tienen algo gratis para probar?', expect: 'reply', contains: ['gratis'] },
   { text: 'hay periodo de prueba?', expect: 'reply', contains: ['30 días'] },
@@ -35,7 +35,7 @@ const CASES: Case[] = [
   { text: 'Muestra el precio en dólares?', expect: 'reply', contains: ['dólar'] },
   { text: 'Cuántos usuarios puedo tener?', expect: 'reply', contains: ['usuarios'] },
   { text: 'Se integra con Tiendanube?', expect: 'reply', contains: ['integraciones'] },
-  { text: 'Tengo todos mis productos en un excel, se pueden importar?', expect: 'reply', contains: ['$ 45.000'] },
+  { text: 'Tengo todos mis productos en un excel, se pueden importar?', expect: 'reply', contains: ['$\u00a045.000'] },
   { text: 'Funciona sin internet?', expect: 'reply', contains: ['internet'] },
   { text: 'Tengo un almacén chico, me sirve?', expect: 'reply', contains: ['Inicial'] },
   { text: 'Hola! vi su publicación, de qué se trata?', expect: 'reply', contains: ['Mostrador'] },
@@ -68,7 +68,7 @@ const CASES: Case[] = [
   { text: 'Y si tengo dos CUIT distintos?', expect: 'handoff', reason: 'low_confidence' },
   // Second batch, written after the first run and scored before any rule was touched (see the note).
   { text: 'Buenas tardes, tengo una dietética en Rosario. Qué me recomendás?', expect: 'reply', contains: ['Inicial'] },
-  { text: 'cuanto sale por mes el mas completo?', expect: 'reply', contains: ['$ 69.900'] },
+  { text: 'cuanto sale por mes el mas completo?', expect: 'reply', contains: ['$\u00a069.900'] },
   { text: 'Puedo tener 2 cajas en el plan gratis?', expect: 'reply', contains: ['1 caja'] },
   { text: 'Me sirve para Mercado Libre?', expect: 'reply', contains: ['integraciones'] },
   { text: 'Tienen promo para nuevos clientes?', expect: 'reply', contains: ['confirma el equipo'] },

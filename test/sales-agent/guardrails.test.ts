@@ -152,7 +152,7 @@ describe('OpenAI-compatible brain against the fake LLM server', () => {
     expect(sent.body['model']).toBe('gpt-test-mini');
     const messages = sent.body['messages'] as { role: string; content: string }[];
     expect(messages.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'user']);
-    expect(messages[0]!.content).toContain('$ 24.900,00');
+    expect(messages[0]!.content).toContain('$\u00a024.900,00');
     expect(sent.body['response_format']).toEqual({
       type: 'json_schema',
       json_schema: { name: 'sales_reply_decision', strict: true, schema: DECISION_SCHEMA },

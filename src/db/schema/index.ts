@@ -7,6 +7,7 @@ export * from './integration.ts';
 export * from './limits.ts';
 export * from './instagram.ts';
 export * from './sales-agent.ts';
+export * from './whatsapp.ts';
 export * from './register.ts';
 export * from './invoicing.ts';
 export * from './arca.ts';

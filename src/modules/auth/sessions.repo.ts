@@ -1,13 +1,7 @@
 import { and, asc, eq, isNull, lt, or, type SQL, sql } from 'drizzle-orm';
 import { type Conn, selectRows } from '../../db/client.ts';
-import {
-  companies,
-  type MembershipRole,
-  memberships,
-  type SessionKind,
-  sessions,
-  userIdentities,
-} from '../../db/schema/index.ts';
+import { companies, memberships, type SessionKind, sessions, userIdentities } from '../../db/schema/index.ts';
+import type { MembershipRole } from '../users/roles.ts';
 
 /** A live session with everything a request needs: who, which company, which role. */
 export interface SessionRecord {

@@ -4,6 +4,7 @@
  */
 
 import iconv from 'iconv-lite';
+import { formatDecimal, parseAmount as parseMoneyAmount, toUnits } from '../../lib/money.ts';
 import { AppError } from '../../lib/errors.ts';
 
 export type SpreadsheetEncoding = 'utf-8' | 'windows-1252' | 'utf-16le' | 'utf-16be';
@@ -175,36 +176,12 @@ export function parseCsv(text: string, separator: string): string[][] {
  * `;` file (Spanish Excel) and a decimal point in a `,` file. Null when it is not a number.
  */
 export function parseAmount(raw: string, separator: ';' | ','): number | null {
-  let text = raw
-    .trim()
-    .replace(/^\$\s*/, '')
-    .replace(/\s/g, '');
-  if (text === '') return null;
-  if (!/^-?[\d.,]+$/.test(text)) return null;
-  const lastDot = text.lastIndexOf('.');
-  const lastComma = text.lastIndexOf(',');
-  if (lastDot >= 0 && lastComma >= 0) {
-    const decimal = lastDot > lastComma ? '.' : ',';
-    const thousands = decimal === '.' ? ',' : '.';
-    text = text.replaceAll(thousands, '').replace(decimal, '.');
-  } else if (lastComma >= 0) {
-    if ((text.match(/,/g) ?? []).length > 1) text = text.replaceAll(',', '');
-    else text = text.replace(',', '.');
-  } else if (lastDot >= 0) {
-    const groups = text.split('.');
-    const thousandsLike = groups.slice(1).every((g) => g.length === 3);
-    if (groups.length > 2 || (separator === ';' && thousandsLike)) {
-      if (!thousandsLike) return null;
-      text = groups.join('');
-    }
-  }
-  if (!/^-?\d+(\.\d+)?$/.test(text)) return null;
-  return Number(text);
+  return parseMoneyAmount(raw, { loneDotIsDecimal: separator === ',' });
 }
 
 /** An amount the way an Argentine spreadsheet reads it back: decimal comma, no thousands mark. */
 export function formatAmount(value: number, decimals: number): string {
-  return value.toFixed(decimals).replace('.', ',');
+  return formatDecimal(toUnits(value, decimals), decimals, { grouping: false });
 }
 
 /**

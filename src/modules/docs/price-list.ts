@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { formatArs, toCents } from '../../lib/money.ts';
+import { formatPesos, toCents } from '../../lib/money.ts';
 
 /** The one published price list: the pricing page, /llms.txt and the sales agent all read it. */
 export interface PriceList {
@@ -62,7 +62,7 @@ export function loadPriceList(path: URL | string = PRICE_LIST_PATH): PriceList {
   return parsePriceList(JSON.parse(readFileSync(path, 'utf8')));
 }
 
-export const priceText = (amount: number) => (amount === 0 ? 'Gratis' : formatArs(toCents(amount)));
+export const priceText = (amount: number) => (amount === 0 ? 'Gratis' : formatPesos(amount));
 
 /** The price list as markdown: a table of plans, then extras and the billing terms. */
 export function renderPriceList(list: PriceList): string {

@@ -1,4 +1,9 @@
-import type { Container } from '../../container.ts';
+import type { Config } from '../../config.ts';
+import type { Database } from '../../db/client.ts';
+import type { JobQueue } from '../../jobs/queue.ts';
+import type { Cipher } from '../../lib/secrets.ts';
+import type { Clock } from '../../lib/time.ts';
+import type { Logger } from '../../logger.ts';
 import { createGraphClient, type GraphClientOptions } from './graph.client.ts';
 import type { NewMessageHook } from './instagram.repo.ts';
 import { createInstagramService, type InstagramService } from './instagram.service.ts';
@@ -10,10 +15,17 @@ export interface InstagramModule {
   close(): Promise<void>;
 }
 
-export type InstagramModuleDeps = Pick<Container, 'config' | 'db' | 'cipher' | 'clock' | 'logger' | 'jobs'> & {
+/** Only what the module uses (never the whole container: no import circle through container.ts). */
+export interface InstagramModuleDeps {
+  config: Pick<Config, 'instagram' | 'http'>;
+  db: Database;
+  cipher: Cipher;
+  clock: Clock;
+  logger: Logger;
+  jobs: JobQueue;
   /** Tests: a shorter Graph timeout, a faster read spacing. */
   tuning?: Pick<GraphClientOptions, 'timeoutMs' | 'readIntervalMs'>;
-};
+}
 
 export const SYNC_JOB = 'instagram-inbox-sync';
 

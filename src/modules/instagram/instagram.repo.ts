@@ -149,10 +149,14 @@ export interface ConversationRow {
   read_mid: string | null;
   read_at: Date | null;
   updated_at: Date;
+  /** Who wrote the newest stored message (the preview marks ours with «Vos:»). */
+  last_message_direction: InstagramDirection | null;
 }
 
 const CONVERSATION_COLUMNS = `id, account_id, participant_id, participant_username, graph_id, last_message_text,
-  last_message_at, read_mid, read_at, updated_at`;
+  last_message_at, read_mid, read_at, updated_at,
+  (SELECT m.direction FROM instagram_messages m WHERE m.conversation_id = instagram_conversations.id
+    ORDER BY m.sent_at DESC, m.mid DESC LIMIT 1) AS last_message_direction`;
 
 export async function upsertConversation(
   q: Q,

@@ -4,10 +4,11 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { App } from '../../http/app.types.ts';
 import type { SurfaceGuard } from '../../http/surfaces.ts';
-import type { Container } from '../../container.ts';
+import type { Config } from '../../config.ts';
 import { AppError } from '../../lib/errors.ts';
 import { escapeHtml } from '../../lib/html.ts';
 import { safeEqual } from '../../lib/secrets.ts';
+import type { InstagramModule } from './instagram.module.ts';
 import type { CallbackOutcome, SessionRef } from './instagram.service.ts';
 import { parseGraphJson } from './graph.client.ts';
 import { verifyChannelsSignature, verifyMetaSignature } from './webhook-ingest.ts';
@@ -27,7 +28,7 @@ const header = (value: string | string[] | undefined) => (Array.isArray(value) ?
  * Operator (superadmin) routes: the connection pages and the JSON API. They sit under /superadmin
  * and /api/superadmin, where the access guard admits only a superadmin session.
  */
-export function registerInstagramOperatorRoutes(app: App, { instagram }: Pick<Container, 'instagram'>) {
+export function registerInstagramOperatorRoutes(app: App, { instagram }: { instagram: InstagramModule }) {
   const service = instagram.service;
 
   app.get(
@@ -57,9 +58,14 @@ export function registerInstagramOperatorRoutes(app: App, { instagram }: Pick<Co
 
   app.get(`${API}/status`, { schema: { hide: true } }, async () => ({ status: await service.status() }));
 
-  app.get(`${API}/conversations`, { schema: { hide: true } }, async () => ({
-    conversations: await service.listConversations(),
-  }));
+  // The connection state travels beside the list, so the panel can tell "nothing yet" from "not connected".
+  app.get(`${API}/conversations`, { schema: { hide: true } }, async () => {
+    const status = await service.status();
+    return {
+      conversations: await service.listConversations(),
+      connection: { configured: status.configured, connected: status.connected, reconnect_required: status.reconnect_required },
+    };
+  });
 
   app.get(
     `${API}/conversations/:id/messages`,
@@ -110,7 +116,10 @@ export function registerInstagramOperatorRoutes(app: App, { instagram }: Pick<Co
 }
 
 /** Meta's webhook and the hub fan-out: signature-authenticated, each in its own raw-body scope. */
-export function registerInstagramWebhookRoutes(app: App, { instagram, config }: Pick<Container, 'instagram' | 'config'>) {
+export function registerInstagramWebhookRoutes(
+  app: App,
+  { instagram, config }: { instagram: InstagramModule; config: Pick<Config, 'instagram'> },
+) {
   const service = instagram.service;
   const settings = config.instagram;
 
@@ -170,7 +179,7 @@ export function registerInstagramWebhookRoutes(app: App, { instagram, config }: 
 }
 
 /** The guard of the cron surface: Authorization: Bearer CRON_SECRET, compared in constant time (401 otherwise). */
-export function cronGuard({ config }: Pick<Container, 'config'>): SurfaceGuard {
+export function cronGuard({ config }: { config: Pick<Config, 'instagram'> }): SurfaceGuard {
   return {
     onRequest: async (request: FastifyRequest) => {
       const secret = config.instagram.cronSecret;
@@ -185,7 +194,7 @@ export function cronGuard({ config }: Pick<Container, 'config'>): SurfaceGuard {
 }
 
 /** The backup poll for an external scheduler; registered in the cron surface. */
-export function registerInstagramCronRoutes(app: App, { instagram }: Pick<Container, 'instagram'>) {
+export function registerInstagramCronRoutes(app: App, { instagram }: { instagram: InstagramModule }) {
   const path = '/api/cron/instagram-inbox-sync';
   const handler = async () => ({ sync: await instagram.service.sync({ scheduled: true }) });
   app.get(path, { schema: { hide: true } }, handler);
@@ -222,6 +231,6 @@ function resultPage(reply: FastifyReply, status: number, outcome: CallbackOutcom
   }
   const html = `<!doctype html><html lang="es-AR"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title></head>
 <body><main><h1>${escapeHtml(title)}</h1><p>${escapeHtml(text)}</p>${extra}
-<p><a href="/superadmin/instagram/connect">Conectar de nuevo</a> · <a href="/superadmin">Volver al panel</a></p></main></body></html>`;
+<p><a href="/superadmin/instagram/connect">Conectar de nuevo</a> · <a href="/superadmin/instagram">Volver a la bandeja</a></p></main></body></html>`;
   return reply.code(status).header('cache-control', 'no-store').type('text/html; charset=utf-8').send(html);
 }

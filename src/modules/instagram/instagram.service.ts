@@ -374,7 +374,7 @@ export function createInstagramService({
         accountId = profile.userId;
         const current = await repo.getChannel(db);
         if (current && current.account_id !== profile.userId && !claimed.replace_confirmed) {
-          return { ok: false, code: 'other_account', detail: current.username ?? current.account_id };
+          return { ok: false, code: 'other_account', detail: current.username ? `@${current.username}` : current.account_id };
         }
         let subscribedAt: Date | null = null;
         try {
@@ -408,10 +408,14 @@ export function createInstagramService({
       }
     },
 
+    /**
+     * Stored threads first; the Graph list is read afterwards, without delaying this answer. Before
+     * an account is connected the list is empty (an empty array is valid), never an error.
+     */
     async listConversations() {
-      const channel = await connectedChannel();
+      const channel = config.configured ? await repo.getChannel(db) : null;
+      if (!channel) return [];
       const rows = await repo.listConversations(db, channel.account_id);
-      // Stored threads first; the Graph list is read afterwards, without delaying this answer.
       if (!channel.reconnect_required) scheduleSync();
       return rows.map(conversationWire);
     },
@@ -591,6 +595,7 @@ function conversationWire(c: repo.ConversationRow) {
     participant_id: c.participant_id,
     participant_username: c.participant_username,
     last_message_text: c.last_message_text,
+    last_message_direction: c.last_message_direction,
     last_message_at: c.last_message_at,
     read_at: c.read_at,
     updated_at: c.updated_at,

@@ -437,7 +437,7 @@ export function createFiscalService({
       const points = await repo.listPointsOfSale(orm, companyId);
       const missing = missingOf(row, company?.cuit ?? null, points.length, arca.delegationAvailable);
       if (!company || !row || !company.cuit || missing.length > 0) {
-        throw new AppError('invalid_state', `the company cannot invoice yet: missing ${missing.join('; ')}`, {
+        throw new AppError('fiscal_setup_incomplete', `the company cannot invoice yet: missing ${missing.join('; ')}`, {
           details: missing.map((m) => ({ path: '/fiscal', message: m })),
         });
       }

@@ -2,7 +2,7 @@ import QRCode from 'qrcode';
 import { html, SafeHtml } from '../../http/page.ts';
 import { formatCuit } from '../../lib/cuit.ts';
 import { formatDate, formatDateTime } from '../../lib/format.ts';
-import { formatArs, toCents, toMilli } from '../../lib/money.ts';
+import { formatArs, formatPesos, formatQuantity, toCents } from '../../lib/money.ts';
 import { divideHalfEven, ISSUER_CONDITIONS, IVA_IDS } from './fiscal-rules.ts';
 import type { PrintIssuer } from './fiscal.service.ts';
 import type { InvoiceDetail } from './invoicing.service.ts';
@@ -18,12 +18,9 @@ export interface PrintLine {
 
 export type PrintFormat = 'a4' | 'ticket';
 
-const money = (value: number | string) => formatArs(toCents(value));
+const money = (value: number | string) => formatPesos(value);
 const rateLabel = (rate: string) => (rate === 'exento' ? 'Exento' : `${rate.replace('.', ',')} %`);
-const quantity = (q: string, unit: string) => {
-  const value = toMilli(q) / 1000;
-  return unit === 'kg' ? `${value.toLocaleString('es-AR', { minimumFractionDigits: 3 })} kg` : value.toLocaleString('es-AR');
-};
+const quantity = (q: string, unit: string) => formatQuantity(q, unit);
 /** A price without IVA, for class A lines (half even, as the totals). */
 const withoutIva = (value: string, rate: string) => {
   const per = IVA_IDS[rate]?.perMille ?? 0;
@@ -58,8 +55,8 @@ export async function renderPrintout(options: {
   const issueDate = invoice.issue_date ? formatDate(invoice.issue_date) : formatDateTime(invoice.issued_at);
   const buyer = invoice.buyer;
   const lineRows = lines.map((l) => {
-    const price = classA ? money(withoutIva(l.price, l.iva_rate) / 100) : money(l.price);
-    const subtotal = classA ? money(withoutIva(l.subtotal, l.iva_rate) / 100) : money(l.subtotal);
+    const price = classA ? formatArs(withoutIva(l.price, l.iva_rate)) : money(l.price);
+    const subtotal = classA ? formatArs(withoutIva(l.subtotal, l.iva_rate)) : money(l.subtotal);
     return html`<tr>
       <td class="desc">${l.name}${format === 'ticket' ? html`<br /><span class="muted">${quantity(l.quantity, l.unit)} × ${price}</span>` : ''}</td>
       ${format === 'a4' ? html`<td class="num">${quantity(l.quantity, l.unit)}</td><td class="num">${price}</td>` : ''}

@@ -83,7 +83,7 @@ async function sellingPointOf(tx: Conn, companyId: number, boxId: number) {
   const point = await repo.findSellingPoint(tx, companyId, boxId);
   if (!point) {
     if (!(await repo.findBox(tx, companyId, boxId))) throw new AppError('invalid_reference', `box ${boxId} does not exist`);
-    throw new AppError('invalid_state', `box ${boxId} has no open session; open it to sell`);
+    throw new AppError('no_open_session', `box ${boxId} has no open session; open it to sell`);
   }
   if (point.sells_from === null) throw new AppError('invalid_state', 'the company has no default deposit to sell from');
   return {
@@ -260,7 +260,8 @@ export function createCashier({ db, clock }: { db: Database; clock: Clock }) {
         assertTransition(sale, 'pay');
         if (input.payments.length === 0) throw new AppError('validation_failed', 'payments must not be empty');
         const session = await repo.findOpenSession(tx, companyId, sale.box_id!, 'share');
-        if (!session) throw new AppError('invalid_state', `box ${sale.box_id} has no open session; open it to take the payment`);
+        if (!session)
+          throw new AppError('no_open_session', `box ${sale.box_id} has no open session; open it to take the payment`);
         const remaining = toCents(sale.total) - toCents(sale.paid_total);
         const settled = settlePayments(remaining, input.payments, sale.customer_id !== null);
         if (settled.appliedCents < remaining) {
@@ -363,7 +364,7 @@ async function bookRefund(tx: Conn, ctx: CompanyCtx, sale: repo.SaleListRow): Pr
     );
   }
   const session = await repo.findOpenSession(tx, ctx.companyId, sale.box_id!, 'share');
-  if (!session) throw new AppError('invalid_state', `box ${sale.box_id} has no open session; open it to give the refund`);
+  if (!session) throw new AppError('no_open_session', `box ${sale.box_id} has no open session; open it to give the refund`);
   await repo.setRefundSession(tx, ctx.companyId, sale.id, session.id);
   return session.id;
 }

@@ -52,7 +52,7 @@ export async function priceLines(
       }
       product = await repo.findProductByPlu(tx, ctx.companyId, pluCandidates(label.plu));
       if (!product) {
-        throw new AppError('invalid_reference', `items.${n}: no product has the scale PLU ${label.plu} (as its SKU)`);
+        throw new AppError('unknown_scale_plu', `items.${n}: no product has the scale PLU ${label.plu} (as its SKU)`);
       }
       if (item.product_id !== undefined && item.product_id !== product.id) {
         throw new AppError('validation_failed', `items.${n}: the scale label is product ${product.id}, not ${item.product_id}`);
@@ -77,7 +77,7 @@ export async function priceLines(
       const changedSince = catalogAt !== null && new Date(product.updated_at).getTime() > catalogAt.getTime();
       if (!changedSince) {
         throw new AppError(
-          'forbidden',
+          'price_needs_admin',
           `items.${n}: a price other than the product's (${fromCents(listCents)}) needs a company admin`,
         );
       }

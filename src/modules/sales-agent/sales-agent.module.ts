@@ -1,4 +1,8 @@
-import type { Container } from '../../container.ts';
+import type { Config } from '../../config.ts';
+import type { Database } from '../../db/client.ts';
+import type { JobQueue } from '../../jobs/queue.ts';
+import type { Clock } from '../../lib/time.ts';
+import type { Logger } from '../../logger.ts';
 import { loadPriceList } from '../docs/price-list.ts';
 import type { InstagramModule } from '../instagram/instagram.module.ts';
 import type { Brain } from './brain.ts';
@@ -10,16 +14,22 @@ export interface SalesAgentModule {
   service: SalesAgentService;
 }
 
-export type SalesAgentModuleDeps = Pick<Container, 'config' | 'db' | 'clock' | 'logger' | 'jobs'> & {
+/** Only what the module uses (never the whole container: no import circle through container.ts). */
+export interface SalesAgentModuleDeps {
+  config: Pick<Config, 'salesAgent'>;
+  db: Database;
+  clock: Clock;
+  logger: Logger;
+  jobs: JobQueue;
   instagram: InstagramModule;
   /** Tests: a pinned delay picker. */
   random?: (min: number, max: number) => number;
-};
+}
 
 export const SALES_AGENT_JOB = 'sales-agent-replies';
 
 /** The brain the configuration asks for: the model when LLM_BASE_URL is set, else the fixed rules. */
-export function brainFor(config: Container['config']): Brain {
+export function brainFor(config: Pick<Config, 'salesAgent'>): Brain {
   const prices = loadPriceList();
   return config.salesAgent.llm ? createLlmBrain(prices, config.salesAgent.llm) : createRulesBrain(prices);
 }

@@ -1,3 +1,5 @@
+import { formatPesos } from '../../lib/money.ts';
+
 /** Lowercase, without accents or repeated spacing: what the rules and the guardrails match against. */
 export function normalize(text: string): string {
   return text
@@ -17,9 +19,7 @@ export function sentences(text: string): string[] {
     .filter(Boolean);
 }
 
-/** `$ 24.900` (Argentine grouping, no cents when whole). */
+/** `$ 24.900` (the shared es-AR formatter, no cents when whole). */
 export function pesos(amount: number): string {
-  const [whole, fraction] = amount.toFixed(2).split('.') as [string, string];
-  const grouped = whole.replace(/\B(?=(\d{3})+(?!\d))/g, '.');
-  return fraction === '00' ? `$ ${grouped}` : `$ ${grouped},${fraction}`;
+  return formatPesos(amount, { wholeWithoutCents: true });
 }

@@ -15,9 +15,11 @@ export function scannerGuard(scanner: ScannerService): SurfaceGuard {
       if (request.method === 'OPTIONS') return; // CORS preflight: no token, nothing served
       checkParameters(request);
       const { token } = request.query as { token: string };
-      const company = await scanner.kioskCompany(token.trim());
-      if (!company) throw new AppError('unauthenticated', 'invalid scanner token');
-      setActor(request.ctx, { kind: 'scanner', companyId: company.id });
+      // The cached token → company answer: no company row is read per lookup (that read, added with
+      // the surfaces, cost a database round trip on every scan; docs/decisiones.md).
+      const companyId = await scanner.tokenCompany(token.trim());
+      if (companyId === null) throw new AppError('unauthenticated', 'invalid scanner token');
+      setActor(request.ctx, { kind: 'scanner', companyId });
     },
   };
 }

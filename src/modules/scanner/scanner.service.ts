@@ -137,7 +137,8 @@ export function createScannerService({ db, companies, clock, logger, rateLimitPe
     layouts.delete(String(companyId));
   }
 
-  return { scan, kioskCompany, forgetScaleLayout };
+  // tokenCompany: the surface guard's question, answered from the token cache (no round trip within the TTL).
+  return { scan, tokenCompany: companyOfToken, kioskCompany, forgetScaleLayout };
 }
 
 /** The index's order, cut at the thresholds: nothing when even the best is too weak to answer. */

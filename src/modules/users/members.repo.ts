@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { type Conn, selectRows } from '../../db/client.ts';
-import type { MembershipRole } from './users.service.ts';
+import type { MembershipRole } from './roles.ts';
 
 export interface MemberRow {
   user_id: number;

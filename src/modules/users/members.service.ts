@@ -7,7 +7,8 @@ import type { Clock } from '../../lib/time.ts';
 import { type AuditAction, auditBy, recordAudit } from '../audit/audit.repo.ts';
 import { endUserSessions } from '../auth/sessions.repo.ts';
 import * as repo from './members.repo.ts';
-import { MEMBERSHIP_ROLES, type MembershipRole, type UserService } from './users.service.ts';
+import { MEMBERSHIP_ROLES, type MembershipRole } from './roles.ts';
+import type { UserService } from './users.service.ts';
 
 export interface MemberWire {
   user_id: number;
@@ -71,13 +72,13 @@ export function createMemberService({ db, clock, users }: { db: Database; clock:
 
   function refuseSelf(ctx: CompanyCtx, userId: number, what: string) {
     if (ctx.actor.kind === 'user' && ctx.actor.userId === userId) {
-      throw new AppError('conflict', `you cannot ${what} yourself; ask another admin of the company`);
+      throw new AppError('cannot_change_self', `you cannot ${what} yourself; ask another admin of the company`);
     }
   }
 
   async function refuseLastAdmin(tx: Tx, ctx: CompanyCtx, member: repo.MemberRow) {
     if (member.role === 'admin' && member.disabled_at === null && (await repo.countEnabledAdmins(tx, ctx.companyId)) <= 1) {
-      throw new AppError('conflict', 'this is the last admin of the company: make someone else admin first');
+      throw new AppError('last_admin', 'this is the last admin of the company: make someone else admin first');
     }
   }
 
@@ -109,7 +110,7 @@ export function createMemberService({ db, clock, users }: { db: Database; clock:
             )
           ).id;
       if (await repo.findMember(tx, ctx.companyId, userId)) {
-        throw new AppError('conflict', `${input.email.trim().toLowerCase()} is already a member of this company`);
+        throw new AppError('already_member', `${input.email.trim().toLowerCase()} is already a member of this company`);
       }
       await repo.insertMembership(tx, ctx.companyId, userId, input.role);
       const row = (await repo.findMember(tx, ctx.companyId, userId))!;

@@ -1,7 +1,7 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { Conn } from '../../db/client.ts';
 import { companies, memberships, superadmins, users } from '../../db/schema/index.ts';
-import type { MembershipRole } from './users.service.ts';
+import type { MembershipRole } from './roles.ts';
 
 export type UserRow = typeof users.$inferSelect;
 

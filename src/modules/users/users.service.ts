@@ -5,11 +5,10 @@ import type { RequestCtx, UserCtx } from '../../http/request-context.ts';
 import { hashPassword, verifyPassword } from '../../lib/secrets.ts';
 import { auditBy, recordAudit } from '../audit/audit.repo.ts';
 import { endUserSessions } from '../auth/sessions.repo.ts';
-import type { MembershipRole } from '../../db/schema/index.ts';
+import { MEMBERSHIP_ROLES, type MembershipRole } from './roles.ts';
 import * as repo from './users.repo.ts';
 
-export type { MembershipRole };
-export const MEMBERSHIP_ROLES: readonly MembershipRole[] = ['admin', 'cashier'];
+export { MEMBERSHIP_ROLES, type MembershipRole } from './roles.ts';
 export const MIN_PASSWORD_LENGTH = 10;
 
 export interface CreateUserInput {

@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { formatArs } from '../../lib/money.ts';
+import { formatPesos } from '../../lib/money.ts';
 import type { MerchantProduct } from '../../modules/catalog/catalog.service.ts';
 import { api, errorText } from '../ui/api.ts';
 import { checkBarcode, decimalText, moneyText, PRODUCT_MESSAGES, parsePrice } from '../ui/catalog.ts';
@@ -194,10 +194,7 @@ function ProductForm({ product: initial, categories, not_found }: ProductData) {
       setProduct(saved);
       setForm(formOf(saved));
       setProblems({});
-      say(
-        'ok',
-        `${product ? 'Guardado' : 'Producto agregado'}: ${saved.name} (${formatArs(Math.round(saved.base_price * 100))}).`,
-      );
+      say('ok', `${product ? 'Guardado' : 'Producto agregado'}: ${saved.name} (${formatPesos(saved.base_price)}).`);
     } catch (err) {
       const text = errorText(err);
       if (/código/.test(text) && /barras|otro producto/.test(text)) setProblems({ barcode: text });

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
-import { formatArs } from '../../lib/money.ts';
+import { formatPesos } from '../../lib/money.ts';
 import type { MerchantProduct } from '../../modules/catalog/catalog.service.ts';
-import { ApiError, api, errorText } from '../ui/api.ts';
+import { ApiError, api, errorText, messageFor } from '../ui/api.ts';
 import { useDebouncedGet } from '../ui/debounced-get.ts';
 import { decimalText, PRODUCT_MESSAGES, parsePrice } from '../ui/catalog.ts';
 import { Card, PageTitle, TableWrap } from '../ui/layout.tsx';
@@ -33,7 +33,7 @@ interface PriceChangeAnswer {
 }
 
 const PAGE = 50;
-const money = (value: number) => formatArs(Math.round(value * 100));
+const money = (value: number) => formatPesos(value);
 function PriceCell({ product, onSaved }: { product: MerchantProduct; onSaved: (p: MerchantProduct) => void }) {
   const [text, setText] = useState(decimalText(product.base_price));
   const [state, setState] = useState<'idle' | 'saving' | 'saved' | 'error'>('idle');
@@ -259,7 +259,7 @@ function Import({ onImported }: { onImported: () => void }) {
         body: await file.arrayBuffer(),
       });
       const data = await res.json();
-      if (!res.ok) throw new ApiError(data?.error ?? `Error ${res.status}`, res.status, data?.code ?? null, data);
+      if (!res.ok) throw new ApiError(messageFor(res.status, data), res.status, data?.code ?? null, data);
       setProblem('');
       setAnswer(data as ImportAnswer);
       if (!dryRun) onImported();

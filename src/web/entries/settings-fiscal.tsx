@@ -36,7 +36,6 @@ interface Setup {
 
 const MESSAGES = {
   cuit_unavailable: 'Ese CUIT no se puede usar en esta empresa; escribinos a soporte.',
-  validation_failed: (body: { error?: string }) => `Revisá los datos: ${body.error ?? ''}`,
 };
 
 /** "1, 2, 4000" → [1, 2, 4000]; null when a part is not a point of sale number. */

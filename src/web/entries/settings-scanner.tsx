@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
-import { formatArs } from '../../lib/money.ts';
+import { formatPesos, formatQuantity } from '../../lib/money.ts';
 import type { ScaleLabelLayout } from '../../modules/scanner/scale-label.ts';
 import type { ScaleLabelPreview } from '../../modules/scanner/scale-settings.ts';
 import { api, errorText } from '../ui/api.ts';
@@ -48,8 +48,8 @@ const PRESETS = [
 
 const ALL_PREFIXES = ['20', '21', '22', '23', '24', '25', '26', '27', '28', '29'];
 
-const pesos = (amount: number) => formatArs(Math.round(amount * 100));
-const kilos = (weight: number) => `${weight.toLocaleString('es-AR', { minimumFractionDigits: 3 })} kg`;
+const pesos = (amount: number) => formatPesos(amount);
+const kilos = (weight: number) => formatQuantity(weight, 'kg');
 
 function presetOf(layout: ScaleLabelLayout): string {
   return PRESETS.find((p) => p.value === layout.value && p.decimals === layout.decimals)?.id ?? 'custom';

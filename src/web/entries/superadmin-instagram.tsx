@@ -132,7 +132,9 @@ function ConnectionCard({ status }: { status: Status }) {
         </div>
       ) : (
         <p data-state="connected" class="muted">
-          Cuenta conectada y funcionando.
+          {status.last_sync_error
+            ? 'Cuenta conectada. La última sincronización con Instagram falló; se vuelve a intentar cada minuto.'
+            : 'Cuenta conectada y funcionando.'}
         </p>
       )}
       <dl class="facts">
@@ -143,7 +145,12 @@ function ConnectionCard({ status }: { status: Status }) {
         <dt>Última sincronización</dt>
         <dd>
           {when(status.last_sync_at)}
-          {status.last_sync_error ? <span class="error-text"> (falló: {status.last_sync_error})</span> : null}
+          {status.last_sync_error ? (
+            <span class="error-text" data-sync-failed>
+              {' '}
+              (falló)
+            </span>
+          ) : null}
         </dd>
       </dl>
       {status.recommended_settings.length > 0 ? (
@@ -414,7 +421,7 @@ function Inbox(data: InboxData) {
             {threads.length === 0 && listState !== 'loading' ? (
               <p data-empty-state>
                 No hay conversaciones guardadas todavía. Cuando alguien le escriba a {handle} aparece acá. Si esperabas ver
-                alguna, revisá que el webhook esté suscripto (arriba: «Último webhook») y volvé a cargar la página en un minuto.
+                alguna, revisá que el webhook esté suscripto (arriba: «Último webhook»): esta lista se actualiza sola.
               </p>
             ) : null}
             <ul class="thread-list">
@@ -428,7 +435,10 @@ function Inbox(data: InboxData) {
                   >
                     <span class="thread-who">{who(t)}</span>
                     <span class="thread-when muted">{t.last_message_at ? formatRelative(t.last_message_at) : ''}</span>
-                    <span class="thread-preview muted">{t.last_message_text || 'Sin texto (un adjunto o una reacción)'}</span>
+                    <span class="thread-preview muted" data-preview>
+                      {t.last_message_direction === 'outbound' ? <strong>Vos: </strong> : null}
+                      {t.last_message_text || 'Sin texto (un adjunto o una reacción)'}
+                    </span>
                   </button>
                 </li>
               ))}

@@ -11,14 +11,6 @@ import { Secret } from '../ui/secret.tsx';
 const ROLE: Record<string, string> = { admin: 'Administración', cashier: 'Caja' };
 
 const MESSAGES = {
-  conflict: (body: { error?: string }) =>
-    /already a member/.test(body.error ?? '')
-      ? 'Esa persona ya está en la empresa.'
-      : /last admin/.test(body.error ?? '')
-        ? 'Es la única persona que administra la empresa: primero hacé administradora a otra.'
-        : /yourself/.test(body.error ?? '')
-          ? 'No podés hacerlo con tu propio usuario: pedíselo a otra persona que administre la empresa.'
-          : 'Eso choca con algo que ya existe.',
   forbidden:
     'Esa persona también tiene acceso a otras empresas: solo un operador de Mostrador puede asignarle una contraseña nueva.',
   validation_failed: 'Revisá el email: tiene que ser una dirección válida.',

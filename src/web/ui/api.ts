@@ -1,3 +1,5 @@
+import { describeError, isDescribed } from './messages.ts';
+
 /**
  * The one API client of the browser pages. Same-origin JSON; a 401 sends the person to log in and
  * come back; any other refusal becomes an ApiError whose message is Spanish, ready to show.
@@ -36,11 +38,15 @@ const GENERIC: Record<number, string> = {
 
 export const OFFLINE_MESSAGE = 'No hay conexión con el servidor. Revisá tu red y probá de nuevo.';
 
-/** The Spanish message for a refused call: the page's own for its code or status, else a general one. */
+/**
+ * The Spanish message for a refused call: the page's own for its code or status, else the one for
+ * its code (ui/messages.ts), else a general one for its status. Never the server's English text.
+ */
 export function messageFor(status: number, body: ErrorBody | null, messages: Messages = {}): string {
   const own = (body?.code && messages[body.code]) || messages[String(status)];
   if (typeof own === 'function') return own(body ?? {});
   if (own) return own;
+  if (body && isDescribed(body.code)) return describeError(body);
   if (status >= 500) return 'Algo falló de nuestro lado. Probá de nuevo en un rato.';
   return GENERIC[status] ?? `No se pudo completar (error ${status}).`;
 }

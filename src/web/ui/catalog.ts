@@ -1,4 +1,5 @@
 import { gs1CheckDigit } from '../../lib/barcode.ts';
+import { formatDecimal, parseAmount, toCents, toMilli } from '../../lib/money.ts';
 import type { Messages } from './api.ts';
 
 /** IVA rates as the API names them, in the order a shop picks them. */
@@ -7,31 +8,22 @@ export const IVA_RATES = ['21', '10.5', '27', '5', '2.5', '0', 'exento'] as cons
 export const ivaLabel = (rate: string) => (rate === 'exento' ? 'Exento' : `${rate.replace('.', ',')} %`);
 
 /** Money shown the Argentine way in an input ("1234,50"). */
-export const moneyText = (value: number | null) => (value === null ? '' : value.toFixed(2).replace('.', ','));
+export const moneyText = (value: number | null) => (value === null ? '' : formatDecimal(toCents(value), 2, { grouping: false }));
 
 /** A number shown the Argentine way in an input ("1234,5"). */
-export const decimalText = (value: number | null) => (value === null ? '' : String(value).replace('.', ','));
+export const decimalText = (value: number | null) =>
+  value === null ? '' : formatDecimal(toMilli(value), 3, { minDecimals: 0, grouping: false });
 
 /** Answers of the product endpoints worded for a shop owner. */
 export const PRODUCT_MESSAGES: Messages = {
-  conflict: (body) => `Ese código ya lo usa otro producto: ${body.error ?? ''}`,
-  validation_failed: (body) =>
-    body.error?.includes('check digit')
-      ? 'El código de barras no es válido (el dígito verificador no coincide): revisá que esté bien escrito.'
-      : `Revisá los datos: ${body.error ?? ''}`,
+  conflict: 'Ese código (de barras o interno) ya lo usa otro producto.',
 };
 
 /** A price or quantity typed the Argentine way: 1.234,56 or 1234.56. */
 export function parsePrice(text: string): number | null {
-  const clean = text.trim().replace(/^\$\s*/, '');
-  if (!/^\d[\d.,]*$/.test(clean)) return null;
-  // With a comma, dots are thousands ("1.234,56"); dots alone in groups of three are thousands too
-  // ("1.100" is eleven hundred pesos), otherwise a decimal point ("1234.5").
-  const groups = clean.split('.');
-  const thousands = groups.length > 1 && groups.slice(1).every((g) => g.length === 3);
-  const normal = clean.includes(',') ? clean.replaceAll('.', '').replace(',', '.') : thousands ? groups.join('') : clean;
-  const value = Number(normal);
-  return Number.isFinite(value) && value >= 0 ? value : null;
+  // The shared parser: "1.100" is eleven hundred pesos, "1234.5" has a decimal point.
+  const value = parseAmount(text);
+  return value !== null && value >= 0 ? value : null;
 }
 
 export interface BarcodeCheck {

@@ -1,8 +1,9 @@
 import { useEffect, useState } from 'preact/hooks';
 import { formatCuit } from '../../../lib/cuit.ts';
 import { formatDate } from '../../../lib/format.ts';
-import { formatArs } from '../../../lib/money.ts';
-import { ApiError, api, errorText } from '../../ui/api.ts';
+import { formatArs, formatPesos } from '../../../lib/money.ts';
+import { ApiError, api, type ErrorBody, errorText } from '../../ui/api.ts';
+import { describeError } from '../../ui/messages.ts';
 import { BusyButton, Field } from '../../ui/form.tsx';
 
 export interface InvoiceWire {
@@ -56,16 +57,13 @@ const MESSAGES = {
   upstream_timeout:
     'ARCA no respondió a tiempo. El comprobante quedó pendiente: Mostrador lo confirma con ARCA solo; podés reintentar.',
   upstream_failed: 'ARCA respondió con un error. Probá de nuevo en unos minutos.',
-  unavailable: (body: { error?: string }) => body.error ?? 'ARCA no se puede usar en este momento.',
-  invalid_state: (body: { error?: string }) =>
-    body.error?.startsWith('the company cannot invoice yet')
-      ? 'La empresa todavía no está lista para facturar: completá Configuración → Facturación.'
-      : `No se puede facturar esta venta: ${body.error ?? ''}`,
-  validation_failed: (body: { error?: string; details?: { path: string; message: string }[] }) =>
+  unavailable: 'ARCA no se puede usar en este momento. Probá de nuevo en unos minutos.',
+  invalid_state: 'No se puede facturar esta venta en el estado en que está: actualizá la página.',
+  validation_failed: (body: ErrorBody) =>
     body.details?.some((d) => d.message === 'buyer_identification_required')
-      ? 'Desde $ 10.000.000 hay que identificar al comprador (RG 5700): cargá su CUIT o DNI.'
-      : `Revisá los datos del comprador: ${body.error ?? ''}`,
-  conflict: (body: { error?: string }) => `No se pudo facturar ahora: ${body.error ?? ''}`,
+      ? describeError(body)
+      : 'Revisá los datos del comprador: hay alguno que no es válido.',
+  conflict: 'No se pudo facturar ahora: ya hay un pedido en curso para esta venta. Probá de nuevo en un momento.',
 };
 
 function printHref(invoice: InvoiceWire, format: 'ticket' | 'a4', print: boolean) {
@@ -79,7 +77,7 @@ function IssuedLine({ invoice }: { invoice: InvoiceWire }) {
         <strong>
           {invoice.kind === 'invoice' ? 'Factura' : 'Nota de crédito'} {invoice.receipt}
         </strong>{' '}
-        · CAE {invoice.cae} (vence {formatDate(invoice.cae_expiration)}) · {formatArs(Math.round(invoice.total * 100))}
+        · CAE {invoice.cae} (vence {formatDate(invoice.cae_expiration)}) · {formatPesos(invoice.total)}
         {invoice.buyer?.name ? ` · ${invoice.buyer.name}` : ''}
       </span>
       {invoice.source === 'arca' ? (

@@ -1,8 +1,9 @@
 import { useState } from 'preact/hooks';
 import { formatDateTime } from '../../../lib/format.ts';
-import { formatArs } from '../../../lib/money.ts';
+import { formatPesos, parseCents } from '../../../lib/money.ts';
 import { api, errorText } from '../../ui/api.ts';
-import { METHODS, methodLabel, parseAmount } from './register.tsx';
+import { CashMove } from './cash-move.tsx';
+import { METHODS, methodLabel } from './methods.ts';
 
 export interface SessionReport {
   session: {
@@ -27,8 +28,6 @@ export interface SessionReport {
   counted: Record<string, number> | null;
   difference: Record<string, number> | null;
 }
-
-const cents = (pesos: number) => Math.round(pesos * 100);
 
 /** Closing the session: what was counted per method (blind: the expected shows only in the report). */
 export function CloseSession({
@@ -76,7 +75,7 @@ export function CloseSession({
     for (const m of METHODS) {
       const text = counted[m.id]?.trim() ?? '';
       if (text === '') continue;
-      const value = parseAmount(text);
+      const value = parseCents(text);
       if (value === null) {
         setError(`El monto de ${m.label} no es válido: escribí por ejemplo 5000 o 5.000,50.`);
         return;
@@ -153,84 +152,6 @@ export function CloseSession({
   );
 }
 
-/** Cash put into or taken out of the drawer during the session (change brought in, a supplier paid). */
-function CashMove({ sessionId }: { sessionId: number }) {
-  const [kind, setKind] = useState<'in' | 'out'>('out');
-  const [amount, setAmount] = useState('');
-  const [reason, setReason] = useState('');
-  const [message, setMessage] = useState<{ ok: boolean; text: string } | null>(null);
-  async function save() {
-    const value = parseAmount(amount);
-    if (value === null || value <= 0) {
-      setMessage({ ok: false, text: 'Escribí el monto, por ejemplo 5000 o 5.000,50.' });
-      return;
-    }
-    if (!reason.trim()) {
-      setMessage({ ok: false, text: 'Escribí el motivo (por ejemplo «cambio» o «pago a proveedor»).' });
-      return;
-    }
-    try {
-      await api('POST', `/api/v1/box-sessions/${sessionId}/cash`, { body: { kind, amount: value / 100, reason: reason.trim() } });
-      setMessage({
-        ok: true,
-        text: `${kind === 'in' ? 'Ingreso' : 'Retiro'} de ${formatArs(value)} registrado. Se tiene en cuenta en el cierre.`,
-      });
-      setAmount('');
-      setReason('');
-    } catch (err) {
-      setMessage({ ok: false, text: errorText(err) });
-    }
-  }
-  return (
-    <section class="card register-close">
-      <h2>Ingreso o retiro de efectivo</h2>
-      <form
-        class="stack"
-        onSubmit={(e) => {
-          e.preventDefault();
-          void save();
-        }}
-      >
-        <div class="row">
-          <label class="check">
-            <input type="radio" name="cash-kind" checked={kind === 'out'} onChange={() => setKind('out')} /> Retiro
-          </label>
-          <label class="check">
-            <input type="radio" name="cash-kind" checked={kind === 'in'} onChange={() => setKind('in')} /> Ingreso
-          </label>
-        </div>
-        <div class="field">
-          <label for="cash-amount">Monto</label>
-          <input
-            id="cash-amount"
-            inputMode="decimal"
-            value={amount}
-            onInput={(e) => setAmount((e.target as HTMLInputElement).value)}
-          />
-        </div>
-        <div class="field">
-          <label for="cash-reason">Motivo</label>
-          <input
-            id="cash-reason"
-            maxLength={200}
-            value={reason}
-            onInput={(e) => setReason((e.target as HTMLInputElement).value)}
-          />
-        </div>
-        {message ? (
-          <p class={message.ok ? 'ok' : 'error'} role={message.ok ? 'status' : 'alert'}>
-            {message.text}
-          </p>
-        ) : null}
-        <button type="submit" class="secondary" id="cash-save">
-          Registrar
-        </button>
-      </form>
-    </section>
-  );
-}
-
-/** The close report (also printed at 80 mm): expected, counted and the difference per method. */
 export function CloseReport({ report, company }: { report: SessionReport; company: { name: string } }) {
   const methods = [...new Set([...Object.keys(report.expected), ...Object.keys(report.counted ?? {})])];
   return (
@@ -253,20 +174,20 @@ export function CloseReport({ report, company }: { report: SessionReport; compan
       </header>
       <dl class="facts">
         <dt>Efectivo inicial</dt>
-        <dd>{formatArs(cents(report.session.opening_cash))}</dd>
+        <dd>{formatPesos(report.session.opening_cash)}</dd>
         <dt>Ventas</dt>
         <dd>
-          {report.sales.count} · {formatArs(cents(report.sales.total))}
+          {report.sales.count} · {formatPesos(report.sales.total)}
         </dd>
         {report.refunds.length > 0 ? (
           <>
             <dt>Devoluciones</dt>
-            <dd>{report.refunds.map((r) => `${methodLabel(r.method)} ${formatArs(cents(r.amount))}`).join(' · ')}</dd>
+            <dd>{report.refunds.map((r) => `${methodLabel(r.method)} ${formatPesos(r.amount)}`).join(' · ')}</dd>
           </>
         ) : null}
         <dt>Ingresos / retiros de efectivo</dt>
         <dd>
-          {formatArs(cents(report.cash_in))} / {formatArs(cents(report.cash_out))}
+          {formatPesos(report.cash_in)} / {formatPesos(report.cash_out)}
         </dd>
       </dl>
       <div class="table-wrap">
@@ -285,10 +206,10 @@ export function CloseReport({ report, company }: { report: SessionReport; compan
               return (
                 <tr key={m}>
                   <td>{methodLabel(m)}</td>
-                  <td class="num">{formatArs(cents(report.expected[m] ?? 0))}</td>
-                  <td class="num">{report.counted ? formatArs(cents(report.counted[m] ?? 0)) : '—'}</td>
+                  <td class="num">{formatPesos(report.expected[m] ?? 0)}</td>
+                  <td class="num">{report.counted ? formatPesos(report.counted[m] ?? 0) : '—'}</td>
                   <td class={`num ${diff === null || diff === 0 ? '' : diff < 0 ? 'error' : 'ok'}`}>
-                    {diff === null ? '—' : diff === 0 ? 'OK' : formatArs(cents(diff))}
+                    {diff === null ? '—' : diff === 0 ? 'OK' : formatPesos(diff)}
                   </td>
                 </tr>
               );

@@ -1,11 +1,9 @@
 import { useEffect, useState } from 'preact/hooks';
 import { formatDateTime } from '../../../lib/format.ts';
-import { formatArs } from '../../../lib/money.ts';
+import { formatArs, formatPesos, toCents } from '../../../lib/money.ts';
 import { api, errorText } from '../../ui/api.ts';
 import { Card, PageTitle, TableWrap } from '../../ui/layout.tsx';
 import { CloseReport, type SessionReport } from './close.tsx';
-
-const cents = (pesos: number) => Math.round(pesos * 100);
 
 /** Cierres de caja: every session with what was expected, counted and the difference. */
 export function Closes({ boxes, company }: { boxes: { id: number; name: string }[]; company: { name: string } }) {
@@ -22,7 +20,7 @@ export function Closes({ boxes, company }: { boxes: { id: number; name: string }
   }, [boxId]);
 
   const total = (values: Record<string, number> | null) =>
-    values ? Object.values(values).reduce((s, v) => s + cents(v), 0) : null;
+    values ? Object.values(values).reduce((s, v) => s + toCents(v), 0) : null;
 
   return (
     <>
@@ -79,7 +77,7 @@ export function Closes({ boxes, company }: { boxes: { id: number; name: string }
                     <td>{formatDateTime(r.session.opened_at)}</td>
                     <td>{r.session.closed_at ? formatDateTime(r.session.closed_at) : <span class="badge ok">abierta</span>}</td>
                     <td class="num">
-                      {r.sales.count} · {formatArs(cents(r.sales.total))}
+                      {r.sales.count} · {formatPesos(r.sales.total)}
                     </td>
                     <td class={`num ${diff ? (diff < 0 ? 'error' : 'ok') : ''}`}>
                       {diff === null ? '—' : diff === 0 ? 'OK' : formatArs(diff)}

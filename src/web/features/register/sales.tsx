@@ -1,10 +1,10 @@
 import { useEffect, useState } from 'preact/hooks';
 import { formatDateTime } from '../../../lib/format.ts';
-import { formatArs } from '../../../lib/money.ts';
+import { formatPesos, formatQuantity } from '../../../lib/money.ts';
 import { api, errorText } from '../../ui/api.ts';
 import { Card, PageTitle, TableWrap } from '../../ui/layout.tsx';
 import { Notice, useNotice } from '../../ui/notice.tsx';
-import { METHODS, methodLabel } from './register.tsx';
+import { METHODS, methodLabel } from './methods.ts';
 import type { SaleWire } from './sync.ts';
 import { InvoicePanel } from '../invoicing/invoice-panel.tsx';
 
@@ -28,7 +28,6 @@ interface Summary {
   by_box: { box_id: number | null; box_name: string | null; count: number; total: number }[];
 }
 
-const cents = (pesos: number) => Math.round(pesos * 100);
 const STATUS: Record<string, string> = { pending: 'Pendiente', paid: 'Pagada', cancelled: 'Anulada' };
 const today = () => new Intl.DateTimeFormat('en-CA', { timeZone: 'America/Argentina/Buenos_Aires' }).format(new Date());
 
@@ -80,10 +79,8 @@ export function Sales({ boxes }: { boxes: { id: number; name: string }[] }) {
         body: { reason },
         messages: {
           forbidden: 'Anular una venta cobrada es una devolución: solo un administrador puede hacerla.',
-          invalid_state: (b) =>
-            b.error?.includes('no open session')
-              ? 'Para devolver el dinero, la caja de la venta tiene que tener un turno abierto.'
-              : 'Esta venta ya no se puede anular.',
+          no_open_session: 'Para devolver el dinero, la caja de la venta tiene que tener un turno abierto.',
+          invalid_state: 'Esta venta ya no se puede anular.',
         },
       });
       setDetail(updated);
@@ -110,25 +107,25 @@ export function Sales({ boxes }: { boxes: { id: number; name: string }[] }) {
         <Card title={`Resumen del ${summary.date.split('-').reverse().join('/')}`}>
           <div class="stats" id="sales-summary">
             <div class="stat">
-              <strong>{formatArs(cents(summary.total))}</strong>
+              <strong>{formatPesos(summary.total)}</strong>
               {summary.count} ventas
             </div>
             {summary.by_method.map((m) => (
               <div class="stat" key={m.method}>
-                <strong>{formatArs(cents(m.amount))}</strong>
+                <strong>{formatPesos(m.amount)}</strong>
                 {methodLabel(m.method)}
               </div>
             ))}
             {summary.pending > 0 ? (
               <div class="stat">
-                <strong>{formatArs(cents(summary.pending))}</strong>
+                <strong>{formatPesos(summary.pending)}</strong>
                 pendiente de cobro
               </div>
             ) : null}
           </div>
           {summary.by_box.length > 0 ? (
             <p class="muted">
-              {summary.by_box.map((b) => `${b.box_name ?? 'Sin caja'}: ${b.count} · ${formatArs(cents(b.total))}`).join(' — ')}
+              {summary.by_box.map((b) => `${b.box_name ?? 'Sin caja'}: ${b.count} · ${formatPesos(b.total)}`).join(' — ')}
               {summary.cancelled > 0 ? ` — ${summary.cancelled} anuladas` : ''}
             </p>
           ) : null}
@@ -215,7 +212,7 @@ export function Sales({ boxes }: { boxes: { id: number; name: string }[] }) {
                     </span>
                   </td>
                   <td>{s.payment_method ? methodLabel(s.payment_method) : '—'}</td>
-                  <td class="num">{formatArs(cents(s.total))}</td>
+                  <td class="num">{formatPesos(s.total)}</td>
                 </tr>
               ))}
             </tbody>
@@ -259,9 +256,9 @@ export function Sales({ boxes }: { boxes: { id: number; name: string }[] }) {
                 <tr key={i.id}>
                   <td>{i.name}</td>
                   <td class="num">
-                    {i.quantity.toLocaleString('es-AR')} × {formatArs(cents(i.price))}
+                    {formatQuantity(i.quantity)} × {formatPesos(i.price)}
                   </td>
-                  <td class="num">{formatArs(cents(i.subtotal))}</td>
+                  <td class="num">{formatPesos(i.subtotal)}</td>
                 </tr>
               ))}
               {detail.payments.map((p) => (
@@ -269,9 +266,9 @@ export function Sales({ boxes }: { boxes: { id: number; name: string }[] }) {
                   <td colSpan={2}>
                     {methodLabel(p.method)}
                     {p.reference ? ` (${p.reference})` : ''}
-                    {p.change > 0 ? ` · recibido ${formatArs(cents(p.tendered ?? 0))}, vuelto ${formatArs(cents(p.change))}` : ''}
+                    {p.change > 0 ? ` · recibido ${formatPesos(p.tendered ?? 0)}, vuelto ${formatPesos(p.change)}` : ''}
                   </td>
-                  <td class="num">{formatArs(cents(p.amount))}</td>
+                  <td class="num">{formatPesos(p.amount)}</td>
                 </tr>
               ))}
             </tbody>

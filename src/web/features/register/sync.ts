@@ -1,24 +1,15 @@
-import { ApiError, api, messageFor } from '../../ui/api.ts';
+import { ApiError, api, type Messages, messageFor } from '../../ui/api.ts';
 import type { SaleWire } from '../../../modules/sales/sales.schemas.ts';
 import type { QueuedSale, RegisterStore } from './store.ts';
 
 /** The server's answer to a sale: its one wire shape (/api/v1/sales, modules/sales/sales.schemas.ts). */
 export type { SaleWire };
 
-export const SALE_MESSAGES = {
+/** The sale's own wording by code; the rest (no_open_session, price_needs_admin, unknown_scale_plu…) come from ui/messages.ts. */
+export const SALE_MESSAGES: Messages = {
   conflict: 'Esa venta ya se había registrado con otros datos.',
-  forbidden: (b: { error?: string }) =>
-    b.error?.includes('price')
-      ? 'Cambiar el precio de un producto necesita a un administrador.'
-      : 'No tenés permiso para hacer esto.',
-  invalid_state: (b: { error?: string }) =>
-    b.error?.includes('no open session')
-      ? 'La caja no tiene un turno abierto: abrila para vender.'
-      : 'La venta no se puede hacer en este estado.',
-  invalid_reference: (b: { error?: string }) =>
-    b.error?.includes('PLU')
-      ? 'La etiqueta de balanza no corresponde a ningún producto.'
-      : 'Algún producto de la venta ya no existe.',
+  invalid_state: 'La venta no se puede hacer en este estado.',
+  invalid_reference: 'Algún producto de la venta ya no existe.',
 };
 
 /** Sends one sale with its idempotency key: the same key again never makes a second sale. */

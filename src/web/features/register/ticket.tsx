@@ -1,28 +1,13 @@
 import { useEffect, useRef } from 'preact/hooks';
 import { formatDateTime } from '../../../lib/format.ts';
-import { formatArs } from '../../../lib/money.ts';
-import type { Line } from './register.tsx';
-import { methodLabel } from './register.tsx';
-import type { SaleWire } from './sync.ts';
+import { formatArs, formatQuantity, fromMilli } from '../../../lib/money.ts';
+import { methodLabel } from './methods.ts';
+import type { TicketData } from './types.ts';
 import { InvoicePanel } from '../invoicing/invoice-panel.tsx';
 
-export interface TicketData {
-  /** The sale's idempotency key (a queued sale is found by it when it is sent). */
-  key: string;
-  soldAt: string;
-  boxName: string;
-  lines: Line[];
-  payments: { method: string; cents: number; reference: string }[];
-  totalCents: number;
-  changeCents: number;
-  /** The server's sale; null while it waits to be sent (no connection). */
-  sale: SaleWire | null;
-}
+export type { TicketData } from './types.ts';
 
-const qty = (milli: number, unit: string) =>
-  unit === 'kg'
-    ? `${(milli / 1000).toLocaleString('es-AR', { minimumFractionDigits: 3 })} kg`
-    : (milli / 1000).toLocaleString('es-AR');
+const qty = (milli: number, unit: string) => formatQuantity(fromMilli(milli), unit);
 
 /**
  * The 80 mm ticket: shop, sale, items, payments, change, and "no válido como factura"; below it,

@@ -1,0 +1,205 @@
+import { randomUUID } from 'node:crypto';
+import { sql } from 'drizzle-orm';
+import { type Conn, selectRows } from '../../db/client.ts';
+import type { WhatsappDirection, WhatsappSource, WhatsappStatus } from '../../db/schema/whatsapp.ts';
+import { STATUS_RANK, type StatusUpdate } from './webhook-parse.ts';
+
+export interface ChannelRow {
+  phone_number_id: string;
+  waba_id: string;
+  display_phone_number: string | null;
+  token_encrypted: string;
+  agent_enabled: boolean;
+  last_webhook_at: Date | string | null;
+  created_at: Date | string;
+}
+
+export async function getChannel(conn: Conn): Promise<ChannelRow | null> {
+  const [row] = await selectRows<ChannelRow>(
+    conn,
+    sql`SELECT phone_number_id, waba_id, display_phone_number, token_encrypted, agent_enabled, last_webhook_at, created_at
+      FROM whatsapp_channel`,
+  );
+  return row ?? null;
+}
+
+export interface ChannelWrite {
+  phoneNumberId: string;
+  wabaId: string;
+  displayPhoneNumber: string | null;
+  tokenEncrypted: string;
+  now: Date;
+}
+
+/** The one channel: the same number is updated in place (agent flag kept); another number replaces it. */
+export async function saveChannel(conn: Conn, w: ChannelWrite): Promise<void> {
+  await conn.execute(sql`DELETE FROM whatsapp_channel WHERE phone_number_id <> ${w.phoneNumberId}`);
+  await conn.execute(
+    sql`INSERT INTO whatsapp_channel (phone_number_id, waba_id, display_phone_number, token_encrypted, created_at, updated_at)
+      VALUES (${w.phoneNumberId}, ${w.wabaId}, ${w.displayPhoneNumber}, ${w.tokenEncrypted}, ${w.now}, ${w.now})
+      ON CONFLICT (phone_number_id) DO UPDATE SET waba_id = excluded.waba_id,
+        display_phone_number = excluded.display_phone_number, token_encrypted = excluded.token_encrypted,
+        updated_at = excluded.updated_at`,
+  );
+}
+
+export async function setAgentEnabled(conn: Conn, enabled: boolean, now: Date): Promise<boolean> {
+  const rows = await selectRows(
+    conn,
+    sql`UPDATE whatsapp_channel SET agent_enabled = ${enabled}, updated_at = ${now} RETURNING phone_number_id`,
+  );
+  return rows.length > 0;
+}
+
+export async function touchWebhook(conn: Conn, phoneNumberId: string, now: Date): Promise<void> {
+  await conn.execute(sql`UPDATE whatsapp_channel SET last_webhook_at = ${now} WHERE phone_number_id = ${phoneNumberId}`);
+}
+
+/** The thread of a contact, created on first contact; a profile name given replaces the stored one. */
+export async function upsertConversation(
+  conn: Conn,
+  w: { phoneNumberId: string; waId: string; profileName: string | null; now: Date },
+): Promise<string> {
+  const [row] = await selectRows<{ id: string }>(
+    conn,
+    sql`INSERT INTO whatsapp_conversations (id, phone_number_id, wa_id, profile_name, created_at, updated_at)
+      VALUES (${randomUUID()}, ${w.phoneNumberId}, ${w.waId}, ${w.profileName}, ${w.now}, ${w.now})
+      ON CONFLICT (phone_number_id, wa_id) DO UPDATE
+        SET profile_name = COALESCE(excluded.profile_name, whatsapp_conversations.profile_name)
+      RETURNING id`,
+  );
+  return row!.id;
+}
+
+export interface MessageWrite {
+  wamid: string;
+  conversationId: string;
+  direction: WhatsappDirection;
+  type: string;
+  text: string | null;
+  details: Record<string, unknown>;
+  contextWamid: string | null;
+  forwarded: boolean;
+  sentAt: Date;
+  source: WhatsappSource;
+  now: Date;
+}
+
+/**
+ * Stores a message once (the wamid is the key: a duplicate delivery is a no-op, even concurrent) and
+ * moves the thread's preview and window forward. Returns false for a duplicate.
+ */
+export async function insertMessage(conn: Conn, m: MessageWrite): Promise<boolean> {
+  const inserted = await selectRows(
+    conn,
+    sql`INSERT INTO whatsapp_messages (wamid, conversation_id, direction, type, text, details, context_wamid, forwarded,
+        sent_at, source, stored_at)
+      VALUES (${m.wamid}, ${m.conversationId}, ${m.direction}, ${m.type}, ${m.text}, ${JSON.stringify(m.details)}::jsonb,
+        ${m.contextWamid}, ${m.forwarded}, ${m.sentAt}, ${m.source}, ${m.now})
+      ON CONFLICT (wamid) DO NOTHING RETURNING wamid`,
+  );
+  if (inserted.length === 0) return false;
+  const preview = m.text ?? `[${m.type}]`;
+  await conn.execute(
+    sql`UPDATE whatsapp_conversations SET
+        last_message_text = CASE WHEN last_message_at IS NULL OR last_message_at <= ${m.sentAt} THEN ${preview} ELSE last_message_text END,
+        last_message_direction = CASE WHEN last_message_at IS NULL OR last_message_at <= ${m.sentAt} THEN ${m.direction} ELSE last_message_direction END,
+        last_message_at = GREATEST(last_message_at, ${m.sentAt}),
+        last_inbound_at = CASE WHEN ${m.direction} = 'inbound' THEN GREATEST(last_inbound_at, ${m.sentAt}) ELSE last_inbound_at END,
+        updated_at = ${m.now}
+      WHERE id = ${m.conversationId}`,
+  );
+  return true;
+}
+
+/** A status only moves forward (sent < delivered < read; failed is final), whatever order they come in. */
+export async function applyStatus(conn: Conn, s: StatusUpdate, now: Date): Promise<void> {
+  await conn.execute(
+    sql`INSERT INTO whatsapp_statuses (wamid, status, rank, recipient_id, error_code, error_title, status_at, updated_at)
+      VALUES (${s.wamid}, ${s.status}, ${STATUS_RANK[s.status]}, ${s.recipientId}, ${s.errorCode}, ${s.errorTitle}, ${s.at}, ${now})
+      ON CONFLICT (wamid) DO UPDATE SET status = excluded.status, rank = excluded.rank,
+        recipient_id = COALESCE(excluded.recipient_id, whatsapp_statuses.recipient_id), error_code = excluded.error_code,
+        error_title = excluded.error_title, status_at = excluded.status_at, updated_at = excluded.updated_at
+      WHERE excluded.rank > whatsapp_statuses.rank`,
+  );
+}
+
+export async function upsertReaction(
+  conn: Conn,
+  r: { wamid: string; reactorId: string; emoji: string | null; at: Date },
+): Promise<void> {
+  await conn.execute(
+    sql`INSERT INTO whatsapp_reactions (message_wamid, reactor_id, emoji, reacted_at)
+      VALUES (${r.wamid}, ${r.reactorId}, ${r.emoji}, ${r.at})
+      ON CONFLICT (message_wamid, reactor_id) DO UPDATE SET emoji = excluded.emoji, reacted_at = excluded.reacted_at
+      WHERE excluded.reacted_at >= whatsapp_reactions.reacted_at`,
+  );
+}
+
+export interface ConversationRow {
+  id: string;
+  phone_number_id: string;
+  wa_id: string;
+  profile_name: string | null;
+  last_message_text: string | null;
+  last_message_direction: WhatsappDirection | null;
+  last_message_at: Date | string | null;
+  last_inbound_at: Date | string | null;
+}
+
+const CONVERSATION_SELECT = sql`SELECT id, phone_number_id, wa_id, profile_name, last_message_text, last_message_direction,
+    last_message_at, last_inbound_at FROM whatsapp_conversations`;
+
+export function listConversations(conn: Conn, phoneNumberId: string, limit = 200): Promise<ConversationRow[]> {
+  return selectRows<ConversationRow>(
+    conn,
+    sql`${CONVERSATION_SELECT} WHERE phone_number_id = ${phoneNumberId}
+      ORDER BY last_message_at DESC NULLS LAST, created_at DESC, id LIMIT ${limit}`,
+  );
+}
+
+export async function getConversation(conn: Conn, id: string): Promise<ConversationRow | null> {
+  const [row] = await selectRows<ConversationRow>(conn, sql`${CONVERSATION_SELECT} WHERE id = ${id}`);
+  return row ?? null;
+}
+
+export interface MessageRow {
+  wamid: string;
+  direction: WhatsappDirection;
+  type: string;
+  text: string | null;
+  details: Record<string, unknown> | string;
+  context_wamid: string | null;
+  forwarded: boolean;
+  sent_at: Date | string;
+  status: WhatsappStatus | null;
+  status_at: Date | string | null;
+  error_code: number | null;
+  error_title: string | null;
+  reactions: { reactor_id: string; emoji: string }[] | string | null;
+}
+
+/** A thread oldest first, each message with its delivery status and its live reactions. */
+export function listMessages(conn: Conn, conversationId: string, limit = 500): Promise<MessageRow[]> {
+  return selectRows<MessageRow>(
+    conn,
+    sql`SELECT * FROM (
+        SELECT m.wamid, m.direction, m.type, m.text, m.details, m.context_wamid, m.forwarded, m.sent_at,
+          s.status, s.status_at, s.error_code, s.error_title,
+          (SELECT json_agg(json_build_object('reactor_id', r.reactor_id, 'emoji', r.emoji) ORDER BY r.reacted_at)
+             FROM whatsapp_reactions r WHERE r.message_wamid = m.wamid AND r.emoji IS NOT NULL) AS reactions
+        FROM whatsapp_messages m LEFT JOIN whatsapp_statuses s ON s.wamid = m.wamid
+        WHERE m.conversation_id = ${conversationId}
+        ORDER BY m.sent_at DESC, m.wamid DESC LIMIT ${limit}
+      ) latest ORDER BY sent_at, wamid`,
+  );
+}
+
+/** Whether a media id belongs to a stored message (the proxy serves nothing else). */
+export async function mediaOwned(conn: Conn, mediaId: string): Promise<{ mime_type: string | null } | null> {
+  const [row] = await selectRows<{ mime_type: string | null }>(
+    conn,
+    sql`SELECT details->>'mime_type' AS mime_type FROM whatsapp_messages WHERE details->>'id' = ${mediaId} LIMIT 1`,
+  );
+  return row ?? null;
+}

@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import { ERROR_STATUS } from '../../lib/errors.ts';
+import { messageFor } from './api.ts';
+import { DESCRIBED_CODES, describeError } from './messages.ts';
+
+describe('describeError', () => {
+  it('words every code the server answers with, in Spanish, without the English message', () => {
+    const english = 'box 1 has no open session; open it to sell';
+    for (const code of Object.keys(ERROR_STATUS)) {
+      const text = describeError({ code, error: english });
+      expect(text, code).not.toContain(english);
+      expect(text, code).toMatch(/[a-záéíóúñ]/);
+      expect(text, code).not.toBe(describeError({ code: 'an_unknown_code' }));
+    }
+    expect(DESCRIBED_CODES).toEqual(expect.arrayContaining(Object.keys(ERROR_STATUS)));
+  });
+
+  it('chooses by code, never by the message', () => {
+    expect(describeError({ code: 'no_open_session', error: 'anything' })).toBe(
+      'La caja no tiene un turno abierto: abrila para vender.',
+    );
+    expect(describeError({ code: 'invalid_state', error: 'box 1 has no open session' })).not.toContain('turno');
+  });
+
+  it('names the fields of a validation refusal by their path', () => {
+    expect(describeError({ code: 'validation_failed', details: [{ path: '/barcode', message: 'x' }] })).toContain(
+      'código de barras',
+    );
+    expect(describeError({ code: 'validation_failed', details: [{ path: '/items/0/price', message: 'x' }] })).toBe(
+      'Revisá el precio: hay un dato que no es válido.',
+    );
+    expect(
+      describeError({ code: 'validation_failed', details: [{ path: '/buyer', message: 'buyer_identification_required' }] }),
+    ).toContain('RG 5700');
+    expect(describeError({ code: 'validation_failed' })).toBe('Revisá los datos: hay alguno que no es válido.');
+  });
+
+  it('is what the API client shows when the page has no wording of its own', () => {
+    expect(messageFor(422, { code: 'no_open_session', error: 'x' })).toBe(describeError({ code: 'no_open_session' }));
+    expect(messageFor(422, { code: 'no_open_session', error: 'x' }, { no_open_session: 'propio' })).toBe('propio');
+    expect(messageFor(418, { error: 'teapot' })).toBe('No se pudo completar (error 418).');
+  });
+});

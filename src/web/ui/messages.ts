@@ -1,0 +1,113 @@
+import type { ErrorCode } from '../../lib/errors.ts';
+
+/**
+ * What a person reads when the server refuses something: one Spanish text per error `code` (and,
+ * where one code covers several cases, per `details`). Screens never read the English `error`
+ * message to decide; a screen that needs its own wording for a code passes it to `api()` by code.
+ */
+
+export interface ErrorLike {
+  code?: string | null;
+  error?: string;
+  details?: { path: string; message: string }[];
+}
+
+type Text = string | ((err: ErrorLike) => string);
+
+/** The fields a validation refusal names, in a shop owner's words. */
+const FIELD: Record<string, string> = {
+  barcode: 'el código de barras',
+  name: 'el nombre',
+  sku: 'el código interno',
+  base_price: 'el precio',
+  price: 'el precio',
+  cost: 'el costo',
+  email: 'el email',
+  cuit: 'el CUIT',
+  quantity: 'la cantidad',
+  items: 'los productos de la venta',
+  payments: 'los pagos',
+  amount: 'el monto',
+  reason: 'el motivo',
+};
+
+/** "/items/0/price" → "el precio"; null when the path names nothing we word. */
+function fieldOf(path: string): string | null {
+  const parts = path.split(/[/.]/).filter((p) => p !== '' && !/^\d+$/.test(p));
+  for (const part of parts.reverse()) {
+    const word = FIELD[part];
+    if (word) return word;
+  }
+  return null;
+}
+
+function validation(err: ErrorLike): string {
+  const fields = [...new Set((err.details ?? []).map((d) => fieldOf(d.path)).filter((f): f is string => f !== null))];
+  if (fields.some((f) => f === FIELD.barcode)) {
+    return 'El código de barras no es válido: revisá que esté bien escrito y que el último dígito, el dígito verificador, sea el correcto.';
+  }
+  if (err.details?.some((d) => d.message === 'buyer_identification_required')) {
+    return 'Desde $\u00a010.000.000 hay que identificar al comprador (RG 5700): cargá su CUIT o DNI.';
+  }
+  return fields.length > 0
+    ? `Revisá ${fields.join(', ')}: hay un dato que no es válido.`
+    : 'Revisá los datos: hay alguno que no es válido.';
+}
+
+const TEXTS: Record<ErrorCode | 'offline', Text> = {
+  offline: 'No hay conexión con el servidor. Revisá tu red y probá de nuevo.',
+  bad_request: 'El pedido no es válido. Revisá los datos.',
+  missing_parameter: 'Falta un dato en el pedido. Actualizá la página y probá de nuevo.',
+  invalid_json: 'El pedido no es válido. Actualizá la página y probá de nuevo.',
+  timestamp_out_of_window: 'La hora del equipo está muy corrida: revisá la fecha y la hora.',
+  unauthenticated: 'Tu sesión terminó. Ingresá de nuevo.',
+  signature_mismatch: 'La firma del pedido no coincide.',
+  forbidden: 'No tenés permiso para hacer esto con tu usuario.',
+  price_needs_admin: 'Cambiar el precio de un producto necesita a un administrador.',
+  invalid_signature: 'La firma del pedido no es válida.',
+  send_disabled: 'El envío de mensajes está apagado para esta cuenta.',
+  not_found: 'No encontramos lo que buscabas: puede que lo hayan borrado. Actualizá la página.',
+  product_not_found: 'Ese producto no existe (puede que lo hayan borrado). Actualizá la página.',
+  page_not_found: 'Esa página no existe.',
+  conflict: 'Eso choca con algo que ya existe.',
+  already_member: 'Esa persona ya está en la empresa.',
+  cuit_unavailable: 'Ese CUIT no se puede usar en esta empresa; escribinos a soporte.',
+  last_admin: 'Es la única persona que administra la empresa: primero hacé administradora a otra.',
+  cannot_change_self: 'No podés hacerlo con tu propio usuario: pedíselo a otra persona que administre la empresa.',
+  channel_not_connected: 'La cuenta de Instagram no está conectada.',
+  reconnect_required: 'Hay que volver a conectar la cuenta de Instagram.',
+  payload_too_large: 'Es demasiado grande para enviarlo.',
+  unsupported_media_type: 'Ese tipo de archivo no se puede usar.',
+  unsupported_event: 'Ese evento no está soportado.',
+  validation_failed: validation,
+  invalid_reference: 'Algo de lo que mandaste ya no existe: actualizá la página.',
+  unknown_scale_plu: 'La etiqueta de balanza no corresponde a ningún producto.',
+  invalid_state: 'No se puede hacer en el estado en que está ahora. Actualizá la página.',
+  no_open_session: 'La caja no tiene un turno abierto: abrila para vender.',
+  fiscal_setup_incomplete: 'La empresa todavía no está lista para facturar: completá Configuración → Facturación.',
+  window_closed: 'Pasaron más de 24 horas desde el último mensaje de la persona: ya no se le puede escribir.',
+  recipient_not_found: 'No encontramos a esa persona en Instagram.',
+  arca_rejected: 'ARCA rechazó el comprobante.',
+  rate_limited: 'Demasiados intentos seguidos. Esperá un minuto y probá de nuevo.',
+  internal: 'Algo falló de nuestro lado. Probá de nuevo en un rato.',
+  upstream_failed: 'El servicio externo respondió con un error. Probá de nuevo en unos minutos.',
+  upstream_timeout: 'El servicio externo no respondió a tiempo. Probá de nuevo en unos minutos.',
+  unavailable: 'El servicio no se puede usar en este momento. Probá de nuevo en un rato.',
+  rate_unavailable: 'No tenemos la cotización del dólar en este momento.',
+  channel_not_configured: 'El canal todavía no está configurado.',
+};
+
+/** Every code this module words (the server's closed set plus the browser's own `offline`). */
+export const DESCRIBED_CODES = Object.keys(TEXTS) as (ErrorCode | 'offline')[];
+
+/** True when `code` is one this module has a text for. */
+export function isDescribed(code: string | null | undefined): boolean {
+  return typeof code === 'string' && Object.hasOwn(TEXTS, code);
+}
+
+/** The Spanish text for a refusal, chosen by its `code` (and `details`); a general one for an unknown code. */
+export function describeError(err: ErrorLike): string {
+  const text = err.code && Object.hasOwn(TEXTS, err.code) ? TEXTS[err.code as ErrorCode] : null;
+  if (text === null) return 'No se pudo completar. Probá de nuevo en un rato.';
+  return typeof text === 'function' ? text(err) : text;
+}
