@@ -22,6 +22,7 @@ export const ERROR_STATUS = {
   cannot_change_self: 409,
   channel_not_connected: 409,
   reconnect_required: 409,
+  insufficient_stock: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
   unsupported_event: 422,

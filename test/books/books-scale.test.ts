@@ -39,7 +39,10 @@ describe('books verify on a big company', () => {
     await q(`INSERT INTO sale_payments (company_id, sale_id, id, method, amount, box_session_id, created_at)
       SELECT $1, id, 1, 'debito', total, (id - 1) / 500 + 1, created_at FROM sales WHERE company_id = $1 AND $2::int > 0`);
     await q(`UPDATE box_sessions b SET expected = jsonb_build_object('efectivo', '0.00', 'debito',
-        (SELECT sum(amount)::text FROM sale_payments p WHERE p.company_id = $1 AND p.box_session_id = b.id))
+        (SELECT sum(amount)::text FROM sale_payments p WHERE p.company_id = $1 AND p.box_session_id = b.id)),
+        sales_count = (SELECT count(*) FROM register_sales r WHERE r.company_id = $1 AND r.box_session_id = b.id),
+        sales_total = (SELECT sum(s.total) FROM register_sales r JOIN sales s ON s.company_id = r.company_id AND s.id = r.sale_id
+          WHERE r.company_id = $1 AND r.box_session_id = b.id)
       WHERE b.company_id = $1 AND $2::int > 0`);
     await q(`INSERT INTO movements (company_id, id, type, deposit_id, product_id, amount, reason, created_at, recorded_at)
       SELECT $1, 50 + id, 'OUT', 1, (id % 50) + 1, 1, 'venta ' || id, created_at, created_at FROM sales WHERE company_id = $1 AND $2::int > 0`);

@@ -376,7 +376,13 @@ describe('register API (/api/v1/box-sessions, /api/v1/sales)', () => {
   it('weighed items take the quantity from a scale label (weight and price layouts)', async () => {
     const s = await shop();
     await openSession(s.asCashier);
-    const queso = await makeProduct(t.container, s.company.id, { name: 'Queso cremoso', sku: '123', basePrice: 9000, stock: 10 });
+    const queso = await makeProduct(t.container, s.company.id, {
+      name: 'Queso cremoso',
+      sku: '123',
+      basePrice: 9000,
+      stock: 10,
+      unit: 'kg',
+    });
     await t.container.db.query(
       `UPDATE companies SET settings = settings || '{"scaleLabel": {"value": "weight", "decimals": 3}}' WHERE id = $1`,
       [s.company.id],
@@ -622,8 +628,8 @@ describe('register API (/api/v1/box-sessions, /api/v1/sales)', () => {
       { method: 'qr', amount: 3200, count: 1 },
     ]);
     expect(summary.by_box).toEqual([
-      { box_id: 1, box_name: 'Caja 1', count: 1, total: 6400 },
-      { box_id: 2, box_name: 'Caja 2', count: 2, total: 6400 },
+      { box_id: 1, box_name: 'Caja 1', origin: 'register', count: 1, total: 6400 },
+      { box_id: 2, box_name: 'Caja 2', origin: 'register', count: 2, total: 6400 },
     ]);
 
     const csv = await call('GET', '/api/v1/sales/export.csv?box_id=1', s.asAdmin);

@@ -22,6 +22,9 @@ export const boxSessions = pgTable(
     closedAt: tstz('closed_at'),
     closedBy: text('closed_by'),
     note: text('note'),
+    /** The report's sales figure, fixed at the close (null while open). */
+    salesCount: integer('sales_count'),
+    salesTotal: money('sales_total'),
   },
   (t) => [primaryKey({ columns: [t.companyId, t.id] })],
 );

@@ -130,7 +130,7 @@ export function salePaymentMismatches(conn: Conn, companyId: number, cap: number
 
 export interface ClosedShiftRow {
   session_id: number;
-  /** expected:<method>: the stored expected amount vs the rows; sales_count / sales_total: what the report shows now vs at its close. */
+  /** expected:<method>: the stored expected amount vs the rows; sales_count / sales_total: the figure stored at the close vs the rows as they stood then. */
   figure: string;
   /** From the rows (as at the close). */
   expected: number;
@@ -141,14 +141,15 @@ export interface ClosedShiftRow {
 /**
  * Closed shifts whose report moved: the stored expected amounts per method against a recomputation
  * from the session's payments, refunds, cash moves and opening cash (in cents); and the sales figure
- * the report shows (today: the session's sales not cancelled, as register.repo's sessionTotals
- * counts them) against the same figure as it stood when the shift closed.
+ * stored at the close (the one the report serves; missing counts as -1 / -0.01 so it never passes)
+ * against the session's sales as they stood when the shift closed (not cancelled by then).
  */
 export function closedShiftMismatches(conn: Conn, companyId: number, cap: number) {
   return capped<ClosedShiftRow>(
     conn,
     sql`WITH s AS (
-        SELECT id, opening_cash, expected, closed_at FROM box_sessions WHERE company_id = ${companyId} AND status = 'closed'
+        SELECT id, opening_cash, expected, closed_at, sales_count, sales_total FROM box_sessions
+          WHERE company_id = ${companyId} AND status = 'closed'
       ), taken AS (
         SELECT p.box_session_id AS sid, p.method, sum(p.amount) AS amount FROM sale_payments p
           WHERE p.company_id = ${companyId} AND p.box_session_id IN (SELECT id FROM s) GROUP BY 1, 2
@@ -173,13 +174,13 @@ export function closedShiftMismatches(conn: Conn, companyId: number, cap: number
           LEFT JOIN moved mv ON mv.sid = m.sid
       ), sales_then_now AS (
         SELECT s.id AS sid,
-          count(*) FILTER (WHERE x.cancelled_at IS NULL OR x.cancelled_at > s.closed_at)::float8 AS count_then,
-          count(*) FILTER (WHERE x.status <> 'cancelled')::float8 AS count_now,
+          count(x.id) FILTER (WHERE x.cancelled_at IS NULL OR x.cancelled_at > s.closed_at)::float8 AS count_then,
+          coalesce(s.sales_count, -1)::float8 AS count_now,
           ${cents(sql`coalesce(sum(x.total) FILTER (WHERE x.cancelled_at IS NULL OR x.cancelled_at > s.closed_at), 0)`)} AS total_then,
-          ${cents(sql`coalesce(sum(x.total) FILTER (WHERE x.status <> 'cancelled'), 0)`)} AS total_now
-        FROM s JOIN register_sales r ON r.company_id = ${companyId} AND r.box_session_id = s.id
-        JOIN sales x ON x.company_id = r.company_id AND x.id = r.sale_id
-        GROUP BY s.id
+          ${cents(sql`coalesce(s.sales_total, -0.01)`)} AS total_now
+        FROM s LEFT JOIN register_sales r ON r.company_id = ${companyId} AND r.box_session_id = s.id
+        LEFT JOIN sales x ON x.company_id = r.company_id AND x.id = r.sale_id
+        GROUP BY s.id, s.sales_count, s.sales_total
       )
       SELECT r.sid AS session_id, 'expected:' || r.method AS figure, ${cents(sql`r.amount`)} AS expected,
           ${cents(sql`coalesce(st.amount, 0)`)} AS found

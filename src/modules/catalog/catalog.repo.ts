@@ -41,7 +41,8 @@ export function productWhere(companyId: number, filter: ProductFilter): SQL {
   if (filter.categoryId !== undefined) parts.push(sql`p.category_id = ${filter.categoryId}`);
   if (filter.mark?.trim()) parts.push(sql`lower(p.mark) = lower(${filter.mark.trim()})`);
   if (filter.enabled !== undefined) parts.push(sql`p.enable = ${filter.enabled}`);
-  if (filter.lowStock) parts.push(sql`p.min_stock IS NOT NULL AND p.stock <= p.min_stock`);
+  // Low: at or under its minimum, or below zero whatever its minimum (the shelf sold what the books lacked).
+  if (filter.lowStock) parts.push(sql`(p.stock < 0 OR (p.min_stock IS NOT NULL AND p.stock <= p.min_stock))`);
   return sql.join(parts, sql` AND `);
 }
 
@@ -247,7 +248,7 @@ export function listStock(
       LEFT JOIN stock_levels sl ON sl.company_id = p.company_id AND sl.product_id = p.id AND sl.deposit_id = d.id
       WHERE ${where}
         ${filter.depositId !== undefined ? sql`AND d.id = ${filter.depositId}` : sql``}
-        ${filter.lowStock ? sql`AND p.min_stock IS NOT NULL AND coalesce(sl.quantity, 0) <= p.min_stock` : sql``}
+        ${filter.lowStock ? sql`AND (coalesce(sl.quantity, 0) < 0 OR (p.min_stock IS NOT NULL AND coalesce(sl.quantity, 0) <= p.min_stock))` : sql``}
         AND (p.id, d.id) > (${after.productId}, ${after.depositId})
       ORDER BY p.id, d.id LIMIT ${limit}`,
   );

@@ -220,7 +220,13 @@ export function registerCatalogRoutes(app: App, { catalog, imports }: { catalog:
         tags: STOCK,
         summary: 'Receive goods (IN), take out (OUT), move between deposits (TRANSFER) or set a counted stock (ADJUSTMENT)',
         body: MovementCreate,
-        response: { 201: Type.Object({ movement: Movement }), ...WRITE_ERRORS },
+        response: {
+          201: Type.Object({ movement: Movement }),
+          ...WRITE_ERRORS,
+          ...errorResponses({
+            409: 'insufficient_stock: OUT or TRANSFER takes more than the deposit holds (details: /stock, /amount, /remaining); send allow_negative: true to record it anyway',
+          }),
+        },
       },
     },
     async (request, reply) =>

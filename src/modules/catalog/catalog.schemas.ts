@@ -174,6 +174,12 @@ export const MovementCreate = Type.Object(
     }),
     reason: Type.Optional(Type.String({ maxLength: 500 })),
     to_deposit_id: Type.Optional(Id),
+    allow_negative: Type.Optional(
+      Type.Boolean({
+        description:
+          'OUT / TRANSFER: record it even when it takes more than the deposit holds (otherwise 409 insufficient_stock)',
+      }),
+    ),
   },
   { additionalProperties: false },
 );

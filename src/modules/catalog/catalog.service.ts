@@ -331,11 +331,15 @@ export function createCatalogService({ db, clock }: { db: Database; clock: Clock
         amount: number;
         reason?: string | undefined;
         to_deposit_id?: number | undefined;
+        allow_negative?: boolean | undefined;
       },
     ): Promise<MovementWire> {
       return db.orm.transaction(async (tx) => {
-        if (!(await findProduct(tx, ctx.companyId, input.product_id)))
-          throw new AppError('not_found', `product ${input.product_id} not found`);
+        const product = await findProduct(tx, ctx.companyId, input.product_id);
+        if (!product) throw new AppError('not_found', `product ${input.product_id} not found`);
+        if (product.unit === 'unit' && toMilli(input.amount) % 1000 !== 0) {
+          throw invalid('amount', `must be a whole number: product ${input.product_id} is sold by the unit`);
+        }
         for (const deposit of [input.deposit_id, input.to_deposit_id]) {
           if (deposit !== undefined && !(await repo.depositExists(tx, ctx.companyId, deposit))) {
             throw new AppError('not_found', `deposit ${deposit} not found`);
@@ -368,6 +372,7 @@ export function createCatalogService({ db, clock }: { db: Database; clock: Clock
             ...(input.to_deposit_id !== undefined ? { toDepositId: input.to_deposit_id } : {}),
             amount,
             reason,
+            refuseBelowZero: input.allow_negative !== true,
           },
           { now: clock.now() },
         );

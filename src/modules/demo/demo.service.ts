@@ -208,7 +208,7 @@ async function seedSales(tx: Conn, companyId: number, productIds: number[], rng:
       options,
     );
     if (status === 'paid') {
-      await markSalePaid(tx, companyId, { id: sale.id, paymentMethod, paymentId: `demo-${sale.id}` }, options);
+      await markSalePaid(tx, companyId, { id: sale.id, paymentMethod, paymentId: `demo-${sale.id}`, bookPayment: true }, options);
       if (!invoiced) {
         invoiced = true;
         await recordInvoice(

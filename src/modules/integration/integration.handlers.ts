@@ -50,6 +50,7 @@ export const EVENT_HANDLERS: { [E in EventName]: Handler<E> } = {
         ...(sale.paid_at === undefined ? {} : { paidAt: new Date(sale.paid_at) }),
         ...(sale.payment_method === undefined ? {} : { paymentMethod: sale.payment_method }),
         ...(sale.payment_id === undefined ? {} : { paymentId: sale.payment_id }),
+        bookPayment: true,
       },
       options,
     );

@@ -60,6 +60,15 @@ async function buildSessionReport(conn: Conn, companyId: number, session: repo.S
   const counted = session.counted
     ? new Map(Object.entries(session.counted).map(([m, v]) => [m as PaymentMethod, toCents(v)]))
     : null;
+  // A closed shift's sales figure is the one fixed at its close; later cancellations are a note apart.
+  const sales =
+    session.status === 'closed' && session.sales_count !== null && session.sales_total !== null
+      ? { count: Number(session.sales_count), total: session.sales_total }
+      : totals.sales;
+  const later =
+    session.status === 'closed' && session.closed_at !== null
+      ? await repo.laterCancellations(conn, companyId, session.id, session.closed_at)
+      : [];
   const difference = new Map<PaymentMethod, number>();
   if (counted) {
     for (const method of new Set([...expected.keys(), ...counted.keys()])) {
@@ -68,7 +77,7 @@ async function buildSessionReport(conn: Conn, companyId: number, session: repo.S
   }
   return {
     session: sessionToWire(session),
-    sales: { count: totals.sales.count, total: money(totals.sales.total) },
+    sales: { count: sales.count, total: money(sales.total) },
     payments: totals.payments.map((p) => ({ method: p.method, amount: money(p.amount), count: p.count })),
     refunds: totals.refunds.map((p) => ({ method: p.method, amount: money(p.amount), count: p.count })),
     cash_in: money(totals.cash_in),
@@ -84,6 +93,14 @@ async function buildSessionReport(conn: Conn, companyId: number, session: repo.S
     expected: toAmounts(expected),
     counted: counted ? toAmounts(counted) : null,
     difference: counted ? toAmounts(difference) : null,
+    /** "Devoluciones posteriores": sales of this shift cancelled after its close; none of the figures above moves. */
+    later_refunds: later.map((x) => ({
+      sale_id: x.sale_id,
+      total: money(x.total),
+      refunded: money(x.refunded),
+      cancelled_at: iso(x.cancelled_at)!,
+      refund_session_id: x.refund_session_id,
+    })),
   };
 }
 
@@ -158,6 +175,7 @@ export function createBoxSessions({ db, clock }: { db: Database; clock: Clock })
           expected,
           closedBy: actorLabel(ctx),
           note: input.note?.trim() || null,
+          sales: totals.sales,
           now,
         });
         const report = await buildSessionReport(tx, ctx.companyId, (await repo.findSession(tx, ctx.companyId, id))!);

@@ -104,6 +104,14 @@ export async function priceLines(
       }
       subtotalCents = lineTotalCents(fromCents(priceCents), fromMilli(quantityMilli));
     }
+    if (product.unit === 'unit' && quantityMilli! % 1000 !== 0) {
+      // Decimals only for what is sold by weight: "1,5" of a product sold by the unit is a typo.
+      throw new AppError(
+        'validation_failed',
+        `items.${n}: product ${product.id} is sold by the unit; quantity ${fromMilli(quantityMilli!)} is not a whole number`,
+        { details: [{ path: `${path}/quantity`, message: 'must be a whole number (the product is sold by the unit)' }] },
+      );
+    }
     lines.push({
       productId: product.id,
       name: product.name,

@@ -54,10 +54,13 @@ export interface SessionRow {
   closed_at: Date | string | null;
   closed_by: string | null;
   note: string | null;
+  /** The report's sales figure as fixed at the close (null while open). */
+  sales_count: number | null;
+  sales_total: string | null;
 }
 
 const SESSION_SELECT = sql`SELECT s.company_id, s.id, s.box_id, b.name AS box_name, s.status, s.opening_cash, s.opened_at,
-    s.opened_by, s.counted, s.expected, s.closed_at, s.closed_by, s.note
+    s.opened_by, s.counted, s.expected, s.closed_at, s.closed_by, s.note, s.sales_count, s.sales_total
   FROM box_sessions s JOIN boxes b ON b.company_id = s.company_id AND b.id = s.box_id`;
 
 export async function findSession(conn: Conn, companyId: number, id: number, lock = false): Promise<SessionRow | null> {
@@ -121,13 +124,15 @@ export async function closeSessionRow(
     expected: Record<string, string>;
     closedBy: string;
     note: string | null;
+    sales: { count: number; total: string };
     now: Date;
   },
 ) {
   await conn.execute(
     sql`UPDATE box_sessions SET status = 'closed', counted = ${JSON.stringify(values.counted)}::jsonb,
         expected = ${JSON.stringify(values.expected)}::jsonb, closed_at = ${values.now.toISOString()},
-        closed_by = ${values.closedBy}, note = ${values.note}
+        closed_by = ${values.closedBy}, note = ${values.note},
+        sales_count = ${values.sales.count}, sales_total = ${values.sales.total}
       WHERE company_id = ${values.companyId} AND id = ${values.id}`,
   );
 }
@@ -198,6 +203,35 @@ export async function sessionTotals(conn: Conn, companyId: number, sessionId: nu
       FROM box_cash_moves WHERE company_id = ${companyId} AND session_id = ${sessionId}`,
   );
   return { payments, refunds, sales: sales!, cash_in: cash!.cash_in, cash_out: cash!.cash_out };
+}
+
+/** A sale of a closed session cancelled after its close: the "devoluciones posteriores" note. */
+export interface LaterCancellationRow {
+  sale_id: number;
+  total: string;
+  /** What the sale had taken and was given back (0 for a pending sale). */
+  refunded: string;
+  cancelled_at: Date | string;
+  refund_session_id: number | null;
+}
+
+export function laterCancellations(
+  conn: Conn,
+  companyId: number,
+  sessionId: number,
+  closedAt: Date | string,
+): Promise<LaterCancellationRow[]> {
+  const at = closedAt instanceof Date ? closedAt.toISOString() : closedAt;
+  return selectRows<LaterCancellationRow>(
+    conn,
+    sql`SELECT s.id AS sale_id, s.total, s.cancelled_at, r.refund_session_id,
+        (SELECT coalesce(sum(p.amount), 0)::text FROM sale_payments p WHERE p.company_id = s.company_id AND p.sale_id = s.id)
+          AS refunded
+      FROM register_sales r JOIN sales s ON s.company_id = r.company_id AND s.id = r.sale_id
+      WHERE r.company_id = ${companyId} AND r.box_session_id = ${sessionId} AND s.status = 'cancelled'
+        AND s.cancelled_at > ${at}::timestamptz
+      ORDER BY s.cancelled_at, s.id`,
+  );
 }
 
 // --- register sales ---

@@ -84,10 +84,21 @@ export const SalesSummary = Type.Object(
     cancelled: Type.Integer(),
     by_method: Type.Array(Type.Object({ method: Type.String(), amount: Money, count: Type.Integer() })),
     by_box: Type.Array(
-      Type.Object({ box_id: Nullable(Type.Integer()), box_name: Nullable(Type.String()), count: Type.Integer(), total: Money }),
+      Type.Object({
+        box_id: Nullable(Type.Integer({ description: 'null: the sales received through the integration endpoint' })),
+        box_name: Nullable(Type.String()),
+        origin: Type.Union([Type.Literal('register'), Type.Literal('integration')]),
+        count: Type.Integer(),
+        total: Money,
+      }),
+      { description: "Per box only the sales made at it; the integration's sales are one group of their own" },
     ),
   },
-  { $id: 'SalesSummary', description: "A day's sales (company time zone) by payment method and by box" },
+  {
+    $id: 'SalesSummary',
+    description:
+      "A day's sales (company time zone). total = Σ by_method + pending (a paid sale's payments add up to its total) = Σ by_box",
+  },
 );
 
 export const BoxSession = Type.Object(
@@ -129,11 +140,24 @@ export const BoxSessionReport = Type.Object(
     expected: MethodAmounts,
     counted: Nullable(MethodAmounts),
     difference: Nullable(MethodAmounts),
+    later_refunds: Type.Array(
+      Type.Object({
+        sale_id: Type.Integer(),
+        total: Money,
+        refunded: Money,
+        cancelled_at: DateTime,
+        refund_session_id: Nullable(Type.Integer({ description: 'The open session the money went back from' })),
+      }),
+      {
+        description:
+          'Sales of this shift cancelled after its close ("devoluciones posteriores"); the figures above stay as closed',
+      },
+    ),
   },
   {
     $id: 'BoxSessionReport',
     description:
-      'The close report: expected (opening + cash sales − cash refunds ± cash in/out; other methods: taken − refunded), counted, difference',
+      'The close report: expected (opening + cash sales − cash refunds ± cash in/out; other methods: taken − refunded), counted, difference. Fixed at the close: a closed shift is served as it closed',
   },
 );
 

@@ -1,5 +1,6 @@
 import { AppError } from '../../lib/errors.ts';
 import { fromCents, toCents } from '../../lib/money.ts';
+import type { PaymentMethod } from '../../db/schema/index.ts';
 import type { PaymentInput } from './sales.schemas.ts';
 import type { PaymentValues } from './sales.repo.ts';
 
@@ -70,4 +71,30 @@ export function methodOf(payments: { method: string }[]): string | null {
   const methods = [...new Set(payments.map((p) => p.method))];
   if (methods.length === 0) return null;
   return methods.length === 1 ? methods[0]! : 'mixto';
+}
+
+const SENDER_METHODS: [RegExp, PaymentMethod][] = [
+  [/^(efectivo|cash|contado)$/, 'efectivo'],
+  [/^(debito|tarjeta de debito|debit|debit card)$/, 'debito'],
+  [/^(credito|tarjeta de credito|tarjeta|credit|credit card|card)$/, 'credito'],
+  [/^(qr|mercado ?pago|mp|modo|billetera|wallet)$/, 'qr'],
+  [/^(transferencia|transfer|bank transfer|cbu|cvu)$/, 'transferencia'],
+  [/^(cuenta[ _]corriente|on account)$/, 'cuenta_corriente'],
+];
+
+/**
+ * The method a payment reported by an integration sender (free text, e.g. "Mercado Pago") counts
+ * under. Anything not recognised is an electronic payment received outside the box: transferencia
+ * (docs/decisiones.md); the sender's own words stay on the sale (sales.payment_method).
+ */
+export function methodFromSender(text: string | null | undefined): PaymentMethod {
+  const key = (text ?? '')
+    .normalize('NFD')
+    .replace(/\p{Diacritic}/gu, '')
+    .trim()
+    .toLowerCase()
+    .replace(/[-_]+/g, ' ')
+    .replace(/\s+/g, ' ');
+  for (const [pattern, method] of SENDER_METHODS) if (pattern.test(key)) return method;
+  return 'transferencia';
 }

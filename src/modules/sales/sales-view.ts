@@ -98,7 +98,13 @@ export function createSalesView({ db }: { db: Database }) {
         pending: money(totals.pending),
         cancelled: totals.cancelled,
         by_method: byMethod.map((m) => ({ method: m.method, amount: money(m.amount), count: m.count })),
-        by_box: byBox.map((b) => ({ box_id: b.box_id, box_name: b.box_name, count: b.count, total: money(b.total) })),
+        by_box: byBox.map((b) => ({
+          box_id: b.box_id,
+          box_name: b.box_name,
+          origin: b.box_id === null ? ('integration' as const) : ('register' as const),
+          count: b.count,
+          total: money(b.total),
+        })),
       };
     },
   };

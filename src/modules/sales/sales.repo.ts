@@ -80,6 +80,14 @@ export interface PaymentValues {
   reference: string | null;
 }
 
+export async function countPayments(conn: Conn, companyId: number, saleId: number): Promise<number> {
+  const [row] = await selectRows<{ count: number }>(
+    conn,
+    sql`SELECT count(*)::int AS count FROM sale_payments WHERE company_id = ${companyId} AND sale_id = ${saleId}`,
+  );
+  return Number(row!.count);
+}
+
 /**
  * Payments of a sale, numbered per sale from firstId. Payments are rows of their own: the table
  * allows one without a sale (a payment on account, later), though today every caller has one.
@@ -394,7 +402,7 @@ export function listPayments(conn: Conn, companyId: number, saleIds: number[]): 
   );
 }
 
-/** A day's totals in the company's time zone: by payment method (net of refunds) and by box. */
+/** A day's totals in the company's time zone: by payment method and by box (the integration's sales: box_id null). */
 export async function daySummary(conn: Conn, companyId: number, date: string) {
   const day = sql`(SELECT timezone FROM companies WHERE id = ${companyId})`;
   const inDay = (column: SQL) => sql`(${column} AT TIME ZONE ${day})::date = ${date}::date`;
@@ -405,12 +413,17 @@ export async function daySummary(conn: Conn, companyId: number, date: string) {
       WHERE p.company_id = ${companyId} AND s.status <> 'cancelled' AND ${inDay(sql`s.created_at`)}
       GROUP BY p.method ORDER BY p.method`,
   );
+  // Per box only the sales made at it (the register session's box); a sale with no register row
+  // came through the integration and is its own group (box_id null), whatever box its sender named.
   const byBox = await selectRows<{ box_id: number | null; box_name: string | null; count: number; total: string }>(
     conn,
-    sql`SELECT s.box_id, b.name AS box_name, count(*)::int AS count, sum(s.total)::text AS total
-      FROM sales s LEFT JOIN boxes b ON b.company_id = s.company_id AND b.id = s.box_id
+    sql`SELECT x.box_id, b.name AS box_name, count(*)::int AS count, sum(s.total)::text AS total
+      FROM sales s
+      LEFT JOIN register_sales r ON r.company_id = s.company_id AND r.sale_id = s.id
+      LEFT JOIN box_sessions x ON x.company_id = r.company_id AND x.id = r.box_session_id
+      LEFT JOIN boxes b ON b.company_id = x.company_id AND b.id = x.box_id
       WHERE s.company_id = ${companyId} AND s.status <> 'cancelled' AND ${inDay(sql`s.created_at`)}
-      GROUP BY s.box_id, b.name ORDER BY s.box_id NULLS LAST`,
+      GROUP BY x.box_id, b.name ORDER BY x.box_id NULLS LAST`,
   );
   const [totals] = await selectRows<{ count: number; total: string; pending: string; cancelled: number }>(
     conn,

@@ -2,6 +2,7 @@ import type { Conn } from '../../db/client.ts';
 import { AppError } from '../../lib/errors.ts';
 import { recordOutbound } from '../../outbox/outbox.repo.ts';
 import type { LedgerOptions } from '../stock/stock.ledger.ts';
+import { methodFromSender } from './payments.ts';
 import { assertTransition, type SaleAction } from './sale-states.ts';
 import { saleCancelledWire, salePaidWire } from './sale-wire.ts';
 import * as repo from './sales.repo.ts';
@@ -28,6 +29,12 @@ export interface PayInput {
   paidAt?: Date;
   paymentMethod?: string | null;
   paymentId?: string | null;
+  /**
+   * The sale's payment row comes with the transition (a sale paid outside the register, as an
+   * integration reports it): method from the sender's text, amount = total, reference = paymentId.
+   * The register books its own payments before it asks.
+   */
+  bookPayment?: boolean;
 }
 
 export type TransitionResult = { sale: repo.SaleRow; changed: boolean };
@@ -61,6 +68,24 @@ export async function markSalePaid(
     },
     options.now,
   );
+  if (input.bookPayment) {
+    await repo.insertPayments(tx, {
+      companyId,
+      saleId: input.id,
+      firstId: (await repo.countPayments(tx, companyId, input.id)) + 1,
+      sessionId: null,
+      now: paidAt,
+      payments: [
+        {
+          method: methodFromSender(updated.paymentMethod),
+          amount: updated.total,
+          tendered: null,
+          change: '0.00',
+          reference: updated.paymentId,
+        },
+      ],
+    });
+  }
   await recordOutbound(tx, {
     companyId,
     event: 'sales.paid',

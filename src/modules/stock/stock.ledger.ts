@@ -18,6 +18,11 @@ export interface MovementInput {
   amount: string | number;
   reason?: string | null;
   createdAt?: Date;
+  /**
+   * OUT / TRANSFER only: refuse (409 insufficient_stock) to take more than the deposit holds. A
+   * person moving stock by hand is asked first; register sales and integration events never are.
+   */
+  refuseBelowZero?: boolean;
 }
 
 export interface LedgerOptions {
@@ -124,6 +129,35 @@ export async function applyMovement(
   const product = await lockProduct(tx, companyId, input.productId);
   await assertDepositExists(tx, companyId, input.depositId);
   if (input.type === 'TRANSFER') await assertDepositExists(tx, companyId, input.toDepositId!);
+  if (input.refuseBelowZero && (input.type === 'OUT' || input.type === 'TRANSFER')) {
+    // The product row is locked: no other movement of it changes the deposit until this one commits.
+    const [level] = await tx
+      .select({ quantity: stockLevels.quantity })
+      .from(stockLevels)
+      .where(
+        and(
+          eq(stockLevels.companyId, companyId),
+          eq(stockLevels.depositId, input.depositId),
+          eq(stockLevels.productId, input.productId),
+        ),
+      );
+    const heldMilli = toMilli(level?.quantity ?? 0);
+    if (amountMilli > heldMilli) {
+      const held = quantityToNumber(fromMilli(heldMilli));
+      const left = quantityToNumber(fromMilli(heldMilli - amountMilli));
+      throw new AppError(
+        'insufficient_stock',
+        `deposit ${input.depositId} holds ${held} of product ${input.productId}; taking ${amountMilli / 1000} leaves ${left} (send allow_negative: true to record it anyway)`,
+        {
+          details: [
+            { path: '/stock', message: String(held) },
+            { path: '/amount', message: String(amountMilli / 1000) },
+            { path: '/remaining', message: String(left) },
+          ],
+        },
+      );
+    }
+  }
 
   const id = await assignId(tx, 'movements', companyId, input.id, 'movement');
 

@@ -1,9 +1,10 @@
 import { useState } from 'preact/hooks';
-import { api, errorText } from '../ui/api.ts';
+import { ApiError, api, errorText } from '../ui/api.ts';
 import { useDebouncedGet } from '../ui/debounced-get.ts';
 import { Field } from '../ui/form.tsx';
 import { Card, PageTitle, TableWrap } from '../ui/layout.tsx';
 import { Notice, useNotice } from '../ui/notice.tsx';
+import { formatStockQuantity } from '../ui/messages.ts';
 import { mountPage } from '../ui/page-data.ts';
 
 interface Deposit {
@@ -43,6 +44,8 @@ function Stock({ deposits }: { deposits: Deposit[] }) {
   const [reason, setReason] = useState('');
   const [notice, say] = useNotice();
   const [reload, setReload] = useState(0);
+  /** What would be left when the deposit does not hold that much: asked before recording it anyway. */
+  const [shortBy, setShortBy] = useState<number | null>(null);
 
   const params = new URLSearchParams({ limit: '100' });
   if (deposit) params.set('deposit_id', deposit);
@@ -55,9 +58,10 @@ function Stock({ deposits }: { deposits: Deposit[] }) {
     (text) => say('error', text),
   );
 
-  async function submit(e: Event) {
+  async function submit(e: Event, allowNegative = false) {
     e.preventDefault();
     if (!selected) return;
+    setShortBy(null);
     const value = Number(amount.replace(/\./g, '').replace(',', '.'));
     if (!Number.isFinite(value) || value < 0 || (type !== 'ADJUSTMENT' && value === 0)) {
       say('error', 'Escribí una cantidad válida (por ejemplo 12 o 1,5).');
@@ -72,6 +76,7 @@ function Stock({ deposits }: { deposits: Deposit[] }) {
           amount: value,
           ...(reason.trim() ? { reason: reason.trim() } : {}),
           ...(type === 'TRANSFER' ? { to_deposit_id: Number(target) } : {}),
+          ...(allowNegative ? { allow_negative: true } : {}),
         },
         messages: { invalid_state: 'El conteo coincide con el stock: no hay nada que ajustar.' },
       });
@@ -81,7 +86,13 @@ function Stock({ deposits }: { deposits: Deposit[] }) {
       setReason('');
       setReload((n) => n + 1);
     } catch (err) {
-      say('error', errorText(err));
+      const remaining = Number(
+        err instanceof ApiError && err.code === 'insufficient_stock'
+          ? err.body?.details?.find((d) => d.path === '/remaining')?.message
+          : Number.NaN,
+      );
+      if (Number.isFinite(remaining)) setShortBy(remaining);
+      else say('error', errorText(err));
     }
   }
 
@@ -119,12 +130,12 @@ function Stock({ deposits }: { deposits: Deposit[] }) {
               checked={low}
               onChange={(e) => setLow((e.target as HTMLInputElement).checked)}
             />
-            Solo bajo el mínimo
+            Solo bajo el mínimo o en negativo
           </label>
         </form>
         {levels === null ? <p class="muted">Cargando…</p> : null}
         {levels?.length === 0 ? (
-          <p>{low ? 'Nada por debajo del mínimo en este depósito.' : 'No hay productos con esa búsqueda.'}</p>
+          <p>{low ? 'Nada por debajo del mínimo ni en negativo en este depósito.' : 'No hay productos con esa búsqueda.'}</p>
         ) : null}
         {levels && levels.length > 0 ? (
           <TableWrap id="stock-rows">
@@ -143,7 +154,9 @@ function Stock({ deposits }: { deposits: Deposit[] }) {
                     {l.name}
                     {l.sku ? <span class="muted"> · {l.sku}</span> : null}
                   </td>
-                  <td class={l.min_stock !== null && l.stock <= l.min_stock ? 'error-text' : ''}>{quantity(l.stock)}</td>
+                  <td class={l.stock < 0 || (l.min_stock !== null && l.stock <= l.min_stock) ? 'error-text' : ''}>
+                    {formatStockQuantity(l.stock)}
+                  </td>
                   <td>{l.min_stock === null ? '—' : quantity(l.min_stock)}</td>
                   <td>
                     <button
@@ -205,9 +218,29 @@ function Stock({ deposits }: { deposits: Deposit[] }) {
                 onInput={(e) => setReason((e.target as HTMLInputElement).value)}
               />
             </Field>
+            {shortBy !== null ? (
+              <div class="notice notice-error" role="alert" id="move-confirm">
+                <p>Quedan {formatStockQuantity(shortBy)}. ¿Registrar igual?</p>
+                <div class="row">
+                  <button type="button" id="move-confirm-yes" onClick={(e) => submit(e, true)}>
+                    Registrar igual
+                  </button>
+                  <button type="button" class="secondary" onClick={() => setShortBy(null)}>
+                    No, corregir
+                  </button>
+                </div>
+              </div>
+            ) : null}
             <div class="row">
               <button type="submit">Registrar</button>
-              <button type="button" class="secondary" onClick={() => setSelected(null)}>
+              <button
+                type="button"
+                class="secondary"
+                onClick={() => {
+                  setSelected(null);
+                  setShortBy(null);
+                }}
+              >
                 Cancelar
               </button>
             </div>

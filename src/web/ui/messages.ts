@@ -96,6 +96,26 @@ function capitalise(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
+/** A detail the server sends as a number (insufficient_stock: /stock, /amount, /remaining). */
+function detailNumber(err: ErrorLike, path: string): number | null {
+  const found = err.details?.find((d) => d.path === path);
+  const value = found ? Number(found.message) : Number.NaN;
+  return Number.isFinite(value) ? value : null;
+}
+
+/** A quantity as a person reads it: "1,5", "−3". */
+export function formatStockQuantity(value: number): string {
+  const text = Math.abs(value).toLocaleString('es-AR', { maximumFractionDigits: 3 });
+  return value < 0 ? `\u2212${text}` : text;
+}
+
+function insufficientStock(err: ErrorLike): string {
+  const stock = detailNumber(err, '/stock');
+  const remaining = detailNumber(err, '/remaining');
+  if (stock === null || remaining === null) return 'No hay tanto stock en el depósito.';
+  return `En el depósito hay ${formatStockQuantity(stock)}: quedarían ${formatStockQuantity(remaining)}.`;
+}
+
 const TEXTS: Record<ErrorCode | 'offline', Text> = {
   offline: 'No hay conexión con el servidor. Revisá tu red y probá de nuevo.',
   bad_request: 'El pedido no es válido. Revisá los datos.',
@@ -118,6 +138,7 @@ const TEXTS: Record<ErrorCode | 'offline', Text> = {
   cannot_change_self: 'No podés hacerlo con tu propio usuario: pedíselo a otra persona que administre la empresa.',
   channel_not_connected: 'La cuenta de Instagram no está conectada.',
   reconnect_required: 'Hay que volver a conectar la cuenta de Instagram.',
+  insufficient_stock: insufficientStock,
   payload_too_large: 'Es demasiado grande para enviarlo.',
   unsupported_media_type: 'Ese tipo de archivo no se puede usar.',
   unsupported_event: 'Ese evento no está soportado.',

@@ -27,6 +27,8 @@ export interface SessionReport {
   expected: Record<string, number>;
   counted: Record<string, number> | null;
   difference: Record<string, number> | null;
+  /** Sales of the shift cancelled after its close: a note apart; none of the figures above moves. */
+  later_refunds?: { sale_id: number; total: number; refunded: number; cancelled_at: string; refund_session_id: number | null }[];
 }
 
 /** Closing the session: what was counted per method (blind: the expected shows only in the report). */
@@ -218,6 +220,21 @@ export function CloseReport({ report, company }: { report: SessionReport; compan
         </table>
       </div>
       {report.session.note ? <p>Nota: {report.session.note}</p> : null}
+      {report.later_refunds && report.later_refunds.length > 0 ? (
+        <div class="later-refunds">
+          <p>
+            <strong>Devoluciones posteriores</strong> (no cambian este cierre)
+          </p>
+          <ul>
+            {report.later_refunds.map((x) => (
+              <li key={x.sale_id}>
+                Venta N.º {x.sale_id}: {formatPesos(x.total)}, anulada el {formatDateTime(x.cancelled_at)}
+                {x.refund_session_id !== null ? ` (devuelto desde el turno N.º ${x.refund_session_id})` : ''}
+              </li>
+            ))}
+          </ul>
+        </div>
+      ) : null}
     </article>
   );
 }

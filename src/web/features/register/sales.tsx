@@ -25,7 +25,13 @@ interface Summary {
   pending: number;
   cancelled: number;
   by_method: { method: string; amount: number; count: number }[];
-  by_box: { box_id: number | null; box_name: string | null; count: number; total: number }[];
+  by_box: {
+    box_id: number | null;
+    box_name: string | null;
+    origin: 'register' | 'integration';
+    count: number;
+    total: number;
+  }[];
 }
 
 const STATUS: Record<string, string> = { pending: 'Pendiente', paid: 'Pagada', cancelled: 'Anulada' };
@@ -125,7 +131,12 @@ export function Sales({ boxes }: { boxes: { id: number; name: string }[] }) {
           </div>
           {summary.by_box.length > 0 ? (
             <p class="muted">
-              {summary.by_box.map((b) => `${b.box_name ?? 'Sin caja'}: ${b.count} · ${formatPesos(b.total)}`).join(' — ')}
+              {summary.by_box
+                .map(
+                  (b) =>
+                    `${b.origin === 'integration' ? 'Integración' : (b.box_name ?? 'Caja')}: ${b.count} · ${formatPesos(b.total)}`,
+                )
+                .join(' — ')}
               {summary.cancelled > 0 ? ` — ${summary.cancelled} anuladas` : ''}
             </p>
           ) : null}
