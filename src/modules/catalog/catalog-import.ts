@@ -1,5 +1,4 @@
-import { sql } from 'drizzle-orm';
-import { type Database, selectRows } from '../../db/client.ts';
+import type { Database } from '../../db/client.ts';
 import { idBlock } from '../../db/ids.ts';
 import type { IvaRate } from '../../db/schema/index.ts';
 import type { CompanyCtx } from '../../http/request-context.ts';
@@ -520,24 +519,7 @@ export function createCatalogImport({ db, clock }: { db: Database; clock: Clock 
 
   /** The catalogue as a spreadsheet: `;`, decimal comma, UTF-8 with BOM; importing it back changes nothing. */
   async function exportCsv(companyId: number): Promise<string> {
-    const rows = await selectRows<{
-      sku: string | null;
-      bc: string | null;
-      name: string;
-      description: string;
-      base_price: string;
-      cost: string | null;
-      iva_rate: string;
-      category: string | null;
-      mark: string | null;
-      enable: boolean;
-      min_stock: string | null;
-    }>(
-      db.orm,
-      sql`SELECT p.sku, p.bc, p.name, p.description, p.base_price, p.cost, p.iva_rate, c.name AS category, p.mark, p.enable, p.min_stock
-        FROM products p LEFT JOIN categories c ON c.company_id = p.company_id AND c.id = p.category_id
-        WHERE p.company_id = ${companyId} ORDER BY p.id`,
-    );
+    const rows = await repo.exportRows(db.orm, companyId);
     const lines = rows.map((r) =>
       [
         r.sku,
