@@ -342,12 +342,17 @@ export function productsForPriceChange(tx: Conn, companyId: number, filter: Prod
  * or barcodes, or whose name (lower case, as PostgreSQL lowers it) is one of `names`. Each with its
  * lower-cased name.
  */
-export function productsForImport(conn: Conn, companyId: number, keys: { skus: string[]; barcodes: string[]; names: string[] }) {
+export function productsForImport(
+  conn: Conn,
+  companyId: number,
+  keys: { ids: number[]; skus: string[]; barcodes: string[]; names: string[] },
+) {
   return conn
     .select({ product: products, lname: sql<string>`lower(${products.name})` })
     .from(products)
     .where(
-      sql`${products.companyId} = ${companyId} AND (${products.sku} = ANY(${sql.param(keys.skus)}::text[])
+      sql`${products.companyId} = ${companyId} AND (${products.id} = ANY(${sql.param(keys.ids)}::int[])
+        OR ${products.sku} = ANY(${sql.param(keys.skus)}::text[])
         OR ${products.bc} = ANY(${sql.param(keys.barcodes)}::text[])
         OR lower(${products.name}) IN (SELECT lower(n) FROM unnest(${sql.param(keys.names)}::text[]) AS n))`,
     )
