@@ -134,6 +134,59 @@ describe('spreadsheet encodings and round trip (issue 26)', () => {
     expect((await names(o.headers)).sort()).toEqual([...hostile].sort());
   });
 
+  it('export → import of products sharing a name and without codes creates nothing, twice over (the id column)', async () => {
+    const o = await owner();
+    const shared = ['Pan', 'Pan', 'pan', "=cmd|' /C calc'!A0", "=cmd|' /C calc'!A0", 'Ñandú; "x"', 'Ñandú; "x"'];
+    for (const [i, name] of shared.entries()) {
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/api/v1/products',
+        headers: o.headers,
+        payload: { name, base_price: 100 + i },
+      });
+      expect(res.statusCode, res.body).toBe(201);
+    }
+    const before = await events(o.company.id);
+    for (let round = 0; round < 2; round++) {
+      const exported = await t.app.inject({ url: '/api/v1/products/export', headers: o.headers });
+      expect(exported.body.split('\r\n')[0]).toBe(
+        '\uFEFFid;sku;codigo;nombre;descripcion;precio;costo;iva;categoria;marca;activo;stock_minimo;unidad',
+      );
+      const again = await upload(o.headers, exported.rawPayload);
+      expect(again.json()).toMatchObject({ created: 0, updated: 0, unchanged: shared.length, errors: [] });
+    }
+    expect(await events(o.company.id)).toBe(before);
+    expect((await names(o.headers)).sort()).toEqual([...shared].sort());
+  });
+
+  it("the id column matches only this company's products; unidad reads unidad or kg and exports back", async () => {
+    const a = await owner();
+    const b = await owner();
+    const made = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/products',
+      headers: b.headers,
+      payload: { name: 'Secreto de B', base_price: 50 },
+    });
+    const bId = made.json().product?.id ?? made.json().id;
+    expect(typeof bId).toBe('number');
+    const before = await events(b.company.id);
+    const res = await upload(a.headers, `id;nombre;precio;unidad\n${bId};Queso cremoso;9000;por kg\n;Pan lactal;2500;unidad\n`);
+    expect(res.json()).toMatchObject({ created: 2, updated: 0, errors: [] });
+    expect(await events(b.company.id)).toBe(before);
+    expect(await names(b.headers)).toEqual(['Secreto de B']);
+    const exported = (await t.app.inject({ url: '/api/v1/products/export', headers: a.headers })).body;
+    expect(exported).toMatch(/;Queso cremoso;.*;kg\r\n/);
+    expect(exported).toMatch(/;Pan lactal;.*;unidad\r\n/);
+    const bad = await upload(a.headers, 'id;nombre;precio;unidad\nx;Algo;1;litro\n');
+    expect(bad.json()).toMatchObject({ created: 0, updated: 0 });
+    expect(bad.json().errors.map((e: { column: string }) => e.column)).toEqual(['id', 'unidad']);
+    const twice = await upload(a.headers, `${exported.replace(/^\uFEFF/, '')}${exported.split('\r\n')[1]}\r\n`);
+    expect(twice.json().errors).toMatchObject([
+      { column: 'id', message: expect.stringMatching(/^repite el id \d+ de la línea 2$/) },
+    ]);
+  });
+
   it('export → import of the demo catalogue changes nothing and emits no event', async () => {
     const demo = await seedDemo(t.container);
     const admin = demo.logins.find((l) => l.role === 'admin')!;

@@ -428,7 +428,7 @@ describe('spreadsheet import and export (/api/v1/products/import, /export)', () 
 
     const exported = await t.app.inject({ url: '/api/v1/products/export', headers: o.headers });
     expect(exported.headers['content-type']).toContain('text/csv');
-    expect(exported.body.startsWith('\uFEFFsku;codigo;nombre;descripcion;precio')).toBe(true);
+    expect(exported.body.startsWith('\uFEFFid;sku;codigo;nombre;descripcion;precio')).toBe(true);
     const before = await events(o.company.id);
     const again = await upload(o.headers, exported.rawPayload);
     expect(again.json()).toMatchObject({ created: 0, updated: 0, unchanged: 3, errors: [] });

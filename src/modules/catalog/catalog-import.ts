@@ -1,5 +1,4 @@
-import { sql } from 'drizzle-orm';
-import { type Database, selectRows } from '../../db/client.ts';
+import type { Database } from '../../db/client.ts';
 import { idBlock } from '../../db/ids.ts';
 import type { IvaRate } from '../../db/schema/index.ts';
 import type { CompanyCtx } from '../../http/request-context.ts';
@@ -23,6 +22,7 @@ import {
   parseBoolean,
   parseCsv,
   parseIva,
+  parseUnit,
 } from './csv.ts';
 import { catalogueFields, type ProductInput, type ProductRow, productToWire } from './products.service.ts';
 import { recordOutboundMany } from '../../outbox/outbox.repo.ts';
@@ -46,6 +46,8 @@ export interface ImportResult {
 
 /** A row after parsing: only the columns the file has. */
 type Row = Partial<{
+  id: number;
+  unit: 'unit' | 'kg';
   barcode: string | null;
   sku: string | null;
   name: string;
@@ -86,6 +88,20 @@ function parseRow(cells: string[], fields: (ImportField | null)[], headers: stri
     // The export put an apostrophe before text a spreadsheet would run as a formula: take it back.
     const raw = unguardCell((cells[i] ?? '').trim());
     switch (field) {
+      case 'id': {
+        if (raw === '') break;
+        const id = /^\d{1,9}$/.test(raw) ? Number(raw) : 0;
+        if (id < 1) fail(i, `id inválido: "${raw}" (el número que da la exportación, o vacío)`);
+        else row.id = id;
+        break;
+      }
+      case 'unit': {
+        if (raw === '') break;
+        const unit = parseUnit(raw);
+        if (unit === null) fail(i, `unidad inválida: "${raw}" (unidad o kg)`);
+        else row.unit = unit;
+        break;
+      }
       case 'barcode':
         if (raw === '') row.barcode = null;
         else {
@@ -177,6 +193,7 @@ function differences(product: ProductRow | null, row: Row, categoryId: number | 
   if (categoryId !== undefined && !same(product?.categoryId ?? null, categoryId)) input.categoryId = categoryId;
   if (row.mark !== undefined && !same(product?.mark ?? null, row.mark)) input.mark = row.mark;
   if (row.enabled !== undefined && !same(product?.enable, row.enabled)) input.enable = row.enabled;
+  if (row.unit !== undefined && !same(product?.unit ?? 'unit', row.unit)) input.unit = row.unit;
   if (row.min_stock !== undefined) {
     const next = row.min_stock === null ? null : fromMilli(toMilli(row.min_stock));
     const current = product?.minStock === null || product?.minStock === undefined ? null : fromMilli(toMilli(product.minStock));
@@ -340,6 +357,7 @@ class Catalogue {
         if (f.mark !== undefined) patch.mark = f.mark;
         if (f.enable !== undefined) patch.enable = f.enable;
         if (f.minStock !== undefined) patch.min_stock = f.minStock;
+        if (f.unit !== undefined) patch.unit = f.unit;
         return patch;
       });
   }
@@ -365,7 +383,7 @@ export function createCatalogImport({ db, clock }: { db: Database; clock: Clock 
       );
     }
     const fields = mapHeaders(header);
-    if (!fields.includes('name') && !fields.includes('sku') && !fields.includes('barcode')) {
+    if (!fields.includes('name') && !fields.includes('sku') && !fields.includes('barcode') && !fields.includes('id')) {
       throw new AppError(
         'validation_failed',
         'no known column: the first line must name the columns, e.g. sku;codigo;nombre;precio (see /docs/api-comercio)',
@@ -409,6 +427,7 @@ export function createCatalogImport({ db, clock }: { db: Database; clock: Clock 
         const lower = await repo.lowerTexts(tx, [...texts((r) => r.name), ...texts((r) => r.category)]);
         const catalogue = new Catalogue(
           await repo.productsForImport(tx, ctx.companyId, {
+            ids: [...new Set(valid.map((r) => r.id).filter((v): v is number => v !== undefined))],
             skus: texts((r) => r.sku),
             barcodes: texts((r) => r.barcode),
             names: texts((r) => (!r.sku && !r.barcode ? r.name : undefined)),
@@ -428,16 +447,25 @@ export function createCatalogImport({ db, clock }: { db: Database; clock: Clock 
           }
           const rowError = (column: string | null, message: string) => result.errors.push({ line, column, message });
           // A sku or a barcode twice in one file: the second row is an error naming the first one's line.
-          const keys = [row.sku ? `sku:${row.sku}` : null, row.barcode ? `bc:${row.barcode}` : null].filter(
-            (k): k is string => k !== null,
-          );
+          const keys = [
+            row.id !== undefined ? `id:${row.id}` : null,
+            row.sku ? `sku:${row.sku}` : null,
+            row.barcode ? `bc:${row.barcode}` : null,
+          ].filter((k): k is string => k !== null);
           const repeated = keys.find((k) => seen.has(k));
           if (repeated) {
-            const what = repeated.startsWith('sku:') ? `el sku ${row.sku}` : `el código ${row.barcode}`;
-            rowError(repeated.startsWith('sku:') ? 'sku' : 'codigo', `repite ${what} de la línea ${seen.get(repeated)}`);
+            const [what, column] = repeated.startsWith('id:')
+              ? [`el id ${row.id}`, 'id']
+              : repeated.startsWith('sku:')
+                ? [`el sku ${row.sku}`, 'sku']
+                : [`el código ${row.barcode}`, 'codigo'];
+            rowError(column, `repite ${what} de la línea ${seen.get(repeated)}`);
             continue;
           }
-          let id = row.sku ? catalogue.firstWith('sku', row.sku) : null;
+          // The export's id first: this company's product of that number (another company's number, or
+          // one deleted since, is not a match: the row goes on by its codes and name as if it had no id).
+          let id = row.id !== undefined && catalogue.get(row.id) ? row.id : null;
+          if (id === null && row.sku) id = catalogue.firstWith('sku', row.sku);
           if (id === null && row.barcode) id = catalogue.firstWith('bc', row.barcode);
           // Neither code: the product of that exact name, when only one has it (an export of products
           // without codes imports back onto themselves).
@@ -536,26 +564,10 @@ export function createCatalogImport({ db, clock }: { db: Database; clock: Clock 
 
   /** The catalogue as a spreadsheet: `;`, decimal comma, UTF-8 with BOM; importing it back changes nothing. */
   async function exportCsv(companyId: number): Promise<string> {
-    const rows = await selectRows<{
-      sku: string | null;
-      bc: string | null;
-      name: string;
-      description: string;
-      base_price: string;
-      cost: string | null;
-      iva_rate: string;
-      category: string | null;
-      mark: string | null;
-      enable: boolean;
-      min_stock: string | null;
-    }>(
-      db.orm,
-      sql`SELECT p.sku, p.bc, p.name, p.description, p.base_price, p.cost, p.iva_rate, c.name AS category, p.mark, p.enable, p.min_stock
-        FROM products p LEFT JOIN categories c ON c.company_id = p.company_id AND c.id = p.category_id
-        WHERE p.company_id = ${companyId} ORDER BY p.id`,
-    );
+    const rows = await repo.exportRows(db.orm, companyId);
     const lines = rows.map((r) =>
       [
+        r.id,
         r.sku,
         r.bc,
         r.name,
@@ -567,6 +579,7 @@ export function createCatalogImport({ db, clock }: { db: Database; clock: Clock 
         r.mark,
         r.enable ? 'si' : 'no',
         r.min_stock === null ? null : formatAmount(quantityToNumber(r.min_stock), 3),
+        r.unit === 'kg' ? 'kg' : 'unidad',
       ]
         .map((v) => csvCell(v, ';'))
         .join(';'),

@@ -1,4 +1,4 @@
-import { asc, type SQL, sql } from 'drizzle-orm';
+import { and, asc, eq, type SQL, sql } from 'drizzle-orm';
 import { type Conn, selectRows } from '../../db/client.ts';
 import { products } from '../../db/schema/index.ts';
 import type { ProductRow } from './products.service.ts';
@@ -120,6 +120,55 @@ export async function productsByIds(conn: Conn, companyId: number, ids: number[]
     sql`SELECT ${PRODUCT_ROW} FROM products p WHERE p.company_id = ${companyId} AND p.id = ANY(${sql.param(ids)}::int[]) ORDER BY p.id`,
   );
   return rows.map(toProductRow);
+}
+
+/** One whole product row, or null; `lock` takes it FOR UPDATE (a writer that reads, then decides). */
+export async function productById(conn: Conn, companyId: number, id: number, lock = false): Promise<ProductRow | null> {
+  const [row] = await selectRows<RawProductRow>(
+    conn,
+    sql`SELECT ${PRODUCT_ROW} FROM products p WHERE p.company_id = ${companyId} AND p.id = ${id}${lock ? sql` FOR UPDATE` : sql``}`,
+  );
+  return row ? toProductRow(row) : null;
+}
+
+/** Sets the given catalogue fields and `updated_at` of one product. */
+export async function updateProduct(
+  conn: Conn,
+  companyId: number,
+  id: number,
+  fields: Partial<typeof products.$inferInsert>,
+  updatedAt: Date,
+): Promise<void> {
+  await conn
+    .update(products)
+    .set({ ...fields, updatedAt })
+    .where(and(eq(products.companyId, companyId), eq(products.id, id)));
+}
+
+/** The catalogue as the export writes it: one row per product in id order, category by name. */
+export function exportRows(conn: Conn, companyId: number) {
+  return selectRows<{
+    id: number;
+    sku: string | null;
+    bc: string | null;
+    name: string;
+    description: string;
+    base_price: string;
+    cost: string | null;
+    iva_rate: string;
+    category: string | null;
+    mark: string | null;
+    enable: boolean;
+    min_stock: string | null;
+    unit: string;
+    stock: string;
+  }>(
+    conn,
+    sql`SELECT p.id, p.sku, p.bc, p.name, p.description, p.base_price, p.cost, p.iva_rate, c.name AS category, p.mark, p.enable,
+        p.min_stock, p.unit, p.stock
+      FROM products p LEFT JOIN categories c ON c.company_id = p.company_id AND c.id = p.category_id
+      WHERE p.company_id = ${companyId} ORDER BY p.id`,
+  );
 }
 
 /** The other product of the company that already has this sku or barcode, if any. */
@@ -294,12 +343,17 @@ export function productsForPriceChange(tx: Conn, companyId: number, filter: Prod
  * or barcodes, or whose name (lower case, as PostgreSQL lowers it) is one of `names`. Each with its
  * lower-cased name.
  */
-export function productsForImport(conn: Conn, companyId: number, keys: { skus: string[]; barcodes: string[]; names: string[] }) {
+export function productsForImport(
+  conn: Conn,
+  companyId: number,
+  keys: { ids: number[]; skus: string[]; barcodes: string[]; names: string[] },
+) {
   return conn
     .select({ product: products, lname: sql<string>`lower(${products.name})` })
     .from(products)
     .where(
-      sql`${products.companyId} = ${companyId} AND (${products.sku} = ANY(${sql.param(keys.skus)}::text[])
+      sql`${products.companyId} = ${companyId} AND (${products.id} = ANY(${sql.param(keys.ids)}::int[])
+        OR ${products.sku} = ANY(${sql.param(keys.skus)}::text[])
         OR ${products.bc} = ANY(${sql.param(keys.barcodes)}::text[])
         OR lower(${products.name}) IN (SELECT lower(n) FROM unnest(${sql.param(keys.names)}::text[]) AS n))`,
     )

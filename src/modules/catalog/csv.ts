@@ -237,6 +237,7 @@ const normaliseHeader = (header: string) =>
 
 /** Spanish and English headers → the field each column fills. */
 const HEADERS: Record<string, ImportField> = {
+  id: 'id',
   codigo: 'barcode',
   codigo_de_barras: 'barcode',
   codigo_barras: 'barcode',
@@ -270,9 +271,14 @@ const HEADERS: Record<string, ImportField> = {
   stock_minimo: 'min_stock',
   min_stock: 'min_stock',
   minimum_stock: 'min_stock',
+  unidad: 'unit',
+  unit: 'unit',
+  se_vende_por: 'unit',
 };
 
 export type ImportField =
+  | 'id'
+  | 'unit'
   | 'barcode'
   | 'sku'
   | 'name'
@@ -292,6 +298,7 @@ export function mapHeaders(headers: string[]): (ImportField | null)[] {
 
 /** The export's header line (Spanish, the import's own names). */
 export const EXPORT_HEADERS = [
+  'id',
   'sku',
   'codigo',
   'nombre',
@@ -303,7 +310,16 @@ export const EXPORT_HEADERS = [
   'marca',
   'activo',
   'stock_minimo',
+  'unidad',
 ];
+
+/** `unidad`/`u`/`unit` → unit, `kg`/`kilo`/`por kg` → kg (how the product is sold). */
+export function parseUnit(raw: string): 'unit' | 'kg' | null {
+  const value = normaliseHeader(raw).replace(/^por_/, '');
+  if (['unidad', 'unidades', 'u', 'un', 'unit'].includes(value)) return 'unit';
+  if (['kg', 'kilo', 'kilos', 'kilogramo', 'kilogramos'].includes(value)) return 'kg';
+  return null;
+}
 
 export function parseBoolean(raw: string): boolean | null {
   const value = normaliseHeader(raw);

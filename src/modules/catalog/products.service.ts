@@ -1,11 +1,11 @@
-import { and, eq } from 'drizzle-orm';
 import type { Conn } from '../../db/client.ts';
 import { nextId } from '../../db/ids.ts';
-import { products } from '../../db/schema/index.ts';
+import type { products } from '../../db/schema/index.ts';
 import { AppError } from '../../lib/errors.ts';
 import { fromCents, moneyToNumber, quantityToNumber, toCents } from '../../lib/money.ts';
 import { recordOutbound } from '../../outbox/outbox.repo.ts';
 import { type LedgerOptions, setProductStock } from '../stock/stock.ledger.ts';
+import * as repo from './catalog.repo.ts';
 
 export type ProductRow = typeof products.$inferSelect;
 
@@ -89,14 +89,7 @@ export async function upsertProduct(
   const fields = catalogueFields(input);
   const updatedAt = input.updatedAt ?? options.now;
   let id = input.id;
-  const [existing] =
-    id === undefined
-      ? []
-      : await tx
-          .select()
-          .from(products)
-          .where(and(eq(products.companyId, companyId), eq(products.id, id)))
-          .for('update');
+  const existing = id === undefined ? null : await repo.productById(tx, companyId, id, true);
 
   let outcome: UpsertResult['outcome'];
   if (!existing) {
@@ -106,24 +99,18 @@ export async function upsertProduct(
       });
     }
     id ??= await nextId(tx, 'products', companyId);
-    await tx.insert(products).values({ ...fields, name: input.name, companyId, id, updatedAt, createdAt: options.now });
+    await repo.insertProducts(tx, [{ ...fields, name: input.name, companyId, id, updatedAt, createdAt: options.now }]);
     outcome = 'created';
   } else if (existing.updatedAt.getTime() > updatedAt.getTime()) {
     return { product: existing, outcome: 'stale' };
   } else {
-    await tx
-      .update(products)
-      .set({ ...fields, updatedAt })
-      .where(and(eq(products.companyId, companyId), eq(products.id, id!)));
+    await repo.updateProduct(tx, companyId, id!, fields, updatedAt);
     outcome = 'updated';
   }
   if (input.stock !== undefined) {
     await setProductStock(tx, companyId, { productId: id!, stock: input.stock, reason: 'product update' }, options);
   }
-  const [row] = await tx
-    .select()
-    .from(products)
-    .where(and(eq(products.companyId, companyId), eq(products.id, id!)));
+  const row = await repo.productById(tx, companyId, id!);
   await recordOutbound(tx, {
     companyId,
     event: 'product.upserted',
@@ -134,9 +121,5 @@ export async function upsertProduct(
 }
 
 export async function findProduct(conn: Conn, companyId: number, id: number): Promise<ProductRow | null> {
-  const [row] = await conn
-    .select()
-    .from(products)
-    .where(and(eq(products.companyId, companyId), eq(products.id, id)));
-  return row ?? null;
+  return repo.productById(conn, companyId, id);
 }

@@ -1,6 +1,26 @@
 import { describe, expect, it } from 'vitest';
 import { ean13 } from '../../lib/barcode.ts';
-import { DEFAULT_SCALE_LABEL_LAYOUT, decodeScaleLabel, parseScaleLabelLayout, pluCandidates } from './scale-label.ts';
+import {
+  DEFAULT_SCALE_LABEL_LAYOUT,
+  decodeScaleLabel,
+  parseScaleLabelLayout,
+  pluCandidates,
+  scaleLabelCheckDigitMessage,
+} from './scale-label.ts';
+
+describe('scaleLabelCheckDigitMessage', () => {
+  it('names the digit a label of the layout should end in, and says nothing for the rest', () => {
+    const good = ean13('200012301234');
+    const wrong = `${good.slice(0, 12)}${(Number(good[12]) + 1) % 10}`;
+    expect(scaleLabelCheckDigitMessage(wrong, DEFAULT_SCALE_LABEL_LAYOUT)).toBe(
+      `La etiqueta de balanza ${wrong} está mal leída o mal escrita: el dígito verificador debería ser ${good[12]}.`,
+    );
+    expect(scaleLabelCheckDigitMessage(good, DEFAULT_SCALE_LABEL_LAYOUT)).toBeNull();
+    expect(scaleLabelCheckDigitMessage('7790001000019', DEFAULT_SCALE_LABEL_LAYOUT)).toBeNull();
+    expect(scaleLabelCheckDigitMessage(wrong, null)).toBeNull();
+    expect(scaleLabelCheckDigitMessage(wrong.slice(0, 12), DEFAULT_SCALE_LABEL_LAYOUT)).toBeNull();
+  });
+});
 
 describe('decodeScaleLabel', () => {
   it('reads the default layout: prefix 20–29, PLU 5, price in whole pesos 5, check digit', () => {

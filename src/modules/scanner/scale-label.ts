@@ -95,3 +95,15 @@ export function pluCandidates(plu: string): string[] {
   const bare = plu.replace(/^0+(?=\d)/, '');
   return bare === plu ? [plu] : [plu, bare];
 }
+
+/**
+ * What to tell the person when a code has the shape of a scale label of this layout (13 digits, one
+ * of its prefixes) but its last digit is not the EAN-13 check digit: the digit it should be, so a
+ * mistyped or misread label is named as such instead of "No encontramos el código …". Null otherwise.
+ */
+export function scaleLabelCheckDigitMessage(code: string, layout: ScaleLabelLayout | null): string | null {
+  if (!layout || !/^\d{13}$/.test(code) || !layout.prefixes.includes(code.slice(0, 2))) return null;
+  const expected = gs1CheckDigit(code.slice(0, 12));
+  if (expected === Number(code[12])) return null;
+  return `La etiqueta de balanza ${code} está mal leída o mal escrita: el dígito verificador debería ser ${expected}.`;
+}
