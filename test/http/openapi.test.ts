@@ -56,7 +56,15 @@ describe('GET /openapi.json', () => {
   });
 
   it('documents every status of the scanner and the 503 of the exchange rate', () => {
-    expect(Object.keys(doc.paths['/api/public/scanner']!['get']!.responses!)).toEqual(['200', '400', '401', '404', '429', '500', '503']);
+    expect(Object.keys(doc.paths['/api/public/scanner']!['get']!.responses!)).toEqual([
+      '200',
+      '400',
+      '401',
+      '404',
+      '429',
+      '500',
+      '503',
+    ]);
     expect(Object.keys(doc.paths['/api/exchange']!['get']!.responses!)).toEqual(expect.arrayContaining(['200', '503']));
     expect(Object.keys(doc.paths['/docs/{path}']!['get']!.responses!)).toEqual(['200', '404']);
   });
