@@ -102,7 +102,7 @@ export async function registerRoutes(app: App, container: Container, assets: Ass
   });
 
   await registerSurface(app, 'superadmin', sessionGuard('superadmin', sessions), (scope) => {
-    registerInstagramOperatorRoutes(scope, container);
+    registerInstagramOperatorRoutes(scope, { instagram: container.instagram, shell });
     registerWhatsappOperatorRoutes(scope, container);
     registerInstagramInboxPage(scope, { instagram: container.instagram, shell });
     registerSalesAgentRoutes(scope, { salesAgent: container.salesAgent, shell });

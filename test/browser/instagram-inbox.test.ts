@@ -335,7 +335,7 @@ describe('the operator inbox panel (/superadmin/instagram), in a real browser', 
     } finally {
       await bare.close();
     }
-  });
+  }, 120_000);
 
   it('redirects admins and cashiers away; merchant pages never link the inbox', async () => {
     const { t, base } = sending;
@@ -359,5 +359,5 @@ describe('the operator inbox panel (/superadmin/instagram), in a real browser', 
       }
       await context.close();
     }
-  });
+  }, 120_000);
 });

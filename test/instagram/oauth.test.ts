@@ -17,6 +17,13 @@ describe('instagram connection (OAuth)', () => {
     (await t.container.db.query<Record<string, unknown>>('SELECT * FROM instagram_channel'))[0] as
       | Record<string, unknown>
       | undefined;
+  /** The result page is the app's shell (header, navigation) with its data for the screen, worded by `code`. */
+  const resultOf = (body: string) => {
+    expect(body).toContain('class="shell-header"');
+    expect(body).toContain('superadmin-instagram-result');
+    const json = /<script type="application\/json" id="page-data">([\s\S]*?)<\/script>/.exec(body)?.[1];
+    return JSON.parse(json ?? 'null') as { ok: boolean; code: string | null; account: string | null; subscribed: boolean };
+  };
 
   it('redirects to the authorize URL with each required parameter exactly once', async () => {
     const res = await t.app.inject({ url: '/superadmin/instagram/connect', headers: { cookie: t.superadmin } });
@@ -47,7 +54,7 @@ describe('instagram connection (OAuth)', () => {
   it('connects: exchanges the code, takes the long-lived token, reads /me, subscribes, stores the token encrypted', async () => {
     const res = await t.connect();
     expect(res.status).toBe(200);
-    expect(res.body).toContain('@mostrador.ar');
+    expect(resultOf(res.body)).toMatchObject({ ok: true, code: null, account: '@mostrador.ar' });
     const row = await channel();
     // /me user_id, digits intact (> 2^53), not the token's user_id.
     expect(row?.['account_id']).toBe('17841400774391234');
@@ -84,7 +91,7 @@ describe('instagram connection (OAuth)', () => {
     t.fake.knobs.permissions = 'instagram_business_basic';
     const res = await t.connect();
     expect(res.status).toBe(400);
-    expect(res.body).toContain('instagram_business_manage_messages');
+    expect(resultOf(res.body)).toMatchObject({ ok: false, code: 'missing_permission' });
     expect(await channel()).toBeUndefined();
   });
 
@@ -92,7 +99,7 @@ describe('instagram connection (OAuth)', () => {
     t.fake.knobs.deny = true;
     const res = await t.connect();
     expect(res.status).toBe(400);
-    expect(res.body).toContain('Cancelaste');
+    expect(resultOf(res.body)).toMatchObject({ ok: false, code: 'denied', account: null });
     expect(t.fake.requests.some((r) => r.path === '/oauth/access_token')).toBe(false);
   });
 
@@ -106,7 +113,7 @@ describe('instagram connection (OAuth)', () => {
     const path = `${callback.pathname}${callback.search}`;
     const foreign = await t.app.inject({ url: path, headers: { cookie: t.cookies.otherSuperadmin } });
     expect(foreign.statusCode).toBe(400);
-    expect(foreign.body).toContain('venció, ya se usó o es de otra sesión');
+    expect(resultOf(foreign.body)).toMatchObject({ ok: false, code: 'state_invalid' });
     // The state was consumed by that attempt: replaying it in the right session fails too.
     expect((await t.app.inject({ url: path, headers: { cookie: t.superadmin } })).statusCode).toBe(400);
     expect(await channel()).toBeUndefined();
@@ -151,10 +158,9 @@ describe('instagram connection (OAuth)', () => {
     );
     const refused = await t.connect();
     expect(refused.status).toBe(400);
-    expect(refused.body).toContain('la cuenta @vieja');
-    expect(refused.body).toContain('/superadmin/instagram/connect?replace=1');
-    // The way back goes to the inbox, not to the superadmin home.
-    expect(refused.body).toContain('href="/superadmin/instagram">Volver a la bandeja');
+    expect(resultOf(refused.body)).toMatchObject({ ok: false, code: 'other_account', account: '@vieja' });
+    // Inside the app's layout: the navigation leads back to the inbox (the screen adds "Volver a la bandeja").
+    expect(refused.body).toContain('href="/superadmin/instagram" aria-current="page">Instagram');
     expect((await channel())?.['account_id']).toBe('111');
     expect((await t.connect({ replace: true })).status).toBe(200);
     expect((await channel())?.['account_id']).toBe('17841400774391234');

@@ -3,12 +3,13 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { App } from '../../http/app.types.ts';
+import type { Shell } from '../../http/shell.ts';
 import type { SurfaceGuard } from '../../http/surfaces.ts';
 import type { Config } from '../../config.ts';
 import { AppError } from '../../lib/errors.ts';
-import { escapeHtml } from '../../lib/html.ts';
 import { safeEqual } from '../../lib/secrets.ts';
 import type { InstagramModule } from './instagram.module.ts';
+import type { InstagramResultData } from './oauth-result.ts';
 import type { CallbackOutcome, SessionRef } from './instagram.service.ts';
 import { parseGraphJson } from './graph.client.ts';
 import { verifyChannelsSignature, verifyMetaSignature } from './webhook-ingest.ts';
@@ -28,7 +29,7 @@ const header = (value: string | string[] | undefined) => (Array.isArray(value) ?
  * Operator (superadmin) routes: the connection pages and the JSON API. They sit under /superadmin
  * and /api/superadmin, where the access guard admits only a superadmin session.
  */
-export function registerInstagramOperatorRoutes(app: App, { instagram }: { instagram: InstagramModule }) {
+export function registerInstagramOperatorRoutes(app: App, { instagram, shell }: { instagram: InstagramModule; shell: Shell }) {
   const service = instagram.service;
 
   app.get(
@@ -36,7 +37,7 @@ export function registerInstagramOperatorRoutes(app: App, { instagram }: { insta
     { schema: { hide: true, querystring: Type.Object({ replace: Type.Optional(Type.String({ maxLength: 5 })) }) } },
     async (request, reply) => {
       const status = await service.status();
-      if (!status.configured) return resultPage(reply, 503, { ok: false, code: 'not_configured' });
+      if (!status.configured) return resultPage(shell, request, reply, 503, { ok: false, code: 'not_configured' });
       const url = await service.connectUrl(sessionOf(request), { replace: request.query.replace === '1' });
       return reply.header('cache-control', 'no-store').redirect(url, 302);
     },
@@ -52,7 +53,7 @@ export function registerInstagramOperatorRoutes(app: App, { instagram }: { insta
     },
     async (request, reply) => {
       const outcome = await service.callback(sessionOf(request), request.query as Record<string, string>);
-      return resultPage(reply, outcome.ok ? 200 : outcome.code === 'exchange_failed' ? 502 : 400, outcome);
+      return resultPage(shell, request, reply, outcome.ok ? 200 : outcome.code === 'exchange_failed' ? 502 : 400, outcome);
     },
   );
 
@@ -201,36 +202,26 @@ export function registerInstagramCronRoutes(app: App, { instagram }: { instagram
   app.post(path, { schema: { hide: true } }, handler);
 }
 
-const FAILURES: Record<Exclude<CallbackOutcome, { ok: true }>['code'], string> = {
-  not_configured: 'El canal de Instagram no está configurado: faltan INSTAGRAM_APP_ID e INSTAGRAM_APP_SECRET.',
-  state_invalid: 'El enlace de conexión venció, ya se usó o es de otra sesión. Volvé a empezar la conexión.',
-  denied: 'Cancelaste la autorización en Instagram; no se conectó ninguna cuenta.',
-  missing_code: 'Instagram no devolvió el código de autorización. Volvé a intentar.',
-  exchange_failed: 'Instagram no aceptó el intercambio del código por un token. Volvé a intentar en unos minutos.',
-  missing_permission:
-    'No se otorgó el permiso para administrar mensajes (instagram_business_manage_messages). Volvé a conectar y dejá ese permiso marcado.',
-  other_account: 'Ya hay otra cuenta conectada. Para reemplazarla, confirmá el reemplazo y volvé a conectar.',
-};
-
-function resultPage(reply: FastifyReply, status: number, outcome: CallbackOutcome) {
-  let title: string;
-  let text: string;
-  let extra = '';
-  if (outcome.ok) {
-    title = 'Cuenta de Instagram conectada';
-    text = `Quedó conectada la cuenta ${outcome.username ? `@${outcome.username}` : outcome.accountId}.`;
-    if (!outcome.subscribed)
-      text += ' No se pudo suscribir a los webhooks: la sincronización de cada minuto lo vuelve a intentar.';
-  } else {
-    title = 'No se pudo conectar Instagram';
-    text = FAILURES[outcome.code];
-    if (outcome.code === 'other_account') {
-      text = `Ya está conectada la cuenta ${outcome.detail}. Conectar otra la reemplaza: los mensajes guardados de la anterior dejan de mostrarse.`;
-      extra = '<p><a href="/superadmin/instagram/connect?replace=1">Reemplazar la cuenta conectada</a></p>';
-    }
-  }
-  const html = `<!doctype html><html lang="es-AR"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title></head>
-<body><main><h1>${escapeHtml(title)}</h1><p>${escapeHtml(text)}</p>${extra}
-<p><a href="/superadmin/instagram/connect">Conectar de nuevo</a> · <a href="/superadmin/instagram">Volver a la bandeja</a></p></main></body></html>`;
-  return reply.code(status).header('cache-control', 'no-store').type('text/html; charset=utf-8').send(html);
+/** The OAuth result page, inside the app's layout (the shell); the screen words it by `code`. */
+function resultPage(shell: Shell, request: FastifyRequest, reply: FastifyReply, status: number, outcome: CallbackOutcome) {
+  const data: InstagramResultData = outcome.ok
+    ? {
+        ok: true,
+        code: null,
+        account: outcome.username ? `@${outcome.username}` : outcome.accountId,
+        subscribed: outcome.subscribed,
+      }
+    : {
+        ok: false,
+        code: outcome.code,
+        account: outcome.code === 'other_account' ? (outcome.detail ?? null) : null,
+        subscribed: false,
+      };
+  reply.header('cache-control', 'no-store');
+  return shell.send(request, reply, {
+    title: outcome.ok ? 'Instagram conectado' : 'Conexión de Instagram',
+    entry: 'superadmin-instagram-result',
+    data,
+    status,
+  });
 }

@@ -1,0 +1,19 @@
+/**
+ * What the OAuth result page shows; src/web/entries/superadmin-instagram-result.tsx words it by `code`.
+ * No imports: the browser bundle reads this type too.
+ */
+export interface InstagramResultData {
+  ok: boolean;
+  code:
+    | 'state_invalid'
+    | 'denied'
+    | 'missing_code'
+    | 'exchange_failed'
+    | 'missing_permission'
+    | 'other_account'
+    | 'not_configured'
+    | null;
+  /** The connected account ("@usuario" or its id) on success; the account already connected on other_account. */
+  account: string | null;
+  subscribed: boolean;
+}
