@@ -525,3 +525,20 @@ export async function lockRegisterSale(conn: Conn, companyId: number, productIds
   for (const id of ids) if (!locked.has(id)) throw new AppError('invalid_reference', `product ${id} does not exist`);
   return { locked, saleId: Number(rows[0]!.next_sale), firstMovementId: Number(rows[0]!.next_movement) };
 }
+
+/** The receipts issued for these sales ("B 0003-00000012"), oldest first, for the sales CSV. */
+export async function receiptsOfSales(
+  conn: Conn,
+  companyId: number,
+  saleIds: number[],
+): Promise<{ sale_id: number; kind: 'invoice' | 'credit_note'; type: string; point_of_sale: number; number: number }[]> {
+  if (saleIds.length === 0) return [];
+  return selectRows(
+    conn,
+    sql`SELECT sale_id, kind, type, point_of_sale, number::int AS number FROM invoices
+      WHERE company_id = ${companyId} AND sale_id IN (${sql.join(
+        saleIds.map((id) => sql`${id}`),
+        sql`, `,
+      )}) ORDER BY id`,
+  );
+}
