@@ -32,6 +32,30 @@ export function formatDateTime(value: Date | string, options: { seconds?: boolea
   return (options.seconds ? DATE_TIME_SECONDS : DATE_TIME).format(new Date(value));
 }
 
+const LOCAL_DATE_TIME = new Map<string, Intl.DateTimeFormat>();
+
+/**
+ * A moment in a given IANA time zone (a company's) as a spreadsheet cell: "25/11/2026 17:38"
+ * (dd/mm/aaaa hh:mm, 24 h, no comma).
+ */
+export function formatLocalDateTime(value: Date | string, timeZone: string): string {
+  let formatter = LOCAL_DATE_TIME.get(timeZone);
+  if (!formatter) {
+    formatter = new Intl.DateTimeFormat('es-AR', {
+      day: '2-digit',
+      month: '2-digit',
+      year: 'numeric',
+      hour: '2-digit',
+      minute: '2-digit',
+      hourCycle: 'h23',
+      timeZone,
+    });
+    LOCAL_DATE_TIME.set(timeZone, formatter);
+  }
+  const part = Object.fromEntries(formatter.formatToParts(new Date(value)).map((p) => [p.type, p.value]));
+  return `${part['day']}/${part['month']}/${part['year']} ${part['hour']}:${part['minute']}`;
+}
+
 /** A day: "21/11/2026". A plain calendar date (2026-11-21) is taken as that day, not as UTC midnight. */
 export function formatDate(value: Date | string): string {
   if (typeof value === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(value)) {

@@ -641,8 +641,10 @@ describe('register API (/api/v1/box-sessions, /api/v1/sales)', () => {
       .split('\r\n');
     expect(lines[0]).toContain('venta;fecha;caja');
     expect(lines).toHaveLength(3);
-    expect(lines[1]).toContain('debito 6400,00');
-    expect(lines[2]).toContain(';cancelled;3200,00;');
+    expect(lines[1]).toContain('Débito 6400,00');
+    expect(lines[1]).toMatch(/^\d+;\d{2}\/\d{2}\/\d{4} \d{2}:\d{2};/);
+    expect(lines[2]).toContain(';Caja;Anulada;3200,00;');
+    expect(lines[0]).toContain(';cliente;factura;nota_de_credito;');
 
     // A customer name a spreadsheet would run as a formula stays text.
     await sell(s.asCashier, {

@@ -2,10 +2,11 @@ import QRCode from 'qrcode';
 import { html, SafeHtml } from '../../http/page.ts';
 import { formatCuit } from '../../lib/cuit.ts';
 import { formatDate, formatDateTime } from '../../lib/format.ts';
-import { formatArs, formatPesos, formatQuantity, toCents } from '../../lib/money.ts';
-import { divideHalfEven, ISSUER_CONDITIONS, IVA_IDS } from './fiscal-rules.ts';
+import { formatArs, formatPesos, formatQuantity, fromMilli, toCents } from '../../lib/money.ts';
+import { ISSUER_CONDITIONS } from './fiscal-rules.ts';
 import type { PrintIssuer } from './fiscal.service.ts';
 import type { InvoiceDetail } from './invoicing.service.ts';
+import { printedLinesWithIva, printedLinesWithoutIva } from './printed-lines.ts';
 
 export interface PrintLine {
   name: string;
@@ -20,12 +21,7 @@ export type PrintFormat = 'a4' | 'ticket';
 
 const money = (value: number | string) => formatPesos(value);
 const rateLabel = (rate: string) => (rate === 'exento' ? 'Exento' : `${rate.replace('.', ',')} %`);
-const quantity = (q: string, unit: string) => formatQuantity(q, unit);
-/** A price without IVA, for class A lines (half even, as the totals). */
-const withoutIva = (value: string, rate: string) => {
-  const per = IVA_IDS[rate]?.perMille ?? 0;
-  return divideHalfEven(toCents(value) * 1000, 1000 + per);
-};
+const quantity = (milli: number, unit: string) => formatQuantity(fromMilli(milli), unit);
 
 const TITLES: Record<string, string> = { invoice: 'FACTURA', credit_note: 'NOTA DE CRÉDITO' };
 
@@ -54,20 +50,27 @@ export async function renderPrintout(options: {
   const consumer = letter === 'B' && (invoice.buyer?.iva_condition ?? 5) === 5;
   const issueDate = invoice.issue_date ? formatDate(invoice.issue_date) : formatDateTime(invoice.issued_at);
   const buyer = invoice.buyer;
-  const lineRows = lines.map((l) => {
-    const price = classA ? formatArs(withoutIva(l.price, l.iva_rate)) : money(l.price);
-    const subtotal = classA ? formatArs(withoutIva(l.subtotal, l.iva_rate)) : money(l.subtotal);
-    return html`<tr>
-      <td class="desc">${l.name}${format === 'ticket' ? html`<br /><span class="muted">${quantity(l.quantity, l.unit)} × ${price}</span>` : ''}</td>
-      ${format === 'a4' ? html`<td class="num">${quantity(l.quantity, l.unit)}</td><td class="num">${price}</td>` : ''}
+  // Every printed line is quantity × unit price = amount to the cent, and the lines add up to the
+  // printed subtotals (class A: the net per rate sent to ARCA; B and C: the total). See
+  // docs/facturacion.md, "Cómo se imprimen las líneas".
+  const printed = classA
+    ? printedLinesWithoutIva(lines, new Map(invoice.iva_lines.map((l) => [l.rate, toCents(l.base)])))
+    : printedLinesWithIva(lines);
+  const lineRows = printed.map((l) => {
+    const price = formatArs(l.unitCents);
+    const q = quantity(l.quantityMilli, l.unit);
+    return html`<tr data-rate="${l.iva_rate}">
+      <td class="desc">${l.name}${format === 'ticket' ? html`<br /><span class="muted"><span class="q">${q}</span> × <span class="p">${price}</span></span>` : ''}</td>
+      ${format === 'a4' ? html`<td class="num q">${q}</td><td class="num p">${price}</td>` : ''}
       ${classA ? html`<td class="num">${rateLabel(l.iva_rate)}</td>` : ''}
-      <td class="num">${subtotal}</td>
+      <td class="num a">${formatArs(l.amountCents)}</td>
     </tr>`;
   });
   const totals = classA
-    ? html`<tr><th>Importe neto gravado</th><td class="num">${money(invoice.net ?? 0)}</td></tr>
+    ? html`${invoice.iva_lines.map((l) => html`<tr data-net-rate="${l.rate}"><th>Neto gravado ${rateLabel(l.rate)}</th><td class="num">${money(l.base)}</td></tr>`)}
+        <tr><th>Importe neto gravado</th><td class="num" id="net">${money(invoice.net ?? 0)}</td></tr>
         ${invoice.iva_lines.map((l) => html`<tr><th>IVA ${rateLabel(l.rate)}</th><td class="num">${money(l.amount)}</td></tr>`)}
-        ${(invoice.exempt ?? 0) > 0 ? html`<tr><th>Importe exento</th><td class="num">${money(invoice.exempt ?? 0)}</td></tr>` : ''}`
+        ${(invoice.exempt ?? 0) > 0 ? html`<tr data-net-rate="exento"><th>Importe exento</th><td class="num">${money(invoice.exempt ?? 0)}</td></tr>` : ''}`
     : '';
   const transparency = consumer
     ? html`<section class="transparency" data-rg5614>

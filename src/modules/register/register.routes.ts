@@ -3,6 +3,8 @@ import type { App } from '../../http/app.types.ts';
 import { errorResponses } from '../../http/error-body.schema.ts';
 import { companyCtx } from '../../http/request-context.ts';
 import { AppError } from '../../lib/errors.ts';
+import { AR_TIME_ZONE, formatLocalDateTime } from '../../lib/format.ts';
+import { paymentMethodLabel, SALE_SOURCE_LABELS, SALE_STATUS_LABELS } from '../../lib/sale-labels.ts';
 import { csvCell, formatAmount } from '../catalog/csv.ts';
 import type { Bound } from '../sales/sales.repo.ts';
 import type { SaleWire } from '../sales/sales.schemas.ts';
@@ -43,8 +45,18 @@ function bound(value: string | undefined, name: string): Bound | undefined {
 
 const csvMoney = (value: number) => formatAmount(value, 2);
 
-/** The sales as a spreadsheet opens them in Argentina: `;`-separated, decimal comma, UTF-8 with BOM. */
-export function salesCsv(sales: SaleWire[]): string {
+/** What the CSV adds to the sales: the company's time zone and the receipts of each sale. */
+export interface SalesCsvExtras {
+  timeZone: string;
+  receipts: Map<number, { invoice: string[]; credit_note: string[] }>;
+}
+
+/**
+ * The sales as a spreadsheet opens them in Argentina: `;`-separated, decimal comma, UTF-8 with BOM,
+ * times in the company's zone as dd/mm/aaaa hh:mm, statuses, origins and methods in Spanish.
+ * Columns: docs/api-ventas.md.
+ */
+export function salesCsv(sales: SaleWire[], extras: SalesCsvExtras): string {
   const head = [
     'venta',
     'fecha',
@@ -59,28 +71,33 @@ export function salesCsv(sales: SaleWire[]): string {
     'medios',
     'vendedor',
     'cliente',
+    'factura',
+    'nota_de_credito',
     'motivo_anulacion',
   ];
-  const lines = sales.map((s) =>
-    [
+  const lines = sales.map((s) => {
+    const receipts = extras.receipts.get(s.id);
+    return [
       s.id,
-      s.created_at,
+      formatLocalDateTime(s.created_at, extras.timeZone),
       s.box_name ?? s.box_id,
       s.box_session_id,
-      s.source,
-      s.status,
+      SALE_SOURCE_LABELS[s.source] ?? s.source,
+      SALE_STATUS_LABELS[s.status] ?? s.status,
       csvMoney(s.total),
       csvMoney(s.paid_total),
       csvMoney(s.change),
-      s.payment_method,
-      s.payments.map((p) => `${p.method} ${csvMoney(p.amount)}`).join(' + '),
+      s.payment_method === null ? null : paymentMethodLabel(s.payment_method),
+      s.payments.map((p) => `${paymentMethodLabel(p.method)} ${csvMoney(p.amount)}`).join(' + '),
       s.sold_by,
       s.customer_name ?? s.customer_id,
+      receipts?.invoice.join(' / ') ?? null,
+      receipts?.credit_note.join(' / ') ?? null,
       s.cancellation_reason,
     ]
       .map((v) => csvCell(v, ';'))
-      .join(';'),
-  );
+      .join(';');
+  });
   return `\uFEFF${[head.join(';'), ...lines].join('\r\n')}\r\n`;
 }
 
@@ -269,16 +286,23 @@ export function registerRegisterRoutes(app: App, { register }: { register: Regis
     async (request, reply) => {
       const ctx = companyCtx(request.ctx);
       const all: SaleWire[] = [];
+      const extras: SalesCsvExtras = { timeZone: AR_TIME_ZONE, receipts: new Map() };
       let cursor: string | undefined;
       do {
         const page = await register.listSales(ctx, saleFilter({ ...request.query, cursor }, 200));
+        const more = await register.exportExtras(
+          ctx,
+          page.sales.map((s) => s.id),
+        );
+        extras.timeZone = more.timeZone;
+        for (const [id, r] of more.receipts) extras.receipts.set(id, r);
         all.push(...page.sales);
         cursor = page.next_cursor ?? undefined;
       } while (cursor && all.length < 50_000);
       return reply
         .header('content-type', 'text/csv; charset=utf-8')
         .header('content-disposition', 'attachment; filename="ventas.csv"')
-        .send(salesCsv(all));
+        .send(salesCsv(all, extras));
     },
   );
 

@@ -2,6 +2,8 @@ import type { Conn, Database } from '../../db/client.ts';
 import type { CompanyCtx } from '../../http/request-context.ts';
 import { AppError } from '../../lib/errors.ts';
 import { moneyToNumber as money, toMilli } from '../../lib/money.ts';
+import { formatReceiptNumber } from '../invoicing/invoices.ts';
+import { findCompanySettings } from '../register/register.repo.ts';
 import * as repo from './sales.repo.ts';
 import type { SaleWire } from './sales.schemas.ts';
 
@@ -87,6 +89,21 @@ export function createSalesView({ db }: { db: Database }) {
       const more = rows.length > filter.limit;
       const page = more ? rows.slice(0, filter.limit) : rows;
       return { sales: await loadSales(orm, ctx.companyId, page), next_cursor: more ? String(page.at(-1)!.id) : null };
+    },
+
+    /** What the sales CSV adds to a page of sales: the company's time zone and each sale's receipts. */
+    async exportExtras(ctx: CompanyCtx, saleIds: number[]) {
+      const [company, receipts] = await Promise.all([
+        findCompanySettings(orm, ctx.companyId),
+        repo.receiptsOfSales(orm, ctx.companyId, saleIds),
+      ]);
+      const bySale = new Map<number, { invoice: string[]; credit_note: string[] }>();
+      for (const r of receipts) {
+        const entry = bySale.get(r.sale_id) ?? { invoice: [], credit_note: [] };
+        entry[r.kind].push(formatReceiptNumber(r.type, r.point_of_sale, r.number));
+        bySale.set(r.sale_id, entry);
+      }
+      return { timeZone: company.timezone, receipts: bySale };
     },
 
     async summary(ctx: CompanyCtx, date: string) {

@@ -435,3 +435,20 @@ export async function daySummary(conn: Conn, companyId: number, date: string) {
   );
   return { byMethod, byBox, totals: totals! };
 }
+
+/** The receipts issued for these sales ("B 0003-00000012"), oldest first, for the sales CSV. */
+export async function receiptsOfSales(
+  conn: Conn,
+  companyId: number,
+  saleIds: number[],
+): Promise<{ sale_id: number; kind: 'invoice' | 'credit_note'; type: string; point_of_sale: number; number: number }[]> {
+  if (saleIds.length === 0) return [];
+  return selectRows(
+    conn,
+    sql`SELECT sale_id, kind, type, point_of_sale, number::int AS number FROM invoices
+      WHERE company_id = ${companyId} AND sale_id IN (${sql.join(
+        saleIds.map((id) => sql`${id}`),
+        sql`, `,
+      )}) ORDER BY id`,
+  );
+}
