@@ -57,7 +57,10 @@ describe('instagram channel not configured', () => {
       const { cookie } = await login(t.app, user.email, user.password);
       const page = await t.app.inject({ url: '/superadmin/instagram/connect', headers: { cookie } });
       expect(page.statusCode).toBe(503);
-      expect(page.body).toContain('no está configurado');
+      // The result page is the app's shell with its data; the screen words `not_configured` in Spanish.
+      expect(page.body).toContain('superadmin-instagram-result');
+      const data = /<script type="application\/json" id="page-data">([\s\S]*?)<\/script>/.exec(page.body)?.[1];
+      expect(JSON.parse(data ?? 'null')).toMatchObject({ ok: false, code: 'not_configured' });
       const status = await t.app.inject({ url: '/api/superadmin/instagram/status', headers: { cookie } });
       expect(status.json().status).toMatchObject({ configured: false, connected: false, send_enabled: false });
       const list = await t.app.inject({ url: '/api/superadmin/instagram/conversations', headers: { cookie } });
