@@ -1,7 +1,9 @@
 import { and, asc, eq, type SQL, sql } from 'drizzle-orm';
 import { type Conn, selectRows } from '../../db/client.ts';
 import { products } from '../../db/schema/index.ts';
-import type { ProductRow } from './products.service.ts';
+
+/** A product row as the database holds it. */
+export type ProductRow = typeof products.$inferSelect;
 
 export interface ProductFilter {
   q?: string | undefined;

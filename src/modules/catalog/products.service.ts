@@ -7,7 +7,8 @@ import { recordOutbound } from '../../outbox/outbox.repo.ts';
 import { type LedgerOptions, setProductStock } from '../stock/stock.ledger.ts';
 import * as repo from './catalog.repo.ts';
 
-export type ProductRow = typeof products.$inferSelect;
+export type { ProductRow } from './catalog.repo.ts';
+type ProductRow = repo.ProductRow;
 
 export interface ProductInput {
   id?: number;
