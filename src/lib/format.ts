@@ -5,25 +5,18 @@
 
 export const AR_TIME_ZONE = 'America/Argentina/Buenos_Aires';
 
-const DATE_TIME = new Intl.DateTimeFormat('es-AR', {
+/** Day, month, year, hours and minutes on a 24 h clock: the fields of every date-time we print. */
+const DATE_TIME_FIELDS: Intl.DateTimeFormatOptions = {
   day: '2-digit',
   month: '2-digit',
   year: 'numeric',
   hour: '2-digit',
   minute: '2-digit',
   hourCycle: 'h23',
-  timeZone: AR_TIME_ZONE,
-});
-const DATE_TIME_SECONDS = new Intl.DateTimeFormat('es-AR', {
-  day: '2-digit',
-  month: '2-digit',
-  year: 'numeric',
-  hour: '2-digit',
-  minute: '2-digit',
-  second: '2-digit',
-  hourCycle: 'h23',
-  timeZone: AR_TIME_ZONE,
-});
+};
+
+const DATE_TIME = new Intl.DateTimeFormat('es-AR', { ...DATE_TIME_FIELDS, timeZone: AR_TIME_ZONE });
+const DATE_TIME_SECONDS = new Intl.DateTimeFormat('es-AR', { ...DATE_TIME_FIELDS, second: '2-digit', timeZone: AR_TIME_ZONE });
 const DATE = new Intl.DateTimeFormat('es-AR', { day: '2-digit', month: '2-digit', year: 'numeric', timeZone: AR_TIME_ZONE });
 const INTEGER = new Intl.NumberFormat('es-AR', { maximumFractionDigits: 0 });
 
@@ -41,15 +34,7 @@ const LOCAL_DATE_TIME = new Map<string, Intl.DateTimeFormat>();
 export function formatLocalDateTime(value: Date | string, timeZone: string): string {
   let formatter = LOCAL_DATE_TIME.get(timeZone);
   if (!formatter) {
-    formatter = new Intl.DateTimeFormat('es-AR', {
-      day: '2-digit',
-      month: '2-digit',
-      year: 'numeric',
-      hour: '2-digit',
-      minute: '2-digit',
-      hourCycle: 'h23',
-      timeZone,
-    });
+    formatter = new Intl.DateTimeFormat('es-AR', { ...DATE_TIME_FIELDS, timeZone });
     LOCAL_DATE_TIME.set(timeZone, formatter);
   }
   const part = Object.fromEntries(formatter.formatToParts(new Date(value)).map((p) => [p.type, p.value]));

@@ -6,16 +6,10 @@ import { formatArs, formatPesos, formatQuantity, fromMilli, toCents } from '../.
 import { ISSUER_CONDITIONS } from './fiscal-rules.ts';
 import type { PrintIssuer } from './fiscal.service.ts';
 import type { InvoiceDetail } from './invoicing.service.ts';
-import { printedLinesWithIva, printedLinesWithoutIva } from './printed-lines.ts';
+import { printedLinesWithIva, printedLinesWithoutIva, type SourceLine } from './printed-lines.ts';
 
-export interface PrintLine {
-  name: string;
-  quantity: string;
-  unit: string;
-  price: string;
-  subtotal: string;
-  iva_rate: string;
-}
+/** A sale line as the printout receives it: the one shape printed-lines.ts works on. */
+export type PrintLine = SourceLine;
 
 export type PrintFormat = 'a4' | 'ticket';
 
