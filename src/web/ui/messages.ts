@@ -1,4 +1,5 @@
 import type { ErrorCode, ErrorDetail } from '../../lib/errors.ts';
+import { formatDecimal, toMilli } from '../../lib/money.ts';
 
 /**
  * What a person reads when the server refuses something: one Spanish text per error `code` (and,
@@ -105,7 +106,7 @@ function detailNumber(err: ErrorLike, path: string): number | null {
 
 /** A quantity as a person reads it: "1,5", "−3". */
 export function formatStockQuantity(value: number): string {
-  const text = Math.abs(value).toLocaleString('es-AR', { maximumFractionDigits: 3 });
+  const text = formatDecimal(toMilli(Math.abs(value)), 3, { minDecimals: 0 });
   return value < 0 ? `\u2212${text}` : text;
 }
 
