@@ -1,12 +1,9 @@
-/** Payment methods as the API names them, with the label a cashier reads. */
-export const METHODS: { id: string; label: string }[] = [
-  { id: 'efectivo', label: 'Efectivo' },
-  { id: 'debito', label: 'Débito' },
-  { id: 'credito', label: 'Crédito' },
-  { id: 'transferencia', label: 'Transferencia' },
-  { id: 'qr', label: 'QR' },
-  { id: 'cuenta_corriente', label: 'Cuenta corriente' },
-];
+import { PAYMENT_METHOD_LABELS } from '../../../lib/sale-labels.ts';
+
+/** Payment methods as the API names them, with the label a cashier reads (one table: lib/sale-labels.ts). */
+export const METHODS: { id: string; label: string }[] = Object.entries(PAYMENT_METHOD_LABELS)
+  .filter(([id]) => id !== 'mixto')
+  .map(([id, label]) => ({ id, label }));
 
 /**
  * What the cashier can charge with. "Cuenta corriente" needs a customer, and the register cannot
