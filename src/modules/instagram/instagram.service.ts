@@ -9,6 +9,7 @@ import type { Logger } from '../../logger.ts';
 import { type GraphClient, GraphError, type GraphMessage, isGraphError } from './graph.client.ts';
 import * as repo from './instagram.repo.ts';
 import { type InboxEvent, parseMetaDelivery } from './webhook-ingest.ts';
+import type { InstagramResultCode } from './oauth-result.ts';
 
 /** Scopes of the connection (inbox rule 8): basic access and managing messages. */
 export const SCOPES = ['instagram_business_basic', 'instagram_business_manage_messages'] as const;
@@ -40,14 +41,7 @@ export type CallbackOutcome =
   | { ok: true; username: string | null; accountId: string; subscribed: boolean; replaced: boolean }
   | {
       ok: false;
-      code:
-        | 'state_invalid'
-        | 'denied'
-        | 'missing_code'
-        | 'exchange_failed'
-        | 'missing_permission'
-        | 'other_account'
-        | 'not_configured';
+      code: InstagramResultCode;
       detail?: string;
     };
 
