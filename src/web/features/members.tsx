@@ -28,11 +28,13 @@ export function Members({ api: base, initial, me }: { api: string; initial: Memb
   const { ask, dialog } = useConfirm();
 
   const reload = async () => setMembers((await api<{ members: MemberWire[] }>('GET', base)).members);
-  const run = async (key: string, action: () => Promise<void>) => {
+  /** Runs an action, reloads the list and only then tells the outcome (the row already shows it). */
+  const run = async (key: string, action: () => Promise<string>) => {
     setBusy(key);
     try {
-      await action();
+      const outcome = await action();
       await reload();
+      say('ok', outcome);
     } catch (err) {
       say('error', err instanceof ApiError ? err.message : errorText(err));
     } finally {
@@ -56,12 +58,9 @@ export function Members({ api: base, initial, me }: { api: string; initial: Memb
       });
       form.reset();
       setTemporary(created.temporary_password ? { email: created.member.email, password: created.temporary_password } : null);
-      say(
-        'ok',
-        created.temporary_password
-          ? `Listo: creamos el usuario de ${created.member.email}. Pasale la contraseña temporal de abajo.`
-          : `Listo: ${created.member.email} ya tenía usuario en Mostrador y ahora también entra a esta empresa con su contraseña.`,
-      );
+      return created.temporary_password
+        ? `Listo: creamos el usuario de ${created.member.email}. Pasale la contraseña temporal de abajo.`
+        : `Listo: ${created.member.email} ya tenía usuario en Mostrador y ahora también entra a esta empresa con su contraseña.`;
     });
   };
 
@@ -75,7 +74,7 @@ export function Members({ api: base, initial, me }: { api: string; initial: Memb
         messages: MESSAGES,
       });
       setTemporary({ email: m.email, password: result.temporary_password });
-      say('ok', `Contraseña temporal nueva para ${m.email}: pasásela y pedile que la cambie en «Mi cuenta».`);
+      return `Contraseña temporal nueva para ${m.email}: pasásela y pedile que la cambie en «Mi cuenta».`;
     });
   };
 
@@ -87,14 +86,14 @@ export function Members({ api: base, initial, me }: { api: string; initial: Memb
       return;
     await run(`access-${m.user_id}`, async () => {
       await api('POST', `${base}/${m.user_id}/${enabled ? 'enable' : 'disable'}`, { messages: MESSAGES });
-      say('ok', enabled ? `${m.email} vuelve a entrar a esta empresa.` : `${m.email} ya no entra a esta empresa.`);
+      return enabled ? `${m.email} vuelve a entrar a esta empresa.` : `${m.email} ya no entra a esta empresa.`;
     });
   };
 
   const changeRole = (m: MemberWire, role: string) =>
     run(`role-${m.user_id}`, async () => {
       await api('PATCH', `${base}/${m.user_id}`, { body: { role }, messages: MESSAGES });
-      say('ok', `${m.email} ahora tiene el rol ${ROLE[role]?.toLowerCase()}.`);
+      return `${m.email} ahora tiene el rol ${ROLE[role]?.toLowerCase()}.`;
     });
 
   return (
