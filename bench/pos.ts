@@ -97,7 +97,8 @@ export async function run(): Promise<Figure[]> {
         await upsertProduct(
           tx,
           company.id,
-          { id, name: `Producto ${id}`, basePrice: price, stock: 1_000_000 },
+          // Product 3 is weighed (sold by kg): each sale takes half a kilo of it.
+          { id, name: `Producto ${id}`, basePrice: price, stock: 1_000_000, unit: id === 3 ? 'kg' : 'unit' },
           { now: new Date() },
         );
     });

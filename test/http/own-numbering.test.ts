@@ -78,6 +78,30 @@ describe('own numbering next to integrator ids', () => {
     expect(await created(await sell(), 'sale')).toBe(first + 3);
   });
 
+  it('a register sale refused (unknown product, short payment, closed box) leaves no hole in the N.º', async () => {
+    const s = await shop();
+    const sell = (body: Record<string, unknown>, key = randomUUID()) =>
+      call('POST', '/api/v1/sales', { ...s.asAdmin, 'x-idempotency-key': key }, { box_id: 1, ...body });
+    const good = { items: [{ product_id: s.product.id, quantity: 1 }], payments: [{ method: 'efectivo', amount: 3200 }] };
+    // The box has no open session yet: refused, no number taken.
+    expect((await sell(good)).json()).toMatchObject({ code: 'no_open_session' });
+    const opened = await call('POST', '/api/v1/box-sessions', s.asAdmin, { box_id: 1, opening_cash: 0 });
+    expect(opened.statusCode, opened.body).toBe(201);
+    const key = randomUUID();
+    const first = await created(await sell(good, key), 'sale');
+    expect((await sell({ ...good, items: [{ product_id: 999_999, quantity: 1 }] })).statusCode).toBe(422);
+    expect((await sell({ ...good, payments: [{ method: 'tarjeta', amount: 9999 }] })).statusCode).toBe(422);
+    expect((await sell({ ...good, items: [{ product_id: s.product.id, quantity: 0.5 }] })).statusCode).toBe(422);
+    expect(await created(await sell(good), 'sale')).toBe(first + 1);
+    // The box closes: a retry of the first sale still answers that sale (not the closed box's 409).
+    const session = (opened.json() as { session: { id: number } }).session.id;
+    const closed = await call('POST', `/api/v1/box-sessions/${session}/close`, s.asAdmin, { counted: { efectivo: 6400 } });
+    expect(closed.statusCode, closed.body).toBe(200);
+    const retried = await sell(good, key);
+    expect(retried.statusCode, retried.body).toBe(200);
+    expect((retried.json() as { sale: { id: number } }).sale.id).toBe(first);
+  });
+
   it('own categories, deposits and boxes skip a number already in use and stay small', async () => {
     const s = await shop();
     const category = await created(await call('POST', '/api/v1/categories', s.asAdmin, { name: 'Almacén' }), 'category');

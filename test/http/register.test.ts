@@ -202,7 +202,7 @@ describe('register API (/api/v1/box-sessions, /api/v1/sales)', () => {
     expect((await sell(t2.asCashier, { ...body, items: [{ product_id: t2.yerba.id, quantity: 1 }] }, key)).statusCode).toBe(201);
   });
 
-  it('a register sale takes its numbers before its transaction: a refused sale leaves its number unused, a replay takes none', async () => {
+  it('a register sale takes its numbers before its transaction, after its checks: a refused sale leaves no hole, a replay takes none', async () => {
     const s = await shop();
     await openSession(s.asCashier);
     const body = { box_id: 1, items: [{ product_id: s.yerba.id, quantity: 1 }] };
@@ -211,20 +211,20 @@ describe('register API (/api/v1/box-sessions, /api/v1/sales)', () => {
     expect(first.statusCode, first.body).toBe(201);
     const n = first.json().sale.id as number;
 
-    // Refused after its numbers were taken (the product is checked inside the transaction): n + 1 stays unused.
+    // Refused by its checks, which run before the numbers are taken: the next sale is n + 1.
     const refused = await sell(s.asCashier, { box_id: 1, items: [{ product_id: 999_999, quantity: 1 }] });
     expect(refused.statusCode).toBe(422);
     const second = await sell(s.asCashier, body);
-    expect(second.json().sale.id).toBe(n + 2);
+    expect(second.json().sale.id).toBe(n + 1);
 
     // A replay answers the first sale and takes no number.
     expect((await sell(s.asCashier, body, key)).statusCode).toBe(200);
     const third = await sell(s.asCashier, body);
-    expect(third.json().sale.id).toBe(n + 3);
+    expect(third.json().sale.id).toBe(n + 2);
     const rows = await t.container.db.query<{ id: number }>('SELECT id FROM sales WHERE company_id = $1 ORDER BY id', [
       s.company.id,
     ]);
-    expect(rows.map((r) => Number(r.id))).toEqual([n, n + 2, n + 3]);
+    expect(rows.map((r) => Number(r.id))).toEqual([n, n + 1, n + 2]);
     // Each movement number is used once, one per line.
     const moves = await t.container.db.query<{ n: number; d: number }>(
       "SELECT count(*)::int AS n, count(DISTINCT id)::int AS d FROM movements WHERE company_id = $1 AND type = 'OUT'",

@@ -124,21 +124,36 @@ export function createCashier({ db, clock }: { db: Database; clock: Clock }) {
           details: [{ path: '/items', message: 'must not be empty' }],
         });
       }
-      // The numbers first, in their own short statement on the pool (not in the transaction): the
+      // Everything a sale can be refused for is checked BEFORE its numbers are taken, so a refused
+      // sale leaves no hole in the company's N.º (issue 25): the box's open session, the products
+      // and their prices, the payments. A retry of a sale already made answers that sale even when
+      // the check would now refuse it (its box closed since, a product disabled since).
+      const now = clock.now();
+      let checked: { lines: PricedLine[]; totalCents: number; settled: ReturnType<typeof settlePayments> };
+      try {
+        soldAtOf(input.sold_at, now);
+        const { settings } = await sellingPointOf(orm, companyId, input.box_id);
+        const lines = await priceLines(orm, ctx, input.items, { settings }, input.catalog_at ? new Date(input.catalog_at) : null);
+        const totalCents = lines.reduce((sum, l) => sum + l.subtotalCents, 0);
+        const settled = settlePayments(totalCents, input.payments ?? [], input.customer?.id !== undefined);
+        checked = { lines, totalCents, settled };
+      } catch (err) {
+        const seen = await orm.transaction((tx) => replayedSale(tx, companyId, key, fingerprint));
+        if (seen) return { sale: seen, replayed: true };
+        throw err;
+      }
+      // Then the numbers, in their own short statement on the pool (not in the transaction): the
       // counter rows are held for that statement only, so registers do not queue on them for a
-      // whole sale. A sale refused below leaves them unused (docs/decisiones.md).
+      // whole sale (docs/decisiones.md).
       const numbers = await repo.takeRegisterSaleIds(orm, companyId, key, input.items.length);
       return orm.transaction(async (tx) => {
         const seen = await replayedSale(tx, companyId, key, fingerprint);
         if (seen) return { sale: seen, replayed: true };
         if (!numbers) throw new AppError('conflict', `idempotency key "${key}" is being used by another request; retry it`);
-        const { box, sessionId, settings } = await sellingPointOf(tx, companyId, input.box_id);
-        const now = clock.now();
+        // Again, now holding the session (FOR SHARE): it cannot close under the sale.
+        const { box, sessionId } = await sellingPointOf(tx, companyId, input.box_id);
         const soldAt = soldAtOf(input.sold_at, now);
-        const catalogAt = input.catalog_at ? new Date(input.catalog_at) : null;
-        const lines = await priceLines(tx, ctx, input.items, { settings }, catalogAt);
-        const totalCents = lines.reduce((sum, l) => sum + l.subtotalCents, 0);
-        const settled = settlePayments(totalCents, input.payments ?? [], input.customer?.id !== undefined);
+        const { lines, totalCents, settled } = checked;
 
         // The only locks held to the commit: the products' rows, in id order (the ledger's order).
         const locked = await repo.lockSaleProducts(
