@@ -86,7 +86,8 @@ export async function buildApp(container: Container, assets?: AssetCatalog): Pro
     },
   });
 
-  await app.register(cookie);
+  // No parsing hook on every request: the session guard parses the Cookie header where it reads it.
+  await app.register(cookie, { hook: false });
   app.decorateRequest('authSession', null);
   await registerRoutes(app, container, assets ?? (await loadAssets()));
 

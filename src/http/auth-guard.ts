@@ -31,6 +31,11 @@ function readToken(request: FastifyRequest, config: Config): { token: string; vi
   // A bearer token cannot be attached by another site's page, so it needs no CSRF check.
   const bearer = BEARER_JWT.exec(request.headers.authorization ?? '');
   if (bearer) return { token: bearer[1]!, via: 'bearer' };
+  // Cookies are parsed here, on the routes that read a session, not by a hook on every request
+  // (app.ts registers @fastify/cookie with `hook: false`): the scanner and the APIs never pay for it.
+  const header = request.headers.cookie;
+  if (!header) return null;
+  request.cookies ??= request.server.parseCookie(header);
   const cookie = request.cookies[sessionCookieName(config)];
   return cookie ? { token: cookie, via: 'cookie' } : null;
 }

@@ -167,32 +167,44 @@ export function registerInputGuard(app: FastifyInstance) {
     if (route.schema) truthfulSchema(route.schema);
   });
 
-  app.addHook('preValidation', async (request) => {
-    const url = request.raw.url ?? '';
-    if (url.includes('%')) {
-      const inPath = unstorableStrings(request.params, 'params');
-      if (inPath.length > 0) throw refuse('params', inPath);
-      const inQuery = unstorableStrings(request.query, 'querystring');
-      if (inQuery.length > 0) throw refuse('querystring', inQuery);
+  // Synchronous (it runs on every request): no promise per request; a refusal goes to done().
+  app.addHook('preValidation', (request, _reply, done) => {
+    try {
+      guardInput(request);
+    } catch (err) {
+      done(err as Error);
+      return;
     }
-    const schema = request.routeOptions.schema;
-    const querySchema = schema?.querystring;
-    if (isSchema(querySchema) && hasNumber(querySchema) && isSchema(request.query)) {
-      const found: ErrorDetail[] = [];
-      parseNumbers(querySchema, request.query, 'querystring', found);
-      if (found.length > 0) throw refuse('querystring', found);
-    }
-    const body = request.body;
-    if (body === undefined || body === null || Buffer.isBuffer(body)) return;
-    if (!escapeFree.has(request)) {
-      const inBody = unstorableStrings(body, 'body');
-      if (inBody.length > 0) throw refuse('body', inBody);
-    }
-    const bodySchema = schema?.body;
-    if (isSchema(bodySchema) && hasNumber(bodySchema)) {
-      const found: ErrorDetail[] = [];
-      request.body = parseNumbers(bodySchema, body, 'body', found);
-      if (found.length > 0) throw refuse('body', found);
-    }
+    done();
   });
+}
+
+/** Refuses unstorable strings and out-of-range numbers in the request's path, query and body. */
+function guardInput(request: FastifyRequest) {
+  const url = request.raw.url ?? '';
+  if (url.includes('%')) {
+    const inPath = unstorableStrings(request.params, 'params');
+    if (inPath.length > 0) throw refuse('params', inPath);
+    const inQuery = unstorableStrings(request.query, 'querystring');
+    if (inQuery.length > 0) throw refuse('querystring', inQuery);
+  }
+  const schema = request.routeOptions.schema;
+  const querySchema = schema?.querystring;
+  if (isSchema(querySchema) && hasNumber(querySchema) && isSchema(request.query)) {
+    const found: ErrorDetail[] = [];
+    parseNumbers(querySchema, request.query, 'querystring', found);
+    if (found.length > 0) throw refuse('querystring', found);
+  }
+  const body = request.body;
+  if (body === undefined || body === null || Buffer.isBuffer(body)) return;
+  if (!escapeFree.has(request)) {
+    const inBody = unstorableStrings(body, 'body');
+    if (inBody.length > 0) throw refuse('body', inBody);
+  }
+  const bodySchema = schema?.body;
+  if (isSchema(bodySchema) && hasNumber(bodySchema)) {
+    const found: ErrorDetail[] = [];
+    request.body = parseNumbers(bodySchema, body, 'body', found);
+    if (found.length > 0) throw refuse('body', found);
+  }
 }

@@ -41,6 +41,10 @@ export function createMetrics({ db, jobs, logger }: MetricsDeps): Metrics {
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers: [registry],
   });
+  const requestSeries = new Map<
+    string,
+    { count: ReturnType<typeof requests.labels>; time: ReturnType<typeof duration.labels> }
+  >();
   const events = new Counter({
     name: 'mostrador_inbound_events_total',
     help: 'Events received on the integration endpoint, by result and code (ok, or the refusal code)',
@@ -118,9 +122,17 @@ export function createMetrics({ db, jobs, logger }: MetricsDeps): Metrics {
   return {
     registry,
     observeRequest(method, route, status, seconds) {
-      const labels = { method, route, status: String(status) };
-      requests.inc(labels);
-      duration.observe(labels, seconds);
+      // The labelled children are looked up once per (method, route, status) and kept: prom-client
+      // validates and hashes the labels on every call otherwise, on every answered request.
+      const key = `${method} ${status} ${route}`;
+      let series = requestSeries.get(key);
+      if (!series) {
+        const labels = [method, route, String(status)] as const;
+        series = { count: requests.labels(...labels), time: duration.labels(...labels) };
+        requestSeries.set(key, series);
+      }
+      series.count.inc();
+      series.time.observe(seconds);
     },
     countEvent(result, code) {
       events.inc({ result, code });
