@@ -1,20 +1,7 @@
-import { and, eq, inArray, or, sql } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { type Conn, type Db, preparedStatement, selectRows } from '../../db/client.ts';
-import { companies, products } from '../../db/schema/index.ts';
+import { companies } from '../../db/schema/index.ts';
 import type { IndexedName } from './name-index.ts';
-
-/** What a price scanner may show of a product: no cost, no stock. */
-const SCANNER_COLUMNS = {
-  id: products.id,
-  name: products.name,
-  description: products.description,
-  bc: products.bc,
-  basePrice: products.basePrice,
-  photo: products.photo,
-  mark: products.mark,
-  categoryId: products.categoryId,
-  enable: products.enable,
-};
 
 export interface ScannerRow {
   id: number;
@@ -34,31 +21,6 @@ export interface ScannerRow {
  */
 export function createScannerRepo(db: Db) {
   const companyId = sql.placeholder('companyId');
-  const enabledOf = and(eq(products.companyId, companyId), eq(products.enable, true));
-
-  // Two spellings of the code (EAN-13 and its UPC-A form) keep both partial indexes usable.
-  const byCode = db
-    .select(SCANNER_COLUMNS)
-    .from(products)
-    .where(
-      and(
-        enabledOf,
-        or(inArray(products.bc, [sql.placeholder('code'), sql.placeholder('alt')]), eq(products.sku, sql.placeholder('code'))),
-      ),
-    )
-    // A barcode match wins over a sku match.
-    .orderBy(sql`(${products.bc} IN (${sql.placeholder('code')}, ${sql.placeholder('alt')})) DESC NULLS LAST`, products.id)
-    .limit(1)
-    .prepare('scanner_by_code');
-
-  const bySku = db
-    .select(SCANNER_COLUMNS)
-    .from(products)
-    .where(and(enabledOf, inArray(products.sku, [sql.placeholder('plu'), sql.placeholder('bare'), sql.placeholder('padded')])))
-    .orderBy(products.id)
-    .limit(1)
-    .prepare('scanner_by_plu');
-
   const scaleSetting = db
     .select({ setting: sql<unknown>`${companies.settings} -> 'scaleLabel'` })
     .from(companies)
@@ -66,14 +28,22 @@ export function createScannerRepo(db: Db) {
     .prepare('scanner_scale_setting');
 
   return {
+    /**
+     * A barcode match (either GTIN spelling) wins over a sku match: the barcode is asked first, by
+     * itself, so the usual scan is one index scan on products_bc_idx (an OR of both codes in one
+     * statement planned a bitmap OR and a sort on every scan, issue 33); the sku only when no
+     * barcode matched.
+     */
     async findByCode(company: number, code: string, alt: string): Promise<ScannerRow | null> {
-      const [row] = await byCode.execute({ companyId: company, code, alt });
-      return row ?? null;
+      const [byBarcode] = await byBarcodeStatement.run(db, [company, code, alt]);
+      if (byBarcode) return fromRaw(byBarcode);
+      const [bySku] = await bySkuStatement.run(db, [company, code, code, code]);
+      return bySku ? fromRaw(bySku) : null;
     },
     /** A product whose sku is one of the spellings of a PLU (as typed, without leading zeros, padded to 5). */
     async findByPlu(company: number, [plu, bare = plu, padded = plu]: string[]): Promise<ScannerRow | null> {
-      const [row] = await bySku.execute({ companyId: company, plu, bare, padded });
-      return row ?? null;
+      const [row] = await bySkuStatement.run(db, [company, plu, bare, padded]);
+      return row ? fromRaw(row) : null;
     },
     /** The company's enabled names for the in-memory index, and the catalogue version they are. */
     async loadNames(company: number): Promise<{ version: number; names: IndexedName[] }> {
@@ -123,6 +93,14 @@ const rankedStatement = preparedStatement<RawRow>(
      FROM ${VERSION} v
      LEFT JOIN products p ON p.company_id = $1 AND p.id = ANY($2::int[]) AND p.enable`,
 );
+
+/** What a price scanner may show of a product (no cost, no stock), enabled products only. */
+const SCANNER_SELECT = `SELECT p.id, p.name, p.description, p.bc, p.base_price::text AS base_price, p.photo, p.mark,
+    p.category_id, p.enable FROM products p WHERE p.company_id = $1 AND p.enable`;
+
+const byBarcodeStatement = preparedStatement<RawRow>(`${SCANNER_SELECT} AND p.bc IN ($2, $3) ORDER BY p.id LIMIT 1`);
+
+const bySkuStatement = preparedStatement<RawRow>(`${SCANNER_SELECT} AND p.sku IN ($2, $3, $4) ORDER BY p.id LIMIT 1`);
 
 function fromRaw(row: RawRow): ScannerRow {
   return {
