@@ -101,3 +101,16 @@ export async function sealedIntegrationKey(conn: Conn, companyId: number): Promi
 function withDate(row: CompanyRow): CompanyRow {
   return { ...row, createdAt: row.createdAt instanceof Date ? row.createdAt : new Date(row.createdAt) };
 }
+
+/** What screens and printouts show of the company itself: name, CUIT, time zone and settings. */
+export async function findCompanySettings(
+  conn: Conn,
+  companyId: number,
+): Promise<{ name: string; cuit: string | null; timezone: string; settings: Record<string, unknown> }> {
+  const [row] = await selectRows<{ name: string; cuit: string | null; timezone: string; settings: Record<string, unknown> }>(
+    conn,
+    sql`SELECT name, cuit, timezone, settings FROM companies WHERE id = ${companyId}`,
+  );
+  if (!row) throw new Error(`company ${companyId} does not exist`);
+  return row;
+}

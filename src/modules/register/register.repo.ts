@@ -290,18 +290,6 @@ export async function findProductByPlu(conn: Conn, companyId: number, candidates
   return row ?? null;
 }
 
-export async function findCompanySettings(
-  conn: Conn,
-  companyId: number,
-): Promise<{ name: string; cuit: string | null; timezone: string; settings: Record<string, unknown> }> {
-  const [row] = await selectRows<{ name: string; cuit: string | null; timezone: string; settings: Record<string, unknown> }>(
-    conn,
-    sql`SELECT name, cuit, timezone, settings FROM companies WHERE id = ${companyId}`,
-  );
-  if (!row) throw new Error(`company ${companyId} does not exist`);
-  return row;
-}
-
 export async function addRegisterChange(conn: Conn, companyId: number, saleId: number, change: string) {
   await conn.execute(
     sql`UPDATE register_sales SET change = change + ${change} WHERE company_id = ${companyId} AND sale_id = ${saleId}`,

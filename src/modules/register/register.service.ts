@@ -5,6 +5,7 @@ import type { Clock } from '../../lib/time.ts';
 import { actsAsAdmin, money } from './actor.ts';
 import { createBoxSessions } from './box-sessions.ts';
 import { createCashier } from './cashier.ts';
+import { findCompanySettings } from '../companies/companies.repo.ts';
 import * as repo from './register.repo.ts';
 import { createSalesView } from '../sales/sales-view.ts';
 import { registerScaleLayout } from './scale.ts';
@@ -20,10 +21,7 @@ export function createRegisterService(deps: { db: Database; clock: Clock }) {
   const orm = deps.db.orm;
   return {
     async registerState(ctx: CompanyCtx) {
-      const [company, boxes] = await Promise.all([
-        repo.findCompanySettings(orm, ctx.companyId),
-        repo.listBoxes(orm, ctx.companyId),
-      ]);
+      const [company, boxes] = await Promise.all([findCompanySettings(orm, ctx.companyId), repo.listBoxes(orm, ctx.companyId)]);
       return {
         company: { name: company.name, cuit: company.cuit },
         boxes: boxes.map((b) => ({ id: b.id, name: b.name, deposit_id: b.sells_from, open_session_id: b.open_session_id })),
@@ -33,7 +31,7 @@ export function createRegisterService(deps: { db: Database; clock: Clock }) {
     },
 
     async catalogStamp(companyId: number) {
-      const [stamp, company] = await Promise.all([repo.catalogStamp(orm, companyId), repo.findCompanySettings(orm, companyId)]);
+      const [stamp, company] = await Promise.all([repo.catalogStamp(orm, companyId), findCompanySettings(orm, companyId)]);
       const layout = JSON.stringify(company.settings['scaleLabel'] ?? null);
       const hash = createHash('sha256').update(`${stamp.count}|${stamp.latest}|${layout}`).digest('base64url').slice(0, 22);
       return { etag: `"${hash}"`, at: stamp.latest ? new Date(stamp.latest).toISOString() : null };

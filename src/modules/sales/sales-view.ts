@@ -3,7 +3,7 @@ import type { CompanyCtx } from '../../http/request-context.ts';
 import { AppError } from '../../lib/errors.ts';
 import { moneyToNumber as money, toMilli } from '../../lib/money.ts';
 import { formatReceiptNumber } from '../invoicing/invoices.ts';
-import { findCompanySettings } from '../register/register.repo.ts';
+import { findCompanySettings } from '../companies/companies.repo.ts';
 import * as repo from './sales.repo.ts';
 import type { SaleWire } from './sales.schemas.ts';
 
