@@ -1,10 +1,13 @@
-import { and, eq, type SQL, sql } from 'drizzle-orm';
-import { type Conn, selectRows, selectRowsPrepared } from '../../db/client.ts';
+import type { SQL } from 'drizzle-orm';
+import type { Conn } from '../../db/client.ts';
 import { assignId, nextId } from '../../db/ids.ts';
-import { deposits, type MovementType, movements, products, stockLevels } from '../../db/schema/index.ts';
+import type { MovementType } from '../../db/schema/index.ts';
 import { AppError } from '../../lib/errors.ts';
 import { fromMilli, quantityToNumber, toMilli } from '../../lib/money.ts';
-import { type OutboundEvent, outboxInsert, recordOutbound } from '../../outbox/outbox.repo.ts';
+import { type OutboundEvent, recordOutbound } from '../../outbox/outbox.repo.ts';
+import * as repo from './stock.repo.ts';
+
+export { runLedgerStatement } from './stock.repo.ts';
 
 export const MOVEMENT_TYPES: readonly MovementType[] = ['IN', 'OUT', 'TRANSFER', 'ADJUSTMENT'];
 
@@ -96,19 +99,13 @@ function validateMovement(input: MovementInput): number {
 }
 
 async function assertDepositExists(tx: Conn, companyId: number, depositId: number) {
-  const [row] = await tx
-    .select({ id: deposits.id })
-    .from(deposits)
-    .where(and(eq(deposits.companyId, companyId), eq(deposits.id, depositId)));
-  if (!row) throw new AppError('invalid_reference', `deposit ${depositId} does not exist`);
+  if (!(await repo.depositExists(tx, companyId, depositId))) {
+    throw new AppError('invalid_reference', `deposit ${depositId} does not exist`);
+  }
 }
 
 async function lockProduct(tx: Conn, companyId: number, productId: number) {
-  const [row] = await tx
-    .select({ stock: products.stock, sku: products.sku })
-    .from(products)
-    .where(and(eq(products.companyId, companyId), eq(products.id, productId)))
-    .for('update');
+  const row = await repo.lockProductRow(tx, companyId, productId);
   if (!row) throw new AppError('invalid_reference', `product ${productId} does not exist`);
   return row;
 }
@@ -131,17 +128,7 @@ export async function applyMovement(
   if (input.type === 'TRANSFER') await assertDepositExists(tx, companyId, input.toDepositId!);
   if (input.refuseBelowZero && (input.type === 'OUT' || input.type === 'TRANSFER')) {
     // The product row is locked: no other movement of it changes the deposit until this one commits.
-    const [level] = await tx
-      .select({ quantity: stockLevels.quantity })
-      .from(stockLevels)
-      .where(
-        and(
-          eq(stockLevels.companyId, companyId),
-          eq(stockLevels.depositId, input.depositId),
-          eq(stockLevels.productId, input.productId),
-        ),
-      );
-    const heldMilli = toMilli(level?.quantity ?? 0);
+    const heldMilli = toMilli((await repo.findLevel(tx, companyId, input.depositId, input.productId)) ?? 0);
     if (amountMilli > heldMilli) {
       const held = quantityToNumber(fromMilli(heldMilli));
       const left = quantityToNumber(fromMilli(heldMilli - amountMilli));
@@ -163,34 +150,22 @@ export async function applyMovement(
 
   const deltas = movementDeltas(input, amountMilli);
   for (const { depositId, delta } of deltas) {
-    await tx
-      .insert(stockLevels)
-      .values({ companyId, depositId, productId: input.productId, quantity: fromMilli(delta), updatedAt: options.now })
-      .onConflictDoUpdate({
-        target: [stockLevels.companyId, stockLevels.depositId, stockLevels.productId],
-        set: { quantity: sql`${stockLevels.quantity} + ${fromMilli(delta)}`, updatedAt: options.now },
-      });
+    await repo.addToLevel(tx, { companyId, depositId, productId: input.productId, deltaMilli: delta, now: options.now });
   }
   const totalDelta = deltas.reduce((sum, d) => sum + d.delta, 0);
   const previousMilli = toMilli(product.stock);
   const currentMilli = previousMilli + totalDelta;
-  if (totalDelta !== 0) {
-    await tx
-      .update(products)
-      // updated_at stays the catalogue version (product.upserted ordering); stock events carry their own time.
-      .set({ stock: fromMilli(currentMilli) })
-      .where(and(eq(products.companyId, companyId), eq(products.id, input.productId)));
-  }
+  if (totalDelta !== 0) await repo.setProductTotal(tx, companyId, input.productId, currentMilli);
 
   const createdAt = input.createdAt ?? options.now;
-  await tx.insert(movements).values({
+  await repo.insertMovement(tx, {
     companyId,
     id,
     type: input.type,
     depositId: input.depositId,
     toDepositId: input.type === 'TRANSFER' ? input.toDepositId! : null,
     productId: input.productId,
-    amount: fromMilli(amountMilli),
+    amountMilli,
     reason: input.reason ?? null,
     createdAt,
     recordedAt: options.now,
@@ -278,21 +253,14 @@ export async function setProductStock(
 }
 
 export async function findDefaultDepositId(tx: Conn, companyId: number): Promise<number> {
-  const [row] = await tx
-    .select({ id: deposits.id })
-    .from(deposits)
-    .where(and(eq(deposits.companyId, companyId), eq(deposits.isDefault, true)));
-  if (!row) throw new AppError('invalid_state', `company ${companyId} has no default deposit`);
-  return row.id;
+  const id = await repo.findDefaultDeposit(tx, companyId);
+  if (id === null) throw new AppError('invalid_state', `company ${companyId} has no default deposit`);
+  return id;
 }
 
 /** Per-deposit quantities of a product, as numbers. */
 export async function findStockLevels(tx: Conn, companyId: number, productId: number) {
-  const rows = await tx
-    .select({ depositId: stockLevels.depositId, quantity: stockLevels.quantity })
-    .from(stockLevels)
-    .where(and(eq(stockLevels.companyId, companyId), eq(stockLevels.productId, productId)))
-    .orderBy(stockLevels.depositId);
+  const rows = await repo.findLevels(tx, companyId, productId);
   return rows.map((r) => ({ depositId: r.depositId, quantity: quantityToNumber(r.quantity) }));
 }
 
@@ -306,13 +274,7 @@ type BatchInput = MovementInput & { type: 'IN' | 'OUT' | 'ADJUSTMENT' };
  */
 export async function lockForMovements(tx: Conn, companyId: number, productIds: number[]): Promise<LockedProducts> {
   const ids = [...new Set(productIds)].sort((a, b) => a - b);
-  const locked = await selectRows<{ id: number; stock: string; sku: string | null }>(
-    tx,
-    sql`SELECT id, stock, sku FROM products WHERE company_id = ${companyId} AND id IN (${sql.join(
-      ids.map((id) => sql`${id}`),
-      sql`, `,
-    )}) ORDER BY id FOR UPDATE`,
-  );
+  const locked = await repo.lockProductRows(tx, companyId, ids);
   const byId: LockedProducts = new Map(locked.map((p) => [Number(p.id), { stock: p.stock, sku: p.sku }]));
   for (const id of ids) if (!byId.has(id)) throw new AppError('invalid_reference', `product ${id} does not exist`);
   return byId;
@@ -389,54 +351,23 @@ export function bookMovements(
     results.push({ movement, stockChange });
   });
 
-  const changed = [...levelDelta].filter(([, delta]) => delta !== 0);
-  const nowText = now.toISOString();
-  const steps: SQL[] = [];
-  if (changed.length > 0) {
-    steps.push(sql`levels AS (
-      INSERT INTO stock_levels (company_id, deposit_id, product_id, quantity, updated_at) VALUES ${sql.join(
-        changed.map(
-          ([productId, delta]) =>
-            sql`(${companyId}, ${depositId}, ${productId}, ${fromMilli(delta)}::numeric, ${nowText}::timestamptz)`,
-        ),
-        sql`, `,
-      )}
-      ON CONFLICT (company_id, deposit_id, product_id)
-      DO UPDATE SET quantity = stock_levels.quantity + excluded.quantity, updated_at = excluded.updated_at)`);
-    // updated_at stays the catalogue version (product.upserted ordering); stock events carry their own time.
-    steps.push(sql`totals AS (
-      UPDATE products AS p SET stock = v.stock::numeric FROM (VALUES ${sql.join(
-        changed.map(([productId]) => sql`(${productId}::integer, ${fromMilli(stockMilli.get(productId)!)}::text)`),
-        sql`, `,
-      )}) AS v(id, stock) WHERE p.company_id = ${companyId} AND p.id = v.id)`);
-  }
-  steps.push(sql`moves AS (
-    INSERT INTO movements (company_id, id, type, deposit_id, to_deposit_id, product_id, amount, reason, created_at, recorded_at)
-    VALUES ${sql.join(
-      results.map(
-        ({ movement }) =>
-          sql`(${companyId}, ${movement.id}, ${movement.type}, ${depositId}, NULL::integer, ${movement.product_id}, ${fromMilli(
-            Math.round(movement.amount * 1000),
-          )}::numeric, ${movement.reason}, ${movement.created_at}::timestamptz, ${nowText}::timestamptz)`,
-      ),
-      sql`, `,
-    )})`);
+  const steps = repo.ledgerSteps({
+    companyId,
+    depositId,
+    now,
+    changed: [...levelDelta]
+      .filter(([, delta]) => delta !== 0)
+      .map(([productId, delta]): [number, number, number] => [productId, delta, stockMilli.get(productId)!]),
+    moves: results.map(({ movement }) => ({
+      id: movement.id,
+      type: movement.type,
+      productId: movement.product_id,
+      amountMilli: Math.round(movement.amount * 1000),
+      reason: movement.reason,
+      createdAt: movement.created_at,
+    })),
+  });
   return { results, steps, events };
-}
-
-/**
- * Runs CTE steps (the ledger's and the caller's) and records the events, in order, in ONE statement.
- * Prepared under a name derived from its text (every value is a parameter, so the text depends only
- * on how many items, movements and events there are): each connection parses and plans a shape once.
- */
-export async function runLedgerStatement(
-  tx: Conn,
-  companyId: number,
-  steps: SQL[],
-  events: OutboundEvent[],
-  causedBy: string | null = null,
-) {
-  await selectRowsPrepared(tx, sql`WITH ${sql.join(steps, sql`, `)} ${outboxInsert({ companyId, events, causedBy })}`);
 }
 
 /**
@@ -458,6 +389,6 @@ export async function applyMovements(
   if (!options.depositKnown) await assertDepositExists(tx, companyId, inputs[0]!.depositId);
   const firstId = await nextId(tx, 'movements', companyId, inputs.length);
   const booked = bookMovements(companyId, locked, firstId, inputs, options);
-  await runLedgerStatement(tx, companyId, booked.steps, booked.events, options.causedBy ?? null);
+  await repo.runLedgerStatement(tx, companyId, booked.steps, booked.events, options.causedBy ?? null);
   return booked.results;
 }
