@@ -70,6 +70,7 @@ const REASON: Record<string, string> = {
   asked_for_human: 'pidió hablar con una persona',
   firm_objection: 'rechazo firme',
   closing_sale: 'quiere cerrar la compra',
+  price_negotiation: 'regatea o propone su propio precio',
   low_confidence: 'confianza baja',
   automation_disclosure: 'la respuesta delataba que es automática',
   unpublished_amount: 'la respuesta tenía un monto fuera de la lista de precios',
