@@ -128,10 +128,11 @@ describe('OpenAI-compatible brain against the fake LLM server', () => {
   const agent = () =>
     createSalesAgentService({
       db: null as never,
-      config: { enabled: true, accountId: '1', senderIds: ['2'], llm: null },
+      config: { enabled: true, accountId: '1', senderIds: ['2'], whatsappNumberId: null, whatsappSenderIds: [], llm: null },
       clock: { now: () => new Date() },
       logger: { warn() {}, info() {}, error() {} } as never,
       instagram: instagramStub,
+      whatsapp: instagramStub,
       brain: createLlmBrain(prices, { baseUrl: llm.url, apiKey: llm.apiKey, model: 'gpt-test-mini', timeoutMs: 500 }),
       prices,
     });
