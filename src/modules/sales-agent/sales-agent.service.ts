@@ -363,7 +363,7 @@ export function createSalesAgentService(deps: SalesAgentDeps) {
         sender_id: t.sender_id,
         participant_username: t.participant_username,
         profile_name: t.profile_name,
-        /** How the inbox names the person: @username on Instagram, profile name and number on WhatsApp. */
+        /** As the inbox names the person: @username (or «Usuario id» until known), profile name and number on WhatsApp. */
         contact_name:
           t.channel === 'whatsapp'
             ? t.profile_name
@@ -371,7 +371,7 @@ export function createSalesAgentService(deps: SalesAgentDeps) {
               : `+${t.sender_id}`
             : t.participant_username
               ? `@${t.participant_username}`
-              : t.sender_id,
+              : `Usuario ${t.sender_id}`,
         /** The thread in its inbox tab. */
         thread_url: `/superadmin/${t.channel}?thread=${encodeURIComponent(t.conversation_id)}`,
         input_text: t.input_text,

@@ -375,6 +375,12 @@ function Inbox(data: InboxData) {
     void loadThread(id);
   }
 
+  // A link from the agent's log (?thread=<id>) opens that conversation.
+  useEffect(() => {
+    const linked = new URLSearchParams(window.location.search).get('thread');
+    if (connected && linked) open(linked);
+  }, []);
+
   async function send(text: string) {
     const conversationId = openId!;
     const key = `${Date.now()}-${Math.random()}`;

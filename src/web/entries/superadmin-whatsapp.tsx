@@ -625,6 +625,12 @@ function Inbox(data: InboxData) {
     void loadThread(id);
   }
 
+  // A link from the agent's log (?thread=<id>) opens that conversation.
+  useEffect(() => {
+    const linked = new URLSearchParams(window.location.search).get('thread');
+    if (connected && linked) open(linked);
+  }, []);
+
   const appendSent = (conversationId: string, message: Message | null) => {
     if (message && openRef.current === conversationId) {
       setMessages((list) => (list && !list.some((m) => m.wamid === message.wamid) ? [...list, message] : list));
