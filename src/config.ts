@@ -94,6 +94,10 @@ export interface SalesAgentConfig {
   readonly accountId: string | null;
   /** SALES_AGENT_SENDER_IDS: the Instagram ids (IGSID) of the people it answers; anyone else is skipped. */
   readonly senderIds: readonly string[];
+  /** SALES_AGENT_WHATSAPP_NUMBER_ID: the WhatsApp phone number id it answers for (issue 31). */
+  readonly whatsappNumberId: string | null;
+  /** SALES_AGENT_WHATSAPP_SENDER_IDS: the WhatsApp numbers (wa_id, digits) of the people it answers there. */
+  readonly whatsappSenderIds: readonly string[];
   /** An OpenAI-compatible chat endpoint; null: the deterministic rules answer. */
   readonly llm: {
     readonly baseUrl: string;
@@ -377,8 +381,23 @@ function readSalesAgentConfig(
   for (const id of senderIds)
     if (!/^\d{1,30}$/.test(id))
       problems.push(`SALES_AGENT_SENDER_IDS must be numeric Instagram ids separated by commas (got "${id}")`);
-  if (enabled && (accountId === null || senderIds.length === 0))
-    problems.push('SALES_AGENT_ENABLED needs SALES_AGENT_ACCOUNT_ID and SALES_AGENT_SENDER_IDS');
+  const whatsappNumberId = str('SALES_AGENT_WHATSAPP_NUMBER_ID') ?? null;
+  if (whatsappNumberId !== null && !/^\d{1,30}$/.test(whatsappNumberId))
+    problems.push(`SALES_AGENT_WHATSAPP_NUMBER_ID must be the numeric WhatsApp phone number id (got "${whatsappNumberId}")`);
+  const whatsappSenderIds = (str('SALES_AGENT_WHATSAPP_SENDER_IDS') ?? '')
+    .split(',')
+    .map((part) => part.trim().replace(/^\+/, ''))
+    .filter(Boolean);
+  for (const id of whatsappSenderIds)
+    if (!/^\d{6,20}$/.test(id))
+      problems.push(`SALES_AGENT_WHATSAPP_SENDER_IDS must be WhatsApp numbers (digits) separated by commas (got "${id}")`);
+  if ((whatsappNumberId === null) !== (whatsappSenderIds.length === 0))
+    problems.push('SALES_AGENT_WHATSAPP_NUMBER_ID and SALES_AGENT_WHATSAPP_SENDER_IDS go together: set both or neither');
+  const instagramSet = accountId !== null && senderIds.length > 0;
+  if (enabled && !instagramSet && whatsappNumberId === null)
+    problems.push(
+      'SALES_AGENT_ENABLED needs SALES_AGENT_ACCOUNT_ID and SALES_AGENT_SENDER_IDS (Instagram) or SALES_AGENT_WHATSAPP_NUMBER_ID and SALES_AGENT_WHATSAPP_SENDER_IDS',
+    );
   const baseUrl = str('LLM_BASE_URL') ?? null;
   const model = str('LLM_MODEL') ?? null;
   if (baseUrl !== null && !isHttpUrl(baseUrl)) problems.push(`LLM_BASE_URL must be an http(s) URL (got "${baseUrl}")`);
@@ -388,6 +407,8 @@ function readSalesAgentConfig(
     enabled,
     accountId,
     senderIds,
+    whatsappNumberId,
+    whatsappSenderIds,
     llm:
       baseUrl !== null && model !== null
         ? { baseUrl: baseUrl.replace(/\/+$/, ''), apiKey: str('LLM_API_KEY') ?? null, model, timeoutMs }

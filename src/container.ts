@@ -128,6 +128,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     logger,
     jobs,
     instagram,
+    whatsapp,
     ...(overrides.salesAgentRandom ? { random: overrides.salesAgentRandom } : {}),
   });
 

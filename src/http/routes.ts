@@ -20,6 +20,7 @@ import { registerSettingsRoutes } from '../modules/settings/settings.routes.ts';
 import { registerSuperadminRoutes } from '../modules/superadmin/superadmin.routes.ts';
 import { registerSalesAgentCronRoutes, registerSalesAgentRoutes } from '../modules/sales-agent/sales-agent.routes.ts';
 import { registerWebhookRoutes } from '../modules/webhooks/webhooks.routes.ts';
+import { registerWhatsappInboxPage } from '../modules/whatsapp/inbox.page.ts';
 import { registerWhatsappOperatorRoutes, registerWhatsappWebhookRoutes } from '../modules/whatsapp/whatsapp.routes.ts';
 import type { App } from './app.types.ts';
 import { type AssetCatalog, registerAssetRoutes } from './assets.ts';
@@ -105,6 +106,7 @@ export async function registerRoutes(app: App, container: Container, assets: Ass
     registerInstagramOperatorRoutes(scope, { instagram: container.instagram, shell });
     registerWhatsappOperatorRoutes(scope, container);
     registerInstagramInboxPage(scope, { instagram: container.instagram, shell });
+    registerWhatsappInboxPage(scope, { whatsapp: container.whatsapp, shell });
     registerSalesAgentRoutes(scope, { salesAgent: container.salesAgent, shell });
     registerSuperadminRoutes(scope, { superadmin, settings, members, shell });
   });

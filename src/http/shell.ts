@@ -22,6 +22,7 @@ const isMember = (s: AuthSession) => s.companyId !== null && s.role !== null;
 export const NAV: readonly NavItem[] = [
   { href: '/superadmin/companies', label: 'Empresas', shows: (s) => s.isSuperadmin },
   { href: '/superadmin/instagram', label: 'Instagram', shows: (s) => s.isSuperadmin },
+  { href: '/superadmin/whatsapp', label: 'WhatsApp', shows: (s) => s.isSuperadmin },
   { href: '/superadmin/instagram/agent', label: 'Agente de ventas', shows: (s) => s.isSuperadmin },
   { href: '/productos', label: 'Productos', shows: isAdmin },
   { href: '/stock', label: 'Stock', shows: isAdmin },

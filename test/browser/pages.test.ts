@@ -47,6 +47,7 @@ describe('every signed-in page, on a desktop and on a phone', () => {
     ['admin', '/productos', 'Productos'],
     ['admin', '/settings/api-tokens', 'Tokens de API'],
     ['operator', '/superadmin/instagram', 'Instagram'],
+    ['operator', '/superadmin/whatsapp', 'WhatsApp'],
     ['admin', '/settings/people', 'Personas'],
     ['admin', '/settings/scanner', 'Escáner y balanzas'],
     ['admin', '/cuenta', 'Mi cuenta'],

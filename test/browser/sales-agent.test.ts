@@ -3,7 +3,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeUser } from '../factories.ts';
 import { type FakeInstagram, startFakeInstagram } from '../fakes/instagram.fake.ts';
-import { type AgentApp, buildAgentApp, STRANGER } from '../sales-agent/helpers.ts';
+import { type AgentApp, buildAgentApp, CUSTOMER_3, STRANGER } from '../sales-agent/helpers.ts';
 import { launchChromium } from '../setup/browser.ts';
 import { logIn, problemsOf, VIEWPORTS, watch, watchedContext } from './page-checks.ts';
 
@@ -25,6 +25,9 @@ describe('the sales agent page, in a real browser', () => {
     await t.webhook('aWdfbrowser3', '¿Precio?', { from: STRANGER });
     t.clock.advance(301_000);
     await t.container.salesAgent.service.tick();
+    // One more, still waiting for its delay: the next run plans its reply for the log.
+    await t.webhook('aWdfbrowser4', '¿Maneja stock?', { from: CUSTOMER_3 });
+    await t.container.salesAgent.service.tick();
   }, 120_000);
   afterAll(async () => {
     await browser?.close();
@@ -44,7 +47,11 @@ describe('the sales agent page, in a real browser', () => {
       expect(status).toContain('Agente: encendido');
       expect(status).toContain('apagado (solo registro)');
       const turns = page.locator('#agent-turns > li');
-      await expect(turns.count()).resolves.toBe(3);
+      await expect(turns.count()).resolves.toBe(4);
+      // The waiting turn shows the reply it plans to send.
+      await expect(page.locator('[data-mid="aWdfbrowser4"] [data-reply]').textContent()).resolves.toContain(
+        'Respuesta prevista (todavía no se mandó): Sí, llevás el control de stock',
+      );
       await expect(page.locator('[data-mid="aWdfbrowser1"]').textContent()).resolves.toContain('$\u00a024.900');
       await expect(page.locator('[data-mid="aWdfbrowser2"]').textContent()).resolves.toContain('pidió hablar con una persona');
       await expect(page.locator('[data-mid="aWdfbrowser3"]').textContent()).resolves.toContain('no es una persona designada');
@@ -57,6 +64,16 @@ describe('the sales agent page, in a real browser', () => {
       await page.click('#agent-filters button[type=submit]');
       await page.waitForURL(/decision=handoff/);
       await expect(page.locator('#agent-turns > li').count()).resolves.toBe(1);
+      // Each turn links to its thread in the inbox, where it opens.
+      const link = page.locator('[data-mid="aWdfbrowser2"] [data-thread-link]');
+      await expect(link.getAttribute('href')).resolves.toMatch(/^\/superadmin\/instagram\?thread=[0-9a-f-]{36}$/);
+      // As the inbox names them: @username once Instagram told it, until then «Usuario <id>».
+      await expect(link.textContent()).resolves.toBe('Usuario 7100000000000002');
+      if (name === 'desktop') {
+        await link.click();
+        await page.waitForURL(/\/superadmin\/instagram\?thread=/);
+        await page.locator('.message[data-direction=inbound]', { hasText: 'Necesito hablar con una persona' }).waitFor();
+      }
       if (name === 'phone') {
         await page.click('[data-mid="aWdfbrowser2"] button');
         await page.waitForSelector('#agent-message');

@@ -54,22 +54,25 @@ describe('operator surface', () => {
     expect((await t.app.inject({ url: '/api/superadmin/not-yet-a-route', headers: as('superadmin') })).statusCode).toBe(404);
   });
 
-  describe.each(['/superadmin', '/superadmin/companies', '/superadmin/companies?q=al', '/superadmin/instagram'])(
-    'page %s',
-    (url) => {
-      it('sends a visitor to the login page with next', async () => {
-        const res = await t.app.inject({ url });
-        expect(res.statusCode).toBe(302);
-        expect(res.headers.location).toBe(`/login?next=${encodeURIComponent(url)}`);
-      });
+  describe.each([
+    '/superadmin',
+    '/superadmin/companies',
+    '/superadmin/companies?q=al',
+    '/superadmin/instagram',
+    '/superadmin/whatsapp',
+  ])('page %s', (url) => {
+    it('sends a visitor to the login page with next', async () => {
+      const res = await t.app.inject({ url });
+      expect(res.statusCode).toBe(302);
+      expect(res.headers.location).toBe(`/login?next=${encodeURIComponent(url)}`);
+    });
 
-      it.each(['cashier', 'admin'] as const)('sends a %s to /', async (role) => {
-        const res = await t.app.inject({ url, headers: as(role) });
-        expect(res.statusCode).toBe(302);
-        expect(res.headers.location).toBe('/');
-      });
-    },
-  );
+    it.each(['cashier', 'admin'] as const)('sends a %s to /', async (role) => {
+      const res = await t.app.inject({ url, headers: as(role) });
+      expect(res.statusCode).toBe(302);
+      expect(res.headers.location).toBe('/');
+    });
+  });
 
   it('guards percent-encoded spellings of operator paths (matched by route, not only by the raw path)', async () => {
     const res = await t.app.inject({ url: '/%73uperadmin/companies', headers: as('cashier') });

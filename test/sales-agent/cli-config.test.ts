@@ -56,7 +56,14 @@ describe('sales agent settings', () => {
   const base = { DATA_DIR: join(tmpdir(), `cfg-${process.pid}`), SECRET_KEY: 'x'.repeat(40) };
   it('is off by default, with the rules brain', () => {
     const config = loadConfig(base);
-    expect(config.salesAgent).toEqual({ enabled: false, accountId: null, senderIds: [], llm: null });
+    expect(config.salesAgent).toEqual({
+      enabled: false,
+      accountId: null,
+      senderIds: [],
+      whatsappNumberId: null,
+      whatsappSenderIds: [],
+      llm: null,
+    });
   });
   it('reads the account, a list of senders and the model endpoint', () => {
     const config = loadConfig({
@@ -72,6 +79,8 @@ describe('sales agent settings', () => {
       enabled: true,
       accountId: '17841400000000000',
       senderIds: ['71', '72', '73'],
+      whatsappNumberId: null,
+      whatsappSenderIds: [],
       llm: { baseUrl: 'https://llm.example/v1', apiKey: 'sk-1', model: 'gpt-x', timeoutMs: 8000 },
     });
   });
@@ -79,5 +88,24 @@ describe('sales agent settings', () => {
     expect(() => loadConfig({ ...base, SALES_AGENT_ENABLED: 'true' })).toThrow(ConfigError);
     expect(() => loadConfig({ ...base, SALES_AGENT_SENDER_IDS: 'juan' })).toThrow(/SALES_AGENT_SENDER_IDS/);
     expect(() => loadConfig({ ...base, LLM_BASE_URL: 'https://llm.example/v1' })).toThrow(/LLM_MODEL/);
+  });
+  it('reads the WhatsApp number and senders (issue 31); either channel is enough to turn it on', () => {
+    const config = loadConfig({
+      ...base,
+      SALES_AGENT_ENABLED: 'true',
+      SALES_AGENT_WHATSAPP_NUMBER_ID: '106540352242922',
+      SALES_AGENT_WHATSAPP_SENDER_IDS: '+5491155550001, 5491166660002',
+    });
+    expect(config.salesAgent).toMatchObject({
+      enabled: true,
+      accountId: null,
+      whatsappNumberId: '106540352242922',
+      whatsappSenderIds: ['5491155550001', '5491166660002'],
+    });
+    expect(() => loadConfig({ ...base, SALES_AGENT_ENABLED: 'true' })).toThrow(/SALES_AGENT_WHATSAPP_NUMBER_ID/);
+    expect(() => loadConfig({ ...base, SALES_AGENT_WHATSAPP_NUMBER_ID: '106540352242922' })).toThrow(/go together/);
+    expect(() => loadConfig({ ...base, SALES_AGENT_WHATSAPP_NUMBER_ID: '1', SALES_AGENT_WHATSAPP_SENDER_IDS: 'abc' })).toThrow(
+      /wa_id|digits/,
+    );
   });
 });

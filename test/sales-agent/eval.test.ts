@@ -81,6 +81,18 @@ const CASES: Case[] = [
   { text: 'Y el soporte cómo es?', expect: 'reply', contains: ['WhatsApp'] },
   { text: 'me llegó un cobro que no reconozco', expect: 'handoff', reason: 'low_confidence' },
   { text: 'Tengo un kiosco con 2 empleados, qué plan me conviene?', expect: 'reply', contains: ['Comercio'] },
+  // Third batch (issue 31): counter-offers and price negotiation go to a person, who decides what to
+  // offer. Written and scored before any rule was touched (see docs/decisiones.md).
+  { text: 'Te pago 15 mil por mes el plan Comercio, dale?', expect: 'handoff', reason: 'price_negotiation' },
+  { text: 'Si me lo dejás en $ 20.000 lo contrato hoy', expect: 'handoff', reason: 'price_negotiation' },
+  { text: 'El Cadena a 50 lucas y cerramos', expect: 'handoff', reason: 'price_negotiation' },
+  { text: 'Más de 18000 no puedo pagar, me lo hacés a ese precio?', expect: 'handoff', reason: 'price_negotiation' },
+  { text: 'Te ofrezco 12.000 mensuales por el Comercio', expect: 'handoff', reason: 'price_negotiation' },
+  { text: 'Me lo dejás más barato? la competencia me cobra la mitad', expect: 'handoff', reason: 'price_negotiation' },
+  { text: 'Y si pago 6 meses juntos, cuánto me lo dejás?', expect: 'handoff', reason: 'price_negotiation' },
+  { text: 'Bajame un poco el precio y lo pensamos', expect: 'handoff', reason: 'price_negotiation' },
+  { text: 'Hay descuento para estudiantes?', expect: 'reply', contains: ['confirma el equipo'] },
+  { text: 'Cuánto sale el Comercio si pago anual?', expect: 'reply', contains: ['$\u00a024.900', 'confirma el equipo'] },
 ];
 
 it(`sales agent evaluation set (${CASES.length} messages)`, () => {

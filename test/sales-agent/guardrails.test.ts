@@ -85,6 +85,24 @@ describe('guardrails (after any brain)', () => {
     expect(out.reply).toBe(`El Cadena sale $ 69.900 por mes. ${DISCOUNT_LINE}`);
   });
 
+  it('a counter-offer or a haggle goes to a person even when the brain wrote a polite reply (issue 31)', () => {
+    const polite = reply('El plan Comercio sale $ 24.900 por mes con IVA incluido.');
+    for (const input of [
+      'Te pago 15 mil por mes el Comercio',
+      'Me lo dejás más barato?',
+      'Si me lo dejás en $ 20.000 lo contrato',
+    ]) {
+      expect(applyGuardrails(polite, input, prices)).toMatchObject({
+        decision: 'handoff',
+        reply: null,
+        handoff_reason: 'price_negotiation',
+        guardrails: ['price_negotiation'],
+      });
+    }
+    // Asking whether there are discounts is not a counter-offer: the reply stays, the team confirms.
+    expect(applyGuardrails(polite, '¿Tienen descuento si pago el año?', prices)).toMatchObject({ decision: 'reply' });
+  });
+
   it('low confidence, empty or overlong replies → handoff', () => {
     expect(applyGuardrails(reply('Sí, claro.', 0.4), 'x', prices).handoff_reason).toBe('low_confidence');
     expect(applyGuardrails(reply('   '), 'x', prices).handoff_reason).toBe('empty_reply');
@@ -110,10 +128,11 @@ describe('OpenAI-compatible brain against the fake LLM server', () => {
   const agent = () =>
     createSalesAgentService({
       db: null as never,
-      config: { enabled: true, accountId: '1', senderIds: ['2'], llm: null },
+      config: { enabled: true, accountId: '1', senderIds: ['2'], whatsappNumberId: null, whatsappSenderIds: [], llm: null },
       clock: { now: () => new Date() },
       logger: { warn() {}, info() {}, error() {} } as never,
       instagram: instagramStub,
+      whatsapp: instagramStub,
       brain: createLlmBrain(prices, { baseUrl: llm.url, apiKey: llm.apiKey, model: 'gpt-test-mini', timeoutMs: 500 }),
       prices,
     });

@@ -1,5 +1,5 @@
 import type { LightMyRequestResponse } from 'fastify';
-import { buildTestApp, type TestApp } from '../app.ts';
+import { buildTestApp, type TestApp, type TestAppOptions } from '../app.ts';
 import { makeUser } from '../factories.ts';
 import { type FakeWhatsapp, startFakeWhatsapp } from '../fakes/whatsapp.fake.ts';
 import { login, SAME_ORIGIN } from '../sessions.ts';
@@ -16,7 +16,7 @@ export interface WhatsappTestApp extends TestApp {
 }
 
 export async function buildWhatsappApp(
-  options: { env?: Record<string, string>; timeoutMs?: number } = {},
+  options: { env?: Record<string, string>; timeoutMs?: number; overrides?: TestAppOptions['overrides'] } = {},
 ): Promise<WhatsappTestApp> {
   const fake = await startFakeWhatsapp();
   const t = await buildTestApp({
@@ -28,7 +28,7 @@ export async function buildWhatsappApp(
       AUTH_LOGIN_LIMIT_PER_CLIENT: '1000',
       ...options.env,
     },
-    overrides: options.timeoutMs ? { whatsappTuning: { timeoutMs: options.timeoutMs } } : {},
+    overrides: { ...options.overrides, ...(options.timeoutMs ? { whatsappTuning: { timeoutMs: options.timeoutMs } } : {}) },
   });
   const user = await makeUser(t.container, { superadmin: true });
   const superadmin = (await login(t.app, user.email, user.password)).cookie;

@@ -1,10 +1,11 @@
 import { integer, pgTable, real, text, timestamp, uuid } from 'drizzle-orm/pg-core';
 
-// Mirrors src/db/migrations/0023_sales_agent.sql; test/db/schema-drift.test.ts keeps them in step.
+// Mirrors src/db/migrations/0023_sales_agent.sql and 0130_sales_agent_channels.sql; test/db/schema-drift.test.ts keeps them in step.
 const tstz = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 
 export const salesAgentTurns = pgTable('sales_agent_turns', {
   inboundMid: text('inbound_mid').primaryKey(),
+  channel: text('channel').notNull(),
   conversationId: uuid('conversation_id').notNull(),
   accountId: text('account_id').notNull(),
   senderId: text('sender_id').notNull(),
@@ -33,6 +34,7 @@ export const salesAgentTurns = pgTable('sales_agent_turns', {
 
 export const salesAgentHandoffs = pgTable('sales_agent_handoffs', {
   conversationId: uuid('conversation_id').primaryKey(),
+  channel: text('channel').notNull(),
   inboundMid: text('inbound_mid').notNull(),
   reason: text('reason').notNull(),
   createdAt: tstz('created_at').notNull(),

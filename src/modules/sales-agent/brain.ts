@@ -9,6 +9,7 @@ export type HandoffReason =
   | 'asked_for_human'
   | 'firm_objection'
   | 'closing_sale'
+  | 'price_negotiation'
   | 'low_confidence'
   | 'automation_disclosure'
   | 'unpublished_amount'

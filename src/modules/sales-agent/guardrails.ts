@@ -1,6 +1,6 @@
 import type { PriceList } from '../docs/price-list.ts';
 import { type BrainAnswer, MIN_CONFIDENCE } from './brain.ts';
-import { DISCOUNT, DISCOUNT_LINE } from './rules-brain.ts';
+import { DISCOUNT, DISCOUNT_LINE, NEGOTIATION } from './rules-brain.ts';
 import { normalize, sentences } from './text.ts';
 
 /** Instagram's limit for one text message, in UTF-8 bytes. */
@@ -150,8 +150,8 @@ export interface GuardedAnswer {
 
 /**
  * Rule 7, in code, after any brain: no hint of automation, no amount outside the published list,
- * discounts and unpublished quotes only as "the team confirms it", a handoff below the confidence
- * floor, a reply that fits one Instagram message. `input` is what the person wrote.
+ * discounts and unpublished quotes only as "the team confirms it", counter-offers and haggling to a
+ * person, a handoff below the confidence floor, a reply that fits one Instagram message. `input` is what the person wrote.
  */
 export function applyGuardrails(answer: BrainAnswer, input: string, prices: PriceList): GuardedAnswer {
   const confidence = Number.isFinite(answer.confidence) ? Math.min(1, Math.max(0, answer.confidence)) : 0;
@@ -166,6 +166,8 @@ export function applyGuardrails(answer: BrainAnswer, input: string, prices: Pric
     return handoff(reason.slice(0, 200));
   }
   if (confidence < MIN_CONFIDENCE) return handoff('low_confidence', 'confidence_floor');
+  // A counter-offer or a haggle is the team's to answer, whatever the brain wrote (issue 31).
+  if (NEGOTIATION.test(normalize(input))) return handoff('price_negotiation', 'price_negotiation');
   let reply = (answer.reply ?? '').trim();
   if (reply === '') return handoff('empty_reply', 'empty_reply');
   if (mentionsAutomation(reply)) return handoff('automation_disclosure', 'automation_disclosure');

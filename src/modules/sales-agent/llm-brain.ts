@@ -19,7 +19,7 @@ export const DECISION_SCHEMA = {
     reply: { type: ['string', 'null'] },
     handoff_reason: {
       type: ['string', 'null'],
-      enum: ['asked_for_human', 'firm_objection', 'closing_sale', 'low_confidence', null],
+      enum: ['asked_for_human', 'firm_objection', 'closing_sale', 'price_negotiation', 'low_confidence', null],
     },
     confidence: { type: 'number' },
   },
@@ -33,7 +33,7 @@ export function systemPrompt(prices: PriceList): string {
     '- Usá solo los precios de la lista publicada de abajo; no calcules ni inventes otros montos.',
     '- Nunca prometas descuentos, promociones ni precios especiales: decí que el equipo lo confirma.',
     '- No digas que sos una persona ni hables de cómo se generan tus respuestas.',
-    '- Elegí "handoff" (sin respuesta) si pide hablar con una persona, rechaza con firmeza, quiere cerrar la compra (pagar, contratar, dar de alta) o no estás seguro de la respuesta.',
+    '- Elegí "handoff" (sin respuesta) si pide hablar con una persona, rechaza con firmeza, quiere cerrar la compra (pagar, contratar, dar de alta), regatea o propone su propio precio (price_negotiation) o no estás seguro de la respuesta.',
     '- confidence: de 0 a 1, cuán seguro estás de que la respuesta es correcta y completa.',
     'Respondé solo con el JSON pedido: {"decision","reply","handoff_reason","confidence"}.',
     '',

@@ -9,13 +9,33 @@ import { normalize, pesos } from './text.ts';
  * a person (low confidence). The order of the checks is the order of priority.
  */
 
-// Handoff triggers (contract rule 6). Matched against the normalized text (no accents, lowercase).
+// Handoff triggers (contract rule 6; price negotiation added by issue 31). Matched against the normalized text (no accents, lowercase).
 const ASKS_HUMAN =
-  /\b(hablar|comunicarme|charlar) con (alguien|una persona|un humano|un asesor|un vendedor|una vendedora|el due|la due|un representante|el equipo|ventas)|\b(persona real|ser humano|un humano|una persona de verdad|atencion al cliente|un asesor|una asesora|un vendedor|un operador|un representante)\b|\b(me (llaman|llamas|llamen|podes llamar|pueden llamar)|llamame|llamenme|te llamo|los llamo|numero de (telefono|celular|whatsapp)|tu (telefono|celular|whatsapp)|un (telefono|celular) para|pasame (un|tu) (whatsapp|numero|cel))|\bsos (un |una )?(bot|robot|maquina|ia|persona|humano|contestador)\b|\b(hablando|chateando) con (un|una) (bot|robot|maquina|ia|persona)\b|\b(es|esto es) (una )?respuesta automatica\b|\bme atiende (alguien|una persona)\b/;
+  /\b(hablar|comunicarme|charlar) con (alguien|una persona|un humano|un asesor|un vendedor|una vendedora|el due|la due|un representante|el equipo|ventas)|\b(persona real|ser humano|un humano|una persona de verdad|atencion al cliente|un asesor|una asesora|un vendedor|un operador|un representante)\b|\b(me (llaman|llamas|llamen|podes llamar|pueden llamar)|llamame|llamenme|te llamo|los llamo|numero de (telefono|celular|whatsapp)|tu (telefono|celular|whatsapp)|un (telefono|celular) para|pasame (un|tu) (whatsapp|numero|cel))|\bsos (un |una )?(bot|robot|maquina|ia|persona|humano|contestador)\b|\b(hablando|chateando) con (un|una) (bot|robot|maquina|ia|persona)\b|\b(es|esto es) (una )?respuesta automatica\b|\bme atiende (alguien|una persona)\b|\balguien (que )?(me|nos) (explique|expliquen|llame|atienda|conteste|responda|ayude)\b|\b(explique|expliquen|expliques|explicas|explican|hablar|hablemos|hablamos|charlar|charlemos|atiendan|contactarme|contactarnos) por (telefono|llamada|celular|videollamada|zoom|meet)\b/;
 const FIRM_OBJECTION =
   /\b(no me interesa|no nos interesa|no estoy interesad|no estamos interesad|no quiero nada|no gracias|no, gracias|dejen de (escribir|mandar|molestar)|deja de (escribir|mandar|molestar)|no me (escriban|escribas|molesten|molestes|manden)|no molesten|basta\b|spam|los voy a denunciar|denuncia|estafa|chant|truchos?\b|borrame|borrenme|sacame de|no vuelvan a|ni loco|ni en pedo|olvidate)/;
 const CLOSING =
   /\b(lo quiero|lo queremos|quiero (contratar|contratarlo|el plan|suscribirme|darme de alta|pagar|comprar|el comercio|el cadena|el inicial)|queremos contratar|lo contrato|lo contratamos|contratalo|me (sumo|anoto|suscribo|lo llevo|quedo con)|nos quedamos con|como (pago|te pago|les pago|abono|lo pago|contrato|lo contrato|me suscribo|me doy de alta|hago para (contratar|pagar|darme de alta|suscribirme))|donde (pago|abono)|pasame (el |tu |un )?(cbu|cvu|alias|link de pago|link para pagar|datos para (pagar|transferir))|te (transfiero|paso la plata|pago ahora)|arrancamos|cerramos|cerrado\b|dame de alta|dennos de alta|ya quiero (empezar|arrancar|pagar)|(aceptan|aceptas|se puede pagar con|puedo pagar con|medios de pago|formas? de pago|pagar con) ?(tarjeta|mercado ?pago|transferencia|efectivo|debito|credito)?)/;
+
+// Counter-offers and price negotiation (issue 31): the person names their own amount or bargains.
+// A person answers: only the team decides what to offer, so no reply restates the list price.
+const NEGOTIATION = new RegExp(
+  [
+    String.raw`\b(te|les|le) (ofrezco|pago|doy|propongo|abono)\b[^?.!]*\d`,
+    String.raw`\b(ofrezco|propongo|ofrecemos|pagaria|pagariamos|puedo pagar|podemos pagar) (hasta |como mucho |maximo )?(\$ ?|ars ?)?\d`,
+    String.raw`\b(me|nos) (lo|la) (dejas|dejan|deja|haces|hacen|hace|podes dejar|pueden dejar|dejarias|dejarian|harias|harian|bajas|bajan)\b`,
+    String.raw`\bcuanto (me|nos) (lo|la) (dejas|dejan|haces|hacen|dejarias|harias)`,
+    String.raw`\b(bajame|bajanos|bajenme|bajennos|rebajame|mejorame|mejoranos|mejorenme)\b`,
+    String.raw`\b(bajar|bajas|bajan|bajarme|mejorar|mejoras|mejoran|mejorarme) (un poco |algo )?(el|ese|tu|su) precio`,
+    String.raw`\bregate`,
+    String.raw`\bnegoci(ar|emos|able|amos|ando)`,
+    String.raw`\bultima oferta`,
+    String.raw`\ba ese precio\b`,
+    String.raw`\bla competencia (me |nos )?(cobra|sale|cuesta|deja)`,
+    String.raw`\bmas de (\$ ?)?\d[\d.,]*( mil| lucas| pesos)? no (puedo|podemos|pago|pagamos|llego|llegamos)`,
+    String.raw`\ba (\$ ?)?\d[\d.,]*( mil| lucas| pesos)? (y|asi) (cerramos|lo contrato|lo cerramos|arrancamos|trato hecho|dale)`,
+  ].join('|'),
+);
 
 // Problems, complaints and troubleshooting: never answered by rules (a person knows the context).
 const PROBLEM =
@@ -205,6 +225,8 @@ export function decideByRules(prices: PriceList, input: BrainInput): BrainAnswer
   if (text === '') return handoff('low_confidence', 0);
   if (ASKS_HUMAN.test(text)) return handoff('asked_for_human', 0.95);
   if (FIRM_OBJECTION.test(text)) return handoff('firm_objection', 0.9);
+  // Before closing: "si me lo dejás en 20.000 lo contrato" is a counter-offer, not a sale.
+  if (NEGOTIATION.test(text)) return handoff('price_negotiation', 0.9);
   if (CLOSING.test(text)) return handoff('closing_sale', 0.9);
   if (PROBLEM.test(text)) return handoff('low_confidence', 0.4);
 
@@ -246,4 +268,4 @@ export function decideByRules(prices: PriceList, input: BrainInput): BrainAnswer
   return { decision: 'reply', reply: `${opening}${parts.join(' ')}${closing}`, confidence: parts.length > 0 ? 0.85 : 0.5 };
 }
 
-export { DISCOUNT, DISCOUNT_LINE };
+export { DISCOUNT, DISCOUNT_LINE, NEGOTIATION };

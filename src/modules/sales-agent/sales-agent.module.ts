@@ -5,6 +5,7 @@ import type { Clock } from '../../lib/time.ts';
 import type { Logger } from '../../logger.ts';
 import { loadPriceList } from '../docs/price-list.ts';
 import type { InstagramModule } from '../instagram/instagram.module.ts';
+import type { WhatsappModule } from '../whatsapp/whatsapp.module.ts';
 import type { Brain } from './brain.ts';
 import { createLlmBrain } from './llm-brain.ts';
 import { createRulesBrain } from './rules-brain.ts';
@@ -22,6 +23,7 @@ export interface SalesAgentModuleDeps {
   logger: Logger;
   jobs: JobQueue;
   instagram: InstagramModule;
+  whatsapp: WhatsappModule;
   /** Tests: a pinned delay picker. */
   random?: (min: number, max: number) => number;
 }
@@ -39,18 +41,20 @@ export function brainFor(config: Pick<Config, 'salesAgent'>): Brain {
  * insert (every path); the minute job decides and sends the due replies.
  */
 export function createSalesAgentModule(deps: SalesAgentModuleDeps): SalesAgentModule {
-  const { config, db, clock, logger, jobs, instagram } = deps;
+  const { config, db, clock, logger, jobs, instagram, whatsapp } = deps;
   const service = createSalesAgentService({
     db,
     config: config.salesAgent,
     clock,
     logger,
     instagram: instagram.service,
+    whatsapp: whatsapp.service,
     brain: brainFor(config),
     prices: loadPriceList(),
     ...(deps.random ? { random: deps.random } : {}),
   });
   instagram.hooks.onNewMessage = service.claim;
+  whatsapp.hooks.onNewMessage = service.claimWhatsapp;
   jobs.define({
     name: SALES_AGENT_JOB,
     schedule: '* * * * *',

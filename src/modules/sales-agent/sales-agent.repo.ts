@@ -1,9 +1,19 @@
 import type { Q } from '../instagram/instagram.repo.ts';
 
+/** The inboxes the agent answers on (issue 18: Instagram; issue 31: WhatsApp). */
+export type Channel = 'instagram' | 'whatsapp';
+
+/** Each channel's message table and id column: fixed names, never from input. */
+const INBOX: Record<Channel, { messages: string; id: string; deleted: string }> = {
+  instagram: { messages: 'instagram_messages', id: 'mid', deleted: 'm.is_deleted' },
+  whatsapp: { messages: 'whatsapp_messages', id: 'wamid', deleted: 'false' },
+};
+
 export type TurnStatus = 'pending' | 'sending' | 'sent' | 'held' | 'handoff' | 'skipped' | 'cancelled' | 'superseded' | 'failed';
 
 export interface TurnRow {
   inbound_mid: string;
+  channel: Channel;
   conversation_id: string;
   account_id: string;
   sender_id: string;
@@ -29,12 +39,13 @@ export interface TurnRow {
   updated_at: Date;
 }
 
-const COLUMNS = `inbound_mid, conversation_id, account_id, sender_id, input_text, claimed_by, status, reason, thread_state,
+const COLUMNS = `inbound_mid, channel, conversation_id, account_id, sender_id, input_text, claimed_by, status, reason, thread_state,
   received_at, claimed_at, send_after, decision, reply, handoff_reason, confidence, brain, brain_output, guardrails,
   brain_ms, decided_at, sent_mid, sent_at, updated_at`;
 
 export interface TurnInsert {
   mid: string;
+  channel: Channel;
   conversationId: string;
   accountId: string;
   senderId: string;
@@ -52,8 +63,8 @@ export interface TurnInsert {
 export async function insertTurn(q: Q, t: TurnInsert): Promise<boolean> {
   const rows = await q.query(
     `INSERT INTO sales_agent_turns (inbound_mid, conversation_id, account_id, sender_id, input_text, claimed_by, status,
-       reason, thread_state, received_at, claimed_at, send_after, updated_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $11)
+       reason, thread_state, received_at, claimed_at, send_after, updated_at, channel)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $11, $13)
      ON CONFLICT (inbound_mid) DO NOTHING RETURNING inbound_mid`,
     [
       t.mid,
@@ -68,6 +79,7 @@ export async function insertTurn(q: Q, t: TurnInsert): Promise<boolean> {
       t.receivedAt,
       t.now,
       t.sendAfter,
+      t.channel,
     ],
   );
   return rows.length > 0;
@@ -78,9 +90,9 @@ export async function handoffOpen(q: Q, conversationId: string): Promise<boolean
 }
 
 /** Did we (agent or operator) write to this person in the window before `at`? That makes the thread active. */
-export async function ourMessageSince(q: Q, conversationId: string, since: Date): Promise<boolean> {
+export async function ourMessageSince(q: Q, channel: Channel, conversationId: string, since: Date): Promise<boolean> {
   const rows = await q.query(
-    `SELECT 1 FROM instagram_messages WHERE conversation_id = $1 AND direction = 'outbound' AND sent_at >= $2 LIMIT 1`,
+    `SELECT 1 FROM ${INBOX[channel].messages} WHERE conversation_id = $1 AND direction = 'outbound' AND sent_at >= $2 LIMIT 1`,
     [conversationId, since],
   );
   return rows.length > 0;
@@ -174,11 +186,12 @@ export interface ThreadMessage {
 }
 
 /** The conversation up to a point, oldest first, with our agent's own messages marked. */
-export async function threadUpTo(q: Q, conversationId: string, limit = 30): Promise<ThreadMessage[]> {
+export async function threadUpTo(q: Q, channel: Channel, conversationId: string, limit = 30): Promise<ThreadMessage[]> {
+  const { messages, id, deleted } = INBOX[channel];
   const rows = await q.query<ThreadMessage>(
-    `SELECT * FROM (SELECT m.mid, m.direction, m.text, m.sent_at, m.is_deleted,
-         EXISTS (SELECT 1 FROM sales_agent_turns t WHERE t.sent_mid = m.mid) AS by_agent
-       FROM instagram_messages m WHERE m.conversation_id = $1 ORDER BY m.sent_at DESC, m.mid DESC LIMIT $2) newest
+    `SELECT * FROM (SELECT m.${id} AS mid, m.direction, m.text, m.sent_at, ${deleted} AS is_deleted,
+         EXISTS (SELECT 1 FROM sales_agent_turns t WHERE t.sent_mid = m.${id}) AS by_agent
+       FROM ${messages} m WHERE m.conversation_id = $1 ORDER BY m.sent_at DESC, m.${id} DESC LIMIT $2) newest
      ORDER BY sent_at, mid`,
     [conversationId, limit],
   );
@@ -187,10 +200,11 @@ export async function threadUpTo(q: Q, conversationId: string, limit = 30): Prom
 
 /** A newer inbound message of the same conversation that has its own claim (it is answered instead). */
 export async function newerClaimed(q: Q, turn: TurnRow): Promise<string | null> {
+  const { messages, id } = INBOX[turn.channel];
   const rows = await q.query<{ inbound_mid: string }>(
-    `SELECT t.inbound_mid FROM sales_agent_turns t JOIN instagram_messages m ON m.mid = t.inbound_mid
+    `SELECT t.inbound_mid FROM sales_agent_turns t JOIN ${messages} m ON m.${id} = t.inbound_mid
      WHERE t.conversation_id = $1 AND t.inbound_mid <> $2 AND t.status IN ('pending', 'sending', 'sent', 'held', 'handoff')
-       AND (m.sent_at, m.mid) > (SELECT sent_at, mid FROM instagram_messages WHERE mid = $2)
+       AND (m.sent_at, m.${id}) > (SELECT sent_at, ${id} FROM ${messages} WHERE ${id} = $2)
      LIMIT 1`,
     [turn.conversation_id, turn.inbound_mid],
   );
@@ -199,21 +213,29 @@ export async function newerClaimed(q: Q, turn: TurnRow): Promise<string | null> 
 
 /** An outbound message after the inbound one that the agent did not send: a person answered. */
 export async function humanReplied(q: Q, turn: TurnRow): Promise<boolean> {
+  const { messages, id } = INBOX[turn.channel];
   const rows = await q.query(
-    `SELECT 1 FROM instagram_messages m WHERE m.conversation_id = $1 AND m.direction = 'outbound'
-       AND m.sent_at >= (SELECT sent_at FROM instagram_messages WHERE mid = $2)
-       AND NOT EXISTS (SELECT 1 FROM sales_agent_turns t WHERE t.sent_mid = m.mid)
+    `SELECT 1 FROM ${messages} m WHERE m.conversation_id = $1 AND m.direction = 'outbound'
+       AND m.sent_at >= (SELECT sent_at FROM ${messages} WHERE ${id} = $2)
+       AND NOT EXISTS (SELECT 1 FROM sales_agent_turns t WHERE t.sent_mid = m.${id})
      LIMIT 1`,
     [turn.conversation_id, turn.inbound_mid],
   );
   return rows.length > 0;
 }
 
-export async function tagHandoff(q: Q, conversationId: string, mid: string, reason: string, now: Date) {
+/** Whether the inbound message is still there and not deleted (Instagram lets a person unsend it). */
+export async function messageLive(q: Q, turn: TurnRow): Promise<boolean> {
+  const { messages, id, deleted } = INBOX[turn.channel];
+  const rows = await q.query(`SELECT 1 FROM ${messages} m WHERE m.${id} = $1 AND NOT ${deleted}`, [turn.inbound_mid]);
+  return rows.length > 0;
+}
+
+export async function tagHandoff(q: Q, channel: Channel, conversationId: string, mid: string, reason: string, now: Date) {
   await q.query(
-    `INSERT INTO sales_agent_handoffs (conversation_id, inbound_mid, reason, created_at) VALUES ($1, $2, $3, $4)
+    `INSERT INTO sales_agent_handoffs (conversation_id, inbound_mid, reason, created_at, channel) VALUES ($1, $2, $3, $4, $5)
      ON CONFLICT (conversation_id) DO NOTHING`,
-    [conversationId, mid, reason, now],
+    [conversationId, mid, reason, now, channel],
   );
 }
 
@@ -228,27 +250,83 @@ export interface TurnFilters {
   status?: string;
   decision?: string;
   sender?: string;
+  channel?: Channel;
   q?: string;
   limit: number;
   before?: Date;
 }
 
-export type ListedTurn = TurnRow & { participant_username: string | null; handoff_open: boolean };
+/** A turn with the contact as the inbox names them: @username on Instagram, profile name on WhatsApp. */
+export type ListedTurn = TurnRow & {
+  participant_username: string | null;
+  profile_name: string | null;
+  handoff_open: boolean;
+};
 
 export async function listTurns(q: Q, f: TurnFilters): Promise<ListedTurn[]> {
   return q.query<ListedTurn>(
     `SELECT ${COLUMNS.split(',')
       .map((c) => `t.${c.trim()}`)
-      .join(', ')}, c.participant_username,
+      .join(', ')}, ic.participant_username, wc.profile_name,
        EXISTS (SELECT 1 FROM sales_agent_handoffs h WHERE h.conversation_id = t.conversation_id) AS handoff_open
-     FROM sales_agent_turns t JOIN instagram_conversations c ON c.id = t.conversation_id
+     FROM sales_agent_turns t
+       LEFT JOIN instagram_conversations ic ON t.channel = 'instagram' AND ic.id = t.conversation_id
+       LEFT JOIN whatsapp_conversations wc ON t.channel = 'whatsapp' AND wc.id = t.conversation_id
      WHERE ($1::text IS NULL OR t.status = $1) AND ($2::text IS NULL OR t.decision = $2)
-       AND ($3::text IS NULL OR t.sender_id = $3 OR c.participant_username ILIKE $3)
+       AND ($3::text IS NULL OR t.sender_id = $3 OR ic.participant_username ILIKE $3 OR wc.profile_name ILIKE '%' || $3 || '%')
        AND ($4::text IS NULL OR t.input_text ILIKE '%' || $4 || '%' OR t.reply ILIKE '%' || $4 || '%')
        AND ($5::timestamptz IS NULL OR t.claimed_at < $5)
+       AND ($7::text IS NULL OR t.channel = $7)
      ORDER BY t.claimed_at DESC, t.inbound_mid LIMIT $6`,
-    [f.status ?? null, f.decision ?? null, f.sender ?? null, f.q ?? null, f.before ?? null, f.limit],
+    [f.status ?? null, f.decision ?? null, f.sender ?? null, f.q ?? null, f.before ?? null, f.limit, f.channel ?? null],
   );
+}
+
+/** Pending turns not planned yet, soonest first: the minute job decides their reply ahead for the log. */
+export async function unplanned(q: Q, limit: number): Promise<TurnRow[]> {
+  return q.query<TurnRow>(
+    `SELECT ${COLUMNS} FROM sales_agent_turns WHERE status = 'pending' AND decided_at IS NULL
+     ORDER BY send_after, inbound_mid LIMIT $1`,
+    [limit],
+  );
+}
+
+/** Stores the planned decision of a turn still waiting (only while it is still pending and unplanned). */
+export async function planTurn(
+  q: Q,
+  mid: string,
+  f: {
+    inputText: string;
+    decision: 'reply' | 'handoff';
+    reply: string | null;
+    handoffReason: string | null;
+    confidence: number;
+    brain: string;
+    brainOutput: string;
+    guardrails: string[];
+    brainMs: number;
+    decidedAt: Date;
+  },
+): Promise<boolean> {
+  const rows = await q.query(
+    `UPDATE sales_agent_turns SET input_text = $2, decision = $3, reply = $4, handoff_reason = $5, confidence = $6, brain = $7,
+       brain_output = $8, guardrails = $9, brain_ms = $10, decided_at = $11, updated_at = $11
+     WHERE inbound_mid = $1 AND status = 'pending' AND decided_at IS NULL RETURNING inbound_mid`,
+    [
+      mid,
+      f.inputText,
+      f.decision,
+      f.reply,
+      f.handoffReason,
+      f.confidence,
+      f.brain,
+      f.brainOutput,
+      f.guardrails,
+      f.brainMs,
+      f.decidedAt,
+    ],
+  );
+  return rows.length > 0;
 }
 
 export async function countByStatus(q: Q): Promise<Record<string, number>> {

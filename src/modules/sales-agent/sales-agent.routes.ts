@@ -11,14 +11,24 @@ const TurnQuery = Type.Object({
   status: Type.Optional(Type.Union([...STATUSES, ''].map((s) => Type.Literal(s)))),
   decision: Type.Optional(Type.Union([Type.Literal('reply'), Type.Literal('handoff'), Type.Literal('')])),
   sender: Type.Optional(Type.String({ maxLength: 100 })),
+  channel: Type.Optional(Type.Union([Type.Literal('instagram'), Type.Literal('whatsapp'), Type.Literal('')])),
   q: Type.Optional(Type.String({ maxLength: 200 })),
   before: Type.Optional(Type.String({ format: 'date-time' })),
   limit: Type.Integer({ minimum: 1, maximum: 200, default: 50 }),
 });
 
-function filters(query: { status?: string; decision?: string; sender?: string; q?: string; before?: string; limit: number }) {
+function filters(query: {
+  status?: string;
+  decision?: string;
+  sender?: string;
+  channel?: 'instagram' | 'whatsapp' | '';
+  q?: string;
+  before?: string;
+  limit: number;
+}) {
   return {
     limit: query.limit,
+    ...(query.channel ? { channel: query.channel } : {}),
     ...(query.status ? { status: query.status } : {}),
     ...(query.decision ? { decision: query.decision } : {}),
     ...(query.sender?.trim() ? { sender: query.sender.trim().replace(/^@/, '') } : {}),
@@ -39,7 +49,13 @@ export function registerSalesAgentRoutes(app: App, { salesAgent, shell }: { sale
       data: {
         summary: await service.summary(),
         turns: await service.list(filters(query)),
-        filters: { status: query.status ?? '', decision: query.decision ?? '', sender: query.sender ?? '', q: query.q ?? '' },
+        filters: {
+          status: query.status ?? '',
+          decision: query.decision ?? '',
+          sender: query.sender ?? '',
+          channel: query.channel ?? '',
+          q: query.q ?? '',
+        },
         limit: query.limit,
       },
     });

@@ -7,7 +7,9 @@ import type { Logger } from '../../logger.ts';
 import type { PriceList } from '../docs/price-list.ts';
 import type { MessageWrite, Q } from '../instagram/instagram.repo.ts';
 import type { InstagramService } from '../instagram/instagram.service.ts';
+import type { WhatsappNewMessageHook, WhatsappService } from '../whatsapp/whatsapp.service.ts';
 import type { Brain, BrainInput, HistoryItem } from './brain.ts';
+import { queryOn } from './conn-query.ts';
 import { applyGuardrails, type GuardedAnswer } from './guardrails.ts';
 import * as repo from './sales-agent.repo.ts';
 
@@ -30,6 +32,7 @@ export interface SalesAgentDeps {
   clock: Clock;
   logger: Logger;
   instagram: InstagramService;
+  whatsapp: WhatsappService;
   brain: Brain;
   prices: PriceList;
   /** Uniform integer in [min, max]; tests may pin it. */
@@ -46,14 +49,74 @@ export interface TickReport {
   cancelled: number;
   superseded: number;
   failed: number;
+  /** Waiting turns whose reply was decided ahead, for the log. */
+  planned?: number;
 }
 
 export type SalesAgentService = ReturnType<typeof createSalesAgentService>;
 
 export function createSalesAgentService(deps: SalesAgentDeps) {
-  const { db, config, clock, logger, instagram, brain, prices } = deps;
+  const { db, config, clock, logger, instagram, whatsapp, brain, prices } = deps;
   const random = deps.random ?? ((min: number, max: number) => randomInt(min, max + 1));
   const senders = new Set(config.senderIds);
+  const whatsappSenders = new Set(config.whatsappSenderIds);
+
+  /** The delay of a claimed message: short when we wrote to the person in the last half hour. */
+  async function schedule(q: Q, channel: repo.Channel, conversationId: string, sentAt: Date, now: Date) {
+    const active = await repo.ourMessageSince(q, channel, conversationId, new Date(sentAt.getTime() - ACTIVE_WINDOW_MS));
+    const window = active ? ACTIVE_DELAY_MS : FIRST_DELAY_MS;
+    return {
+      threadState: active ? ('active' as const) : ('first' as const),
+      sendAfter: new Date(now.getTime() + random(window.min, window.max)),
+    };
+  }
+
+  /**
+   * The WhatsApp claim (issue 31), run in the webhook's insert transaction: the same rules as on
+   * Instagram (designated number and senders, fresh messages only, handoffs), and the channel's own
+   * switch. WhatsApp has no other path that stores an inbound message, and the key is the wamid.
+   */
+  const claimWhatsapp: WhatsappNewMessageHook = async (tx, m, channel, now) => {
+    if (!config.enabled || !channel.agentEnabled || config.whatsappNumberId === null) return;
+    const q = queryOn(tx);
+    const fresh = now.getTime() - m.sentAt.getTime() <= FRESH_MS;
+    const designated = channel.phoneNumberId === config.whatsappNumberId && whatsappSenders.has(m.waId);
+    if (!fresh && !designated) return;
+    let reason: string | null = null;
+    if (channel.phoneNumberId !== config.whatsappNumberId) reason = 'other_account';
+    else if (!whatsappSenders.has(m.waId)) reason = 'other_sender';
+    else if (!fresh) reason = 'not_new';
+    else if (!m.text?.trim()) reason = 'no_text';
+    else if (await repo.handoffOpen(q, m.conversationId)) reason = 'handoff_open';
+    const planned = reason === null ? await schedule(q, 'whatsapp', m.conversationId, m.sentAt, now) : null;
+    await repo.insertTurn(q, {
+      mid: m.wamid,
+      channel: 'whatsapp',
+      conversationId: m.conversationId,
+      accountId: channel.phoneNumberId,
+      senderId: m.waId,
+      text: m.text,
+      source: 'webhook',
+      status: reason === null ? 'pending' : 'skipped',
+      reason,
+      threadState: planned?.threadState ?? null,
+      receivedAt: now,
+      sendAfter: planned?.sendAfter ?? null,
+      now,
+    });
+  };
+
+  /** The channel's own switch (WhatsApp's is on its channel record; Instagram has only the global one). */
+  async function channelEnabled(channel: repo.Channel): Promise<boolean> {
+    return channel === 'instagram' ? true : (await whatsapp.status()).agent_enabled;
+  }
+  const sendEnabled = (channel: repo.Channel) => (channel === 'instagram' ? instagram.sendEnabled() : whatsapp.sendEnabled());
+  async function sendReply(turn: repo.TurnRow, text: string): Promise<string | null> {
+    if (turn.channel === 'whatsapp') {
+      return (await whatsapp.sendText({ conversation_id: turn.conversation_id, text }))?.wamid ?? null;
+    }
+    return (await instagram.send({ conversation_id: turn.conversation_id, text })).id;
+  }
 
   /**
    * The claim, run by storeMessage in the transaction that inserted the row, whatever path it was
@@ -73,16 +136,10 @@ export function createSalesAgentService(deps: SalesAgentDeps) {
     else if (m.isUnsupported) reason = 'unsupported';
     else if (!m.text?.trim()) reason = 'no_text';
     else if (await repo.handoffOpen(q, m.conversationId)) reason = 'handoff_open';
-    let threadState: 'first' | 'active' | null = null;
-    let sendAfter: Date | null = null;
-    if (reason === null) {
-      const active = await repo.ourMessageSince(q, m.conversationId, new Date(m.sentAt.getTime() - ACTIVE_WINDOW_MS));
-      threadState = active ? 'active' : 'first';
-      const window = active ? ACTIVE_DELAY_MS : FIRST_DELAY_MS;
-      sendAfter = new Date(now.getTime() + random(window.min, window.max));
-    }
+    const planned = reason === null ? await schedule(q, 'instagram', m.conversationId, m.sentAt, now) : null;
     await repo.insertTurn(q, {
       mid: m.mid,
+      channel: 'instagram',
       conversationId: m.conversationId,
       accountId: m.accountId,
       senderId: m.senderId,
@@ -90,9 +147,9 @@ export function createSalesAgentService(deps: SalesAgentDeps) {
       source: m.source,
       status: reason === null ? 'pending' : 'skipped',
       reason,
-      threadState,
+      threadState: planned?.threadState ?? null,
       receivedAt: now,
-      sendAfter,
+      sendAfter: planned?.sendAfter ?? null,
       now,
     });
   }
@@ -128,23 +185,70 @@ export function createSalesAgentService(deps: SalesAgentDeps) {
     return { text: pending.map((m) => m.text).join('\n') || turn.input_text || '', history };
   }
 
+  /** The decision stored while the turn waited, if it was made on the same input. */
+  function plannedAnswer(turn: repo.TurnRow, inputText: string) {
+    if (!turn.decided_at || !turn.decision || turn.input_text !== inputText || !turn.brain) return null;
+    let raw: unknown = turn.brain_output;
+    try {
+      raw = JSON.parse(turn.brain_output ?? 'null');
+    } catch {
+      // Kept as text: it was cut at 4,000 characters.
+    }
+    return {
+      decision: turn.decision,
+      reply: turn.reply,
+      handoff_reason: turn.handoff_reason,
+      confidence: turn.confidence === null ? 0 : Number(turn.confidence),
+      guardrails: turn.guardrails,
+      brain: turn.brain,
+      raw,
+      ms: turn.brain_ms ?? 0,
+    };
+  }
+
+  /**
+   * Plans the reply of turns still waiting for their delay, so the shadow log shows what would be
+   * sent before it is. Nothing is sent or tagged here; the due run re-checks everything.
+   */
+  async function plan(limit: number): Promise<number> {
+    let planned = 0;
+    for (const turn of await repo.unplanned(db, limit)) {
+      const input = brainInput(await repo.threadUpTo(db, turn.channel, turn.conversation_id), turn);
+      const decided = await decide(input);
+      const stored = await repo.planTurn(db, turn.inbound_mid, {
+        inputText: input.text,
+        decision: decided.decision,
+        reply: decided.reply,
+        handoffReason: decided.handoff_reason,
+        confidence: decided.confidence,
+        brain: decided.brain,
+        brainOutput: JSON.stringify(decided.raw).slice(0, 4000),
+        guardrails: decided.guardrails,
+        brainMs: decided.ms,
+        decidedAt: clock.now(),
+      });
+      if (stored) planned += 1;
+    }
+    return planned;
+  }
+
   async function handle(turn: repo.TurnRow, report: TickReport): Promise<void> {
     const now = () => clock.now();
     const stop = async (status: 'cancelled' | 'superseded', reason: string) => {
       await repo.finishTurn(db, turn.inbound_mid, { status, reason, now: now() });
       report[status] += 1;
     };
-    const message = await instagram.messageState(turn.inbound_mid);
-    if (!message || message.is_deleted) return stop('cancelled', 'message_deleted');
+    if (!(await repo.messageLive(db, turn))) return stop('cancelled', 'message_deleted');
     if (await repo.handoffOpen(db, turn.conversation_id)) return stop('cancelled', 'handoff_open');
     if (await repo.humanReplied(db, turn)) return stop('cancelled', 'human_replied');
     const newer = await repo.newerClaimed(db, turn);
     if (newer) return stop('superseded', `newer message ${newer}`);
 
-    const thread = await repo.threadUpTo(db, turn.conversation_id);
+    const thread = await repo.threadUpTo(db, turn.channel, turn.conversation_id);
     const input = brainInput(thread, turn);
-    const decided = await decide(input);
-    const decidedAt = now();
+    // The reply planned while the turn waited (shown in the log) stands if the input is the same.
+    const decided = plannedAnswer(turn, input.text) ?? (await decide(input));
+    const decidedAt = turn.decided_at && plannedAnswer(turn, input.text) ? new Date(turn.decided_at) : now();
     const record = {
       inputText: input.text,
       decision: decided.decision,
@@ -159,7 +263,14 @@ export function createSalesAgentService(deps: SalesAgentDeps) {
     };
     if (decided.decision === 'handoff') {
       await db.rawTransaction(async (tx) => {
-        await repo.tagHandoff(tx, turn.conversation_id, turn.inbound_mid, decided.handoff_reason ?? 'low_confidence', decidedAt);
+        await repo.tagHandoff(
+          tx,
+          turn.channel,
+          turn.conversation_id,
+          turn.inbound_mid,
+          decided.handoff_reason ?? 'low_confidence',
+          decidedAt,
+        );
         await repo.finishTurn(tx, turn.inbound_mid, { ...record, status: 'handoff', now: decidedAt });
       });
       report.handoff += 1;
@@ -167,7 +278,7 @@ export function createSalesAgentService(deps: SalesAgentDeps) {
     }
     // Re-checked after the brain (which may take seconds): the flags, a person answering meanwhile,
     // a newer message.
-    if (!config.enabled) {
+    if (!config.enabled || !(await channelEnabled(turn.channel))) {
       await repo.finishTurn(db, turn.inbound_mid, { ...record, status: 'cancelled', reason: 'agent_disabled', now: now() });
       report.cancelled += 1;
       return;
@@ -188,14 +299,14 @@ export function createSalesAgentService(deps: SalesAgentDeps) {
       report.superseded += 1;
       return;
     }
-    if (!instagram.sendEnabled()) {
+    if (!sendEnabled(turn.channel)) {
       await repo.finishTurn(db, turn.inbound_mid, { ...record, status: 'held', reason: 'send_disabled', now: now() });
       report.held += 1;
       return;
     }
     try {
-      const sent = await instagram.send({ conversation_id: turn.conversation_id, text: decided.reply! });
-      await repo.finishTurn(db, turn.inbound_mid, { ...record, status: 'sent', sentMid: sent.id, sentAt: now(), now: now() });
+      const sentMid = await sendReply(turn, decided.reply!);
+      await repo.finishTurn(db, turn.inbound_mid, { ...record, status: 'sent', sentMid, sentAt: now(), now: now() });
       report.sent += 1;
     } catch (err) {
       const reason = err instanceof AppError ? `${err.code}: ${err.message}` : (err as Error).message;
@@ -207,6 +318,7 @@ export function createSalesAgentService(deps: SalesAgentDeps) {
 
   return {
     claim,
+    claimWhatsapp,
     decide,
 
     /** The minute job: decides and sends the due replies. The only place a reply is sent from. */
@@ -234,6 +346,11 @@ export function createSalesAgentService(deps: SalesAgentDeps) {
           logger.error({ err, mid: turn.inbound_mid }, 'sales agent turn failed');
         }
       }
+      try {
+        report.planned = await plan(PER_RUN);
+      } catch (err) {
+        logger.warn({ err }, 'sales agent could not plan the waiting replies');
+      }
       return report;
     },
 
@@ -241,9 +358,22 @@ export function createSalesAgentService(deps: SalesAgentDeps) {
       const rows = await repo.listTurns(db, filters);
       return rows.map((t) => ({
         inbound_mid: t.inbound_mid,
+        channel: t.channel,
         conversation_id: t.conversation_id,
         sender_id: t.sender_id,
         participant_username: t.participant_username,
+        profile_name: t.profile_name,
+        /** As the inbox names the person: @username (or «Usuario id» until known), profile name and number on WhatsApp. */
+        contact_name:
+          t.channel === 'whatsapp'
+            ? t.profile_name
+              ? `${t.profile_name} (+${t.sender_id})`
+              : `+${t.sender_id}`
+            : t.participant_username
+              ? `@${t.participant_username}`
+              : `Usuario ${t.sender_id}`,
+        /** The thread in its inbox tab. */
+        thread_url: `/superadmin/${t.channel}?thread=${encodeURIComponent(t.conversation_id)}`,
         input_text: t.input_text,
         claimed_by: t.claimed_by,
         status: t.status,
@@ -272,6 +402,16 @@ export function createSalesAgentService(deps: SalesAgentDeps) {
         send_enabled: instagram.sendEnabled(),
         account_id: config.accountId,
         sender_ids: config.senderIds,
+        whatsapp: await (async () => {
+          const status = await whatsapp.status();
+          return {
+            enabled: config.enabled && status.agent_enabled && config.whatsappNumberId !== null,
+            channel_switch: status.agent_enabled,
+            send_enabled: whatsapp.sendEnabled(),
+            number_id: config.whatsappNumberId,
+            sender_ids: config.whatsappSenderIds,
+          };
+        })(),
         brain: brain.name,
         counts: await repo.countByStatus(db),
         delays: {

@@ -17,6 +17,8 @@ export const MAX_TEXT_CHARS = 4096;
 export type WhatsappNewMessageHook = (
   tx: Tx,
   message: { wamid: string; conversationId: string; waId: string; text: string | null; sentAt: Date },
+  channel: { phoneNumberId: string; agentEnabled: boolean },
+  now: Date,
 ) => Promise<void>;
 
 export interface WhatsappServiceDeps {
@@ -218,7 +220,12 @@ export function createWhatsappService(deps: WhatsappServiceDeps) {
               continue;
             }
             report.messages += 1;
-            await hooks.onNewMessage?.(tx, { wamid: m.wamid, conversationId, waId: m.waId, text: m.text, sentAt: m.sentAt });
+            await hooks.onNewMessage?.(
+              tx,
+              { wamid: m.wamid, conversationId, waId: m.waId, text: m.text, sentAt: m.sentAt },
+              { phoneNumberId: channel.phone_number_id, agentEnabled: channel.agent_enabled },
+              now,
+            );
           }
         }
       });

@@ -7,9 +7,12 @@ import { mountPage } from '../ui/page-data.ts';
 
 interface Turn {
   inbound_mid: string;
+  channel: 'instagram' | 'whatsapp';
   conversation_id: string;
   sender_id: string;
   participant_username: string | null;
+  contact_name: string;
+  thread_url: string;
   input_text: string | null;
   claimed_by: string;
   status: string;
@@ -35,12 +38,19 @@ interface AgentData {
     send_enabled: boolean;
     account_id: string | null;
     sender_ids: string[];
+    whatsapp: {
+      enabled: boolean;
+      channel_switch: boolean;
+      send_enabled: boolean;
+      number_id: string | null;
+      sender_ids: string[];
+    };
     brain: string;
     counts: Record<string, number>;
     delays: { first_seconds: [number, number]; active_seconds: [number, number]; active_window_minutes: number };
   };
   turns: Turn[];
-  filters: { status: string; decision: string; sender: string; q: string };
+  filters: { status: string; decision: string; sender: string; channel: string; q: string };
   limit: number;
 }
 
@@ -70,6 +80,7 @@ const REASON: Record<string, string> = {
   asked_for_human: 'pidió hablar con una persona',
   firm_objection: 'rechazo firme',
   closing_sale: 'quiere cerrar la compra',
+  price_negotiation: 'regatea o propone su propio precio',
   low_confidence: 'confianza baja',
   automation_disclosure: 'la respuesta delataba que es automática',
   unpublished_amount: 'la respuesta tenía un monto fuera de la lista de precios',
@@ -86,6 +97,7 @@ const GUARDRAIL: Record<string, string> = {
   team_confirms_discount: 'se agregó que el equipo confirma el descuento',
   empty_reply: 'respuesta vacía',
   too_long: 'demasiado larga',
+  price_negotiation: 'era una contraoferta o un regateo',
 };
 
 const reasonText = (r: string | null) => (r ? (REASON[r] ?? REASON[r.split(':')[0]!] ?? r) : '');
@@ -118,7 +130,14 @@ function Agent(data: AgentData) {
             <strong>{s.brain === 'rules' ? 'reglas fijas' : s.brain}</strong>
           </li>
           <li>
-            Cuenta: {s.account_id ?? '—'} · Personas designadas: {s.sender_ids.length ? s.sender_ids.join(', ') : '—'}
+            Instagram: cuenta {s.account_id ?? '—'} · Personas designadas: {s.sender_ids.length ? s.sender_ids.join(', ') : '—'}
+          </li>
+          <li data-whatsapp-agent={s.whatsapp.enabled ? 'on' : 'off'}>
+            WhatsApp: <strong>{s.whatsapp.enabled ? 'atiende' : 'no atiende'}</strong>
+            {s.whatsapp.number_id ? ` · número ${s.whatsapp.number_id}` : ' · sin SALES_AGENT_WHATSAPP_NUMBER_ID'}
+            {s.whatsapp.channel_switch ? '' : ' · apagado en el canal'} · Envío:{' '}
+            {s.whatsapp.send_enabled ? 'encendido' : 'apagado'} · Personas designadas:{' '}
+            {s.whatsapp.sender_ids.length ? s.whatsapp.sender_ids.map((id) => `+${id}`).join(', ') : '—'}
           </li>
           <li>
             Demora: primer mensaje {s.delays.first_seconds[0]}–{s.delays.first_seconds[1]} s; conversación activa (le escribimos
@@ -141,6 +160,11 @@ function Agent(data: AgentData) {
               </option>
             ))}
           </select>
+          <select name="channel" aria-label="Canal" value={data.filters.channel}>
+            <option value="">Todos los canales</option>
+            <option value="instagram">Instagram</option>
+            <option value="whatsapp">WhatsApp</option>
+          </select>
           <select name="decision" aria-label="Decisión" value={data.filters.decision}>
             <option value="">Toda decisión</option>
             <option value="reply">Responder</option>
@@ -150,7 +174,7 @@ function Agent(data: AgentData) {
             name="sender"
             type="search"
             value={data.filters.sender}
-            placeholder="Persona (id o @usuario)"
+            placeholder="Persona (id, @usuario o nombre)"
             aria-label="Persona"
           />
           <input name="q" type="search" value={data.filters.q} placeholder="Texto" aria-label="Buscar en el texto" />
@@ -164,19 +188,38 @@ function Agent(data: AgentData) {
           {turns.map((t) => (
             <li key={t.inbound_mid} data-mid={t.inbound_mid} data-status={t.status} class="agent-turn">
               <p>
-                <strong>{t.participant_username ? `@${t.participant_username}` : t.sender_id}</strong> ·{' '}
+                <a href={t.thread_url} data-thread-link>
+                  <strong data-contact>{t.contact_name}</strong>
+                </a>{' '}
+                <span class="muted">({t.channel === 'whatsapp' ? 'WhatsApp' : 'Instagram'})</span> ·{' '}
                 {formatDateTime(t.received_at, { seconds: true })} · <span class="badge">{STATUS[t.status] ?? t.status}</span>
-                {t.reason ? <span class="muted"> ({reasonText(t.reason)})</span> : null}
+                {t.reason ? (
+                  <span class="muted">
+                    {' '}
+                    (
+                    {t.reason === 'send_disabled' && t.channel === 'whatsapp'
+                      ? 'WHATSAPP_SEND_ENABLED está apagado'
+                      : reasonText(t.reason)}
+                    )
+                  </span>
+                ) : null}
               </p>
               <blockquote>{t.input_text ?? '—'}</blockquote>
               {t.decision === 'reply' ? (
-                <p>
-                  <span class="muted">Respuesta:</span> {t.reply}
+                <p data-reply>
+                  <span class="muted">{t.status === 'pending' ? 'Respuesta prevista (todavía no se mandó):' : 'Respuesta:'}</span>{' '}
+                  {t.reply}
                 </p>
               ) : null}
               {t.decision === 'handoff' ? (
                 <p>
-                  <span class="muted">Pasa a una persona:</span> {reasonText(t.handoff_reason)}
+                  <span class="muted">{t.status === 'pending' ? 'Va a pasar a una persona:' : 'Pasa a una persona:'}</span>{' '}
+                  {reasonText(t.handoff_reason)}
+                </p>
+              ) : null}
+              {t.status === 'pending' && !t.decision ? (
+                <p class="muted" data-unplanned>
+                  La respuesta prevista aparece en el próximo minuto.
                 </p>
               ) : null}
               <p class="muted small">

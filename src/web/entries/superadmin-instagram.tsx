@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { formatDateTime, formatRelative } from '../../lib/format.ts';
 import type { ConversationWire, InstagramStatus, MessageWire } from '../../modules/instagram/instagram.service.ts';
 import { ApiError, api, errorText, type Messages } from '../ui/api.ts';
+import { ChannelTabs, narrowScreen } from '../ui/channel-tabs.tsx';
 import { Card, PageTitle } from '../ui/layout.tsx';
 import { Notice, useNotice } from '../ui/notice.tsx';
 import { mountPage } from '../ui/page-data.ts';
@@ -137,32 +138,35 @@ function ConnectionCard({ status }: { status: Status }) {
             : 'Cuenta conectada y funcionando.'}
         </p>
       )}
-      <dl class="facts">
-        <dt>El acceso vence</dt>
-        <dd>{status.token_expires_at ? formatDateTime(status.token_expires_at) : 'sin dato'}</dd>
-        <dt>Último webhook</dt>
-        <dd>{when(status.last_webhook_at)}</dd>
-        <dt>Última sincronización</dt>
-        <dd>
-          {when(status.last_sync_at)}
-          {status.last_sync_error ? (
-            <span class="error-text" data-sync-failed>
-              {' '}
-              (falló)
-            </span>
-          ) : null}
-        </dd>
-      </dl>
-      {status.recommended_settings.length > 0 ? (
-        <p class="muted">
-          Sin {status.recommended_settings.map((n) => `${n}`).join(' ni ')} los mensajes llegan solo por la sincronización de cada
-          minuto.
+      <details class="connection-more" open={!narrowScreen()} data-connection-more>
+        <summary>Detalles de la conexión</summary>
+        <dl class="facts">
+          <dt>El acceso vence</dt>
+          <dd>{status.token_expires_at ? formatDateTime(status.token_expires_at) : 'sin dato'}</dd>
+          <dt>Último webhook</dt>
+          <dd>{when(status.last_webhook_at)}</dd>
+          <dt>Última sincronización</dt>
+          <dd>
+            {when(status.last_sync_at)}
+            {status.last_sync_error ? (
+              <span class="error-text" data-sync-failed>
+                {' '}
+                (falló)
+              </span>
+            ) : null}
+          </dd>
+        </dl>
+        {status.recommended_settings.length > 0 ? (
+          <p class="muted">
+            Sin {status.recommended_settings.map((n) => `${n}`).join(' ni ')} los mensajes llegan solo por la sincronización de
+            cada minuto.
+          </p>
+        ) : null}
+        {send}
+        <p>
+          <a href="/superadmin/instagram/agent">Ver el agente de ventas</a>
         </p>
-      ) : null}
-      {send}
-      <p>
-        <a href="/superadmin/instagram/agent">Ver el agente de ventas</a>
-      </p>
+      </details>
     </Card>
   );
 }
@@ -371,6 +375,12 @@ function Inbox(data: InboxData) {
     void loadThread(id);
   }
 
+  // A link from the agent's log (?thread=<id>) opens that conversation.
+  useEffect(() => {
+    const linked = new URLSearchParams(window.location.search).get('thread');
+    if (connected && linked) open(linked);
+  }, []);
+
   async function send(text: string) {
     const conversationId = openId!;
     const key = `${Date.now()}-${Math.random()}`;
@@ -403,6 +413,7 @@ function Inbox(data: InboxData) {
   return (
     <>
       <PageTitle lead="La bandeja de mensajes de la cuenta de Instagram del servicio.">Instagram</PageTitle>
+      <ChannelTabs current="instagram" />
       <Notice notice={notice} />
       <ConnectionCard status={status} />
       {connected ? (

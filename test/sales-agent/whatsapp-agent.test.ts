@@ -1,0 +1,170 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { SAME_ORIGIN } from '../sessions.ts';
+import { buildWhatsappApp, type WhatsappTestApp } from '../whatsapp/helpers.ts';
+
+/**
+ * The sales-reply agent on WhatsApp (issue 31), against the fake Cloud API: the same rules as on
+ * Instagram (one claim per wamid, delays, designated number and senders, guardrails, shadow log)
+ * and the channel's own switch.
+ */
+const MARTA = '5491155550001';
+const JORGE = '5491166660002';
+const STRANGER = '5491177770003';
+const MINUTE = 60_000;
+const NUMBER = '106540352242922';
+
+describe('sales agent on WhatsApp', () => {
+  let t: WhatsappTestApp;
+  let now = Date.now();
+  const clock = { now: () => new Date(now) };
+  const api = (method: 'GET' | 'PUT', url: string, payload?: object) =>
+    t.app.inject({ method, url, headers: { cookie: t.superadmin, ...SAME_ORIGIN }, ...(payload ? { payload } : {}) });
+  const turns = () =>
+    t.container.db.query<Record<string, unknown>>('SELECT * FROM sales_agent_turns ORDER BY received_at, inbound_mid');
+  const text = (from: string, body: string, opts: { at?: Date; id?: string; name?: string } = {}) =>
+    t.fake.inbound(
+      from,
+      { type: 'text', text: { body } },
+      { at: opts.at ?? clock.now(), profileName: opts.name ?? 'Marta Gómez', ...(opts.id ? { id: opts.id } : {}) },
+    );
+  const sends = () => t.fake.sent.filter((m) => m['type'] === 'text');
+
+  beforeAll(async () => {
+    t = await buildWhatsappApp({
+      env: {
+        WHATSAPP_SEND_ENABLED: 'true',
+        SALES_AGENT_ENABLED: 'true',
+        // The fake's number (fixed) and two designated contacts.
+        SALES_AGENT_WHATSAPP_NUMBER_ID: NUMBER,
+        SALES_AGENT_WHATSAPP_SENDER_IDS: `${MARTA},${JORGE}`,
+      },
+      overrides: { clock, salesAgentRandom: (min: number) => min },
+    });
+    expect(t.fake.phoneNumberId).toBe(NUMBER);
+    await t.setup();
+  }, 60_000);
+  afterAll(() => t?.close());
+  beforeEach(async () => {
+    await t.container.db.query('DELETE FROM sales_agent_handoffs');
+    await t.container.db.query('DELETE FROM sales_agent_turns');
+    await t.container.db.query('DELETE FROM whatsapp_messages');
+    await t.container.db.query('DELETE FROM whatsapp_conversations');
+    t.fake.sent.length = 0;
+    expect((await api('PUT', '/api/superadmin/whatsapp/agent', { enabled: true })).statusCode).toBe(200);
+  });
+
+  it('claims nothing while the channel switch is off', async () => {
+    expect((await api('PUT', '/api/superadmin/whatsapp/agent', { enabled: false })).statusCode).toBe(200);
+    expect((await t.post(text(MARTA, '¿Cuánto sale?').body)).statusCode).toBe(200);
+    expect(await turns()).toEqual([]);
+  });
+
+  it('20 concurrent deliveries of one wamid: one message, one claim', async () => {
+    const delivery = text(MARTA, 'Hola, ¿cuánto sale el plan Comercio?');
+    const raw = JSON.stringify(delivery.body);
+    const answers = await Promise.all(Array.from({ length: 20 }, () => t.post(raw)));
+    expect(answers.map((a) => a.statusCode)).toEqual(Array(20).fill(200));
+    expect(await t.container.db.query('SELECT wamid FROM whatsapp_messages')).toHaveLength(1);
+    const rows = await turns();
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({
+      inbound_mid: delivery.wamid,
+      channel: 'whatsapp',
+      account_id: t.fake.phoneNumberId,
+      sender_id: MARTA,
+      claimed_by: 'webhook',
+      status: 'pending',
+      thread_state: 'first',
+    });
+    // The delay: 60 s at the earliest (pinned to the minimum here).
+    expect(new Date(rows[0]!['send_after'] as string).getTime() - now).toBe(MINUTE);
+  });
+
+  it('skips other senders and old messages, with the reason in the log', async () => {
+    await t.post(text(STRANGER, '¿Cuánto sale?', { name: 'Otra persona' }).body);
+    await t.post(text(JORGE, 'mensaje viejo', { at: new Date(now - 60 * MINUTE), name: 'Jorge' }).body);
+    const rows = await turns();
+    expect(rows.map((r) => [r['sender_id'], r['status'], r['reason']])).toEqual([
+      [STRANGER, 'skipped', 'other_sender'],
+      [JORGE, 'skipped', 'not_new'],
+    ]);
+  });
+
+  it('plans the reply while it waits (shown in the log with name and thread link), then sends it once', async () => {
+    const delivery = text(MARTA, 'Hola! cuánto sale?');
+    await t.post(delivery.body);
+    const early = await t.container.salesAgent.service.tick();
+    expect(early).toMatchObject({ taken: 0, sent: 0, planned: 1 });
+    expect(sends()).toHaveLength(0);
+    const log = await api('GET', '/api/superadmin/instagram/agent/turns?channel=whatsapp');
+    expect(log.statusCode).toBe(200);
+    const [turn] = log.json().turns;
+    const conversation = (await t.container.db.query<{ id: string }>('SELECT id FROM whatsapp_conversations'))[0]!;
+    expect(turn).toMatchObject({
+      channel: 'whatsapp',
+      status: 'pending',
+      decision: 'reply',
+      contact_name: `Marta Gómez (+${MARTA})`,
+      thread_url: `/superadmin/whatsapp?thread=${conversation.id}`,
+    });
+    expect(turn.reply).toContain('$\u00a024.900');
+
+    now += MINUTE;
+    const due = await t.container.salesAgent.service.tick();
+    expect(due).toMatchObject({ taken: 1, sent: 1 });
+    expect(sends()).toEqual([expect.objectContaining({ to: MARTA, text: { preview_url: false, body: turn.reply } })]);
+    const [sent] = await turns();
+    const outbound = await t.container.db.query<{ wamid: string }>(
+      "SELECT wamid FROM whatsapp_messages WHERE direction = 'outbound'",
+    );
+    expect(sent).toMatchObject({ status: 'sent', reply: turn.reply, sent_mid: outbound[0]!.wamid });
+    // A webhook retry of the same message later claims nothing and sends nothing.
+    await t.post(delivery.body);
+    now += 10 * MINUTE;
+    await t.container.salesAgent.service.tick();
+    expect(sends()).toHaveLength(1);
+    expect(await turns()).toHaveLength(1);
+  });
+
+  it('a counter-offer goes to a person: nothing sent, the conversation tagged', async () => {
+    await t.post(text(MARTA, 'Te pago 15 mil por mes el plan Comercio, dale?').body);
+    now += 5 * MINUTE;
+    const run = await t.container.salesAgent.service.tick();
+    expect(run).toMatchObject({ handoff: 1, sent: 0 });
+    expect(sends()).toHaveLength(0);
+    expect((await turns())[0]).toMatchObject({ status: 'handoff', handoff_reason: 'price_negotiation' });
+    expect(await t.container.db.query('SELECT channel, reason FROM sales_agent_handoffs')).toEqual([
+      { channel: 'whatsapp', reason: 'price_negotiation' },
+    ]);
+    // While tagged, a new message of that person is logged as skipped.
+    await t.post(text(MARTA, '¿Y el Cadena?').body);
+    expect((await turns()).at(-1)).toMatchObject({ status: 'skipped', reason: 'handoff_open' });
+  });
+
+  it('stays silent when a person of the team answered first, or when the channel switch went off', async () => {
+    await t.post(text(MARTA, '¿Maneja stock?').body);
+    const conversation = (await t.container.db.query<{ id: string }>('SELECT id FROM whatsapp_conversations'))[0]!;
+    now += 1000;
+    expect(
+      (
+        await t.app.inject({
+          method: 'POST',
+          url: '/api/superadmin/whatsapp/messages',
+          headers: { cookie: t.superadmin, ...SAME_ORIGIN },
+          payload: { conversation_id: conversation.id, text: 'Hola Marta, sí: stock en todos los planes.' },
+        })
+      ).statusCode,
+    ).toBe(201);
+    now += 5 * MINUTE;
+    expect(await t.container.salesAgent.service.tick()).toMatchObject({ cancelled: 1, sent: 0 });
+    expect((await turns())[0]).toMatchObject({ status: 'cancelled', reason: 'human_replied' });
+
+    await t.post(text(JORGE, '¿Funciona sin internet?', { name: 'Jorge' }).body);
+    await api('PUT', '/api/superadmin/whatsapp/agent', { enabled: false });
+    now += 5 * MINUTE;
+    await t.container.salesAgent.service.tick();
+    expect((await turns()).at(-1)).toMatchObject({ sender_id: JORGE, status: 'cancelled', reason: 'agent_disabled' });
+    // Only the operator's reply went out.
+    expect(sends()).toHaveLength(1);
+  });
+});
