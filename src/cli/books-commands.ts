@@ -10,7 +10,7 @@ export function booksOf(container: Container) {
   return createBooksService({
     db: container.db,
     clock: container.clock,
-    daySummary: (companyId, date) => container.register.summary(cliCtx(companyId), date),
+    daySummaries: (companyId) => container.register.summaries(cliCtx(companyId)),
     eventRetentionDays: RETENTION_DAYS,
   });
 }

@@ -7,7 +7,7 @@ import { cuitCheckDigit } from '../../src/lib/cuit.ts';
 import { createSelfSignedCertificate, generateKeyPair } from '../../src/modules/arca/certs.ts';
 import { createFakeArca, type FakeArca } from '../../src/modules/arca/fake/fake-arca.ts';
 import type { BooksCheck } from '../../src/modules/books/books.service.ts';
-import { buildTestApp, type TestApp } from '../app.ts';
+import { buildTestApp, type TestApp, type TestAppOptions } from '../app.ts';
 import { runCliOn } from '../cli/run-cli.ts';
 import { makeCompany, makeProduct, makeUser } from '../factories.ts';
 import { sendEvent } from '../integration-helpers.ts';
@@ -25,7 +25,7 @@ export interface BooksApp {
 }
 
 /** The whole app on its own database, invoicing against the in-process fake ARCA (as the invoicing tests do). */
-export async function startBooksApp(): Promise<BooksApp> {
+export async function startBooksApp(options: { overrides?: TestAppOptions['overrides'] } = {}): Promise<BooksApp> {
   const fake = createFakeArca();
   const urls = await fake.listen();
   const dir = mkdtempSync(join(tmpdir(), 'mostrador-books-'));
@@ -50,6 +50,7 @@ export async function startBooksApp(): Promise<BooksApp> {
       AUTH_LOGIN_LIMIT_PER_CLIENT: '10000',
       AUTH_LOGIN_LIMIT_PER_ACCOUNT: '1000',
     },
+    ...(options.overrides ? { overrides: options.overrides } : {}),
   });
   const call = (method: string, url: string, headers: Headers, payload?: unknown) =>
     t.app.inject({ method: method as 'GET', url, headers, ...(payload !== undefined ? { payload: payload as object } : {}) });

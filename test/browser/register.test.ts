@@ -106,8 +106,32 @@ describe('the register in a real browser', () => {
 
     await page.keyboard.press('F4');
     await page.waitForSelector('#pay-amount');
+    // "Falta" only while short, "Vuelto" only when over: never both, never a zero of either.
+    const balance = () =>
+      page.evaluate(() => ({
+        falta: document.querySelector('#pay-remaining')?.textContent ?? null,
+        vuelto: document.querySelector('#pay-change')?.textContent ?? null,
+        labels: Array.from(document.querySelectorAll('.pay-facts dt'), (dt) => dt.textContent),
+      }));
+    const shows = async (falta: string | null, vuelto: string | null) => {
+      await page.waitForFunction(
+        ([f, v]) =>
+          (document.querySelector('#pay-remaining')?.textContent ?? null) === f &&
+          (document.querySelector('#pay-change')?.textContent ?? null) === v,
+        [falta, vuelto] as const,
+      );
+      const seen = await balance();
+      expect(seen.labels).toEqual([...(falta ? ['Falta'] : []), ...(vuelto ? ['Vuelto'] : [])]);
+    };
+    await shows(null, null); // prefilled with the exact total
+    await page.fill('#pay-amount', '');
+    await shows('$\u00a06.150,48', null);
+    await page.fill('#pay-amount', '5000');
+    await shows('$\u00a01.150,48', null);
+    await page.fill('#pay-amount', '6150,48');
+    await shows(null, null);
     await page.fill('#pay-amount', '10000');
-    await expect(page.locator('#pay-change').textContent()).resolves.toBe('$\u00a03.849,52');
+    await shows(null, '$\u00a03.849,52');
     await page.screenshot({ path: `${SHOTS}/03-pay.png` });
     await page.keyboard.press('Enter');
     await page.waitForSelector('#ticket');
@@ -148,10 +172,14 @@ describe('the register in a real browser', () => {
     await page.fill('#pay-reference', 'cupón 0042');
     await page.keyboard.press('Enter');
     await page.waitForSelector('#pay-list li');
-    await expect(page.locator('#pay-remaining').textContent()).resolves.toBe('$\u00a04.950,00');
+    // What is left is prefilled: even, so neither shows; less is short.
+    await expect(page.locator('#pay-amount').inputValue()).resolves.toBe('4950,00');
+    await shows(null, null);
     await page.click('.pay-methods button:has-text("Efectivo")');
+    await page.fill('#pay-amount', '2000');
+    await shows('$\u00a02.950,00', null);
     await page.fill('#pay-amount', '5000');
-    await expect(page.locator('#pay-change').textContent()).resolves.toBe('$\u00a050,00');
+    await shows(null, '$\u00a050,00');
     await page.screenshot({ path: `${SHOTS}/06-split.png` });
     await page.keyboard.press('Enter');
     await page.waitForSelector('#ticket :text("Venta N.º")');

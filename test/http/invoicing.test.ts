@@ -567,7 +567,11 @@ describe('the demo company invoices out of the box (built-in fake ARCA)', () => 
       );
       const { invoice, created } = await t.container.invoicing.invoicing.issue(cliCtx(demo.companyId), sale!.id, {});
       expect(created).toBe(true);
-      expect(invoice).toMatchObject({ type: 'B', point_of_sale: 1, number: 1, environment: 'homologacion' });
+      // The demo's own invoice took number 1 of the series, issued the same way at the seed.
+      expect(demo.invoiceId).not.toBeNull();
+      const seeded = await t.container.invoicing.invoicing.get(cliCtx(demo.companyId), demo.invoiceId!);
+      expect(seeded).toMatchObject({ type: 'B', point_of_sale: 1, number: 1, receipt_code: 6 });
+      expect(invoice).toMatchObject({ type: 'B', point_of_sale: 1, number: 2, environment: 'homologacion' });
       expect(invoice.cae).toMatch(/^\d{14}$/);
       expect((await t.container.invoicing.fiscal.check(cliCtx(demo.companyId))).ok).toBe(true);
     } finally {

@@ -4,6 +4,7 @@ import { lineTotalCents, toCents } from '../../src/lib/money.ts';
 import { computeAmounts, type Letter } from '../../src/modules/invoicing/fiscal-rules.ts';
 import type { InvoiceDetail } from '../../src/modules/invoicing/invoicing.service.ts';
 import { type PrintLine, renderPrintout } from '../../src/modules/invoicing/printout.ts';
+import { checkIdentities } from './printout-reader.ts';
 
 // The printout as a calculator checks it: read back from the rendered HTML, every line is
 // quantity × unit price = amount to the cent, and the lines add up to the printed subtotal of each
@@ -19,43 +20,6 @@ const issuer = {
   activityStart: null,
   ivaCondition: 'responsable_inscripto' as const,
 };
-
-/** "$ 1.234,56" / "1,500 kg" / "3" → an exact integer in the given scale. */
-function parseEs(text: string, scale: number): number {
-  const clean = text.replace(/[$\s\u00a0]|kg/g, '').replace(/\./g, '');
-  const [whole, fraction = ''] = clean.split(',');
-  const sign = whole!.startsWith('-') ? -1 : 1;
-  return sign * (Math.abs(Number(whole)) * 10 ** scale + Number((fraction + '000').slice(0, scale)));
-}
-
-const cell = (row: string, cls: string) => {
-  const m = new RegExp(`<(?:td|span) class="(?:num )?${cls}">([^<]*)<`).exec(row);
-  if (!m) throw new Error(`no .${cls} in ${row}`);
-  return m[1]!;
-};
-
-interface Read {
-  lines: { rate: string; milli: number; unit: number; amount: number }[];
-  netByRate: Map<string, number>;
-  total: number;
-}
-
-function read(page: string): Read {
-  const body = /<table class="lines">[\s\S]*?<tbody>([\s\S]*?)<\/tbody>/.exec(page)![1]!;
-  const rows = [...body.matchAll(/<tr data-rate="([^"]+)">([\s\S]*?)<\/tr>/g)];
-  const lines = rows.map(([, rate, row]) => ({
-    rate: rate!,
-    milli: parseEs(cell(row!, 'q'), 3),
-    unit: parseEs(cell(row!, 'p'), 2),
-    amount: parseEs(cell(row!, 'a'), 2),
-  }));
-  const netByRate = new Map<string, number>();
-  for (const [, rate, value] of page.matchAll(/<tr data-net-rate="([^"]+)"><th>[^<]*<\/th><td class="num">([^<]*)</g)) {
-    netByRate.set(rate!, parseEs(value!, 2));
-  }
-  const total = parseEs(/id="invoice-total">([^<]*)</.exec(page)![1]!, 2);
-  return { lines, netByRate, total };
-}
 
 const RATES = ['21', '21', '10.5', '27', '0', 'exento'] as const;
 
@@ -115,27 +79,6 @@ function invoiceOf(letter: Letter, kind: 'invoice' | 'credit_note', lines: Print
     cae_expiration: '2026-12-05',
     qr_url: null,
   } as unknown as InvoiceDetail;
-}
-
-function checkIdentities(page: string, letter: Letter, invoice: InvoiceDetail) {
-  const { lines, netByRate, total } = read(page);
-  for (const l of lines) {
-    // quantity × unit price, to the cent (a half cent rounds away from zero, as sales do).
-    expect(Math.abs(l.milli * l.unit - l.amount * 1000)).toBeLessThanOrEqual(500);
-  }
-  expect(total).toBe(toCents(invoice.total));
-  if (letter === 'A') {
-    const sums = new Map<string, number>();
-    for (const l of lines) sums.set(l.rate, (sums.get(l.rate) ?? 0) + l.amount);
-    for (const [rate, sum] of sums) {
-      if (sum === 0 && !netByRate.has(rate)) continue;
-      expect(netByRate.get(rate), `net ${rate}`).toBe(sum);
-    }
-    // The printed subtotals are the ones sent to ARCA.
-    for (const l of invoice.iva_lines) expect(netByRate.get(l.rate)).toBe(toCents(l.base));
-  } else {
-    expect(lines.reduce((sum, l) => sum + l.amount, 0)).toBe(total);
-  }
 }
 
 describe('invoice printouts a calculator can check', () => {

@@ -3,14 +3,14 @@ import { and, eq, inArray, sql } from 'drizzle-orm';
 import { type Conn, selectRows } from '../../db/client.ts';
 import { boxes, categories, companyFiscal, customers, deposits, fiscalPointsOfSale, products } from '../../db/schema/index.ts';
 import type { Container } from '../../container.ts';
+import { cliCtx } from '../../http/request-context.ts';
 import { ean13 } from '../../lib/barcode.ts';
+import { cuitCheckDigit } from '../../lib/cuit.ts';
 import { lineTotalCents } from '../../lib/money.ts';
 import { upsertProduct } from '../catalog/products.service.ts';
-import { recordInvoice } from '../invoicing/invoices.ts';
 import { cancelSale, createSale, markSalePaid } from '../sales/sales.service.ts';
 import { applyMovement } from '../stock/stock.ledger.ts';
 import { type CatalogueLine, DEMO_CATEGORIES } from './catalogue.ts';
-import { DAY_MS } from '../../lib/time.ts';
 
 export interface DemoLogin {
   role: 'superadmin' | 'admin' | 'cashier';
@@ -26,11 +26,13 @@ export interface DemoResult {
   scannerToken: string;
   products: number;
   logins: DemoLogin[];
+  /** The invoice issued for the first paid sale, through ARCA (the built-in fake); null when ARCA is not the fake. */
+  invoiceId: number | null;
   banner: string;
 }
 
 export const DEMO_COMPANY_NAME = 'Almacén Don Tito';
-const DEMO_CUIT = '30-71234567-1';
+const DEMO_CUIT = '30712345671';
 
 // Serialises seeders across processes (any constant shared by the service; see lifecycle.ts).
 const DEMO_LOCK_KEY = 727_003;
@@ -46,7 +48,11 @@ export async function seedDemoIfEmpty(container: Container): Promise<DemoResult 
   return seedDemo(container, { onlyIfEmpty: true });
 }
 
-/** Creates a demo company with a realistic catalogue, stock in two deposits, sales and an invoice, in one transaction. */
+/**
+ * Creates a demo company with a realistic catalogue, stock in two deposits and sales, in one
+ * transaction; then, once that is committed, invoices its first paid sale the way any sale is
+ * invoiced (through ARCA, which in the demo is the built-in fake: ARCA_DEMO_FAKE).
+ */
 export async function seedDemo(container: Container, options: { onlyIfEmpty: true }): Promise<DemoResult | null>;
 export async function seedDemo(container: Container): Promise<DemoResult>;
 export async function seedDemo(container: Container, options: { onlyIfEmpty?: boolean } = {}): Promise<DemoResult | null> {
@@ -59,7 +65,7 @@ export async function seedDemo(container: Container, options: { onlyIfEmpty?: bo
       if (Number(row?.n ?? 0) > 0) return null;
     }
     const name = await demoCompanyName(tx);
-    const created = await container.companies.createCompany({ name, cuit: name === DEMO_COMPANY_NAME ? DEMO_CUIT : null }, tx);
+    const created = await container.companies.createCompany({ name, cuit: await demoCuit(tx) }, tx);
     const companyId = created.company.id;
     await tx.insert(deposits).values({ companyId, id: 2, name: 'Sucursal Centro' });
     await tx.insert(boxes).values({ companyId, id: 2, name: 'Caja 2' });
@@ -84,11 +90,12 @@ export async function seedDemo(container: Container, options: { onlyIfEmpty?: bo
     });
     await tx.insert(fiscalPointsOfSale).values({ companyId, number: 1, emissionType: 'CAE - Ri Iva', blocked: false });
     const productIds = await seedCatalogue(tx, companyId, rng, now);
-    await seedSales(tx, companyId, productIds, rng, now);
+    const toInvoice = await seedSales(tx, companyId, productIds, rng, now);
     const logins = await seedUsers(container, tx, companyId);
-    return { created, companyId, products: productIds.length, logins };
+    return { created, companyId, products: productIds.length, logins, toInvoice };
   });
   if (result === null) return null;
+  const invoiceId = await issueDemoInvoice(container, result.companyId, result.toInvoice);
   const demo: Omit<DemoResult, 'banner'> = {
     companyId: result.companyId,
     companyName: result.created.company.name,
@@ -96,8 +103,41 @@ export async function seedDemo(container: Container, options: { onlyIfEmpty?: bo
     scannerToken: result.created.scannerToken,
     products: result.products,
     logins: result.logins,
+    invoiceId,
   };
   return { ...demo, banner: demoBanner(demo, container.config.http.publicBaseUrl) };
+}
+
+/**
+ * The demo invoice, issued like any other (POST /api/v1/sales/:id/invoice does the same): a
+ * Factura B on the demo's configured point of sale, with its CAE, IVA and QR from the fake ARCA.
+ * Only against the built-in fake: a demo company never sends a receipt to a real ARCA. If the fake
+ * fails, the demo works without its invoice (logged).
+ */
+async function issueDemoInvoice(container: Container, companyId: number, saleId: number | null): Promise<number | null> {
+  if (saleId === null || !container.invoicing.arca.demoFakeInUse) return null;
+  try {
+    const { invoice } = await container.invoicing.invoicing.issue(cliCtx(companyId), saleId, {});
+    return invoice.id;
+  } catch (err) {
+    container.logger.warn({ err, companyId, saleId }, 'demo invoice not issued; the demo works without it');
+    return null;
+  }
+}
+
+/**
+ * A CUIT no company has: the demo's 30-71234567-1 for the first one, then 30-7123NNNN-D (the
+ * demo invoices in homologación, so each demo company needs its own).
+ */
+async function demoCuit(tx: Conn): Promise<string> {
+  for (let n = 0; ; n++) {
+    const first10 = n === 0 ? DEMO_CUIT.slice(0, 10) : `307123${String(4567 + n).padStart(4, '0')}`;
+    const check = cuitCheckDigit(first10);
+    if (check < 0) continue;
+    const cuit = `${first10}${check}`;
+    const [taken] = await selectRows<{ n: number }>(tx, sql`SELECT 1 AS n FROM companies WHERE cuit = ${cuit}`);
+    if (!taken) return cuit;
+  }
 }
 
 async function demoCompanyName(tx: Conn) {
@@ -186,8 +226,9 @@ const PLAN: ('pending' | 'paid' | 'cancelled')[] = [
   'pending',
 ];
 
+/** The demo's sales; answers the first paid one (the one to invoice). */
 async function seedSales(tx: Conn, companyId: number, productIds: number[], rng: () => number, now: Date) {
-  let invoiced = false;
+  let toInvoice: number | null = null;
   for (const [index, status] of PLAN.entries()) {
     const createdAt = new Date(now.getTime() - (PLAN.length - index) * 3_600_000 * 5);
     const picks = [
@@ -209,28 +250,12 @@ async function seedSales(tx: Conn, companyId: number, productIds: number[], rng:
     );
     if (status === 'paid') {
       await markSalePaid(tx, companyId, { id: sale.id, paymentMethod, paymentId: `demo-${sale.id}`, bookPayment: true }, options);
-      if (!invoiced) {
-        invoiced = true;
-        await recordInvoice(
-          tx,
-          companyId,
-          {
-            saleId: sale.id,
-            type: 'B',
-            pointOfSale: 3,
-            number: 1287,
-            cae: '76451234567890',
-            caeExpiration: new Date(createdAt.getTime() + 10 * DAY_MS),
-            total: totalCents / 100,
-            issuedAt: createdAt,
-          },
-          options,
-        );
-      }
+      toInvoice ??= sale.id;
     }
     if (status === 'cancelled')
       await cancelSale(tx, companyId, { id: sale.id, reason: 'El cliente desistió de la compra' }, options);
   }
+  return toInvoice;
 }
 
 async function seedUsers(container: Container, tx: Conn, companyId: number): Promise<DemoLogin[]> {

@@ -57,9 +57,10 @@ export function createArcaAccess({
     return demo;
   };
   let serviceCredentials: { cuit: string; certPem: string; keyPem: string } | null = null;
+  const demoFakeInUse = () => config.demoFake && !config.wsaaUrl && !config.wsfeUrl;
 
   async function endpoints(environment: FiscalEnvironment) {
-    if (config.demoFake && !config.wsaaUrl && !config.wsfeUrl) {
+    if (demoFakeInUse()) {
       const fake = await demoArca();
       return { wsaaUrl: fake.wsaaUrl, wsfeUrl: fake.wsfeUrl };
     }
@@ -69,6 +70,10 @@ export function createArcaAccess({
 
   return {
     timeoutMs: config.timeoutMs,
+    /** True when this process answers for ARCA with its built-in fake (ARCA_DEMO_FAKE, no endpoints given). */
+    get demoFakeInUse() {
+      return demoFakeInUse();
+    },
     /** True when delegation is possible: the service has a certificate (its own, or the demo's). */
     get delegationAvailable() {
       return config.service !== null || config.demoFake;

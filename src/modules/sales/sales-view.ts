@@ -107,22 +107,32 @@ export function createSalesView({ db }: { db: Database }) {
     },
 
     async summary(ctx: CompanyCtx, date: string) {
-      const { byMethod, byBox, totals } = await repo.daySummary(orm, ctx.companyId, date);
-      return {
-        date,
-        count: totals.count,
-        total: money(totals.total),
-        pending: money(totals.pending),
-        cancelled: totals.cancelled,
-        by_method: byMethod.map((m) => ({ method: m.method, amount: money(m.amount), count: m.count })),
-        by_box: byBox.map((b) => ({
-          box_id: b.box_id,
-          box_name: b.box_name,
-          origin: b.box_id === null ? ('integration' as const) : ('register' as const),
-          count: b.count,
-          total: money(b.total),
-        })),
-      };
+      return summaryWire(date, await repo.daySummary(orm, ctx.companyId, date));
     },
+
+    /** Every day's summary at once (the same statements as one day's), oldest first: for `books verify`. */
+    async summaries(ctx: CompanyCtx) {
+      const days = await repo.daySummaries(orm, ctx.companyId, null);
+      return [...days].map(([date, parts]) => summaryWire(date, parts));
+    },
+  };
+}
+
+/** A day summary as GET /api/v1/sales/summary answers it. */
+function summaryWire(date: string, { byMethod, byBox, totals }: repo.DayParts) {
+  return {
+    date,
+    count: totals.count,
+    total: money(totals.total),
+    pending: money(totals.pending),
+    cancelled: totals.cancelled,
+    by_method: byMethod.map((m) => ({ method: m.method, amount: money(m.amount), count: m.count })),
+    by_box: byBox.map((b) => ({
+      box_id: b.box_id,
+      box_name: b.box_name,
+      origin: b.box_id === null ? ('integration' as const) : ('register' as const),
+      count: b.count,
+      total: money(b.total),
+    })),
   };
 }

@@ -402,38 +402,69 @@ export function listPayments(conn: Conn, companyId: number, saleIds: number[]): 
   );
 }
 
+export interface DayParts {
+  byMethod: { method: string; amount: string; count: number }[];
+  byBox: { box_id: number | null; box_name: string | null; count: number; total: string }[];
+  totals: { count: number; total: string; pending: string; cancelled: number };
+}
+
+const NO_SALES: DayParts['totals'] = { count: 0, total: '0', pending: '0', cancelled: 0 };
+
 /** A day's totals in the company's time zone: by payment method and by box (the integration's sales: box_id null). */
-export async function daySummary(conn: Conn, companyId: number, date: string) {
-  const day = sql`(SELECT timezone FROM companies WHERE id = ${companyId})`;
-  const inDay = (column: SQL) => sql`(${column} AT TIME ZONE ${day})::date = ${date}::date`;
-  const byMethod = await selectRows<{ method: string; amount: string; count: number }>(
+export async function daySummary(conn: Conn, companyId: number, date: string): Promise<DayParts> {
+  const days = await daySummaries(conn, companyId, { from: date, to: date });
+  return days.get(date) ?? { byMethod: [], byBox: [], totals: NO_SALES };
+}
+
+/**
+ * The day summaries of every local day (company time zone) in `range` (yyyy-mm-dd, both ends
+ * included; null: every day with sales), three grouped statements whatever the number of days.
+ * Days without sales are absent.
+ */
+export async function daySummaries(
+  conn: Conn,
+  companyId: number,
+  range: { from: string; to: string } | null,
+): Promise<Map<string, DayParts>> {
+  // The local day of a sale, and the range as instants (so the created_at index serves one day).
+  const tz = sql`(SELECT timezone FROM companies WHERE id = ${companyId})`;
+  const day = sql`(s.created_at AT TIME ZONE ${tz})::date::text`;
+  const inRange = range
+    ? sql`s.created_at >= (${range.from}::date::timestamp AT TIME ZONE ${tz})
+        AND s.created_at < ((${range.to}::date + 1)::timestamp AT TIME ZONE ${tz})`
+    : sql`true`;
+  const byMethod = await selectRows<DayParts['byMethod'][number] & { day: string }>(
     conn,
-    sql`SELECT p.method, sum(p.amount)::text AS amount, count(DISTINCT p.sale_id)::int AS count
+    sql`SELECT ${day} AS day, p.method, sum(p.amount)::text AS amount, count(DISTINCT p.sale_id)::int AS count
       FROM sale_payments p JOIN sales s ON s.company_id = p.company_id AND s.id = p.sale_id
-      WHERE p.company_id = ${companyId} AND s.status <> 'cancelled' AND ${inDay(sql`s.created_at`)}
-      GROUP BY p.method ORDER BY p.method`,
+      WHERE p.company_id = ${companyId} AND s.status <> 'cancelled' AND ${inRange}
+      GROUP BY 1, p.method ORDER BY 1, p.method`,
   );
   // Per box only the sales made at it (the register session's box); a sale with no register row
   // came through the integration and is its own group (box_id null), whatever box its sender named.
-  const byBox = await selectRows<{ box_id: number | null; box_name: string | null; count: number; total: string }>(
+  const byBox = await selectRows<DayParts['byBox'][number] & { day: string }>(
     conn,
-    sql`SELECT x.box_id, b.name AS box_name, count(*)::int AS count, sum(s.total)::text AS total
+    sql`SELECT ${day} AS day, x.box_id, b.name AS box_name, count(*)::int AS count, sum(s.total)::text AS total
       FROM sales s
       LEFT JOIN register_sales r ON r.company_id = s.company_id AND r.sale_id = s.id
       LEFT JOIN box_sessions x ON x.company_id = r.company_id AND x.id = r.box_session_id
       LEFT JOIN boxes b ON b.company_id = x.company_id AND b.id = x.box_id
-      WHERE s.company_id = ${companyId} AND s.status <> 'cancelled' AND ${inDay(sql`s.created_at`)}
-      GROUP BY x.box_id, b.name ORDER BY x.box_id NULLS LAST`,
+      WHERE s.company_id = ${companyId} AND s.status <> 'cancelled' AND ${inRange}
+      GROUP BY 1, x.box_id, b.name ORDER BY 1, x.box_id NULLS LAST`,
   );
-  const [totals] = await selectRows<{ count: number; total: string; pending: string; cancelled: number }>(
+  const totals = await selectRows<DayParts['totals'] & { day: string }>(
     conn,
-    sql`SELECT count(*) FILTER (WHERE s.status <> 'cancelled')::int AS count,
+    sql`SELECT ${day} AS day, count(*) FILTER (WHERE s.status <> 'cancelled')::int AS count,
         coalesce(sum(s.total) FILTER (WHERE s.status <> 'cancelled'), 0)::text AS total,
         coalesce(sum(s.total) FILTER (WHERE s.status = 'pending'), 0)::text AS pending,
         count(*) FILTER (WHERE s.status = 'cancelled')::int AS cancelled
-      FROM sales s WHERE s.company_id = ${companyId} AND ${inDay(sql`s.created_at`)}`,
+      FROM sales s WHERE s.company_id = ${companyId} AND ${inRange} GROUP BY 1 ORDER BY 1`,
   );
-  return { byMethod, byBox, totals: totals! };
+  const days = new Map<string, DayParts>();
+  for (const { day: d, ...t } of totals) days.set(d, { byMethod: [], byBox: [], totals: t });
+  for (const { day: d, ...m } of byMethod) days.get(d)?.byMethod.push(m);
+  for (const { day: d, ...b } of byBox) days.get(d)?.byBox.push(b);
+  return days;
 }
 
 /** The receipts issued for these sales ("B 0003-00000012"), oldest first, for the sales CSV. */

@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { formatArs, formatDecimal, parseCents } from '../../../lib/money.ts';
 import { methodLabel, PAY_METHODS } from './methods.ts';
+import { payBalance } from './pay-balance.ts';
 import type { Payment } from './types.ts';
 
 /** An amount as the input shows it to be edited: "1234,50". */
@@ -29,7 +30,7 @@ export function PayDialog({
   const [reference, setReference] = useState('');
   const [error, setError] = useState<string | null>(null);
   const typed = parseCents(amount);
-  const changeCents = method === 'efectivo' && typed !== null ? Math.max(0, paid + typed - totalCents) : 0;
+  const balance = payBalance(totalCents, paid, typed, method === 'efectivo');
 
   useEffect(() => {
     const d = ref.current;
@@ -139,15 +140,25 @@ export function PayDialog({
             ))}
           </ul>
         ) : null}
-        <dl class="facts pay-facts">
-          <dt>Falta</dt>
-          <dd id="pay-remaining">{formatArs(remaining)}</dd>
-          {changeCents > 0 ? (
+        <dl class="facts pay-facts" aria-live="polite">
+          {balance.kind === 'short' ? (
+            <>
+              <dt>Falta</dt>
+              <dd id="pay-remaining">{formatArs(balance.cents)}</dd>
+            </>
+          ) : null}
+          {balance.kind === 'change' ? (
             <>
               <dt>Vuelto</dt>
               <dd id="pay-change" class="pay-change">
-                {formatArs(changeCents)}
+                {formatArs(balance.cents)}
               </dd>
+            </>
+          ) : null}
+          {balance.kind === 'over_without_cash' ? (
+            <>
+              <dt>De más</dt>
+              <dd id="pay-over">{formatArs(balance.cents)} (solo el efectivo da vuelto)</dd>
             </>
           ) : null}
         </dl>
