@@ -24,6 +24,9 @@ const DEAD_LINK: Record<string, string> = {
 
 const MESSAGES = {
   not_found: 'Revisá que hayas copiado el enlace completo, tal como te lo pasaron.',
+  invitation_used: 'Cada enlace sirve una sola vez. Si ya la aceptaste, ingresá con tu email y tu contraseña.',
+  invitation_expired: 'Los enlaces valen 7 días. Pedile a la empresa que te invite de nuevo.',
+  invitation_revoked: 'La empresa la anuló o te mandó otra más nueva. Si la esperabas, pedile un enlace nuevo.',
   401: 'Tu sesión terminó: ingresá de nuevo.',
 };
 
@@ -299,6 +302,9 @@ function Invitation({ signed_in: signedIn, min_password: min }: InvitationData) 
     </Card>
   );
 }
+
+// Another link pasted into this tab changes only the part after `#`: open it as a new page.
+window.addEventListener('hashchange', () => location.reload());
 
 mountPage<InvitationData>((data) => (
   <div class="login">

@@ -249,7 +249,7 @@ export function Members({
           <div id="invitation-link" class="stack">
             <p class="notice">
               Enlace de invitación para <strong>{link.email}</strong>: se muestra solo esta vez. Copialo y pasáselo; si lo perdés,
-              invitala de nuevo (el enlace anterior deja de funcionar).
+              volvé a invitar a ese email (el enlace anterior deja de funcionar).
             </p>
             <Secret id="invitation-link-value" value={link.link} />
           </div>
@@ -261,41 +261,31 @@ export function Members({
             No hay invitaciones sin responder.
           </p>
         ) : (
-          <TableWrap id="invitation-rows">
-            <thead>
-              <tr>
-                <th>Email</th>
-                <th>Rol</th>
-                <th>Vence</th>
-                <th />
-              </tr>
-            </thead>
-            <tbody>
-              {invitations.map((inv) => (
-                <tr key={inv.id} data-invitation-id={inv.id}>
-                  <td>{inv.email}</td>
-                  <td>{ROLE[inv.role]}</td>
-                  <td>
+          <ul class="invitations" id="invitation-rows">
+            {invitations.map((inv) => (
+              <li key={inv.id} data-invitation-id={inv.id}>
+                <div>
+                  <div class="invitation-email">{inv.email}</div>
+                  <div class="muted">
+                    {ROLE[inv.role]} ·{' '}
                     {inv.expired ? (
                       <span class="badge off">Vencida el {formatDateTime(inv.expires_at)}</span>
                     ) : (
-                      formatDateTime(inv.expires_at)
+                      `vence el ${formatDateTime(inv.expires_at)}`
                     )}
-                  </td>
-                  <td>
-                    <BusyButton
-                      class="danger"
-                      busy={busy === `revoke-${inv.id}`}
-                      data-invitation-action="revoke"
-                      onClick={() => void revoke(inv)}
-                    >
-                      Anular
-                    </BusyButton>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </TableWrap>
+                  </div>
+                </div>
+                <BusyButton
+                  class="danger"
+                  busy={busy === `revoke-${inv.id}`}
+                  data-invitation-action="revoke"
+                  onClick={() => void revoke(inv)}
+                >
+                  Anular
+                </BusyButton>
+              </li>
+            ))}
+          </ul>
         )}
       </Card>
       {dialog}
