@@ -299,6 +299,34 @@ describe('company B never reaches company A (every /api/v1 and settings route)',
     expect(companyB).not.toBe(companyA);
   });
 
+  it("with B's read-write API token, every /api/v1 route naming A's record is 404 (403 where tokens are refused) and changes nothing", async () => {
+    const made = await call('POST', '/api/v1/api-tokens', asB, { name: 'tenancy-b', scope: 'read-write' });
+    expect(made.statusCode, made.body).toBe(201);
+    const bearer = { authorization: `Bearer ${made.json().secret}` };
+    const before = await rowCounts();
+    const wrong: string[] = [];
+    let checked = 0;
+    for (const r of apiRoutes().filter((x) => x.url.startsWith('/api/v1/'))) {
+      const url = r.url.includes(':') ? fill(r.url) : r.url;
+      const body = r.method === 'GET' || r.method === 'DELETE' ? undefined : (BODIES[r.key] ?? {});
+      if (!r.url.includes(':') && r.method !== 'GET') continue; // creations in B's own company: the session loop covers their bodies
+      const res = await call(r.method, url, bearer, body);
+      checked++;
+      if (res.body.includes(MARKER)) wrong.push(`${r.key} leaked A data`);
+      if (r.url.includes(':') && ![403, 404].includes(res.statusCode))
+        wrong.push(`${r.key} → ${res.statusCode} ${res.body.slice(0, 120)}`);
+      if (res.statusCode === 403 && res.json().code !== 'forbidden') wrong.push(`${r.key} → 403 ${res.json().code}`);
+    }
+    expect(wrong).toEqual([]);
+    expect(checked).toBeGreaterThan(30);
+    const after = await rowCounts();
+    for (const volatile of ['sessions', 'rate_limit_windows', 'api_tokens']) {
+      delete before[volatile];
+      delete after[volatile];
+    }
+    expect(after).toEqual(before);
+  });
+
   it("B cannot accept or decline A's invitation even holding its link; A's people do not change", async () => {
     const token = new URL(linkOfA).hash.slice(1);
     const people = async () =>
