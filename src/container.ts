@@ -16,6 +16,7 @@ import { createExchangeService, type ExchangeService } from './modules/exchange/
 import { createScannerService, type ScannerService } from './modules/scanner/scanner.service.ts';
 import { createIntegrationService, type IntegrationService } from './modules/integration/integration.service.ts';
 import { saleBatchOptions } from './modules/integration/sale-batcher.ts';
+import { createInvitationService, type InvitationService } from './modules/users/invitations.service.ts';
 import { createMemberService, type MemberService } from './modules/users/members.service.ts';
 import { type ApiTokenService, createApiTokenService } from './modules/api-tokens/api-tokens.service.ts';
 import { type CatalogService, createCatalogService } from './modules/catalog/catalog.service.ts';
@@ -41,6 +42,7 @@ export interface Container {
   readonly companies: CompanyService;
   readonly users: UserService;
   readonly members: MemberService;
+  readonly invitations: InvitationService;
   /** Company API tokens of the merchant API (/api/v1). */
   readonly apiTokens: ApiTokenService;
   /** The back office's catalogue and stock (merchant API). */
@@ -94,6 +96,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   const companies = createCompanyService({ db, cipher, clock });
   const users = createUserService({ db, clock });
   const members = createMemberService({ db, clock, users });
+  const invitations = createInvitationService({ db, clock, users, publicBaseUrl: config.http.publicBaseUrl });
   const apiTokens = createApiTokenService({ db, clock });
   const catalog = createCatalogService({ db, clock });
   const catalogImport = createCatalogImport({ db, clock });
@@ -150,6 +153,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     companies,
     users,
     members,
+    invitations,
     apiTokens,
     catalog,
     catalogImport,

@@ -17,6 +17,7 @@ import { registerScaleSettingsRoutes } from '../modules/scanner/scale-settings.r
 import { scannerGuard } from '../modules/scanner/scanner.guard.ts';
 import { registerScannerApi } from '../modules/scanner/scanner.routes.ts';
 import { registerSettingsRoutes } from '../modules/settings/settings.routes.ts';
+import { registerInvitationAccountRoutes, registerInvitationPublicRoutes } from '../modules/users/invitations.routes.ts';
 import { registerSuperadminRoutes } from '../modules/superadmin/superadmin.routes.ts';
 import { registerSalesAgentCronRoutes, registerSalesAgentRoutes } from '../modules/sales-agent/sales-agent.routes.ts';
 import { registerWebhookRoutes } from '../modules/webhooks/webhooks.routes.ts';
@@ -42,7 +43,8 @@ import { registerSurface } from './surfaces.ts';
  * (src/http/surfaces.ts). Each registrar receives the services it uses, not the container.
  */
 export async function registerRoutes(app: App, container: Container, assets: AssetCatalog) {
-  const { auth, users, members, config, settings, superadmin, webhooks, scanner, exchange, integration, logger } = container;
+  const { auth, users, members, invitations, config, settings, superadmin, webhooks, scanner, exchange, integration, logger } =
+    container;
   const shell = createShell({ assets, auth });
   const accounts = { auth, users, config, shell };
   const sessions = { auth, config, refusedPage: shell.refused };
@@ -52,6 +54,7 @@ export async function registerRoutes(app: App, container: Container, assets: Ass
     registerMetricsRoutes(scope, container);
     registerAssetRoutes(scope, assets);
     registerAuthPublicRoutes(scope, accounts);
+    registerInvitationPublicRoutes(scope, { auth, invitations, config, shell });
     // The kiosk page checks its token itself: a wrong one gets a page that says so, not JSON.
     registerKioskPage(scope, scanner, assets);
     registerExchangeRoutes(scope, exchange);
@@ -77,7 +80,10 @@ export async function registerRoutes(app: App, container: Container, assets: Ass
     registerSalesAgentCronRoutes(scope, container);
   });
 
-  await registerSurface(app, 'session', sessionGuard('session', sessions), (scope) => registerAccountRoutes(scope, accounts));
+  await registerSurface(app, 'session', sessionGuard('session', sessions), (scope) => {
+    registerAccountRoutes(scope, accounts);
+    registerInvitationAccountRoutes(scope, { auth, invitations });
+  });
 
   // Company members, admins and cashiers alike: the register and the back office's read screens come here.
   await registerSurface(app, 'member', sessionGuard('member', sessions), (scope) => {
@@ -86,7 +92,7 @@ export async function registerRoutes(app: App, container: Container, assets: Ass
   });
 
   await registerSurface(app, 'admin', sessionGuard('admin', sessions), (scope) => {
-    registerSettingsRoutes(scope, { settings, endpoints: webhooks.endpoints, members, shell });
+    registerSettingsRoutes(scope, { settings, endpoints: webhooks.endpoints, members, invitations, shell });
     registerWebhookRoutes(scope, webhooks);
     registerSalesPages(scope, { register: container.register, shell });
     registerScaleSettingsRoutes(scope, { db: container.db, scanner, shell });
@@ -108,6 +114,6 @@ export async function registerRoutes(app: App, container: Container, assets: Ass
     registerInstagramInboxPage(scope, { instagram: container.instagram, shell });
     registerWhatsappInboxPage(scope, { whatsapp: container.whatsapp, shell });
     registerSalesAgentRoutes(scope, { salesAgent: container.salesAgent, shell });
-    registerSuperadminRoutes(scope, { superadmin, settings, members, shell });
+    registerSuperadminRoutes(scope, { superadmin, settings, members, invitations, shell });
   });
 }

@@ -15,6 +15,7 @@ describe('every signed-in page, on a desktop and on a phone', () => {
   let base: string;
   const people: Record<'operator' | 'admin' | 'cashier', { email: string; password: string }> = {} as never;
   let companyId = 0;
+  let invitationPath = '';
   beforeAll(async () => {
     t = await buildTestApp({ env: { AUTH_LOGIN_LIMIT_PER_CLIENT: '1000' } });
     base = await t.app.listen({ port: 0, host: '127.0.0.1' });
@@ -35,6 +36,11 @@ describe('every signed-in page, on a desktop and on a phone', () => {
       { url: 'https://tienda.example.com/webhooks/mostrador/con/una/ruta/larguisima/que/no/entra', description: 'Tienda online' },
     );
     expect(endpoint.endpoint.id).toBeTruthy();
+    const invited = await t.container.invitations.invite(
+      { requestId: 'test', companyId, actor: { kind: 'cli' }, origin: { ip: null, userAgent: null, requestId: null } },
+      { email: 'encargado.de.turno.tarde.con.email.largo@almacen-los-hermanos.example.com', role: 'cashier' },
+    );
+    invitationPath = `/invitacion${new URL(invited.link).hash}`;
     if (SHOTS) mkdirSync(SHOTS, { recursive: true });
   });
   afterAll(async () => {
@@ -84,6 +90,23 @@ describe('every signed-in page, on a desktop and on a phone', () => {
       await context.close();
     });
   }
+
+  it.each(Object.entries(VIEWPORTS))(
+    'the invitation page fits a %s, both ways in, with no console error',
+    async (size, viewport) => {
+      const context = await watchedContext(browser, viewport);
+      const page = watch(await context.newPage());
+      await page.goto(`${base}${invitationPath}`);
+      await page.waitForSelector('#new-account-form');
+      expect(await page.locator('main h1').first().textContent()).toContain('Almacén y Forrajería');
+      if (SHOTS) await page.screenshot({ path: `${SHOTS}/invitation-new-${size}.png`, fullPage: true });
+      expect(await problemsOf(page)).toEqual({ console: [], csp: [], errors: [], overflow: 0 });
+      await page.click('#mode-existing');
+      await page.waitForSelector('#existing-account-form');
+      expect(await problemsOf(page)).toEqual({ console: [], csp: [], errors: [], overflow: 0 });
+      await context.close();
+    },
+  );
 
   it.each(Object.entries(VIEWPORTS))('the docs fit a %s too (tables scroll inside the page)', async (_size, viewport) => {
     const context = await watchedContext(browser, viewport);

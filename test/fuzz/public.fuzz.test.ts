@@ -46,6 +46,7 @@ describe('fuzz: scanner, polling, login and docs', () => {
   let scannerToken: string;
   let integrationKey: string;
   let user: { email: string; password: string };
+  let invitationToken: string;
 
   beforeAll(async () => {
     t = await buildTestApp({
@@ -60,6 +61,16 @@ describe('fuzz: scanner, polling, login and docs', () => {
     integrationKey = company.integrationKey;
     await makeProduct(t.container, company.id, { name: 'Yerba mate suave 1 kg', bc: '7790001000019' });
     user = await makeUser(t.container, { companyId: company.id, role: 'admin' });
+    const invited = await t.container.invitations.invite(
+      {
+        requestId: 'fuzz',
+        companyId: company.id,
+        actor: { kind: 'cli' },
+        origin: { ip: null, userAgent: null, requestId: null },
+      },
+      { email: user.email.replace('@', '+invited@'), role: 'cashier' },
+    );
+    invitationToken = new URL(invited.link).hash.slice(1);
     counts = await tableCounter(t.container.db);
   });
   afterAll(async () => {
@@ -182,6 +193,42 @@ describe('fuzz: scanner, polling, login and docs', () => {
             { method: 'POST', url: '/api/auth/login', headers: { ...SAME_ORIGIN, 'content-type': type }, payload },
             // A successful login stores its session and audit row; a failed one (401) its audit row.
             { mayWrite: (status) => status === 200 || status === 401 },
+          )),
+        BOUNDED_RUNS,
+      );
+    },
+    FUZZ_TIMEOUT_MS,
+  );
+
+  it.each(['/api/invitations/view', '/api/invitations/accept-new'])(
+    'POST %s',
+    async (url) => {
+      const stats = statsFor(`POST ${url}`);
+      const token = fc.oneof(
+        nastyValue,
+        fc.constant(invitationToken),
+        fc.constant(`${invitationToken}x`),
+        fc.constant('mos_inv_'),
+      );
+      const field = fc.oneof(nastyValue, fc.constant('una-clave-larga'));
+      const body = fc.oneof(
+        {
+          weight: 4,
+          arbitrary: fc
+            .record({ token, password: field, display_name: field }, { requiredKeys: [] })
+            .map((b) => JSON.stringify(b)),
+        },
+        { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.stringify(v) ?? 'null') },
+        { weight: 1, arbitrary: fc.string({ maxLength: 40 }) },
+      );
+      await assertFuzz(
+        body,
+        async (payload) =>
+          void (await check(
+            stats,
+            { method: 'POST', url, headers: { ...SAME_ORIGIN, 'content-type': 'application/json' }, payload },
+            // Joining with the real token creates the account, its membership, session and audit rows (once).
+            { mayWrite: (status) => status === 201 },
           )),
         BOUNDED_RUNS,
       );

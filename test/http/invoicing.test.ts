@@ -9,7 +9,9 @@ import { buildTestApp, type TestApp } from '../app.ts';
 import { cliCtx } from '../../src/http/request-context.ts';
 import { cuitCheckDigit } from '../../src/lib/cuit.ts';
 import { seedDemo } from '../../src/modules/demo/demo.service.ts';
+import { MAX_RECORD_ID } from '../../src/db/ids.ts';
 import { makeCompany, makeProduct, makeUser } from '../factories.ts';
+import { sendEvent } from '../integration-helpers.ts';
 import { login, SAME_ORIGIN } from '../sessions.ts';
 
 const SERVICE_CUIT = '20111111112';
@@ -489,6 +491,52 @@ describe('invoicing with ARCA (/api/v1/fiscal, /api/v1/sales/:id/invoice)', () =
     const twice = await Promise.all([issue(s.asCashier, sale.id), issue(s.asCashier, sale.id)]);
     expect(twice.map((r) => r.statusCode).sort()).toEqual([200, 201]);
     expect(twice[0]!.json().invoice.id).toBe(twice[1]!.json().invoice.id);
+  });
+
+  it('after invoice.issued with id 2147483647 own invoices keep small consecutive ids; a used id is a 422 naming the invoice', async () => {
+    const s = await shop();
+    const line = [{ product_id: s.p21.id, quantity: 1 }];
+    const first = await issue(s.asCashier, (await s.sell(line)).id);
+    expect(first.statusCode, first.body).toBe(201);
+    const firstId = first.json().invoice.id as number;
+    const external = (extra: Record<string, unknown>) => ({
+      event: 'invoice.issued',
+      data: {
+        invoice: {
+          type: 'B',
+          point_of_sale: 9,
+          number: 77,
+          cae: '74123456789012',
+          cae_expiration: '2030-01-01T00:00:00-03:00',
+          total: 1210,
+          ...extra,
+        },
+      },
+    });
+    const sent = await sendEvent(
+      t.app,
+      s.company.integrationKey,
+      external({ id: MAX_RECORD_ID, sale_id: (await s.sell(line)).id }),
+    );
+    expect(sent.json()).toEqual({ status: 'ok' });
+    const second = await issue(s.asCashier, (await s.sell(line)).id);
+    expect(second.statusCode, second.body).toBe(201);
+    expect(second.json().invoice).toMatchObject({ id: firstId + 1, number: 2 });
+
+    const clash = await sendEvent(
+      t.app,
+      s.company.integrationKey,
+      external({ id: firstId, number: 78, sale_id: (await s.sell(line)).id }),
+    );
+    expect(clash.statusCode).toBe(422);
+    expect(clash.json()).toMatchObject({
+      code: 'invalid_state',
+      error: expect.stringContaining(`invoice ${firstId} already exists`),
+    });
+    const ids = await t.container.db.query<{ id: number }>('SELECT id FROM invoices WHERE company_id = $1 ORDER BY id', [
+      s.company.id,
+    ]);
+    expect(ids.map((r) => Number(r.id))).toEqual([firstId, firstId + 1, MAX_RECORD_ID]);
   });
 
   it('a credit note for a cancelled invoiced sale: same class, associated invoice, its own numbering', async () => {

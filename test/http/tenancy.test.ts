@@ -23,6 +23,7 @@ const ID_SOURCE: Record<string, string> = {
   invoices: 'invoices',
   'invoice-attempts': 'invoice_attempts',
   members: 'memberships',
+  invitations: 'invitations',
   webhooks: 'webhook_endpoints',
   deliveries: 'webhook_deliveries',
 };
@@ -62,6 +63,7 @@ const COLLECTION_READS = [
   'GET /api/v1/boxes',
   'GET /api/v1/invoices',
   'GET /api/settings/members',
+  'GET /api/settings/members/invitations',
   'GET /api/settings/integrations/webhooks',
 ];
 
@@ -107,6 +109,9 @@ describe('company B never reaches company A (every /api/v1 and settings route)',
   let companyB: number;
   const idOf: Record<string, string> = {};
   const aHas = new Set<string>();
+  let linkOfA = '';
+  let adminB: { email: string; password: string };
+  let cashierA: { email: string; password: string };
 
   const call = (method: string, url: string, headers: Headers, payload?: unknown) =>
     t.app.inject({
@@ -135,8 +140,8 @@ describe('company B never reaches company A (every /api/v1 and settings route)',
     companyA = a.id;
     companyB = b.id;
     const adminA = await makeUser(t.container, { companyId: a.id, role: 'admin' });
-    const adminB = await makeUser(t.container, { companyId: b.id, role: 'admin' });
-    await makeUser(t.container, { companyId: a.id, role: 'cashier' });
+    adminB = await makeUser(t.container, { companyId: b.id, role: 'admin' });
+    cashierA = await makeUser(t.container, { companyId: a.id, role: 'cashier' });
     asA = { cookie: (await login(t.app, adminA.email, adminA.password)).cookie, ...SAME_ORIGIN };
     asB = { cookie: (await login(t.app, adminB.email, adminB.password)).cookie, ...SAME_ORIGIN };
     // Company A gets more of every record than B, so A's highest ids are ids B does not have.
@@ -151,6 +156,9 @@ describe('company B never reaches company A (every /api/v1 and settings route)',
       const token = await call('POST', '/api/v1/api-tokens', asA, { name: `${MARKER}-${i}`, scope: 'read' });
       expect(token.statusCode, token.body).toBe(201);
     }
+    const invited = await call('POST', '/api/settings/members', asA, { email: `${MARKER}@example.com`, role: 'admin' });
+    expect(invited.statusCode, invited.body).toBe(201);
+    linkOfA = invited.json().link;
     const session = await call('POST', '/api/v1/box-sessions', asA, { box_id: 1, opening_cash: 1000 });
     expect(session.statusCode, session.body).toBe(201);
     const [product] = await t.container.db.query<{ id: number }>('SELECT max(id) AS id FROM products WHERE company_id = $1', [
@@ -289,5 +297,86 @@ describe('company B never reaches company A (every /api/v1 and settings route)',
     }
     expect(await countsA()).toBe(beforeA);
     expect(companyB).not.toBe(companyA);
+  });
+
+  it("with B's read-write API token, every /api/v1 route naming A's record is 404 (403 where tokens are refused) and changes nothing", async () => {
+    const made = await call('POST', '/api/v1/api-tokens', asB, { name: 'tenancy-b', scope: 'read-write' });
+    expect(made.statusCode, made.body).toBe(201);
+    const bearer = { authorization: `Bearer ${made.json().secret}` };
+    const before = await rowCounts();
+    const wrong: string[] = [];
+    let checked = 0;
+    for (const r of apiRoutes().filter((x) => x.url.startsWith('/api/v1/'))) {
+      const url = r.url.includes(':') ? fill(r.url) : r.url;
+      const body = r.method === 'GET' || r.method === 'DELETE' ? undefined : (BODIES[r.key] ?? {});
+      if (!r.url.includes(':') && r.method !== 'GET') continue; // creations in B's own company: the session loop covers their bodies
+      const res = await call(r.method, url, bearer, body);
+      checked++;
+      if (res.body.includes(MARKER)) wrong.push(`${r.key} leaked A data`);
+      if (r.url.includes(':') && ![403, 404].includes(res.statusCode))
+        wrong.push(`${r.key} → ${res.statusCode} ${res.body.slice(0, 120)}`);
+      if (res.statusCode === 403 && res.json().code !== 'forbidden') wrong.push(`${r.key} → 403 ${res.json().code}`);
+    }
+    expect(wrong).toEqual([]);
+    expect(checked).toBeGreaterThan(30);
+    const after = await rowCounts();
+    for (const volatile of ['sessions', 'rate_limit_windows', 'api_tokens']) {
+      delete before[volatile];
+      delete after[volatile];
+    }
+    expect(after).toEqual(before);
+  });
+
+  it("B cannot accept or decline A's invitation even holding its link; A's people do not change", async () => {
+    const token = new URL(linkOfA).hash.slice(1);
+    const people = async () =>
+      (
+        await t.container.db.query<{ n: string }>('SELECT count(*)::text AS n FROM memberships WHERE company_id = $1', [companyA])
+      )[0]?.n;
+    const before = await people();
+    for (const what of ['accept', 'decline']) {
+      const res = await call('POST', `/api/invitations/${what}`, asB, { token });
+      expect([what, res.statusCode, res.json().code]).toEqual([what, 403, 'invitation_wrong_account']);
+    }
+    const asNew = await call('POST', '/api/invitations/accept-new', SAME_ORIGIN, { token, password: 'una-clave-larga' });
+    expect(asNew.statusCode, asNew.body).toBe(201);
+    // Accepted by the invited email only: B's admin is not in A, and A's pending list no longer shows it.
+    expect(Number(await people())).toBe(Number(before) + 1);
+    const mine = await login(t.app, adminB.email, adminB.password);
+    const me = (await t.app.inject({ url: '/api/auth/me', headers: { cookie: mine.cookie } })).json();
+    expect(me.companies.map((c: { id: number }) => c.id)).toEqual([companyB]);
+  });
+
+  it('every operator route refuses the people of a company (admin and cashier), read and write, and changes nothing', async () => {
+    const asCashierA = { cookie: (await login(t.app, cashierA.email, cashierA.password)).cookie, ...SAME_ORIGIN };
+    const before = await rowCounts();
+    const routes = t.app
+      .routeSurfaces()
+      .filter((r) => r.method !== 'HEAD' && r.url.startsWith('/api/superadmin/'))
+      .map((r) => ({ method: r.method.split(',')[0]!, key: `${r.method} ${r.url}`, url: r.url }));
+    expect(routes.length).toBeGreaterThan(15);
+    const wrong: string[] = [];
+    for (const r of routes) {
+      const url = r.url
+        .replace(':companyId', String(companyA))
+        .replace(/:[A-Za-z]+/g, '1')
+        .replace('*', 'anything');
+      for (const [who, headers] of [
+        ['admin of B', asB],
+        ['admin of A', asA],
+        ['cashier of A', asCashierA],
+      ] as const) {
+        const res = await call(r.method === 'ALL' ? 'POST' : r.method, url, headers, r.method === 'GET' ? undefined : {});
+        if (res.statusCode !== 403 || res.json().code !== 'forbidden') wrong.push(`${who}: ${r.key} → ${res.statusCode}`);
+        if (res.body.includes(MARKER)) wrong.push(`${who}: ${r.key} leaked A data`);
+      }
+    }
+    expect(wrong).toEqual([]);
+    const after = await rowCounts();
+    for (const volatile of ['sessions', 'rate_limit_windows']) {
+      delete before[volatile];
+      delete after[volatile];
+    }
+    expect(after).toEqual(before);
   });
 });

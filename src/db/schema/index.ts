@@ -13,3 +13,4 @@ export * from './invoicing.ts';
 export * from './arca.ts';
 export * from './ids.ts';
 export * from './tenancy.ts';
+export * from './invitations.ts';

@@ -122,7 +122,8 @@ export function createAuthService(deps: AuthServiceDeps) {
     return startSession(user, origin);
   }
 
-  async function startSession(user: StoredUser, origin: AuditOrigin): Promise<IssuedToken> {
+  /** A new password session for the person (after a login, or after joining by invitation). */
+  async function startSession(user: Pick<StoredUser, 'id' | 'email'>, origin: AuditOrigin): Promise<IssuedToken> {
     const now = clock.now();
     const sessionId = randomUUID();
     const expiresAt = endOf(now, now);
@@ -243,6 +244,7 @@ export function createAuthService(deps: AuthServiceDeps) {
 
   return {
     login,
+    startSession,
     authenticate,
     refreshIfDue,
     logout,

@@ -3,6 +3,7 @@ import type { App } from '../../http/app.types.ts';
 import { companyCtx } from '../../http/request-context.ts';
 import type { Shell } from '../../http/shell.ts';
 import { registerMemberRoutes, sessionCompany } from '../users/members.routes.ts';
+import type { InvitationService } from '../users/invitations.service.ts';
 import type { MemberService } from '../users/members.service.ts';
 import type { EndpointService } from '../webhooks/endpoints.service.ts';
 import type { SettingsService } from './settings.service.ts';
@@ -19,10 +20,11 @@ export interface SettingsRouteDeps {
   settings: SettingsService;
   endpoints: EndpointService;
   members: MemberService;
+  invitations: InvitationService;
   shell: Shell;
 }
 
-export function registerSettingsRoutes(app: App, { settings, endpoints, members, shell }: SettingsRouteDeps) {
+export function registerSettingsRoutes(app: App, { settings, endpoints, members, invitations, shell }: SettingsRouteDeps) {
   app.get('/api/settings/integrations', { schema: { hide: true } }, async (request) =>
     settings.overview(companyCtx(request.ctx).companyId),
   );
@@ -46,7 +48,7 @@ export function registerSettingsRoutes(app: App, { settings, endpoints, members,
     }),
   }));
 
-  registerMemberRoutes(app, members, '/api/settings/members', sessionCompany);
+  registerMemberRoutes(app, { members, invitations }, '/api/settings/members', sessionCompany);
 
   app.get('/settings', { schema: { hide: true } }, async (_request, reply) => reply.redirect('/settings/integrations', 302));
 
@@ -69,6 +71,7 @@ export function registerSettingsRoutes(app: App, { settings, endpoints, members,
     const data = {
       company: request.authSession!.companyName,
       members: await members.listMembers(ctx.companyId),
+      invitations: await invitations.listPending(ctx.companyId),
       me: ctx.actor.kind === 'user' ? ctx.actor.userId : null,
       api: '/api/settings/members',
     };

@@ -6,6 +6,7 @@ import type { CompanyCtx } from '../../http/request-context.ts';
 import type { Shell } from '../../http/shell.ts';
 import type { SettingsService } from '../settings/settings.service.ts';
 import { registerMemberRoutes } from '../users/members.routes.ts';
+import type { InvitationService } from '../users/invitations.service.ts';
 import type { MemberService } from '../users/members.service.ts';
 import type { SuperadminService } from './superadmin.service.ts';
 
@@ -32,10 +33,11 @@ export interface SuperadminRouteDeps {
   superadmin: SuperadminService;
   settings: SettingsService;
   members: MemberService;
+  invitations: InvitationService;
   shell: Shell;
 }
 
-export function registerSuperadminRoutes(app: App, { superadmin, settings, members, shell }: SuperadminRouteDeps) {
+export function registerSuperadminRoutes(app: App, { superadmin, settings, members, invitations, shell }: SuperadminRouteDeps) {
   /** The operator's ctx acting on the company of the path (404 when there is no such company). */
   async function onCompany(request: FastifyRequest): Promise<CompanyCtx> {
     const { companyId } = request.params as { companyId: number };
@@ -106,7 +108,7 @@ export function registerSuperadminRoutes(app: App, { superadmin, settings, membe
     }),
   );
 
-  registerMemberRoutes(app, members, '/api/superadmin/companies/:companyId/members', onCompany);
+  registerMemberRoutes(app, { members, invitations }, '/api/superadmin/companies/:companyId/members', onCompany);
 
   // Any other operator path: non-operators were answered by the guard (401/403/redirect), so they
   // learn nothing about which operator routes exist; an operator gets a 404.
@@ -137,6 +139,7 @@ export function registerSuperadminRoutes(app: App, { superadmin, settings, membe
       data: {
         company,
         members: await members.listMembers(company.id),
+        invitations: await invitations.listPending(company.id),
         audit: await settings.listAudit(company.id, { limit: 20 }),
       },
     });

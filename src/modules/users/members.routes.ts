@@ -2,19 +2,17 @@ import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { App } from '../../http/app.types.ts';
 import { type CompanyCtx, companyCtx } from '../../http/request-context.ts';
+import type { InvitationService } from './invitations.service.ts';
 import type { MemberService } from './members.service.ts';
 
 export const MemberRole = Type.Union([Type.Literal('admin'), Type.Literal('cashier')]);
-export const AddMemberBody = Type.Object(
-  {
-    email: Type.String({ minLength: 3, maxLength: 254 }),
-    display_name: Type.Optional(Type.String({ maxLength: 120 })),
-    role: MemberRole,
-  },
+export const InviteBody = Type.Object(
+  { email: Type.String({ minLength: 3, maxLength: 254 }), role: MemberRole },
   { additionalProperties: false },
 );
 export const ChangeRoleBody = Type.Object({ role: MemberRole }, { additionalProperties: false });
 const UserParams = Type.Object({ userId: Type.Integer({ minimum: 1, maximum: 2_147_483_647 }) });
+const InvitationParams = Type.Object({ invitationId: Type.String({ format: 'uuid' }) });
 
 /**
  * The people API of one company, mounted twice: for a company admin under /api/settings/members
@@ -23,7 +21,7 @@ const UserParams = Type.Object({ userId: Type.Integer({ minimum: 1, maximum: 2_1
  */
 export function registerMemberRoutes(
   app: App,
-  members: MemberService,
+  { members, invitations }: { members: MemberService; invitations: InvitationService },
   base: string,
   ctxOf: (request: FastifyRequest) => Promise<CompanyCtx>,
 ) {
@@ -31,8 +29,22 @@ export function registerMemberRoutes(
     members: await members.listMembers((await ctxOf(request)).companyId),
   }));
 
-  app.post(base, { schema: { hide: true, body: AddMemberBody } }, async (request, reply) =>
-    reply.code(201).send(await members.addMember(await ctxOf(request), request.body)),
+  // People join by invitation only: the answer is the same whatever the email (issue 25).
+  app.post(base, { schema: { hide: true, body: InviteBody } }, async (request, reply) =>
+    reply.code(201).send(await invitations.invite(await ctxOf(request), request.body)),
+  );
+
+  app.get(`${base}/invitations`, { schema: { hide: true } }, async (request) => ({
+    invitations: await invitations.listPending((await ctxOf(request)).companyId),
+  }));
+
+  app.delete(
+    `${base}/invitations/:invitationId`,
+    { schema: { hide: true, params: InvitationParams } },
+    async (request, reply) => {
+      await invitations.revoke(await ctxOf(request), request.params.invitationId);
+      return reply.code(204).send();
+    },
   );
 
   app.patch(`${base}/:userId`, { schema: { hide: true, params: UserParams, body: ChangeRoleBody } }, async (request) => ({

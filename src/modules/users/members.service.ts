@@ -23,12 +23,6 @@ export interface MemberWire {
   last_login_at: string | null;
 }
 
-export interface AddMemberInput {
-  email: string;
-  display_name?: string | undefined;
-  role: MembershipRole;
-}
-
 // Letters and digits that are not read as one another on a screen or a phone call (no 0/O, 1/l/I).
 const ALPHABET = 'abcdefghjkmnpqrstuvwxyz23456789';
 
@@ -55,7 +49,8 @@ function toWire(row: repo.MemberRow): MemberWire {
 export type MemberService = ReturnType<typeof createMemberService>;
 
 /**
- * The people of a company, managed by its admins (and by superadmins for any company). Every
+ * The people of a company, managed by its admins (and by superadmins for any company); people
+ * join by invitation (invitations.service.ts), never by being attached. Every
  * change is audited with the ctx of whoever asked, in the change's transaction. The ctx's company
  * is the company being managed.
  */
@@ -84,40 +79,6 @@ export function createMemberService({ db, clock, users }: { db: Database; clock:
 
   async function listMembers(companyId: number): Promise<MemberWire[]> {
     return (await repo.listMembers(db.orm, companyId)).map(toWire);
-  }
-
-  /**
-   * Adds a person: an existing account (by email) joins with the role; a new email gets an account
-   * with a temporary password, returned this once.
-   */
-  async function addMember(
-    ctx: CompanyCtx,
-    input: AddMemberInput,
-  ): Promise<{ member: MemberWire; temporary_password: string | null }> {
-    if (!MEMBERSHIP_ROLES.includes(input.role))
-      throw new AppError('validation_failed', `role must be one of ${MEMBERSHIP_ROLES.join(', ')}`);
-    // One transaction: a new account exists only if its membership does too.
-    let password: string | null = null;
-    const member = await db.orm.transaction(async (tx) => {
-      const existing = await users.findUserByEmail(input.email, tx);
-      if (!existing) password = temporaryPassword();
-      const userId = existing
-        ? existing.id
-        : (
-            await users.createUser(
-              { email: input.email, password: password!, displayName: input.display_name?.trim() || null },
-              tx,
-            )
-          ).id;
-      if (await repo.findMember(tx, ctx.companyId, userId)) {
-        throw new AppError('already_member', `${input.email.trim().toLowerCase()} is already a member of this company`);
-      }
-      await repo.insertMembership(tx, ctx.companyId, userId, input.role);
-      const row = (await repo.findMember(tx, ctx.companyId, userId))!;
-      await audit(tx, ctx, 'member.added', row, { role: input.role, new_account: !existing });
-      return row;
-    });
-    return { member: toWire(member), temporary_password: password };
   }
 
   async function changeRole(ctx: CompanyCtx, userId: number, role: MembershipRole): Promise<MemberWire> {
@@ -172,5 +133,5 @@ export function createMemberService({ db, clock, users }: { db: Database; clock:
     });
   }
 
-  return { listMembers, addMember, changeRole, setAccess, resetPassword };
+  return { listMembers, changeRole, setAccess, resetPassword };
 }

@@ -28,14 +28,18 @@ export interface User {
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
+/** A lower-cased, trimmed email that looks like an address (at most 254 characters). */
+export function isEmailAddress(email: string): boolean {
+  return EMAIL.test(email) && email.length <= 254;
+}
+
 export type UserService = ReturnType<typeof createUserService>;
 
 export function createUserService({ db, clock = systemClock }: { db: Database; clock?: Clock }) {
   function validate(input: CreateUserInput) {
     const problems: ErrorDetail[] = [];
     const email = input.email?.trim().toLowerCase() ?? '';
-    if (!EMAIL.test(email) || email.length > 254)
-      problems.push({ path: 'email', message: `"${input.email}" is not an email address` });
+    if (!isEmailAddress(email)) problems.push({ path: 'email', message: `"${input.email}" is not an email address` });
     if ((input.password ?? '').length < MIN_PASSWORD_LENGTH) {
       problems.push({ path: 'password', message: `must have at least ${MIN_PASSWORD_LENGTH} characters` });
     }
@@ -156,8 +160,8 @@ export function createUserService({ db, clock = systemClock }: { db: Database; c
     return repo.isSuperadmin(db.orm, userId);
   }
 
-  function findMembership(userId: number, companyId: number) {
-    return repo.findMembershipRole(db.orm, userId, companyId);
+  function findMembership(userId: number, companyId: number, conn: Conn = db.orm) {
+    return repo.findMembershipRole(conn, userId, companyId);
   }
 
   return {

@@ -3,6 +3,7 @@ import { formatCuit } from '../../lib/cuit.ts';
 import { formatCount, formatDateTime } from '../../lib/format.ts';
 import type { AuditEntryWire } from '../../modules/audit/audit.repo.ts';
 import type { CompanyDetailWire } from '../../modules/superadmin/superadmin.service.ts';
+import type { InvitationWire } from '../../modules/users/invitations.service.ts';
 import type { MemberWire } from '../../modules/users/members.service.ts';
 import { Activity } from '../features/activity.tsx';
 import { Members } from '../features/members.tsx';
@@ -17,6 +18,7 @@ import { mountPage } from '../ui/page-data.ts';
 interface CompanyData {
   company: CompanyDetailWire;
   members: MemberWire[];
+  invitations: InvitationWire[];
   audit: AuditEntryWire[];
 }
 
@@ -29,7 +31,7 @@ function Stat({ label, value }: { label: string; value: number }) {
   );
 }
 
-function Company({ company, members, audit }: CompanyData) {
+function Company({ company, members, invitations, audit }: CompanyData) {
   const [keys, setKeys] = useState<{ integration_key?: string; scanner_token?: string } | null>(null);
   const [busy, setBusy] = useState<string | null>(null);
   const [version, setVersion] = useState(0);
@@ -171,7 +173,7 @@ function Company({ company, members, audit }: CompanyData) {
           </>
         ) : null}
       </Card>
-      <Members api={`${base}/members`} initial={members} me={null} />
+      <Members api={`${base}/members`} initial={members} invitations={invitations} me={null} />
       <Activity url={`${base}/audit?limit=20`} initial={audit} version={version} />
       {dialog}
     </>

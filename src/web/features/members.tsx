@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import { formatDateTime } from '../../lib/format.ts';
+import type { CreatedInvitationWire, InvitationWire } from '../../modules/users/invitations.service.ts';
 import type { MemberWire } from '../../modules/users/members.service.ts';
 import { ApiError, api, errorText } from '../ui/api.ts';
 import { useConfirm } from '../ui/dialog.tsx';
@@ -14,20 +15,41 @@ const MESSAGES = {
   forbidden:
     'Esa persona también tiene acceso a otras empresas: solo un operador de Mostrador puede asignarle una contraseña nueva.',
   validation_failed: 'Revisá el email: tiene que ser una dirección válida.',
+  already_member: 'Esa persona ya está en la empresa: si no entra, devolvele el acceso desde la lista.',
 };
 
 /**
- * The people of one company: add (a new email gets a temporary password shown once), change the
- * role, turn access off and on, assign a temporary password. `api` is the company's members API.
+ * The people of one company: invite (the link is shown once, to pass on), the pending invitations
+ * (revocable), change the role, turn access off and on, assign a temporary password. `api` is the
+ * company's members API.
  */
-export function Members({ api: base, initial, me }: { api: string; initial: MemberWire[]; me: number | null }) {
+export function Members({
+  api: base,
+  initial,
+  invitations: initialInvitations,
+  me,
+}: {
+  api: string;
+  initial: MemberWire[];
+  invitations: InvitationWire[];
+  me: number | null;
+}) {
   const [members, setMembers] = useState(initial);
+  const [invitations, setInvitations] = useState(initialInvitations);
+  const [link, setLink] = useState<{ email: string; link: string } | null>(null);
   const [temporary, setTemporary] = useState<{ email: string; password: string } | null>(null);
   const [busy, setBusy] = useState<string | null>(null);
   const [notice, say] = useNotice();
   const { ask, dialog } = useConfirm();
 
-  const reload = async () => setMembers((await api<{ members: MemberWire[] }>('GET', base)).members);
+  const reload = async () => {
+    const [people, pending] = await Promise.all([
+      api<{ members: MemberWire[] }>('GET', base),
+      api<{ invitations: InvitationWire[] }>('GET', `${base}/invitations`),
+    ]);
+    setMembers(people.members);
+    setInvitations(pending.invitations);
+  };
   /** Runs an action, reloads the list and only then tells the outcome (the row already shows it). */
   const run = async (key: string, action: () => Promise<string>) => {
     setBusy(key);
@@ -42,25 +64,30 @@ export function Members({ api: base, initial, me }: { api: string; initial: Memb
     }
   };
 
-  const add = (e: Event) => {
+  const invite = (e: Event) => {
     e.preventDefault();
     const form = e.currentTarget as HTMLFormElement;
     const data = new FormData(form);
-    const body = {
-      email: String(data.get('email') ?? '').trim(),
-      role: String(data.get('role') ?? 'cashier'),
-      ...(String(data.get('display_name') ?? '').trim() ? { display_name: String(data.get('display_name')).trim() } : {}),
-    };
-    void run('add', async () => {
-      const created = await api<{ member: MemberWire; temporary_password: string | null }>('POST', base, {
-        body,
-        messages: MESSAGES,
-      });
+    const body = { email: String(data.get('email') ?? '').trim(), role: String(data.get('role') ?? 'cashier') };
+    void run('invite', async () => {
+      const created = await api<CreatedInvitationWire>('POST', base, { body, messages: MESSAGES });
       form.reset();
-      setTemporary(created.temporary_password ? { email: created.member.email, password: created.temporary_password } : null);
-      return created.temporary_password
-        ? `Listo: creamos el usuario de ${created.member.email}. Pasale la contraseña temporal de abajo.`
-        : `Listo: ${created.member.email} ya tenía usuario en Mostrador y ahora también entra a esta empresa con su contraseña.`;
+      setTemporary(null);
+      setLink({ email: created.invitation.email, link: created.link });
+      return `Listo: invitamos a ${created.invitation.email}. Pasale el enlace de abajo.`;
+    });
+  };
+
+  const revoke = async (invitation: InvitationWire) => {
+    const yes = await ask(`El enlace que le pasaste a ${invitation.email} deja de funcionar en el acto.`, {
+      confirmLabel: 'Anular invitación',
+      danger: true,
+    });
+    if (!yes) return;
+    await run(`revoke-${invitation.id}`, async () => {
+      await api('DELETE', `${base}/invitations/${invitation.id}`, { messages: MESSAGES });
+      if (link?.email === invitation.email) setLink(null);
+      return `Anulamos la invitación de ${invitation.email}.`;
     });
   };
 
@@ -73,6 +100,7 @@ export function Members({ api: base, initial, me }: { api: string; initial: Memb
       const result = await api<{ temporary_password: string }>('POST', `${base}/${m.user_id}/reset-password`, {
         messages: MESSAGES,
       });
+      setLink(null);
       setTemporary({ email: m.email, password: result.temporary_password });
       return `Contraseña temporal nueva para ${m.email}: pasásela y pedile que la cambie en «Mi cuenta».`;
     });
@@ -194,13 +222,14 @@ export function Members({ api: base, initial, me }: { api: string; initial: Memb
           </tbody>
         </TableWrap>
       </Card>
-      <Card title="Agregar una persona">
-        <form id="member-form" onSubmit={add}>
+      <Card title="Invitar a una persona" id="invite">
+        <p class="muted">
+          Te damos un enlace para pasarle (por WhatsApp, mail…). Con él, la persona crea su contraseña o ingresa con su usuario de
+          Mostrador, y recién ahí entra a la empresa. El enlace sirve una vez y vence a los 7 días.
+        </p>
+        <form id="member-form" onSubmit={invite}>
           <Field id="member-email" label="Email">
             <input id="member-email" name="email" type="email" required maxLength={254} autocomplete="off" />
-          </Field>
-          <Field id="member-name" label="Nombre (opcional)">
-            <input id="member-name" name="display_name" maxLength={120} />
           </Field>
           <Field
             id="member-role"
@@ -212,10 +241,52 @@ export function Members({ api: base, initial, me }: { api: string; initial: Memb
               <option value="admin">Administración</option>
             </select>
           </Field>
-          <BusyButton type="submit" busy={busy === 'add'}>
-            Agregar
+          <BusyButton type="submit" busy={busy === 'invite'}>
+            Invitar
           </BusyButton>
         </form>
+        {link ? (
+          <div id="invitation-link" class="stack">
+            <p class="notice">
+              Enlace de invitación para <strong>{link.email}</strong>: se muestra solo esta vez. Copialo y pasáselo; si lo perdés,
+              volvé a invitar a ese email (el enlace anterior deja de funcionar).
+            </p>
+            <Secret id="invitation-link-value" value={link.link} />
+          </div>
+        ) : null}
+      </Card>
+      <Card title="Invitaciones pendientes" id="invitations">
+        {invitations.length === 0 ? (
+          <p class="muted" id="no-invitations">
+            No hay invitaciones sin responder.
+          </p>
+        ) : (
+          <ul class="invitations" id="invitation-rows">
+            {invitations.map((inv) => (
+              <li key={inv.id} data-invitation-id={inv.id}>
+                <div>
+                  <div class="invitation-email">{inv.email}</div>
+                  <div class="muted">
+                    {ROLE[inv.role]} ·{' '}
+                    {inv.expired ? (
+                      <span class="badge off">Vencida el {formatDateTime(inv.expires_at)}</span>
+                    ) : (
+                      `vence el ${formatDateTime(inv.expires_at)}`
+                    )}
+                  </div>
+                </div>
+                <BusyButton
+                  class="danger"
+                  busy={busy === `revoke-${inv.id}`}
+                  data-invitation-action="revoke"
+                  onClick={() => void revoke(inv)}
+                >
+                  Anular
+                </BusyButton>
+              </li>
+            ))}
+          </ul>
+        )}
       </Card>
       {dialog}
     </>

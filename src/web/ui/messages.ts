@@ -136,6 +136,13 @@ const TEXTS: Record<ErrorCode | 'offline', Text> = {
   already_member: 'Esa persona ya está en la empresa.',
   cuit_unavailable: 'Ese CUIT no se puede usar en esta empresa; escribinos a soporte.',
   last_admin: 'Es la única persona que administra la empresa: primero hacé administradora a otra.',
+  invitation_wrong_account:
+    'Esta invitación es para otro email: cerrá la sesión e ingresá con la cuenta de ese email (o creala desde el enlace).',
+  invitation_refused: 'Esta invitación no se puede aceptar con esta cuenta. Si creés que es un error, escribinos a soporte.',
+  invitation_needs_login: 'Ese email ya tiene cuenta en Mostrador: ingresá con tu contraseña para aceptar la invitación.',
+  invitation_expired: 'Esta invitación venció: pedile a la empresa que te mande una nueva.',
+  invitation_used: 'Esta invitación ya se usó: cada enlace sirve una sola vez.',
+  invitation_revoked: 'La empresa anuló esta invitación: si la esperabas, pedile una nueva.',
   cannot_change_self: 'No podés hacerlo con tu propio usuario: pedíselo a otra persona que administre la empresa.',
   channel_not_connected: 'La cuenta de Instagram no está conectada.',
   reconnect_required: 'Hay que volver a conectar la cuenta de Instagram.',
