@@ -1,6 +1,8 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Letter } from '../../src/modules/invoicing/fiscal-rules.ts';
 import { saleCreated } from '../integration-helpers.ts';
+import { checkIdentities } from '../invoicing/printout-reader.ts';
 import {
   type BooksApp,
   checkOf,
@@ -17,7 +19,7 @@ import {
 } from './books-shop.ts';
 
 /** Runs of the property; BOOKS_RUNS=200 for a long run. */
-const RUNS = Number(process.env['BOOKS_RUNS'] ?? 3);
+const RUNS = Number(process.env['BOOKS_RUNS'] ?? 8);
 
 type ProductKey = 'p21' | 'p105' | 'exempt' | 'kg';
 const productKey = fc.constantFrom<ProductKey>('p21', 'p105', 'exempt', 'kg');
@@ -44,6 +46,7 @@ const action = fc.oneof(
     arbitrary: fc.record({
       kind: fc.constant('integration' as const),
       product: productKey,
+      // A paid integration sale cannot be cancelled (by its sender or here): paid or cancelled.
       outcome: fc.constantFrom('pending', 'paid', 'cancelled'),
     }),
   },
@@ -51,9 +54,12 @@ const action = fc.oneof(
     weight: 2,
     arbitrary: fc.record({
       kind: fc.constant('movement' as const),
-      type: fc.constantFrom('IN', 'OUT', 'TRANSFER'),
+      type: fc.constantFrom('IN', 'OUT', 'TRANSFER', 'ADJUSTMENT'),
       product: productKey,
       amount: fc.integer({ min: 1, max: 40 }),
+      // Over what the deposit holds (500 at the start): refused unless the owner confirms.
+      beyond: fc.boolean(),
+      allowNegative: fc.boolean(),
     }),
   },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('close' as const) }) },
@@ -69,6 +75,41 @@ interface SaleModel {
   invoiceId: number | null;
 }
 
+/** Rows a run always has or may have, and the check that must catch each one corrupted. */
+const CORRUPTIONS: { check: string; sql: string }[] = [
+  {
+    check: 'stock_ledger',
+    sql: `UPDATE stock_levels SET quantity = quantity + 1 WHERE company_id = $1 AND (deposit_id, product_id) =
+      (SELECT deposit_id, product_id FROM stock_levels WHERE company_id = $1 ORDER BY product_id, deposit_id LIMIT 1) RETURNING 1`,
+  },
+  {
+    check: 'closed_shifts',
+    sql: `UPDATE box_sessions SET sales_total = sales_total + 0.01 WHERE company_id = $1
+      AND id = (SELECT max(id) FROM box_sessions WHERE company_id = $1 AND status = 'closed') RETURNING 1`,
+  },
+  {
+    check: 'outbound_events',
+    sql: `DELETE FROM outbox_events WHERE id = (SELECT id FROM outbox_events WHERE company_id = $1 AND event = 'movement.created'
+      ORDER BY created_at LIMIT 1) RETURNING 1`,
+  },
+  {
+    check: 'sale_totals',
+    sql: `UPDATE sale_items SET subtotal = subtotal + 0.01 WHERE company_id = $1 AND (sale_id, id) =
+      (SELECT sale_id, id FROM sale_items WHERE company_id = $1 ORDER BY sale_id DESC, id LIMIT 1) RETURNING 1`,
+  },
+  {
+    check: 'sale_payments',
+    sql: `UPDATE sale_payments SET amount = amount - 0.01 WHERE company_id = $1 AND (sale_id, id) =
+      (SELECT p.sale_id, p.id FROM sale_payments p JOIN sales x ON x.company_id = p.company_id AND x.id = p.sale_id
+        WHERE p.company_id = $1 AND x.status = 'paid' ORDER BY p.sale_id, p.id LIMIT 1) RETURNING 1`,
+  },
+  {
+    check: 'invoice_totals',
+    sql: `UPDATE invoices SET iva = iva + 0.01 WHERE company_id = $1
+      AND id = (SELECT min(id) FROM invoices WHERE company_id = $1) RETURNING 1`,
+  },
+];
+
 interface Model {
   session: number;
   /** Each closed session with the report its close answered (the printed close). */
@@ -76,6 +117,10 @@ interface Model {
   sales: SaleModel[];
   /** Integration sales the sender reported paid (cents). */
   integrationPaid: { id: number; cents: number }[];
+  /** Every integration sale. */
+  integration: { id: number; cents: number; cancelled: boolean }[];
+  /** Receipts issued (invoices and credit notes), with their class, to read their printouts. */
+  receipts: { id: number; letter: Letter }[];
   /** Sales of a closed shift cancelled after its close, by session. */
   cancelledAfterClose: Map<number, { count: number; cents: number }>;
   nextIntegrationId: number;
@@ -99,6 +144,8 @@ describe('books verify over random days of activity (fast-check)', () => {
       closed: new Map(),
       sales: [],
       integrationPaid: [],
+      integration: [],
+      receipts: [],
       cancelledAfterClose: new Map(),
       nextIntegrationId: 70_000,
     };
@@ -178,6 +225,7 @@ describe('books verify over random days of activity (fast-check)', () => {
           expect(res.statusCode, res.body).toBe(201);
           expect(res.json().invoice.type).toBe(mono ? 'C' : a.letterA ? 'A' : 'B');
           sale.invoiceId = res.json().invoice.id;
+          m.receipts.push({ id: res.json().invoice.id, letter: res.json().invoice.type });
           break;
         }
         case 'credit_note': {
@@ -189,6 +237,7 @@ describe('books verify over random days of activity (fast-check)', () => {
           await cancel(sale);
           const res = await call('POST', `/api/v1/invoices/${sale.invoiceId}/credit-note`, s.asAdmin);
           expect(res.statusCode, res.body).toBe(201);
+          m.receipts.push({ id: res.json().invoice.id, letter: res.json().invoice.type.slice(-1) });
           break;
         }
         case 'integration': {
@@ -206,18 +255,37 @@ describe('books verify over random days of activity (fast-check)', () => {
           if (a.outcome === 'cancelled') {
             await sendIntegration(b, s, { event: 'sales.cancelled', data: { sale: { id, cancellation_reason: 'sin stock' } } });
           }
+          m.integration.push({ id, cents: 30_000, cancelled: a.outcome === 'cancelled' });
           break;
         }
         case 'movement': {
+          const productId = s.products[a.product];
+          const levels = (await call('GET', `/api/v1/stock?deposit_id=${s.deposits.main}`, s.asAdmin)).json().stock as {
+            product_id: number;
+            stock: number;
+          }[];
+          const held = levels.find((l) => l.product_id === productId)?.stock ?? 0;
+          const base = a.product === 'kg' ? a.amount / 4 : a.amount;
+          const amount = a.beyond && (a.type === 'OUT' || a.type === 'TRANSFER') ? Math.max(held, 0) + base : base;
           const body = {
             type: a.type,
             deposit_id: s.deposits.main,
-            product_id: s.products[a.product],
-            amount: a.product === 'kg' ? a.amount / 4 : a.amount,
+            product_id: productId,
+            amount,
             ...(a.type === 'TRANSFER' && { to_deposit_id: s.deposits.back }),
+            ...(a.allowNegative && { allow_negative: true }),
           };
           const res = await call('POST', '/api/v1/movements', s.asAdmin, body);
-          expect(res.statusCode, res.body).toBe(201);
+          const short = (a.type === 'OUT' || a.type === 'TRANSFER') && amount > held;
+          if (short && !a.allowNegative) {
+            expect(res.statusCode, res.body).toBe(409);
+            expect(res.json().code).toBe('insufficient_stock');
+          } else if (a.type === 'ADJUSTMENT' && amount === held) {
+            // A count equal to the stock has nothing to adjust.
+            expect(res.statusCode, res.body).toBe(409);
+          } else {
+            expect(res.statusCode, res.body).toBe(201);
+          }
           break;
         }
         case 'close': {
@@ -262,6 +330,18 @@ describe('books verify over random days of activity (fast-check)', () => {
     expect(boxes).toBe(cents(summary.total));
     const methods = summary.by_method.reduce((sum: number, x: { amount: number }) => sum + cents(x.amount), 0);
     expect(methods + cents(summary.pending)).toBe(cents(summary.total));
+    // Per box only the sales made at it; the integration's are their own group.
+    const registerCents = m.sales.filter((x) => x.status !== 'cancelled').reduce((sum, x) => sum + x.cents, 0);
+    const integrationCents = m.integration.filter((x) => !x.cancelled).reduce((sum, x) => sum + x.cents, 0);
+    const group = (origin: string) =>
+      summary.by_box
+        .filter((x: { origin: string }) => x.origin === origin)
+        .reduce((sum: number, x: { total: number }) => sum + cents(x.total), 0);
+    expect(group('register'), 'box 1').toBe(registerCents);
+    expect(group('integration'), 'Integración').toBe(integrationCents);
+    expect(
+      summary.by_box.filter((x: { origin: string }) => x.origin === 'register').map((x: { box_id: number }) => x.box_id),
+    ).toEqual(registerCents > 0 ? [1] : []);
     // The integration's paid sales count under the method their sender named (qr here), in their own group.
     const integration = summary.by_box.filter((x: { origin: string }) => x.origin === 'integration');
     expect(integration.every((x: { box_id: number | null }) => x.box_id === null)).toBe(true);
@@ -277,14 +357,41 @@ describe('books verify over random days of activity (fast-check)', () => {
     'after any day of register sales, payments with change, weighed items, integration sales, cancels before and after a close, invoices A/B/C, credit notes and movements, books verify is clean and every summary and close adds up',
     async () => {
       await fc.assert(
-        fc.asyncProperty(fc.boolean(), fc.array(action, { minLength: 4, maxLength: 14 }), async (mono, actions) => {
-          const s = await makeShop(b, mono ? 'monotributo' : 'responsable_inscripto');
-          const m = await run(s, mono, actions);
-          const { code, report } = await verifyBooks(b, s.companyId);
-          expect(failing(report), JSON.stringify(report.checks.filter((c) => !c.ok))).toEqual([]);
-          expect(code).toBe(0);
-          await expectReportsAddUp(s, m);
-        }),
+        fc.asyncProperty(
+          fc.boolean(),
+          fc.array(action, { minLength: 4, maxLength: 14 }),
+          fc.nat(),
+          async (mono, actions, corruption) => {
+            const s = await makeShop(b, mono ? 'monotributo' : 'responsable_inscripto');
+            const m = await run(s, mono, actions);
+            const { code, report } = await verifyBooks(b, s.companyId);
+            expect(failing(report), JSON.stringify(report.checks.filter((c) => !c.ok))).toEqual([]);
+            expect(code).toBe(0);
+            await expectReportsAddUp(s, m);
+            // Every receipt's printout, A4 and ticket, is one a calculator can check.
+            for (const r of m.receipts) {
+              const invoice = (await b.call('GET', `/api/v1/invoices/${r.id}`, s.asAdmin)).json().invoice;
+              for (const formato of ['', '?formato=ticket']) {
+                const page = await b.call('GET', `/facturas/${r.id}${formato}`, s.asCashier);
+                expect(page.statusCode).toBe(200);
+                checkIdentities(page.body, r.letter, invoice);
+              }
+            }
+            // And one row of this day corrupted is caught (the first kind, from a random one, the day has).
+            let caught = '';
+            for (let k = 0; k < CORRUPTIONS.length; k++) {
+              const { check, sql } = CORRUPTIONS[(corruption + k) % CORRUPTIONS.length]!;
+              const hit = await b.t.container.db.query(sql, [s.companyId]);
+              if (hit.length === 0) continue;
+              const after = await verifyBooks(b, s.companyId);
+              expect(after.code, check).toBe(1);
+              expect(failing(after.report)).toContain(check);
+              caught = check;
+              break;
+            }
+            expect(caught, 'a corrupted row was caught').not.toBe('');
+          },
+        ),
         { numRuns: RUNS, endOnFailure: true },
       );
     },
