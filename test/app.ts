@@ -5,6 +5,7 @@ import { type Config, loadConfig } from '../src/config.ts';
 import { type Container, type ContainerOverrides, createContainer } from '../src/container.ts';
 import { createLogger } from '../src/logger.ts';
 import { openTestDatabase, type TestDatabase } from './setup/db.ts';
+import { checkResponses } from './setup/response-check.ts';
 
 export const TEST_SECRET_KEY = 'test-secret-key-0123456789-abcdefghijklmnopqrstuvwxyz';
 
@@ -43,6 +44,8 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
   const env = { ...(database.url ? { DATABASE_URL: database.url } : {}), ...options.env };
   const container = await createContainer(testConfig(env), { ...options.overrides, db: database.db });
   const app = await buildApp(container);
+  // Every answer is held against the OpenAPI documents (issue 26's response-schema replay).
+  checkResponses(app);
   await app.ready();
   return {
     app,

@@ -57,7 +57,11 @@ export function printStats(backend: string): void {
 
 /** Runs a property with the suite's seed; a failure names the seed to replay it with. */
 export async function assertFuzz<T>(arbitrary: fc.Arbitrary<T>, check: (value: T) => Promise<void>, bounded: number) {
-  const numRuns = fuzzRuns(bounded);
+  await assertRuns(arbitrary, check, fuzzRuns(bounded));
+}
+
+/** Like assertFuzz, with exactly `numRuns` cases whatever FUZZ_RUNS says. */
+export async function assertRuns<T>(arbitrary: fc.Arbitrary<T>, check: (value: T) => Promise<void>, numRuns: number) {
   try {
     await fc.assert(fc.asyncProperty(arbitrary, check), { numRuns, seed: SEED, endOnFailure: LONG_RUN });
   } catch (err) {
@@ -66,10 +70,13 @@ export async function assertFuzz<T>(arbitrary: fc.Arbitrary<T>, check: (value: T
 }
 
 /**
- * Bookkeeping that counts attempts, refused ones included, on purpose: the shared rate-limit windows
- * (PostgreSQL) record every scanner lookup and login try, so that refusals are limited too.
+ * Bookkeeping written by refused requests on purpose: the shared rate-limit windows (PostgreSQL)
+ * record every scanner lookup and login try, so that refusals are limited too; and a register sale
+ * takes its sale and movement numbers before its transaction, like a sequence (docs/decisiones.md:
+ * a refused register sale leaves its numbers unused), which creates the company's counter row of a
+ * kind the first time. Every other table must keep its row count.
  */
-const ATTEMPT_COUNTERS = ['rate_limit_windows'];
+const ATTEMPT_COUNTERS = ['rate_limit_windows', 'company_id_counters'];
 
 /**
  * The row count of every table of the public schema (but the attempt counters), in one statement: a
@@ -84,6 +91,24 @@ export async function tableCounter(db: Database): Promise<() => Promise<Record<s
   ).filter(({ name }) => !ATTEMPT_COUNTERS.includes(name));
   const text = `SELECT ${tables.map(({ name }) => `(SELECT count(*)::int FROM public."${name}") AS "${name}"`).join(', ')}`;
   return async () => (await db.query<Record<string, number>>(text))[0]!;
+}
+
+/**
+ * The row counts of every table, looked at cheaply: a write assigns a transaction id, so while the
+ * next id to assign (the snapshot's xmax) stays the same nothing was written and the last counts
+ * still hold; only when it moves are the tables counted again. Same answer as tableCounter, a
+ * fraction of the statements (a fuzz run is mostly refusals that write nothing).
+ */
+export async function writeWatch(db: Database): Promise<() => Promise<Record<string, number>>> {
+  const count = await tableCounter(db);
+  const nextId = async () =>
+    (await db.query<{ next: string }>('SELECT pg_snapshot_xmax(pg_current_snapshot())::text AS next'))[0]!.next;
+  let known: { next: string; counts: Record<string, number> } | null = null;
+  return async () => {
+    const next = await nextId();
+    if (known?.next !== next) known = { next, counts: await count() };
+    return known.counts;
+  };
 }
 
 /**

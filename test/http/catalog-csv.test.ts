@@ -150,7 +150,7 @@ describe('spreadsheet encodings and round trip (issue 26)', () => {
     for (let round = 0; round < 2; round++) {
       const exported = await t.app.inject({ url: '/api/v1/products/export', headers: o.headers });
       expect(exported.body.split('\r\n')[0]).toBe(
-        '\uFEFFid;sku;codigo;nombre;descripcion;precio;costo;iva;categoria;marca;activo;stock_minimo;unidad',
+        '\uFEFFid;sku;codigo;nombre;descripcion;precio;costo;iva;categoria;marca;activo;stock_minimo;unidad;stock',
       );
       const again = await upload(o.headers, exported.rawPayload);
       expect(again.json()).toMatchObject({ created: 0, updated: 0, unchanged: shared.length, errors: [] });
@@ -176,8 +176,8 @@ describe('spreadsheet encodings and round trip (issue 26)', () => {
     expect(await events(b.company.id)).toBe(before);
     expect(await names(b.headers)).toEqual(['Secreto de B']);
     const exported = (await t.app.inject({ url: '/api/v1/products/export', headers: a.headers })).body;
-    expect(exported).toMatch(/;Queso cremoso;.*;kg\r\n/);
-    expect(exported).toMatch(/;Pan lactal;.*;unidad\r\n/);
+    expect(exported).toMatch(/;Queso cremoso;.*;kg;0,000\r\n/);
+    expect(exported).toMatch(/;Pan lactal;.*;unidad;0,000\r\n/);
     const bad = await upload(a.headers, 'id;nombre;precio;unidad\nx;Algo;1;litro\n');
     expect(bad.json()).toMatchObject({ created: 0, updated: 0 });
     expect(bad.json().errors.map((e: { column: string }) => e.column)).toEqual(['id', 'unidad']);
@@ -197,4 +197,67 @@ describe('spreadsheet encodings and round trip (issue 26)', () => {
     expect(again.json()).toMatchObject({ created: 0, updated: 0, unchanged: demo.products, errors: [] });
     expect(await events(demo.companyId)).toBe(before);
   }, 240_000); // seeding the demo (its sales included) takes a while on a loaded machine
+  it('opening stock goes to the chosen deposit; the stock column adjusts one deposit, shows in the dry run and round-trips', async () => {
+    const { company, headers } = await owner();
+    const json = { ...headers, 'content-type': 'application/json' };
+    const second = (
+      await t.app.inject({ method: 'POST', url: '/api/v1/deposits', headers: json, payload: { name: 'Trastienda' } })
+    ).json().deposit.id as number;
+    const created = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/products',
+      headers: json,
+      payload: { name: 'Queso cremoso', base_price: 9000, unit: 'kg', stock: 2.5, deposit_id: second },
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    const id = created.json().product.id as number;
+    const moves = async () =>
+      (
+        await t.container.db.query<{ deposit_id: number; amount: string; reason: string }>(
+          'SELECT deposit_id, amount::text AS amount, reason FROM movements WHERE company_id = $1 ORDER BY id',
+          [company.id],
+        )
+      ).map((m) => ({ ...m, amount: Number(m.amount) }));
+    expect(await moves()).toEqual([{ deposit_id: second, amount: 2.5, reason: 'stock inicial' }]);
+    const foreign = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/products',
+      headers: json,
+      payload: { name: 'Otro', base_price: 1, stock: 1, deposit_id: 999_999 },
+    });
+    expect(foreign.statusCode).toBe(404);
+
+    const exported = (await t.app.inject({ url: `/api/v1/products/export?deposit_id=${second}`, headers })).body;
+    expect(exported).toMatch(/;Queso cremoso;.*;kg;2,500\r\n/);
+    const before = await events(company.id);
+    const same = await t.app.inject({
+      method: 'POST',
+      url: `/api/v1/products/import?deposit_id=${second}`,
+      headers: { ...headers, 'content-type': 'text/csv' },
+      payload: exported,
+    });
+    expect(same.json()).toMatchObject({ created: 0, updated: 0, stock_adjusted: 0, deposit_id: second });
+    expect(await events(company.id)).toBe(before);
+    expect(await moves()).toHaveLength(1);
+
+    const file = `id;nombre;precio;stock\n${id};Queso cremoso;9000;4\n`;
+    const dry = await t.app.inject({
+      method: 'POST',
+      url: `/api/v1/products/import?dry_run=true&deposit_id=${second}`,
+      headers: { ...headers, 'content-type': 'text/csv' },
+      payload: file,
+    });
+    expect(dry.json()).toMatchObject({ dry_run: true, updated: 1, unchanged: 0, stock_adjusted: 1 });
+    expect(await moves()).toHaveLength(1);
+    const applied = await t.app.inject({
+      method: 'POST',
+      url: `/api/v1/products/import?deposit_id=${second}`,
+      headers: { ...headers, 'content-type': 'text/csv' },
+      payload: file,
+    });
+    expect(applied.json()).toMatchObject({ updated: 1, stock_adjusted: 1 });
+    expect((await moves()).at(-1)).toEqual({ deposit_id: second, amount: 1.5, reason: 'importación de planilla' });
+    const bad = await upload(headers, 'nombre;precio;stock\nPan;10;mucho\n', true);
+    expect(bad.json().errors).toEqual([{ line: 2, column: 'stock', message: 'stock inválido: "mucho" (por ejemplo 12 o 2,5)' }]);
+  });
 });

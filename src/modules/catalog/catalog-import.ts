@@ -1,4 +1,4 @@
-import type { Database } from '../../db/client.ts';
+import type { Conn, Database } from '../../db/client.ts';
 import { idBlock } from '../../db/ids.ts';
 import type { IvaRate } from '../../db/schema/index.ts';
 import type { CompanyCtx } from '../../http/request-context.ts';
@@ -6,6 +6,7 @@ import { AppError } from '../../lib/errors.ts';
 import { fromCents, fromMilli, moneyToNumber, quantityToNumber, toCents, toMilli } from '../../lib/money.ts';
 import type { Clock } from '../../lib/time.ts';
 import { auditBy, recordAudit } from '../audit/audit.repo.ts';
+import { applyMovements, findDefaultDepositId } from '../stock/stock.ledger.ts';
 import * as repo from './catalog.repo.ts';
 import { normaliseBarcode } from './catalog.service.ts';
 import {
@@ -42,6 +43,8 @@ export interface ImportResult {
   encoding: SpreadsheetEncoding;
   separator: ';' | ',';
   ignored_columns: string[];
+  deposit_id: number | null;
+  stock_adjusted: number;
 }
 
 /** A row after parsing: only the columns the file has. */
@@ -59,9 +62,14 @@ type Row = Partial<{
   mark: string | null;
   enabled: boolean;
   min_stock: number | null;
+  stock: number;
 }>;
 
 export const MAX_IMPORT_ROWS = 50_000;
+/** The largest quantity a stock column holds (numeric(14,3)). */
+const MAX_QUANTITY = 99_999_999_999.999;
+/** The reason of the movements the `stock` column books. */
+export const IMPORT_STOCK_REASON = 'importación de planilla';
 class DryRun extends Error {}
 
 /** A refused barcode in the owner's words, from the refusal's `details`. */
@@ -157,6 +165,13 @@ function parseRow(cells: string[], fields: (ImportField | null)[], headers: stri
         const value = parseBoolean(raw);
         if (value === null) fail(i, `activo debe ser sí o no (dice "${raw}")`);
         else row.enabled = value;
+        break;
+      }
+      case 'stock': {
+        if (raw === '') break;
+        const value = parseAmount(raw, separator);
+        if (value === null || Math.abs(value) > MAX_QUANTITY) fail(i, `stock inválido: "${raw}" (por ejemplo 12 o 2,5)`);
+        else row.stock = value;
         break;
       }
       case 'min_stock': {
@@ -371,7 +386,23 @@ export type CatalogImport = ReturnType<typeof createCatalogImport>;
  * a product.upserted per created or changed product. A product is matched by sku, then by barcode.
  */
 export function createCatalogImport({ db, clock }: { db: Database; clock: Clock }) {
-  async function importCsv(ctx: CompanyCtx, bytes: Uint8Array, dryRun: boolean): Promise<ImportResult> {
+  /** The deposit a file's stock is read from or written to: the one asked for, or the default one. */
+  async function depositFor(tx: Conn, companyId: number, depositId: number | undefined): Promise<number> {
+    if (depositId === undefined) return findDefaultDepositId(tx, companyId);
+    if (!(await repo.depositExists(tx, companyId, depositId))) {
+      throw new AppError('not_found', `deposit ${depositId} not found`, {
+        details: [{ path: '/deposit_id', message: 'unknown deposit' }],
+      });
+    }
+    return depositId;
+  }
+
+  async function importCsv(
+    ctx: CompanyCtx,
+    bytes: Uint8Array,
+    dryRun: boolean,
+    options: { depositId?: number | undefined } = {},
+  ): Promise<ImportResult> {
     const { text, encoding } = decodeSpreadsheet(bytes);
     const separator = detectSeparator(text);
     const rows = parseCsv(text, separator);
@@ -404,6 +435,8 @@ export function createCatalogImport({ db, clock }: { db: Database; clock: Clock 
         .filter((_, i) => fields[i] === null)
         .map((h) => h.trim())
         .filter(Boolean),
+      deposit_id: null,
+      stock_adjusted: 0,
     };
     // Parse every row first (no database), then read in a few statements everything the rows can
     // touch, decide each row in file order against that in-memory picture (kept up to date as rows
@@ -424,6 +457,14 @@ export function createCatalogImport({ db, clock }: { db: Database; clock: Clock 
       await db.orm.transaction(async (tx) => {
         await repo.lockCatalogue(tx, ctx.companyId);
         const now = clock.now();
+        // The stock column sets each product's quantity in one deposit (chosen, or the default one).
+        const depositId =
+          fields.includes('stock') || options.depositId !== undefined
+            ? await depositFor(tx, ctx.companyId, options.depositId)
+            : null;
+        result.deposit_id = depositId;
+        const stockTargets = new Map<number, number>();
+        const unchangedIds = new Set<number>();
         const lower = await repo.lowerTexts(tx, [...texts((r) => r.name), ...texts((r) => r.category)]);
         const catalogue = new Catalogue(
           await repo.productsForImport(tx, ctx.companyId, {
@@ -512,16 +553,22 @@ export function createCatalogImport({ db, clock }: { db: Database; clock: Clock 
           const changes = differences(existing, row, categoryId);
           if (existing && Object.keys(changes).length === 0) {
             result.unchanged++;
+            unchangedIds.add(existing.id);
+            if (row.stock !== undefined) stockTargets.set(existing.id, row.stock);
             continue;
           }
+          let productId: number;
           if (existing) {
+            productId = existing.id;
             catalogue.update(existing.id, changes);
             result.updated++;
           } else {
             productIds ??= await idBlock(tx, 'products', ctx.companyId, valid.length);
-            catalogue.create(ctx.companyId, productIds.take(), changes, now);
+            productId = productIds.take();
+            catalogue.create(ctx.companyId, productId, changes, now);
             result.created++;
           }
+          if (row.stock !== undefined) stockTargets.set(productId, row.stock);
         }
         await categoryIds?.finish();
         await productIds?.finish();
@@ -544,6 +591,34 @@ export function createCatalogImport({ db, clock }: { db: Database; clock: Clock 
           ctx.companyId,
           order.map((productId) => ({ event: 'product.upserted', data: { product: productToWire(rowsById.get(productId)!) } })),
         );
+        // The stock column: one ADJUSTMENT per product whose quantity in the deposit differs, through
+        // the ledger (its product.stock_updated and movement.created events), after the products exist.
+        if (depositId !== null && stockTargets.size > 0) {
+          const levels = await repo.depositQuantities(tx, ctx.companyId, depositId, [...stockTargets.keys()]);
+          const adjustments = [...stockTargets]
+            .map(([productId, target]) => ({ productId, delta: toMilli(target) - toMilli(levels.get(productId) ?? '0') }))
+            .filter(({ delta }) => delta !== 0);
+          await applyMovements(
+            tx,
+            ctx.companyId,
+            adjustments.map(({ productId, delta }) => ({
+              type: 'ADJUSTMENT' as const,
+              depositId,
+              productId,
+              amount: fromMilli(delta),
+              reason: IMPORT_STOCK_REASON,
+            })),
+            { now, depositKnown: true },
+          );
+          result.stock_adjusted = adjustments.length;
+          // A product whose only change is its stock was changed, not left as it was.
+          for (const { productId } of adjustments) {
+            if (unchangedIds.has(productId)) {
+              result.unchanged--;
+              result.updated++;
+            }
+          }
+        }
         if (dryRun) throw new DryRun();
         await recordAudit(tx, {
           action: 'catalog.imported',
@@ -553,6 +628,8 @@ export function createCatalogImport({ db, clock }: { db: Database; clock: Clock 
             updated: result.updated,
             unchanged: result.unchanged,
             errors: result.errors.length,
+            stock_adjusted: result.stock_adjusted,
+            deposit_id: result.deposit_id,
           },
         });
       });
@@ -563,8 +640,9 @@ export function createCatalogImport({ db, clock }: { db: Database; clock: Clock 
   }
 
   /** The catalogue as a spreadsheet: `;`, decimal comma, UTF-8 with BOM; importing it back changes nothing. */
-  async function exportCsv(companyId: number): Promise<string> {
-    const rows = await repo.exportRows(db.orm, companyId);
+  async function exportCsv(companyId: number, options: { depositId?: number | undefined } = {}): Promise<string> {
+    const depositId = await depositFor(db.orm, companyId, options.depositId);
+    const rows = await repo.exportRows(db.orm, companyId, depositId);
     const lines = rows.map((r) =>
       [
         r.id,
@@ -580,6 +658,7 @@ export function createCatalogImport({ db, clock }: { db: Database; clock: Clock 
         r.enable ? 'si' : 'no',
         r.min_stock === null ? null : formatAmount(quantityToNumber(r.min_stock), 3),
         r.unit === 'kg' ? 'kg' : 'unidad',
+        formatAmount(quantityToNumber(r.deposit_stock), 3),
       ]
         .map((v) => csvCell(v, ';'))
         .join(';'),

@@ -148,7 +148,8 @@ export async function updateProduct(
 }
 
 /** The catalogue as the export writes it: one row per product in id order, category by name. */
-export function exportRows(conn: Conn, companyId: number) {
+/** The catalogue's export rows, with each product's stock in one deposit (`deposit_stock`, 0 when none). */
+export function exportRows(conn: Conn, companyId: number, depositId: number) {
   return selectRows<{
     id: number;
     sku: string | null;
@@ -164,13 +165,32 @@ export function exportRows(conn: Conn, companyId: number) {
     min_stock: string | null;
     unit: string;
     stock: string;
+    deposit_stock: string;
   }>(
     conn,
     sql`SELECT p.id, p.sku, p.bc, p.name, p.description, p.base_price, p.cost, p.iva_rate, c.name AS category, p.mark, p.enable,
-        p.min_stock, p.unit, p.stock
+        p.min_stock, p.unit, p.stock, coalesce(l.quantity, 0)::text AS deposit_stock
       FROM products p LEFT JOIN categories c ON c.company_id = p.company_id AND c.id = p.category_id
+      LEFT JOIN stock_levels l ON l.company_id = p.company_id AND l.deposit_id = ${depositId} AND l.product_id = p.id
       WHERE p.company_id = ${companyId} ORDER BY p.id`,
   );
+}
+
+/** The quantity of each of these products in one deposit (absent: none booked there). */
+export async function depositQuantities(
+  conn: Conn,
+  companyId: number,
+  depositId: number,
+  productIds: number[],
+): Promise<Map<number, string>> {
+  if (productIds.length === 0) return new Map();
+  const rows = await selectRows<{ product_id: number; quantity: string }>(
+    conn,
+    sql`SELECT product_id, quantity::text AS quantity FROM stock_levels
+      WHERE company_id = ${companyId} AND deposit_id = ${depositId}
+        AND product_id = ANY(${sql.param(productIds)}::int[])`,
+  );
+  return new Map(rows.map((r) => [Number(r.product_id), r.quantity]));
 }
 
 /** The other product of the company that already has this sku or barcode, if any. */

@@ -71,7 +71,19 @@ export function registerCatalogRoutes(app: App, { catalog, imports }: { catalog:
       schema: {
         tags: PRODUCTS,
         summary: 'Import products from a CSV (text/csv): UTF-8 or Windows-1252, ";" or ",", Spanish or English headers',
-        querystring: Type.Object({ dry_run: Type.Optional(Type.Boolean({ default: false })) }, { additionalProperties: false }),
+        querystring: Type.Object(
+          {
+            dry_run: Type.Optional(Type.Boolean({ default: false })),
+            deposit_id: Type.Optional(
+              Type.Integer({
+                minimum: 1,
+                maximum: 2_147_483_647,
+                description: 'The deposit whose stock the `stock` column sets (the default deposit when absent)',
+              }),
+            ),
+          },
+          { additionalProperties: false },
+        ),
         response: { 200: ImportResult, ...WRITE_ERRORS },
       },
     },
@@ -79,7 +91,9 @@ export function registerCatalogRoutes(app: App, { catalog, imports }: { catalog:
       if (!Buffer.isBuffer(request.body)) {
         throw new AppError('unsupported_media_type', 'send the spreadsheet as the body with content-type: text/csv');
       }
-      return imports.importCsv(companyCtx(request.ctx), request.body, request.query.dry_run ?? false);
+      return imports.importCsv(companyCtx(request.ctx), request.body, request.query.dry_run ?? false, {
+        depositId: request.query.deposit_id,
+      });
     },
   );
 
@@ -87,10 +101,33 @@ export function registerCatalogRoutes(app: App, { catalog, imports }: { catalog:
     '/api/v1/products/export',
     {
       config: read,
-      schema: { tags: PRODUCTS, summary: 'The catalogue as a CSV the import reads back (";", decimal comma, UTF-8 with BOM)' },
+      schema: {
+        tags: PRODUCTS,
+        summary: 'The catalogue as a CSV the import reads back (";", decimal comma, UTF-8 with BOM)',
+        querystring: Type.Object(
+          {
+            deposit_id: Type.Optional(
+              Type.Integer({
+                minimum: 1,
+                maximum: 2_147_483_647,
+                description: 'The deposit whose stock the `stock` column shows (the default deposit when absent)',
+              }),
+            ),
+          },
+          { additionalProperties: false },
+        ),
+        response: {
+          200: {
+            description: 'The catalogue: one product per line, columns as EXPORT_HEADERS (docs/api-comercio)',
+            content: { 'text/csv': { schema: Type.String() } },
+          },
+          ...READ_ERRORS,
+          ...errorResponses({ 404: 'No such deposit in this company' }),
+        },
+      },
     },
     async (request, reply) => {
-      const csv = await imports.exportCsv(companyCtx(request.ctx).companyId);
+      const csv = await imports.exportCsv(companyCtx(request.ctx).companyId, { depositId: request.query.deposit_id });
       return reply
         .header('content-type', 'text/csv; charset=utf-8')
         .header('content-disposition', 'attachment; filename="productos.csv"')

@@ -67,8 +67,13 @@ export const ProductCreate = Type.Object(
   {
     ...productFields,
     stock: Type.Optional(
-      Type.Number({ minimum: 0, maximum: 99_999_999_999.999, description: 'Initial stock, booked in the default deposit' }),
+      Type.Number({
+        minimum: 0,
+        maximum: 99_999_999_999.999,
+        description: 'Opening stock, booked as an ADJUSTMENT in deposit_id (the default deposit when absent)',
+      }),
     ),
+    deposit_id: Type.Optional({ ...Id, description: 'The deposit that holds the opening stock (default deposit when absent)' }),
   },
   { additionalProperties: false },
 );
@@ -229,6 +234,12 @@ export const ImportResult = Type.Object(
     ]),
     separator: Type.Union([Type.Literal(';'), Type.Literal(',')]),
     ignored_columns: Type.Array(Type.String()),
+    deposit_id: Type.Union([Type.Integer(), Type.Null()], {
+      description: 'The deposit whose stock the `stock` column sets (null when the file has no stock column)',
+    }),
+    stock_adjusted: Type.Integer({
+      description: 'Products whose stock in that deposit the file changes: one ADJUSTMENT movement each',
+    }),
   },
   { $id: 'ImportResult' },
 );

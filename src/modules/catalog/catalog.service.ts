@@ -53,6 +53,8 @@ export interface ProductFields {
   enable?: boolean | undefined;
   photo?: string | null | undefined;
   stock?: number | undefined;
+  /** Where the opening stock of a new product is booked (the default deposit when absent). */
+  deposit_id?: number | undefined;
 }
 
 const invalid = (path: string, message: string) =>
@@ -142,6 +144,7 @@ export function createCatalogService({ db, clock }: { db: Database; clock: Clock
       input.photo = photo;
     }
     if (fields.stock !== undefined) input.stock = fields.stock;
+    if (fields.deposit_id !== undefined) input.stockDepositId = fields.deposit_id;
     if (fields.cost !== undefined) input.cost = fields.cost === null ? null : fromCents(toCents(fields.cost));
     if (fields.iva_rate !== undefined) input.ivaRate = fields.iva_rate;
     if (fields.unit !== undefined) input.unit = fields.unit;
@@ -161,6 +164,11 @@ export function createCatalogService({ db, clock }: { db: Database; clock: Clock
       ) {
         throw new AppError('invalid_reference', `category ${input.categoryId} does not exist`, {
           details: [{ path: '/category_id', message: 'unknown category' }],
+        });
+      }
+      if (input.stockDepositId !== undefined && !(await repo.depositExists(tx, ctx.companyId, input.stockDepositId))) {
+        throw new AppError('not_found', `deposit ${input.stockDepositId} not found`, {
+          details: [{ path: '/deposit_id', message: 'unknown deposit' }],
         });
       }
       await checkUnique(tx, ctx.companyId, input, id);

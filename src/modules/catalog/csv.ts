@@ -274,6 +274,9 @@ const HEADERS: Record<string, ImportField> = {
   unidad: 'unit',
   unit: 'unit',
   se_vende_por: 'unit',
+  stock: 'stock',
+  existencia: 'stock',
+  existencias: 'stock',
 };
 
 export type ImportField =
@@ -289,7 +292,8 @@ export type ImportField =
   | 'category'
   | 'mark'
   | 'enabled'
-  | 'min_stock';
+  | 'min_stock'
+  | 'stock';
 
 /** The field of each column (null for columns this import does not know). */
 export function mapHeaders(headers: string[]): (ImportField | null)[] {
@@ -311,6 +315,7 @@ export const EXPORT_HEADERS = [
   'activo',
   'stock_minimo',
   'unidad',
+  'stock',
 ];
 
 /** `unidad`/`u`/`unit` → unit, `kg`/`kilo`/`por kg` → kg (how the product is sold). */

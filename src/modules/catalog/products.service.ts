@@ -18,6 +18,8 @@ export interface ProductInput {
   description?: string | null;
   basePrice?: string | number;
   stock?: string | number;
+  /** The deposit where a change of `stock` is booked (the default deposit when absent). */
+  stockDepositId?: number;
   categoryId?: number | null;
   mark?: string | null;
   enable?: boolean;
@@ -109,7 +111,17 @@ export async function upsertProduct(
     outcome = 'updated';
   }
   if (input.stock !== undefined) {
-    await setProductStock(tx, companyId, { productId: id!, stock: input.stock, reason: 'product update' }, options);
+    await setProductStock(
+      tx,
+      companyId,
+      {
+        productId: id!,
+        stock: input.stock,
+        reason: outcome === 'created' ? 'stock inicial' : 'product update',
+        ...(input.stockDepositId !== undefined ? { depositId: input.stockDepositId } : {}),
+      },
+      options,
+    );
   }
   const row = await repo.productById(tx, companyId, id!);
   await recordOutbound(tx, {

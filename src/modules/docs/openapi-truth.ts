@@ -69,6 +69,26 @@ export function operationIdFor(method: string, path: string): string {
   return [method, ...words].map((word, i) => (i === 0 ? word : word[0]!.toUpperCase() + word.slice(1))).join('');
 }
 
+function queryParameters(operation: Json): Json[] {
+  return ((operation['parameters'] as Json[] | undefined) ?? []).filter((p) => p['in'] === 'query');
+}
+
+/** Whether a query parameter or a body property names a record by id (`deposit_id`, `items[].product_id`…). */
+function refersToRecords(operation: Json, schemas: Json): boolean {
+  if (queryParameters(operation).some((p) => String(p['name']).endsWith('_id'))) return true;
+  let text = JSON.stringify(operation['requestBody'] ?? null);
+  const seen = new Set<string>();
+  for (let depth = 0; depth < 4; depth++) {
+    const refs = [...text.matchAll(/#\/components\/schemas\/([A-Za-z0-9_.-]+)/g)].map((m) => m[1]!).filter((n) => !seen.has(n));
+    if (refs.length === 0) break;
+    for (const name of refs) {
+      seen.add(name);
+      text += JSON.stringify(schemas[name] ?? null);
+    }
+  }
+  return /"[a-z_]+_id":\{/.test(text);
+}
+
 /** Adds operationIds, `security: []` on public operations, the import's body and every error status answered. */
 export function truthfulDocument(document: Json): Json {
   const doc = structuredClone(document);
@@ -101,8 +121,11 @@ export function truthfulDocument(document: Json): Json {
       if (body && !operation['requestBody']) operation['requestBody'] = body;
       const statuses = [400, 500, 503];
       if (secured) statuses.push(401, 403);
-      if (path.includes('{')) statuses.push(404);
+      // A record named in the path, the query or the body may not exist (or be another company's).
+      if (path.includes('{') || refersToRecords(operation, schemas)) statuses.push(404);
       if (operation['requestBody']) statuses.push(413, 415, 422);
+      // Query values are checked past their schema too (a cursor this API gave, a real calendar date).
+      else if (path.startsWith('/api/v1/') && queryParameters(operation).length > 0) statuses.push(422);
       const responses = ((operation['responses'] as Json | undefined) ?? {}) as Json;
       for (const status of statuses) {
         responses[String(status)] ??= { description: STATUS_TEXT[status], content: errorContent };

@@ -56,6 +56,19 @@ export interface SalesCsvExtras {
  * times in the company's zone as dd/mm/aaaa hh:mm, statuses, origins and methods in Spanish.
  * Columns: docs/api-ventas.md.
  */
+/** GET /api/v1/register/catalog: products as [id, name, price, barcode, sku, unit]. */
+const RegisterCatalog = Type.Object({
+  etag: Type.String(),
+  at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  products: Type.Array(
+    Type.Array(Type.Union([Type.Number(), Type.String(), Type.Null()]), {
+      minItems: 6,
+      maxItems: 6,
+      description: '[id, name, price, barcode or null, sku or null, "unit" or "kg"]',
+    }),
+  ),
+});
+
 export function salesCsv(sales: SaleWire[], extras: SalesCsvExtras): string {
   const head = [
     'venta',
@@ -128,14 +141,27 @@ export function registerRegisterRoutes(app: App, { register }: { register: Regis
         tags: TAGS,
         summary: 'The compact catalogue the register caches (ETag; 304 when unchanged)',
         description: 'products: [id, name, price, barcode, sku, unit] of every enabled product.',
+        response: {
+          200: {
+            description: 'The catalogue and its ETag',
+            content: { 'application/json': { schema: RegisterCatalog } },
+          },
+        },
       },
     },
     async (request, reply) => {
       const { companyId } = companyCtx(request.ctx);
       const stamp = await register.catalogStamp(companyId);
+      const body304 = { etag: stamp.etag, at: stamp.at, products: [] };
       reply.header('etag', stamp.etag).header('cache-control', 'private, no-cache');
-      if (request.headers['if-none-match'] === stamp.etag) return reply.code(304).send();
-      return { etag: stamp.etag, at: stamp.at, products: await register.catalog(companyId) };
+      if (request.headers['if-none-match'] === stamp.etag) {
+        // 304 is HTTP's answer to a conditional GET, not one of the operation's: no body, no schema.
+        reply.statusCode = 304;
+        return reply.serializer(() => '').send(body304);
+      }
+      // The rows are tuples with nulls, which the schema serializer does not write: plain JSON.stringify.
+      const body = { etag: stamp.etag, at: stamp.at, products: await register.catalog(companyId) };
+      return reply.type('application/json; charset=utf-8').serializer(JSON.stringify).send(body);
     },
   );
 
@@ -281,6 +307,12 @@ export function registerRegisterRoutes(app: App, { register }: { register: Regis
         tags: TAGS,
         summary: 'The sales of the filters as CSV (; separated, decimal comma)',
         querystring: Type.Omit(SaleListQuery, ['cursor', 'limit']),
+        response: {
+          200: {
+            description: 'One sale per line (columns: docs/api-ventas)',
+            content: { 'text/csv': { schema: Type.String() } },
+          },
+        },
       },
     },
     async (request, reply) => {

@@ -39,7 +39,14 @@ export function createRegisterService(deps: { db: Database; clock: Clock }) {
 
     async catalog(companyId: number) {
       const rows = await repo.catalogRows(orm, companyId);
-      return rows.map((r) => [r.id, r.name, money(r.price), r.bc, r.sku, r.unit] as const);
+      return rows.map((r): [number, string, number, string | null, string | null, 'unit' | 'kg'] => [
+        r.id,
+        r.name,
+        money(r.price),
+        r.bc,
+        r.sku,
+        r.unit,
+      ]);
     },
 
     ...createBoxSessions(deps),

@@ -1,4 +1,5 @@
 import { readScaleLabel, type ScaleLabelLayout } from '../../../modules/register/scale.ts';
+import { scaleLabelCheckDigitMessage } from '../../../modules/scanner/scale-label.ts';
 import type { CatalogProduct } from './store.ts';
 
 export interface Product {
@@ -70,6 +71,9 @@ export class Catalog {
     }
     const sku = this.bySku.get(code);
     if (sku) return { kind: 'product', product: sku };
+    // A scale label with a wrong check digit is named as such (the digit it should be), not "not found".
+    const wrongDigit = scaleLabelCheckDigitMessage(code, this.layout);
+    if (wrongDigit) return { kind: 'unknown', code, reason: wrongDigit };
     return { kind: 'unknown', code, reason: `No encontramos el código ${code}.` };
   }
 
