@@ -107,6 +107,66 @@ describe('back office screens (Productos, Tokens de API), in a real browser', ()
   );
 
   it.each(Object.entries(VIEWPORTS))(
+    'Productos puts its actions first; a weighed product starts with stock in a chosen deposit; the spreadsheet’s stock column adjusts the chosen deposit (%s)',
+    async (name, viewport) => {
+      const { company, admin } = await owner();
+      await t.container.db.query('INSERT INTO deposits (company_id, id, name) VALUES ($1, 2, $2)', [company.id, 'Sucursal']);
+      const context = await watchedContext(browser, viewport);
+      const page = watch(await context.newPage());
+      await logIn(page, base, admin.email, admin.password, '/productos');
+      await page.waitForSelector('[data-product]');
+      // The four actions come before the catalogue, inside the first screen even on a phone.
+      const actions = await page.locator('.page-actions').boundingBox();
+      const catalog = await page.locator('#catalog').boundingBox();
+      expect(actions!.y).toBeLessThan(catalog!.y);
+      for (const action of ['new', 'prices', 'import', 'export']) {
+        const box = await page.locator(`[data-action="${action}"]`).boundingBox();
+        expect(box!.y + box!.height, action).toBeLessThan(viewport.height);
+      }
+      await page.click('[data-action="new"]');
+      await page.waitForURL(/#nuevo-producto$/);
+
+      // A weighed product with 12,5 kg in Sucursal: one ADJUSTMENT there, none in the main deposit.
+      await page.fill('#np-name', 'Pan francés');
+      await page.fill('#np-price', '3.290');
+      await page.selectOption('#np-unit', 'kg');
+      await page.fill('#np-stock', '12,5');
+      await page.waitForSelector('#np-deposit option:has-text("Sucursal")', { state: 'attached' });
+      await page.selectOption('#np-deposit', '2');
+      await page.click('#new-product button[type=submit]');
+      await page.waitForSelector('.notice:has-text("Pan francés")');
+      const [bread] = await t.container.db.query<{ id: number; unit: string; stock: string }>(
+        "SELECT id, unit, stock::text AS stock FROM products WHERE company_id = $1 AND name = 'Pan francés'",
+        [company.id],
+      );
+      expect(bread).toMatchObject({ unit: 'kg', stock: '12.500' });
+      const levels = await t.container.db.query<{ deposit_id: number; quantity: string }>(
+        'SELECT deposit_id, quantity::text AS quantity FROM stock_levels WHERE company_id = $1 AND product_id = $2 ORDER BY deposit_id',
+        [company.id, bread!.id],
+      );
+      expect(levels).toEqual([{ deposit_id: 2, quantity: '12.500' }]);
+
+      // The stock column of a spreadsheet, into Sucursal: the review counts the adjustment, importing books it.
+      await page.selectOption('#import-deposit', '2');
+      const csv = Buffer.from('sku;nombre;precio;stock\nYER-1;Yerba mate suave 1 kg;4890;30\n', 'utf8');
+      await page.setInputFiles('#import-file', { name: 'stock.csv', mimeType: 'text/csv', buffer: csv });
+      await page.click('#import button:has-text("Revisar")');
+      await page.waitForSelector('[data-import-result]:has-text("1 con ajuste de stock")');
+      await page.screenshot({ path: `${SHOTS}/productos-acciones-${name}.png`, fullPage: true });
+      await page.click('[data-import-apply]');
+      await page.waitForSelector('[data-import-result] :text("Listo")');
+      const [yerba] = await t.container.db.query<{ quantity: string }>(
+        `SELECT l.quantity::text AS quantity FROM stock_levels l JOIN products p ON p.company_id = l.company_id AND p.id = l.product_id
+          WHERE l.company_id = $1 AND p.sku = 'YER-1' AND l.deposit_id = 2`,
+        [company.id],
+      );
+      expect(yerba).toEqual({ quantity: '30.000' });
+      expect(await problemsOf(page)).toEqual({ console: [], csp: [], errors: [], overflow: 0 });
+      await context.close();
+    },
+  );
+
+  it.each(Object.entries(VIEWPORTS))(
     'an owner opens a product from Productos and edits every field with the keyboard; the barcode is checked as it is typed (%s)',
     async (name, viewport) => {
       const { company, admin } = await owner();

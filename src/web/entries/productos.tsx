@@ -1,9 +1,10 @@
 import { useEffect, useState } from 'preact/hooks';
-import { formatPesos } from '../../lib/money.ts';
+import { formatPesos, parseAmount } from '../../lib/money.ts';
 import type { MerchantProduct } from '../../modules/catalog/catalog.service.ts';
 import { ApiError, api, errorText, messageFor } from '../ui/api.ts';
 import { useDebouncedGet } from '../ui/debounced-get.ts';
 import { decimalText, PRODUCT_MESSAGES, parsePrice } from '../ui/catalog.ts';
+
 import { Card, PageTitle, TableWrap } from '../ui/layout.tsx';
 import { CategoryField, IvaField } from '../ui/catalog-fields.tsx';
 import { Field } from '../ui/form.tsx';
@@ -17,10 +18,16 @@ interface Category {
 interface ProductsData {
   categories: Category[];
 }
+interface Deposit {
+  id: number;
+  name: string;
+  is_default: boolean;
+}
 interface ImportAnswer {
   created: number;
   updated: number;
   unchanged: number;
+  stock_adjusted?: number;
   errors: { line: number; column: string | null; message: string }[];
   dry_run: boolean;
   ignored_columns: string[];
@@ -87,8 +94,57 @@ function PriceCell({ product, onSaved }: { product: MerchantProduct; onSaved: (p
   );
 }
 
-function NewProduct({ categories, onCreated }: { categories: Category[]; onCreated: (p: MerchantProduct) => void }) {
-  const [form, setForm] = useState({ name: '', sku: '', barcode: '', price: '', iva: '21', category: '' });
+/** The company's deposits (for the opening stock and the spreadsheet's stock column); [] until loaded. */
+function useDeposits(): Deposit[] {
+  const [deposits, setDeposits] = useState<Deposit[]>([]);
+  useEffect(() => {
+    api<{ deposits: Deposit[] }>('GET', '/api/v1/deposits')
+      .then((answer) => setDeposits(answer.deposits))
+      .catch(() => setDeposits([]));
+  }, []);
+  return deposits;
+}
+
+function DepositField({
+  id,
+  label,
+  deposits,
+  value,
+  onChange,
+}: {
+  id: string;
+  label: string;
+  deposits: Deposit[];
+  value: string;
+  onChange: (e: Event) => void;
+}) {
+  return (
+    <Field id={id} label={label}>
+      <select id={id} value={value} onChange={onChange}>
+        <option value="">{deposits.find((d) => d.is_default)?.name ?? 'Depósito principal'} (principal)</option>
+        {deposits
+          .filter((d) => !d.is_default)
+          .map((d) => (
+            <option key={d.id} value={d.id}>
+              {d.name}
+            </option>
+          ))}
+      </select>
+    </Field>
+  );
+}
+
+function NewProduct({
+  categories,
+  deposits,
+  onCreated,
+}: {
+  categories: Category[];
+  deposits: Deposit[];
+  onCreated: (p: MerchantProduct) => void;
+}) {
+  const empty = { name: '', sku: '', barcode: '', price: '', iva: '21', category: '', unit: 'unit', stock: '', deposit: '' };
+  const [form, setForm] = useState(empty);
   const [problem, setProblem] = useState('');
   const set = (key: keyof typeof form) => (e: Event) => setForm({ ...form, [key]: (e.target as HTMLInputElement).value });
   async function submit(e: Event) {
@@ -98,19 +154,30 @@ function NewProduct({ categories, onCreated }: { categories: Category[]; onCreat
       setProblem('Escribí el precio, por ejemplo 1.234,56');
       return;
     }
+    const stock = form.stock.trim() ? parseAmount(form.stock) : null;
+    if (form.stock.trim() && (stock === null || stock < 0)) {
+      setProblem('Escribí el stock inicial como número, por ejemplo 12 o 2,5 (o dejalo vacío)');
+      return;
+    }
+    if (stock !== null && form.unit === 'unit' && !Number.isInteger(stock)) {
+      setProblem('Un producto que se vende por unidad lleva stock entero; para decimales elegí «por kg».');
+      return;
+    }
     try {
       const { product } = await api<{ product: MerchantProduct }>('POST', '/api/v1/products', {
         body: {
           name: form.name,
           base_price: price,
           iva_rate: form.iva,
+          unit: form.unit,
+          ...(stock !== null && stock > 0 ? { stock, ...(form.deposit ? { deposit_id: Number(form.deposit) } : {}) } : {}),
           ...(form.sku.trim() ? { sku: form.sku.trim() } : {}),
           ...(form.barcode.trim() ? { barcode: form.barcode.trim() } : {}),
           ...(form.category ? { category_id: Number(form.category) } : {}),
         },
         messages: PRODUCT_MESSAGES,
       });
-      setForm({ name: '', sku: '', barcode: '', price: '', iva: form.iva, category: form.category });
+      setForm({ ...empty, iva: form.iva, category: form.category, unit: form.unit, deposit: form.deposit });
       setProblem('');
       onCreated(product);
     } catch (err) {
@@ -133,6 +200,24 @@ function NewProduct({ categories, onCreated }: { categories: Category[]; onCreat
       </Field>
       <IvaField id="np-iva" value={form.iva} onChange={set('iva')} />
       <CategoryField id="np-category" value={form.category} categories={categories} onChange={set('category')} />
+      <Field id="np-unit" label="Se vende">
+        <select id="np-unit" value={form.unit} onChange={set('unit')}>
+          <option value="unit">Por unidad</option>
+          <option value="kg">Por kg</option>
+        </select>
+      </Field>
+      <Field id="np-stock" label={form.unit === 'kg' ? 'Stock inicial en kg (opcional)' : 'Stock inicial (opcional)'}>
+        <input id="np-stock" inputMode="decimal" placeholder="0" value={form.stock} onInput={set('stock')} />
+      </Field>
+      {deposits.length > 1 ? (
+        <DepositField
+          id="np-deposit"
+          label="Depósito del stock inicial"
+          deposits={deposits}
+          value={form.deposit}
+          onChange={set('deposit')}
+        />
+      ) : null}
       <div class="row">
         <button type="submit">Agregar producto</button>
         {problem ? (
@@ -245,14 +330,16 @@ function PriceChange({ filter, onApplied }: { filter: { q: string; category: str
   );
 }
 
-function Import({ onImported }: { onImported: () => void }) {
+function Import({ deposits, onImported }: { deposits: Deposit[]; onImported: () => void }) {
   const [file, setFile] = useState<File | null>(null);
+  const [deposit, setDeposit] = useState('');
   const [answer, setAnswer] = useState<ImportAnswer | null>(null);
   const [problem, setProblem] = useState('');
   async function send(dryRun: boolean) {
     if (!file) return;
     try {
-      const res = await fetch(`/api/v1/products/import?dry_run=${dryRun}`, {
+      const query = new URLSearchParams({ dry_run: String(dryRun), ...(deposit ? { deposit_id: deposit } : {}) });
+      const res = await fetch(`/api/v1/products/import?${query}`, {
         method: 'POST',
         credentials: 'same-origin',
         headers: { 'content-type': 'text/csv', accept: 'application/json' },
@@ -270,9 +357,22 @@ function Import({ onImported }: { onImported: () => void }) {
   return (
     <div id="import">
       <p class="muted">
-        Planilla CSV de Excel o de otro sistema (columnas como sku, codigo, nombre, precio, iva, categoria).{' '}
+        Planilla CSV de Excel o de otro sistema (columnas como sku, codigo, nombre, precio, iva, categoria, unidad, stock). La
+        columna stock fija la cantidad en el depósito que elijas (se registra como un ajuste).{' '}
         <a href="/docs/api-comercio">Formato</a> · <a href="/docs/ejemplo-productos.csv">Planilla de ejemplo</a>
       </p>
+      {deposits.length > 1 ? (
+        <DepositField
+          id="import-deposit"
+          label="Depósito de la columna stock"
+          deposits={deposits}
+          value={deposit}
+          onChange={(e) => {
+            setDeposit((e.target as HTMLSelectElement).value);
+            setAnswer(null);
+          }}
+        />
+      ) : null}
       <div class="row">
         <label for="import-file" class="visually-hidden">
           Planilla
@@ -297,6 +397,7 @@ function Import({ onImported }: { onImported: () => void }) {
           <p>
             {answer.dry_run ? 'Si la importás: ' : 'Listo: '}
             {answer.created} nuevos, {answer.updated} actualizados, {answer.unchanged} sin cambios
+            {answer.stock_adjusted ? `, ${answer.stock_adjusted} con ajuste de stock` : ''}
             {answer.errors.length > 0 ? `, ${answer.errors.length} filas con errores (se saltean)` : ''}.
           </p>
           {answer.errors.length > 0 ? (
@@ -340,6 +441,8 @@ function Products({ categories: initial }: ProductsData) {
   const [next, setNext] = useState<string | null>(null);
   const [notice, say] = useNotice();
   const [reload, setReload] = useState(0);
+  const deposits = useDeposits();
+  const [exportDeposit, setExportDeposit] = useState('');
 
   const cursor = cursors[cursors.length - 1] ?? null;
   const params = new URLSearchParams({ limit: String(PAGE) });
@@ -376,8 +479,47 @@ function Products({ categories: initial }: ProductsData) {
   return (
     <>
       <PageTitle lead="Tu catálogo: buscá, cambiá precios al toque, cargá planillas y aplicá aumentos.">Productos</PageTitle>
+      <nav class="row page-actions" aria-label="Acciones del catálogo">
+        <a class="button" href="#nuevo-producto" data-action="new">
+          Nuevo producto
+        </a>
+        <a class="button secondary" href="#aumento" data-action="prices">
+          Aumento masivo
+        </a>
+        <a class="button secondary" href="#importar" data-action="import">
+          Importar
+        </a>
+        <a
+          class="button secondary"
+          href={`/api/v1/products/export${exportDeposit ? `?deposit_id=${exportDeposit}` : ''}`}
+          data-action="export"
+        >
+          Exportar
+        </a>
+        {deposits.length > 1 ? (
+          <span class="export-deposit">
+            <label for="export-deposit" class="visually-hidden">
+              Stock de la planilla
+            </label>
+            <select
+              id="export-deposit"
+              value={exportDeposit}
+              onChange={(e) => setExportDeposit((e.target as HTMLSelectElement).value)}
+            >
+              <option value="">Stock: {deposits.find((d) => d.is_default)?.name ?? 'principal'}</option>
+              {deposits
+                .filter((d) => !d.is_default)
+                .map((d) => (
+                  <option key={d.id} value={d.id}>
+                    Stock: {d.name}
+                  </option>
+                ))}
+            </select>
+          </span>
+        ) : null}
+      </nav>
       <Notice notice={notice} />
-      <Card title="Catálogo" id="catalog" actions={<a href="/api/v1/products/export">Descargar planilla</a>}>
+      <Card title="Catálogo" id="catalog">
         <form class="row filters" onSubmit={(e) => e.preventDefault()}>
           <label for="search" class="visually-hidden">
             Buscar
@@ -488,16 +630,17 @@ function Products({ categories: initial }: ProductsData) {
           </button>
         </p>
       </Card>
-      <Card title="Nuevo producto" actions={<a href="/productos/nuevo">Formulario completo</a>}>
+      <Card title="Nuevo producto" id="nuevo-producto" actions={<a href="/productos/nuevo">Formulario completo</a>}>
         <NewProduct
           categories={categories}
+          deposits={deposits}
           onCreated={(p) => {
             say('ok', `Producto agregado: ${p.name} (${money(p.base_price)}).`);
             refresh();
           }}
         />
       </Card>
-      <Card title="Aumento o rebaja de precios">
+      <Card title="Aumento o rebaja de precios" id="aumento">
         <PriceChange
           filter={{ q, category }}
           onApplied={() => {
@@ -506,8 +649,9 @@ function Products({ categories: initial }: ProductsData) {
           }}
         />
       </Card>
-      <Card title="Importar planilla">
+      <Card title="Importar planilla" id="importar">
         <Import
+          deposits={deposits}
           onImported={async () => {
             say('ok', 'Planilla importada.');
             refresh();
