@@ -7,7 +7,7 @@ import type { AssetCatalog } from '../../http/assets.ts';
 import { PAGE_CSP } from '../../http/page.ts';
 import type { Logger } from '../../logger.ts';
 import { etagOf, sendCacheable } from '../../http/cacheable.ts';
-import { errorResponses } from '../../http/error-body.schema.ts';
+import { ErrorBody } from '../../http/error-body.schema.ts';
 import { AppError } from '../../lib/errors.ts';
 import { renderApiReference } from './api-reference.ts';
 import { contractDocument, merchantDocument } from './openapi-split.ts';
@@ -161,7 +161,11 @@ function registerPageRoutes(app: App, site: DocsSite) {
         }),
         response: {
           200: pageResponse,
-          ...errorResponses({ 404: 'No existe esa página (code page_not_found); HTML si el cliente pide HTML' }),
+          // JSON for API clients, the site's own 404 page for a browser (Accept: text/html).
+          404: {
+            description: 'No existe esa página (code page_not_found); una página HTML si el cliente pide HTML',
+            content: { 'application/json': { schema: ErrorBody }, 'text/html': { schema: Type.String() } },
+          },
         },
       },
     },
