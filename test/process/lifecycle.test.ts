@@ -70,7 +70,7 @@ describe('service process', () => {
     } finally {
       if (!database) await db.close();
     }
-  }, 120_000);
+  }, 300_000);
 
   it('runs as a worker without the web port: health, readiness and metrics on WORKER_PORT; stops cleanly', async () => {
     const worker = start({ ...env, ROLE: 'worker', WORKER_PORT: '0' });
@@ -86,7 +86,7 @@ describe('service process', () => {
     expect(metrics).toMatch(/^mostrador_outbox_backlog \d+$/m);
     worker.child.kill('SIGTERM');
     expect((await worker.exit).code).toBe(0);
-  }, 90_000);
+  }, 200_000);
 
   it('refuses a bad configuration with one message listing every bad key', async () => {
     const bad = start({ DATA_DIR: dataDir, PORT: 'eighty', LOG_LEVEL: 'loud', DATABASE_URL: 'mysql://x' });

@@ -39,7 +39,7 @@ export function startProcess(env: Record<string, string>, args = ['--import', 't
 }
 
 /** Waits until the process's stdout matches `pattern`; returns the first capture group (or the match). */
-export async function waitForOutput(running: Running, pattern: RegExp, timeoutMs = 60_000): Promise<string> {
+export async function waitForOutput(running: Running, pattern: RegExp, timeoutMs = 120_000): Promise<string> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     const match = pattern.exec(running.stdout.join(''));
@@ -55,9 +55,9 @@ export async function waitForOutput(running: Running, pattern: RegExp, timeoutMs
 }
 
 /** The URL a web process listens on (Fastify's own log line). */
-export const listeningUrl = (running: Running, timeoutMs = 60_000) =>
+export const listeningUrl = (running: Running, timeoutMs = 120_000) =>
   waitForOutput(running, /Server listening at (http:\/\/127\.0\.0\.1:\d+)/, timeoutMs);
 
 /** The URL of a worker's health server. */
-export const workerUrl = (running: Running, timeoutMs = 60_000) =>
+export const workerUrl = (running: Running, timeoutMs = 120_000) =>
   waitForOutput(running, /"url":"(http:\/\/127\.0\.0\.1:\d+)","msg":"worker health server listening"/, timeoutMs);
