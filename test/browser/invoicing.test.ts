@@ -13,7 +13,7 @@ import { problemsOf, VIEWPORTS, watch, watchedContext } from './page-checks.ts';
 const SHOTS = '/tmp/shots-issue-15';
 
 /** Electronic invoicing in a real browser: the fiscal setup screen, invoicing from the register and printing, the credit note from Ventas. */
-describe('invoicing in a real browser', () => {
+describe('invoicing in a real browser', { timeout: 90_000 }, () => {
   let t: TestApp;
   let fake: FakeArca;
   let browser: Browser;

@@ -64,7 +64,9 @@ describe('demo seed', () => {
     expect(demo!.banner).toContain(demo!.integrationKey);
     expect(demo!.banner).toContain('operador@mostrador.demo');
     expect(await t.container.companies.findCompanyIdByScannerToken(demo!.scannerToken)).toBe(demo!.companyId);
-  });
+    // Seeding 300 products, their stock, sales and an invoice through the ARCA fake: ~20 s on PGlite
+    // alone, much more on a loaded machine.
+  }, 120_000);
 
   it('the demo invoice is issued through ARCA (the built-in fake) and prints like any other: Cód. 006, IVA contenido, QR, homologación; the books are clean', async () => {
     const [company] = await t.container.db.query<{ id: number }>('SELECT id FROM companies ORDER BY id LIMIT 1');
