@@ -129,14 +129,19 @@ export function createCashier({ db, clock }: { db: Database; clock: Clock }) {
       // and their prices, the payments. A retry of a sale already made answers that sale even when
       // the check would now refuse it (its box closed since, a product disabled since).
       const now = clock.now();
-      let checked: { lines: PricedLine[]; totalCents: number; settled: ReturnType<typeof settlePayments> };
+      let checked: {
+        soldAt: Date;
+        lines: PricedLine[];
+        totalCents: number;
+        settled: ReturnType<typeof settlePayments>;
+      };
       try {
-        soldAtOf(input.sold_at, now);
+        const soldAt = soldAtOf(input.sold_at, now);
         const { settings } = await sellingPointOf(orm, companyId, input.box_id);
         const lines = await priceLines(orm, ctx, input.items, { settings }, input.catalog_at ? new Date(input.catalog_at) : null);
         const totalCents = lines.reduce((sum, l) => sum + l.subtotalCents, 0);
         const settled = settlePayments(totalCents, input.payments ?? [], input.customer?.id !== undefined);
-        checked = { lines, totalCents, settled };
+        checked = { soldAt, lines, totalCents, settled };
       } catch (err) {
         const seen = await orm.transaction((tx) => replayedSale(tx, companyId, key, fingerprint));
         if (seen) return { sale: seen, replayed: true };
@@ -152,8 +157,7 @@ export function createCashier({ db, clock }: { db: Database; clock: Clock }) {
         if (!numbers) throw new AppError('conflict', `idempotency key "${key}" is being used by another request; retry it`);
         // Again, now holding the session (FOR SHARE): it cannot close under the sale.
         const { box, sessionId } = await sellingPointOf(tx, companyId, input.box_id);
-        const soldAt = soldAtOf(input.sold_at, now);
-        const { lines, totalCents, settled } = checked;
+        const { soldAt, lines, totalCents, settled } = checked;
 
         // The only locks held to the commit: the products' rows, in id order (the ledger's order).
         const locked = await repo.lockSaleProducts(
