@@ -154,10 +154,31 @@ export const customers = pgTable(
     companyId: integer('company_id').notNull(),
     id: integer('id').notNull(),
     name: text('name').notNull(),
+    /** The bare number: digits (letters too for a passport); null together with documentType. */
     document: text('document'),
+    documentType: text('document_type').$type<'cuit' | 'cuil' | 'dni' | 'pasaporte'>(),
+    /** ARCA's receiver condition code (CondicionIVAReceptorId): 1 RI, 4 exento, 5 CF, 6 monotributo… */
+    ivaCondition: integer('iva_condition'),
+    street: text('street'),
+    city: text('city'),
+    province: text('province'),
+    postalCode: text('postal_code'),
     email: text('email'),
+    /** Stored normalised for WhatsApp (+54 9 …). */
     phone: text('phone'),
+    notes: text('notes'),
+    /** Whether the shop sells to them on account (cuenta corriente). */
+    accountEnabled: boolean('account_enabled').notNull().default(false),
+    /** Null: no limit. */
+    creditLimit: money('credit_limit'),
+    /** Customers are disabled, never deleted. */
+    enabled: boolean('enabled').notNull().default(true),
     createdAt: tstz('created_at').notNull().defaultNow(),
+    updatedAt: tstz('updated_at').notNull().defaultNow(),
+    /** What the customer list searches (0140): name without accents, document, email, phone digits. */
+    search: text('search').generatedAlwaysAs(
+      sql`search_text(name) || ' ' || lower(coalesce(document, '')) || ' ' || lower(coalesce(email, '')) || ' ' || regexp_replace(coalesce(phone, ''), '[^0-9]', '', 'g')`,
+    ),
   },
   (t) => [primaryKey({ columns: [t.companyId, t.id] })],
 );

@@ -71,9 +71,33 @@ export async function seedDemo(container: Container, options: { onlyIfEmpty?: bo
     await tx.insert(boxes).values({ companyId, id: 2, name: 'Caja 2' });
     await tx.insert(categories).values(DEMO_CATEGORIES.map((c) => ({ companyId, id: c.id, name: c.name })));
     await tx.insert(customers).values([
-      { companyId, id: 1, name: 'Consumidor final' },
-      { companyId, id: 2, name: 'María González', document: 'DNI 28.456.789', email: 'maria.gonzalez@example.com' },
-      { companyId, id: 3, name: 'Kiosco El Trébol', document: 'CUIT 20-12345678-6', phone: '+54 9 11 4321-5678' },
+      { companyId, id: 1, name: 'Juan Pérez', ivaCondition: 5, phone: '+54 9 11 5555-0101' },
+      {
+        companyId,
+        id: 2,
+        name: 'María González',
+        documentType: 'dni',
+        document: '28456789',
+        ivaCondition: 5,
+        email: 'maria.gonzalez@example.com',
+        accountEnabled: true,
+        creditLimit: '50000.00',
+      },
+      {
+        companyId,
+        id: 3,
+        name: 'Kiosco El Trébol',
+        documentType: 'cuit',
+        document: '30712345671',
+        ivaCondition: 1,
+        street: 'Av. Rivadavia 5200',
+        city: 'Ciudad Autónoma de Buenos Aires',
+        province: 'Ciudad Autónoma de Buenos Aires',
+        postalCode: 'C1424',
+        phone: '+54 9 11 4321-5678',
+        accountEnabled: true,
+        creditLimit: '300000.00',
+      },
     ]);
     // Invoicing works out of the box against the built-in fake ARCA (ARCA_DEMO_FAKE): a Responsable
     // Inscripto in homologación, delegating to the service, point of sale 1.
