@@ -1,8 +1,11 @@
 /**
  * A realistic Argentine shop catalogue for the demo: each line is a kind of product with its
  * brands, presentations and a reference price in ARS (late 2026) for the first presentation.
- * Weighed goods (`perKg`) have a 5-digit PLU and no barcode: their labels are printed by the scale.
+ * Weighed goods (`perKg`) are sold by the kilo, with a 5-digit PLU and no barcode: their labels are
+ * printed by the scale.
  */
+import type { IvaRate } from '../../db/schema/index.ts';
+
 export interface CatalogueLine {
   name: string;
   brands: string[];
@@ -11,6 +14,8 @@ export interface CatalogueLine {
   price: number;
   sizeFactor?: number[];
   perKg?: boolean;
+  /** The IVA rate when it is not the category's (10,5 %: unpackaged bread and flour, art. 28 of the IVA law). */
+  iva?: IvaRate;
   description?: string;
 }
 
@@ -18,6 +23,8 @@ export interface CatalogueCategory {
   id: number;
   name: string;
   prefix: string;
+  /** The IVA rate of its lines (21 % when not given; 10,5 % for fresh fruit and vegetables). */
+  iva?: IvaRate;
   lines: CatalogueLine[];
 }
 
@@ -51,7 +58,7 @@ export const DEMO_CATEGORIES: CatalogueCategory[] = [
       },
       { name: 'Fideos spaghetti', brands: ['Lucchetti', 'Matarazzo', 'Don Vicente', 'Marolio'], sizes: ['500 g'], price: 1150 },
       { name: 'Fideos tirabuzón', brands: ['Lucchetti', 'Matarazzo', 'Marolio'], sizes: ['500 g'], price: 1150 },
-      { name: 'Harina de trigo 0000', brands: ['Blancaflor', 'Pureza', 'Favorita'], sizes: ['1 kg'], price: 890 },
+      { name: 'Harina de trigo 0000', brands: ['Blancaflor', 'Pureza', 'Favorita'], sizes: ['1 kg'], price: 890, iva: '10.5' },
       {
         name: 'Aceite de girasol',
         brands: ['Natura', 'Cocinero', 'Cañuelas'],
@@ -303,6 +310,7 @@ export const DEMO_CATEGORIES: CatalogueCategory[] = [
     id: 9,
     name: 'Verdulería',
     prefix: 'VER',
+    iva: '10.5',
     lines: [
       { name: 'Papa negra', brands: [''], sizes: ['por kg'], price: 990, perKg: true },
       { name: 'Cebolla', brands: [''], sizes: ['por kg'], price: 1190, perKg: true },
@@ -320,9 +328,9 @@ export const DEMO_CATEGORIES: CatalogueCategory[] = [
     name: 'Panadería',
     prefix: 'PAN',
     lines: [
-      { name: 'Pan francés', brands: [''], sizes: ['por kg'], price: 3290, perKg: true },
-      { name: 'Medialunas de manteca', brands: ['Panadería propia'], sizes: ['docena'], price: 7990 },
-      { name: 'Facturas surtidas', brands: ['Panadería propia'], sizes: ['docena'], price: 8990 },
+      { name: 'Pan francés', brands: [''], sizes: ['por kg'], price: 3290, perKg: true, iva: '10.5' },
+      { name: 'Medialunas de manteca', brands: ['Panadería propia'], sizes: ['docena'], price: 7990, iva: '10.5' },
+      { name: 'Facturas surtidas', brands: ['Panadería propia'], sizes: ['docena'], price: 8990, iva: '10.5' },
       { name: 'Pan lactal blanco', brands: ['Fargo', 'Bimbo'], sizes: ['550 g'], price: 3290 },
       { name: 'Grisines', brands: ['Granix', 'Tostadas Riera'], sizes: ['200 g'], price: 1690 },
       { name: 'Bizcochitos de grasa', brands: ['Don Satur'], sizes: ['200 g'], price: 1190 },

@@ -1,7 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { and, eq, inArray, sql } from 'drizzle-orm';
-import { type Conn, selectRows } from '../../db/client.ts';
-import { boxes, categories, companyFiscal, customers, deposits, fiscalPointsOfSale, products } from '../../db/schema/index.ts';
+import type { Conn } from '../../db/client.ts';
 import type { Container } from '../../container.ts';
 import { cliCtx } from '../../http/request-context.ts';
 import { ean13 } from '../../lib/barcode.ts';
@@ -11,6 +9,7 @@ import { upsertProduct } from '../catalog/products.service.ts';
 import { cancelSale, createSale, markSalePaid } from '../sales/sales.service.ts';
 import { applyMovement } from '../stock/stock.ledger.ts';
 import { type CatalogueLine, DEMO_CATEGORIES } from './catalogue.ts';
+import * as repo from './demo.repo.ts';
 
 export interface DemoLogin {
   role: 'superadmin' | 'admin' | 'cashier';
@@ -34,6 +33,33 @@ export interface DemoResult {
 export const DEMO_COMPANY_NAME = 'Almacén Don Tito';
 const DEMO_CUIT = '30712345671';
 
+/** The demo's customers: a regular, and two who buy on account (one of them a business, for Factura A). */
+const DEMO_CUSTOMERS: repo.DemoCustomer[] = [
+  { id: 1, name: 'Juan Pérez', ivaCondition: 5, phone: '+5491155550101' },
+  {
+    id: 2,
+    name: 'María González',
+    documentType: 'dni',
+    document: '28456789',
+    ivaCondition: 5,
+    email: 'maria.gonzalez@example.com',
+    creditLimit: '50000.00',
+  },
+  {
+    id: 3,
+    name: 'Kiosco El Trébol',
+    documentType: 'cuit',
+    document: '30709123455',
+    ivaCondition: 1,
+    street: 'Av. Rivadavia 5200',
+    city: 'Ciudad Autónoma de Buenos Aires',
+    province: 'Ciudad Autónoma de Buenos Aires',
+    postalCode: 'C1424',
+    phone: '+5491143215678',
+    creditLimit: '300000.00',
+  },
+];
+
 // Serialises seeders across processes (any constant shared by the service; see lifecycle.ts).
 const DEMO_LOCK_KEY = 727_003;
 
@@ -43,8 +69,7 @@ const DEMO_LOCK_KEY = 727_003;
  * an empty database seed it once.
  */
 export async function seedDemoIfEmpty(container: Container): Promise<DemoResult | null> {
-  const [row] = await container.db.query<{ n: number }>('SELECT count(*)::int AS n FROM companies');
-  if (Number(row?.n ?? 0) > 0) return null;
+  if ((await repo.companyCount(container.db.orm)) > 0) return null;
   return seedDemo(container, { onlyIfEmpty: true });
 }
 
@@ -59,60 +84,26 @@ export async function seedDemo(container: Container, options: { onlyIfEmpty?: bo
   const rng = seededRandom(20261121);
   const now = container.clock.now();
   const result = await container.db.orm.transaction(async (tx) => {
-    await tx.execute(sql`SELECT pg_advisory_xact_lock(${DEMO_LOCK_KEY})`);
-    if (options.onlyIfEmpty) {
-      const [row] = await selectRows<{ n: number }>(tx, sql`SELECT count(*)::int AS n FROM companies`);
-      if (Number(row?.n ?? 0) > 0) return null;
-    }
+    await repo.lockDemoSeed(tx, DEMO_LOCK_KEY);
+    if (options.onlyIfEmpty && (await repo.companyCount(tx)) > 0) return null;
     const name = await demoCompanyName(tx);
     const created = await container.companies.createCompany({ name, cuit: await demoCuit(tx) }, tx);
     const companyId = created.company.id;
-    await tx.insert(deposits).values({ companyId, id: 2, name: 'Sucursal Centro' });
-    await tx.insert(boxes).values({ companyId, id: 2, name: 'Caja 2' });
-    await tx.insert(categories).values(DEMO_CATEGORIES.map((c) => ({ companyId, id: c.id, name: c.name })));
-    await tx.insert(customers).values([
-      { companyId, id: 1, name: 'Juan Pérez', ivaCondition: 5, phone: '+54 9 11 5555-0101' },
-      {
-        companyId,
-        id: 2,
-        name: 'María González',
-        documentType: 'dni',
-        document: '28456789',
-        ivaCondition: 5,
-        email: 'maria.gonzalez@example.com',
-        accountEnabled: true,
-        creditLimit: '50000.00',
-      },
-      {
-        companyId,
-        id: 3,
-        name: 'Kiosco El Trébol',
-        documentType: 'cuit',
-        document: '30712345671',
-        ivaCondition: 1,
-        street: 'Av. Rivadavia 5200',
-        city: 'Ciudad Autónoma de Buenos Aires',
-        province: 'Ciudad Autónoma de Buenos Aires',
-        postalCode: 'C1424',
-        phone: '+54 9 11 4321-5678',
-        accountEnabled: true,
-        creditLimit: '300000.00',
-      },
-    ]);
+    await repo.insertPlaces(tx, companyId, {
+      deposit: { id: 2, name: 'Sucursal Centro' },
+      box: { id: 2, name: 'Caja 2' },
+      categories: DEMO_CATEGORIES.map((c) => ({ id: c.id, name: c.name })),
+    });
+    await repo.insertCustomers(tx, companyId, DEMO_CUSTOMERS);
     // Invoicing works out of the box against the built-in fake ARCA (ARCA_DEMO_FAKE): a Responsable
     // Inscripto in homologación, delegating to the service, point of sale 1.
-    await tx.insert(companyFiscal).values({
-      companyId,
-      ivaCondition: 'responsable_inscripto',
+    await repo.insertFiscal(tx, companyId, {
       legalName: `${name} S.R.L.`,
       address: 'Av. Corrientes 1234, CABA',
       grossIncome: '901-123456-7',
       activityStart: '2019-03-01',
-      authMode: 'delegation',
-      environment: 'homologacion',
-      defaultPointOfSale: 1,
+      pointOfSale: 1,
     });
-    await tx.insert(fiscalPointsOfSale).values({ companyId, number: 1, emissionType: 'CAE - Ri Iva', blocked: false });
     const productIds = await seedCatalogue(tx, companyId, rng, now);
     const toInvoice = await seedSales(tx, companyId, productIds, rng, now);
     const logins = await seedUsers(container, tx, companyId);
@@ -159,17 +150,12 @@ async function demoCuit(tx: Conn): Promise<string> {
     const check = cuitCheckDigit(first10);
     if (check < 0) continue;
     const cuit = `${first10}${check}`;
-    const [taken] = await selectRows<{ n: number }>(tx, sql`SELECT 1 AS n FROM companies WHERE cuit = ${cuit}`);
-    if (!taken) return cuit;
+    if (!(await repo.cuitInUse(tx, cuit))) return cuit;
   }
 }
 
 async function demoCompanyName(tx: Conn) {
-  const [row] = await selectRows<{ n: number }>(
-    tx,
-    sql`SELECT count(*)::int AS n FROM companies WHERE name LIKE ${`${DEMO_COMPANY_NAME}%`}`,
-  );
-  const n = Number(row?.n ?? 0);
+  const n = await repo.companiesNamedLike(tx, DEMO_COMPANY_NAME);
   return n === 0 ? DEMO_COMPANY_NAME : `${DEMO_COMPANY_NAME} ${n + 1}`;
 }
 
@@ -207,6 +193,8 @@ async function seedCatalogue(tx: Conn, companyId: number, rng: () => number, now
               basePrice: price,
               categoryId: category.id,
               mark: brand || null,
+              unit: line.perKg ? 'kg' : 'unit',
+              ivaRate: line.iva ?? category.iva ?? '21',
               enable: !(id % 97 === 0),
               updatedAt: now,
             },
@@ -258,10 +246,7 @@ async function seedSales(tx: Conn, companyId: number, productIds: number[], rng:
     const picks = [
       ...new Set(Array.from({ length: 1 + Math.floor(rng() * 4) }, () => productIds[Math.floor(rng() * productIds.length)]!)),
     ];
-    const rows = await tx
-      .select({ id: products.id, basePrice: products.basePrice })
-      .from(products)
-      .where(and(eq(products.companyId, companyId), inArray(products.id, picks)));
+    const rows = await repo.productPrices(tx, companyId, picks);
     const items = rows.map((p) => ({ productId: p.id, quantity: 1 + Math.floor(rng() * 3), price: p.basePrice }));
     const totalCents = items.reduce((sum, item) => sum + lineTotalCents(item.price, item.quantity), 0);
     const paymentMethod = PAYMENT_METHODS[index % PAYMENT_METHODS.length]!;
