@@ -4,9 +4,16 @@ import { PGlite } from '@electric-sql/pglite';
 import { btree_gist } from '@electric-sql/pglite/contrib/btree_gist';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { unaccent } from '@electric-sql/pglite/contrib/unaccent';
-import type { ExtractTablesWithRelations, SQL } from 'drizzle-orm';
+import { type ExtractTablesWithRelations, getTableColumns, type SQL, sql } from 'drizzle-orm';
 import { drizzle as drizzleNodePg } from 'drizzle-orm/node-postgres';
-import { type PgDatabase, PgDialect, type PgQueryResultHKT, type PgTransaction } from 'drizzle-orm/pg-core';
+import {
+  type PgColumn,
+  type PgDatabase,
+  PgDialect,
+  type PgQueryResultHKT,
+  type PgTable,
+  type PgTransaction,
+} from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import pg from 'pg';
 import * as schema from './schema/index.ts';
@@ -241,4 +248,71 @@ export function preparedStatement<T>(text: string): PreparedStatement<T> {
       return result.rows;
     },
   };
+}
+
+/**
+ * `column = value, …` for the fields given of a Drizzle table (a key whose value is undefined is
+ * left out), each value encoded as the column encodes it: the SET list of a template UPDATE whose
+ * fields depend on the request (a PATCH).
+ */
+export function setList<T extends PgTable>(table: T, change: Partial<T['$inferInsert']>): SQL {
+  const columns = getTableColumns(table) as Record<string, PgColumn>;
+  const parts: SQL[] = [];
+  for (const [key, value] of Object.entries(change)) {
+    if (value === undefined) continue;
+    const column = columns[key];
+    if (!column) throw new Error(`setList: ${key} is not a column of the table`);
+    parts.push(sql`${sql.identifier(column.name)} = ${value === null ? sql`NULL` : sql.param(value, column)}`);
+  }
+  if (parts.length === 0) throw new Error('setList: nothing to set');
+  return sql.join(parts, sql`, `);
+}
+
+/** `column AS "key", …` of every column of a Drizzle table: raw rows come back in the table's TypeScript shape. */
+export function columnList(table: PgTable, alias?: string): SQL {
+  const prefix = alias ? `${alias}.` : '';
+  return sql.raw(
+    Object.entries(getTableColumns(table))
+      .map(([key, column]) => `${prefix}"${column.name}" AS "${key}"`)
+      .join(', '),
+  );
+}
+
+/**
+ * Rows of a statement that selects `columnList(table)`, decoded as the query builder decodes them
+ * (node-postgres under Drizzle answers timestamps as text, PGlite as Date: both become Date).
+ */
+export async function selectTableRows<T extends PgTable>(conn: Conn, table: T, query: SQL): Promise<T['$inferSelect'][]> {
+  const columns = getTableColumns(table) as Record<string, PgColumn>;
+  const rows = await selectRows<Record<string, unknown>>(conn, query);
+  return rows.map((row) => {
+    const decoded: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(row)) {
+      const column = columns[key];
+      decoded[key] = value === null || value === undefined || !column ? value : column.mapFromDriverValue(value);
+    }
+    return decoded as T['$inferSelect'];
+  });
+}
+
+/**
+ * `(column, …) VALUES (…), (…)` for rows of a Drizzle table, each value encoded as its column
+ * encodes it; a column some row does not give takes the table's DEFAULT there.
+ */
+export function valuesList<T extends PgTable>(table: T, rows: T['$inferInsert'][]): SQL {
+  const columns = getTableColumns(table) as Record<string, PgColumn>;
+  const keys = [
+    ...new Set(rows.flatMap((row) => Object.keys(row).filter((k) => (row as Record<string, unknown>)[k] !== undefined))),
+  ];
+  for (const key of keys) if (!columns[key]) throw new Error(`valuesList: ${key} is not a column of the table`);
+  const names = sql.raw(keys.map((key) => `"${columns[key]!.name}"`).join(', '));
+  const tuples = rows.map((row) => {
+    const values = keys.map((key) => {
+      const value = (row as Record<string, unknown>)[key];
+      if (value === undefined) return sql`DEFAULT`;
+      return value === null ? sql`NULL` : sql`${sql.param(value, columns[key]!)}`;
+    });
+    return sql`(${sql.join(values, sql`, `)})`;
+  });
+  return sql`(${names}) VALUES ${sql.join(tuples, sql`, `)}`;
 }

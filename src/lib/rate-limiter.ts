@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Database } from '../db/client.ts';
+import { deleteOldWindows, deleteWindow, hitWindow, releaseHit } from './rate-limiter.repo.ts';
 import type { Clock } from './time.ts';
 
 export interface RateDecision {
@@ -79,27 +80,14 @@ export function createSharedRateLimiter({ db, name, limit, windowMs, clock }: Sh
   return {
     async hit(key) {
       const now = clock.now();
-      const [row] = await db.query<{ hits: number; ends_ms: number }>(
-        `INSERT INTO rate_limit_windows AS w (key, window_started_at, hits, expires_at)
-         VALUES ($1, $2::timestamptz, 1, $2::timestamptz + make_interval(secs => $3::float8 / 1000))
-         ON CONFLICT (key) DO UPDATE SET
-           window_started_at = CASE WHEN w.expires_at <= $2::timestamptz THEN excluded.window_started_at ELSE w.window_started_at END,
-           hits = CASE WHEN w.expires_at <= $2::timestamptz THEN 1 ELSE w.hits + 1 END,
-           expires_at = CASE WHEN w.expires_at <= $2::timestamptz THEN excluded.expires_at ELSE w.expires_at END
-         RETURNING hits, (extract(epoch FROM expires_at) * 1000)::float8 AS ends_ms`,
-        [rowKey(key), now.toISOString(), windowMs],
-      );
-      return decide(limit, Number(row!.hits), Number(row!.ends_ms), now.getTime());
+      const { hits, endsMs } = await hitWindow(db, rowKey(key), now, windowMs);
+      return decide(limit, hits, endsMs, now.getTime());
     },
     async release(key) {
-      await db.query(
-        `WITH gone AS (DELETE FROM rate_limit_windows WHERE key = $1 AND hits = 1 RETURNING 1)
-         UPDATE rate_limit_windows SET hits = hits - 1 WHERE key = $1 AND hits > 1`,
-        [rowKey(key)],
-      );
+      await releaseHit(db, rowKey(key));
     },
     async reset(key) {
-      await db.query('DELETE FROM rate_limit_windows WHERE key = $1', [rowKey(key)]);
+      await deleteWindow(db, rowKey(key));
     },
   };
 }
@@ -111,9 +99,5 @@ export function createRateLimiterFor(db: Database, options: Omit<SharedRateLimit
 
 /** Deletes windows that ended more than a day ago (run by a scheduled job). */
 export async function pruneRateLimitWindows(db: Database, now: Date): Promise<number> {
-  const rows = await db.query(
-    "DELETE FROM rate_limit_windows WHERE expires_at < $1::timestamptz - interval '1 day' RETURNING 1",
-    [now.toISOString()],
-  );
-  return rows.length;
+  return deleteOldWindows(db, now);
 }

@@ -1,5 +1,5 @@
-import { and, asc, eq, type SQL, sql } from 'drizzle-orm';
-import { type Conn, selectRows } from '../../db/client.ts';
+import { type SQL, sql } from 'drizzle-orm';
+import { type Conn, columnList, selectRows, selectTableRows, setList, valuesList } from '../../db/client.ts';
 import { products } from '../../db/schema/index.ts';
 
 /** A product row as the database holds it. */
@@ -141,10 +141,9 @@ export async function updateProduct(
   fields: Partial<typeof products.$inferInsert>,
   updatedAt: Date,
 ): Promise<void> {
-  await conn
-    .update(products)
-    .set({ ...fields, updatedAt })
-    .where(and(eq(products.companyId, companyId), eq(products.id, id)));
+  await conn.execute(
+    sql`UPDATE products SET ${setList(products, { ...fields, updatedAt })} WHERE company_id = ${companyId} AND id = ${id}`,
+  );
 }
 
 /** The catalogue as the export writes it: one row per product in id order, category by name. */
@@ -365,21 +364,25 @@ export function productsForPriceChange(tx: Conn, companyId: number, filter: Prod
  * or barcodes, or whose name (lower case, as PostgreSQL lowers it) is one of `names`. Each with its
  * lower-cased name.
  */
-export function productsForImport(
+export async function productsForImport(
   conn: Conn,
   companyId: number,
   keys: { ids: number[]; skus: string[]; barcodes: string[]; names: string[] },
 ) {
-  return conn
-    .select({ product: products, lname: sql<string>`lower(${products.name})` })
-    .from(products)
-    .where(
-      sql`${products.companyId} = ${companyId} AND (${products.id} = ANY(${sql.param(keys.ids)}::int[])
-        OR ${products.sku} = ANY(${sql.param(keys.skus)}::text[])
-        OR ${products.bc} = ANY(${sql.param(keys.barcodes)}::text[])
-        OR lower(${products.name}) IN (SELECT lower(n) FROM unnest(${sql.param(keys.names)}::text[]) AS n))`,
-    )
-    .orderBy(asc(products.id));
+  const rows = await selectTableRows(
+    conn,
+    products,
+    sql`SELECT ${columnList(products, 'p')}, lower(p.name) AS lname FROM products p
+      WHERE p.company_id = ${companyId} AND (p.id = ANY(${sql.param(keys.ids)}::int[])
+        OR p.sku = ANY(${sql.param(keys.skus)}::text[])
+        OR p.bc = ANY(${sql.param(keys.barcodes)}::text[])
+        OR lower(p.name) IN (SELECT lower(n) FROM unnest(${sql.param(keys.names)}::text[]) AS n))
+      ORDER BY p.id`,
+  );
+  return rows.map((row) => {
+    const { lname, ...product } = row as typeof row & { lname: string };
+    return { product: product as typeof products.$inferSelect, lname };
+  });
 }
 
 /** Each text as PostgreSQL's lower() spells it (names compare as the database compares them). */
@@ -414,7 +417,7 @@ const INSERT_CHUNK = 1000;
 /** New products in multi-row INSERTs; a column a row does not give takes the table's default. */
 export async function insertProducts(conn: Conn, rows: (typeof products.$inferInsert)[]): Promise<void> {
   for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
-    await conn.insert(products).values(rows.slice(i, i + INSERT_CHUNK));
+    await conn.execute(sql`INSERT INTO products ${valuesList(products, rows.slice(i, i + INSERT_CHUNK))}`);
   }
 }
 

@@ -289,6 +289,11 @@ async function bumpPreview(q: Q, conversationId: string, text: string | null, at
 }
 
 /** The sender unsent a message: kept as a deleted row (even when the delete arrives first), content gone. */
+/** A message this app sent: not an echo of one written elsewhere (the echo may have been stored first). */
+export async function markSentFromApp(q: Q, mid: string) {
+  await q.query('UPDATE instagram_messages SET is_external_echo = false WHERE mid = $1', [mid]);
+}
+
 export async function markMessageDeleted(q: Q, m: Omit<MessageWrite, 'text' | 'attachments'>, now: Date) {
   const conversationId = await upsertConversation(q, { accountId: m.accountId, participantId: m.participantId, now });
   await q.query(

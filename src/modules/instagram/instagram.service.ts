@@ -519,7 +519,7 @@ export function createInstagramService({
           now,
         );
         // The echo may have arrived first and been taken for a message written in the app.
-        await tx.query('UPDATE instagram_messages SET is_external_echo = false WHERE mid = $1', [sent.messageId]);
+        await repo.markSentFromApp(tx, sent.messageId);
       });
       const stored = await repo.getMessage(db, sent.messageId);
       return { ...formatMessage(stored!), author: channel.username ? `@${channel.username}` : channel.account_id };

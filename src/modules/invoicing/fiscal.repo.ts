@@ -1,52 +1,57 @@
-import { and, asc, eq, ne, sql } from 'drizzle-orm';
-import type { Conn } from '../../db/client.ts';
-import { companies, companyFiscal, fiscalPointsOfSale } from '../../db/schema/index.ts';
+import { sql } from 'drizzle-orm';
+import { type Conn, columnList, selectRows, selectTableRows, setList, valuesList } from '../../db/client.ts';
+import { companyFiscal, fiscalPointsOfSale } from '../../db/schema/index.ts';
 
 export type FiscalRow = typeof companyFiscal.$inferSelect;
 export type FiscalPatch = Partial<Omit<typeof companyFiscal.$inferInsert, 'companyId' | 'updatedAt'>>;
 export type PointOfSaleRow = typeof fiscalPointsOfSale.$inferSelect;
 
+const FISCAL = columnList(companyFiscal);
+const POINT = columnList(fiscalPointsOfSale);
+
 export async function findCompany(conn: Conn, companyId: number) {
-  const [row] = await conn
-    .select({ id: companies.id, name: companies.name, cuit: companies.cuit })
-    .from(companies)
-    .where(eq(companies.id, companyId));
+  const [row] = await selectRows<{ id: number; name: string; cuit: string | null }>(
+    conn,
+    sql`SELECT id, name, cuit FROM companies WHERE id = ${companyId}`,
+  );
   return row ?? null;
 }
 
 export async function cuitTakenByOther(conn: Conn, companyId: number, cuit: string): Promise<boolean> {
-  const rows = await conn
-    .select({ id: companies.id })
-    .from(companies)
-    .where(and(eq(companies.cuit, cuit), ne(companies.id, companyId)));
+  const rows = await selectRows(conn, sql`SELECT 1 FROM companies WHERE cuit = ${cuit} AND id <> ${companyId}`);
   return rows.length > 0;
 }
 
 export async function setCompanyCuit(conn: Conn, companyId: number, cuit: string) {
-  await conn.update(companies).set({ cuit }).where(eq(companies.id, companyId));
+  await conn.execute(sql`UPDATE companies SET cuit = ${cuit} WHERE id = ${companyId}`);
 }
 
 export async function findFiscal(conn: Conn, companyId: number, options: { forUpdate?: boolean } = {}) {
-  const query = conn.select().from(companyFiscal).where(eq(companyFiscal.companyId, companyId));
-  const [row] = options.forUpdate ? await query.for('update') : await query;
+  const [row] = await selectTableRows(
+    conn,
+    companyFiscal,
+    sql`SELECT ${FISCAL} FROM company_fiscal WHERE company_id = ${companyId}${options.forUpdate ? sql` FOR UPDATE` : sql``}`,
+  );
   return row ?? null;
 }
 
 export async function upsertFiscal(conn: Conn, companyId: number, patch: FiscalPatch, now: Date): Promise<FiscalRow> {
-  const [row] = await conn
-    .insert(companyFiscal)
-    .values({ companyId, ...patch, updatedAt: now })
-    .onConflictDoUpdate({ target: companyFiscal.companyId, set: { ...patch, updatedAt: now } })
-    .returning();
+  const [row] = await selectTableRows(
+    conn,
+    companyFiscal,
+    sql`INSERT INTO company_fiscal ${valuesList(companyFiscal, [{ companyId, ...patch, updatedAt: now }])}
+      ON CONFLICT (company_id) DO UPDATE SET ${setList(companyFiscal, { ...patch, updatedAt: now })}
+      RETURNING ${FISCAL}`,
+  );
   return row!;
 }
 
 export async function listPointsOfSale(conn: Conn, companyId: number): Promise<PointOfSaleRow[]> {
-  return conn
-    .select()
-    .from(fiscalPointsOfSale)
-    .where(eq(fiscalPointsOfSale.companyId, companyId))
-    .orderBy(asc(fiscalPointsOfSale.number));
+  return selectTableRows(
+    conn,
+    fiscalPointsOfSale,
+    sql`SELECT ${POINT} FROM fiscal_points_of_sale WHERE company_id = ${companyId} ORDER BY number`,
+  );
 }
 
 /** Replaces the company's points of sale with this list (manual entry or ARCA's FEParamGetPtosVenta). */
@@ -55,9 +60,14 @@ export async function replacePointsOfSale(
   companyId: number,
   points: { number: number; emissionType: string | null; blocked: boolean }[],
 ) {
-  await conn.delete(fiscalPointsOfSale).where(eq(fiscalPointsOfSale.companyId, companyId));
+  await conn.execute(sql`DELETE FROM fiscal_points_of_sale WHERE company_id = ${companyId}`);
   if (points.length === 0) return;
-  await conn.insert(fiscalPointsOfSale).values(points.map((p) => ({ companyId, ...p })));
+  await conn.execute(
+    sql`INSERT INTO fiscal_points_of_sale ${valuesList(
+      fiscalPointsOfSale,
+      points.map((p) => ({ companyId, ...p })),
+    )}`,
+  );
 }
 
 /** Serialises fiscal setup changes of one company (two admins saving at once). */

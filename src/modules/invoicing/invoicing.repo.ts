@@ -1,11 +1,14 @@
-import { and, asc, desc, eq, inArray, lt, sql } from 'drizzle-orm';
-import { type Conn, selectRows } from '../../db/client.ts';
+import { sql } from 'drizzle-orm';
+import { type Conn, columnList, selectRows, selectTableRows, setList, valuesList } from '../../db/client.ts';
 import { nextId } from '../../db/ids.ts';
 import { type AttemptStatus, invoiceAttempts, invoices, type InvoiceKind } from '../../db/schema/index.ts';
 
 export type AttemptRow = typeof invoiceAttempts.$inferSelect;
 export type AttemptInsert = Omit<typeof invoiceAttempts.$inferInsert, 'id' | 'createdAt' | 'updatedAt'>;
 export type IssuedInvoiceRow = typeof invoices.$inferSelect;
+
+const ATTEMPT = columnList(invoiceAttempts);
+const INVOICE = columnList(invoices);
 
 /** A numbering series: ARCA numbers receipts per (CUIT, point of sale, receipt type), per environment. */
 export interface Series {
@@ -62,33 +65,23 @@ export async function saleLines(conn: Conn, companyId: number, saleId: number): 
 }
 
 export async function liveAttempt(conn: Conn, companyId: number, saleId: number, kind: InvoiceKind): Promise<AttemptRow | null> {
-  const [row] = await conn
-    .select()
-    .from(invoiceAttempts)
-    .where(
-      and(
-        eq(invoiceAttempts.companyId, companyId),
-        eq(invoiceAttempts.saleId, saleId),
-        eq(invoiceAttempts.kind, kind),
-        inArray(invoiceAttempts.status, ['pending', 'approved']),
-      ),
-    );
+  const [row] = await selectTableRows(
+    conn,
+    invoiceAttempts,
+    sql`SELECT ${ATTEMPT} FROM invoice_attempts
+      WHERE company_id = ${companyId} AND sale_id = ${saleId} AND kind = ${kind} AND status IN ('pending', 'approved')`,
+  );
   return row ?? null;
 }
 
 export async function pendingOfSeries(conn: Conn, s: Series): Promise<AttemptRow | null> {
-  const [row] = await conn
-    .select()
-    .from(invoiceAttempts)
-    .where(
-      and(
-        eq(invoiceAttempts.issuerCuit, s.issuerCuit),
-        eq(invoiceAttempts.environment, s.environment as AttemptRow['environment']),
-        eq(invoiceAttempts.pointOfSale, s.pointOfSale),
-        eq(invoiceAttempts.receiptCode, s.receiptCode),
-        eq(invoiceAttempts.status, 'pending'),
-      ),
-    );
+  const [row] = await selectTableRows(
+    conn,
+    invoiceAttempts,
+    sql`SELECT ${ATTEMPT} FROM invoice_attempts
+      WHERE issuer_cuit = ${s.issuerCuit} AND environment = ${s.environment} AND point_of_sale = ${s.pointOfSale}
+        AND receipt_code = ${s.receiptCode} AND status = 'pending'`,
+  );
   return row ?? null;
 }
 
@@ -105,10 +98,12 @@ export async function lastApprovedNumber(conn: Conn, s: Series): Promise<number>
 
 export async function insertAttempt(tx: Conn, values: AttemptInsert, now: Date): Promise<AttemptRow> {
   const id = await nextId(tx, 'invoice_attempts', values.companyId);
-  const [row] = await tx
-    .insert(invoiceAttempts)
-    .values({ ...values, id, createdAt: now, updatedAt: now })
-    .returning();
+  const [row] = await selectTableRows(
+    tx,
+    invoiceAttempts,
+    sql`INSERT INTO invoice_attempts ${valuesList(invoiceAttempts, [{ ...values, id, createdAt: now, updatedAt: now }])}
+      RETURNING ${ATTEMPT}`,
+  );
   return row!;
 }
 
@@ -121,72 +116,76 @@ export async function updateAttempt(
   >,
   now: Date,
 ): Promise<AttemptRow> {
-  const [row] = await conn
-    .update(invoiceAttempts)
-    .set({ ...patch, updatedAt: now })
-    .where(and(eq(invoiceAttempts.companyId, companyId), eq(invoiceAttempts.id, id)))
-    .returning();
+  const [row] = await selectTableRows(
+    conn,
+    invoiceAttempts,
+    sql`UPDATE invoice_attempts SET ${setList(invoiceAttempts, { ...patch, updatedAt: now })}
+      WHERE company_id = ${companyId} AND id = ${id} RETURNING ${ATTEMPT}`,
+  );
   return row!;
 }
 
 export async function lockAttempt(tx: Conn, companyId: number, id: number): Promise<AttemptRow | null> {
-  const [row] = await tx
-    .select()
-    .from(invoiceAttempts)
-    .where(and(eq(invoiceAttempts.companyId, companyId), eq(invoiceAttempts.id, id)))
-    .for('update');
+  const [row] = await selectTableRows(
+    tx,
+    invoiceAttempts,
+    sql`SELECT ${ATTEMPT} FROM invoice_attempts WHERE company_id = ${companyId} AND id = ${id} FOR UPDATE`,
+  );
   return row ?? null;
 }
 
 export async function findAttempt(conn: Conn, companyId: number, id: number): Promise<AttemptRow | null> {
-  const [row] = await conn
-    .select()
-    .from(invoiceAttempts)
-    .where(and(eq(invoiceAttempts.companyId, companyId), eq(invoiceAttempts.id, id)));
+  const [row] = await selectTableRows(
+    conn,
+    invoiceAttempts,
+    sql`SELECT ${ATTEMPT} FROM invoice_attempts WHERE company_id = ${companyId} AND id = ${id}`,
+  );
   return row ?? null;
 }
 
 export async function attemptsOfSale(conn: Conn, companyId: number, saleId: number): Promise<AttemptRow[]> {
-  return conn
-    .select()
-    .from(invoiceAttempts)
-    .where(and(eq(invoiceAttempts.companyId, companyId), eq(invoiceAttempts.saleId, saleId)))
-    .orderBy(asc(invoiceAttempts.createdAt), asc(invoiceAttempts.id));
+  return selectTableRows(
+    conn,
+    invoiceAttempts,
+    sql`SELECT ${ATTEMPT} FROM invoice_attempts WHERE company_id = ${companyId} AND sale_id = ${saleId} ORDER BY created_at, id`,
+  );
 }
 
 /** Pending attempts last touched before `before`, oldest first (the background resolver). */
 export async function stalePending(conn: Conn, before: Date, limit: number): Promise<AttemptRow[]> {
-  return conn
-    .select()
-    .from(invoiceAttempts)
-    .where(and(eq(invoiceAttempts.status, 'pending'), lt(invoiceAttempts.updatedAt, before)))
-    .orderBy(asc(invoiceAttempts.updatedAt))
-    .limit(limit);
+  return selectTableRows(
+    conn,
+    invoiceAttempts,
+    sql`SELECT ${ATTEMPT} FROM invoice_attempts WHERE status = 'pending' AND updated_at < ${before}::timestamptz
+      ORDER BY updated_at LIMIT ${limit}`,
+  );
 }
 
 export async function insertIssuedInvoice(tx: Conn, values: Omit<typeof invoices.$inferInsert, 'id'>): Promise<IssuedInvoiceRow> {
   const id = await nextId(tx, 'invoices', values.companyId);
-  const [row] = await tx
-    .insert(invoices)
-    .values({ ...values, id })
-    .returning();
+  const [row] = await selectTableRows(
+    tx,
+    invoices,
+    sql`INSERT INTO invoices ${valuesList(invoices, [{ ...values, id }])} RETURNING ${INVOICE}`,
+  );
   return row!;
 }
 
 export async function findInvoice(conn: Conn, companyId: number, id: number): Promise<IssuedInvoiceRow | null> {
-  const [row] = await conn
-    .select()
-    .from(invoices)
-    .where(and(eq(invoices.companyId, companyId), eq(invoices.id, id)));
+  const [row] = await selectTableRows(
+    conn,
+    invoices,
+    sql`SELECT ${INVOICE} FROM invoices WHERE company_id = ${companyId} AND id = ${id}`,
+  );
   return row ?? null;
 }
 
 export async function invoicesOfSale(conn: Conn, companyId: number, saleId: number): Promise<IssuedInvoiceRow[]> {
-  return conn
-    .select()
-    .from(invoices)
-    .where(and(eq(invoices.companyId, companyId), eq(invoices.saleId, saleId)))
-    .orderBy(asc(invoices.issuedAt), asc(invoices.id));
+  return selectTableRows(
+    conn,
+    invoices,
+    sql`SELECT ${INVOICE} FROM invoices WHERE company_id = ${companyId} AND sale_id = ${saleId} ORDER BY issued_at, id`,
+  );
 }
 
 export async function listInvoices(
@@ -194,12 +193,13 @@ export async function listInvoices(
   companyId: number,
   filter: { beforeId?: number | undefined; limit: number },
 ): Promise<IssuedInvoiceRow[]> {
-  return conn
-    .select()
-    .from(invoices)
-    .where(and(eq(invoices.companyId, companyId), filter.beforeId ? lt(invoices.id, filter.beforeId) : undefined))
-    .orderBy(desc(invoices.id))
-    .limit(filter.limit);
+  return selectTableRows(
+    conn,
+    invoices,
+    sql`SELECT ${INVOICE} FROM invoices
+      WHERE company_id = ${companyId}${filter.beforeId ? sql` AND id < ${filter.beforeId}` : sql``}
+      ORDER BY id DESC LIMIT ${filter.limit}`,
+  );
 }
 
 export type { AttemptStatus };
@@ -243,6 +243,6 @@ export async function insertReceivedInvoice(
     issuedAt: Date;
   },
 ): Promise<IssuedInvoiceRow> {
-  const [row] = await tx.insert(invoices).values(v).returning();
+  const [row] = await selectTableRows(tx, invoices, sql`INSERT INTO invoices ${valuesList(invoices, [v])} RETURNING ${INVOICE}`);
   return row!;
 }

@@ -1,6 +1,5 @@
-import { eq, sql } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import { type Conn, type Db, preparedStatement, selectRows } from '../../db/client.ts';
-import { companies } from '../../db/schema/index.ts';
 import type { IndexedName } from './name-index.ts';
 
 export interface ScannerRow {
@@ -20,13 +19,6 @@ export interface ScannerRow {
  * Every statement is scoped by company and shows enabled products only.
  */
 export function createScannerRepo(db: Db) {
-  const companyId = sql.placeholder('companyId');
-  const scaleSetting = db
-    .select({ setting: sql<unknown>`${companies.settings} -> 'scaleLabel'` })
-    .from(companies)
-    .where(eq(companies.id, companyId))
-    .prepare('scanner_scale_setting');
-
   return {
     /**
      * A barcode match (either GTIN spelling) wins over a sku match: the barcode is asked first, by
@@ -61,11 +53,15 @@ export function createScannerRepo(db: Db) {
     },
     /** The company's `settings.scaleLabel` (undefined when the company or the key is absent). */
     async findScaleSetting(company: number): Promise<unknown> {
-      const [row] = await scaleSetting.execute({ companyId: company });
+      const [row] = await scaleSettingStatement.run(db, [company]);
       return row?.setting ?? undefined;
     },
   };
 }
+
+const scaleSettingStatement = preparedStatement<{ setting: unknown }>(
+  `SELECT settings -> 'scaleLabel' AS setting FROM companies WHERE id = $1`,
+);
 
 const VERSION = `(SELECT coalesce((SELECT version FROM catalogue_versions WHERE company_id = $1), 0) AS version)`;
 

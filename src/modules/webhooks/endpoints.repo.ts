@@ -1,28 +1,34 @@
-import { and, asc, eq } from 'drizzle-orm';
-import type { Conn } from '../../db/client.ts';
-import { companies, webhookEndpoints } from '../../db/schema/index.ts';
+import { sql } from 'drizzle-orm';
+import { type Conn, columnList, selectRows, selectTableRows, setList, valuesList } from '../../db/client.ts';
+import { webhookEndpoints } from '../../db/schema/index.ts';
 
 export type EndpointRow = typeof webhookEndpoints.$inferSelect;
 export type NewEndpoint = typeof webhookEndpoints.$inferInsert;
 export type EndpointChange = Partial<NewEndpoint>;
 
+const COLUMNS = columnList(webhookEndpoints);
+
 export async function companyExists(conn: Conn, companyId: number): Promise<boolean> {
-  const [row] = await conn.select({ id: companies.id }).from(companies).where(eq(companies.id, companyId));
-  return row !== undefined;
+  const rows = await selectRows(conn, sql`SELECT 1 FROM companies WHERE id = ${companyId}`);
+  return rows.length > 0;
 }
 
 export async function insertEndpoint(conn: Conn, values: NewEndpoint): Promise<EndpointRow> {
-  const [row] = await conn.insert(webhookEndpoints).values(values).returning();
+  const [row] = await selectTableRows(
+    conn,
+    webhookEndpoints,
+    sql`INSERT INTO webhook_endpoints ${valuesList(webhookEndpoints, [values])} RETURNING ${COLUMNS}`,
+  );
   return row!;
 }
 
 /** The company's endpoints, oldest first. */
 export function listEndpointRows(conn: Conn, companyId: number): Promise<EndpointRow[]> {
-  return conn
-    .select()
-    .from(webhookEndpoints)
-    .where(eq(webhookEndpoints.companyId, companyId))
-    .orderBy(asc(webhookEndpoints.createdAt), asc(webhookEndpoints.id));
+  return selectTableRows(
+    conn,
+    webhookEndpoints,
+    sql`SELECT ${COLUMNS} FROM webhook_endpoints WHERE company_id = ${companyId} ORDER BY created_at, id`,
+  );
 }
 
 /** One endpoint of the company (locked FOR UPDATE when `lock`), or undefined. */
@@ -32,19 +38,23 @@ export async function findEndpointRow(
   id: string,
   lock: boolean,
 ): Promise<EndpointRow | undefined> {
-  const query = conn
-    .select()
-    .from(webhookEndpoints)
-    .where(and(eq(webhookEndpoints.companyId, companyId), eq(webhookEndpoints.id, id)));
-  const [row] = lock ? await query.for('update') : await query;
+  const [row] = await selectTableRows(
+    conn,
+    webhookEndpoints,
+    sql`SELECT ${COLUMNS} FROM webhook_endpoints WHERE company_id = ${companyId} AND id = ${id}${lock ? sql` FOR UPDATE` : sql``}`,
+  );
   return row;
 }
 
 export async function updateEndpointRow(conn: Conn, id: string, change: EndpointChange): Promise<EndpointRow> {
-  const [row] = await conn.update(webhookEndpoints).set(change).where(eq(webhookEndpoints.id, id)).returning();
+  const [row] = await selectTableRows(
+    conn,
+    webhookEndpoints,
+    sql`UPDATE webhook_endpoints SET ${setList(webhookEndpoints, change)} WHERE id = ${id} RETURNING ${COLUMNS}`,
+  );
   return row!;
 }
 
 export async function deleteEndpointRow(conn: Conn, id: string): Promise<void> {
-  await conn.delete(webhookEndpoints).where(eq(webhookEndpoints.id, id));
+  await conn.execute(sql`DELETE FROM webhook_endpoints WHERE id = ${id}`);
 }
