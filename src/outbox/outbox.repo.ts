@@ -32,7 +32,9 @@ export type OutboundSource =
    * CTEs yielding id, company_id, event, payload and caused_by, in that order, one row per event,
    * so the events exist exactly when the change that caused them does.
    */
-  | { select: string };
+  | { select: string }
+  /** The same, as a `sql` SELECT with parameters (the locking stock ledger builds its stock events from locked rows). */
+  | { rows: SQL };
 
 /**
  * THE writer of outbound event rows: every row of outbox_events is inserted by the statement this
@@ -44,6 +46,7 @@ export function outboxInsert(source: OutboundSource): SQL {
   if ('select' in source) {
     return sql.raw(`INSERT INTO outbox_events (id, company_id, event, payload, caused_by) ${source.select}`);
   }
+  if ('rows' in source) return sql`INSERT INTO outbox_events (id, company_id, event, payload, caused_by) ${source.rows}`;
   const at = source.dispatchedAt?.toISOString() ?? null;
   const causedBy = source.causedBy ?? null;
   const rows = source.events.map(

@@ -11,7 +11,7 @@ import type { SaleWire } from '../sales/sales.schemas.ts';
 import { findSaleRow, insertPayments, listPayments, listSaleItems, type SaleListRow } from '../sales/sales.repo.ts';
 import { assertTransition } from '../sales/sale-states.ts';
 import { cancelSale, markSalePaid } from '../sales/sales.service.ts';
-import { applyMovements, bookMovements, runLedgerStatement } from '../stock/stock.ledger.ts';
+import { applyMovements, bookMovementsLocking, runLedgerStatement } from '../stock/stock.ledger.ts';
 import { actorLabel, actsAsAdmin, money } from './actor.ts';
 import { type PricedLine, priceLines, type SaleItemInput } from './pricing.ts';
 import * as repo from './register.repo.ts';
@@ -159,12 +159,6 @@ export function createCashier({ db, clock }: { db: Database; clock: Clock }) {
         const { box, sessionId } = await sellingPointOf(tx, companyId, input.box_id);
         const { soldAt, lines, totalCents, settled } = checked;
 
-        // The only locks held to the commit: the products' rows, in id order (the ledger's order).
-        const locked = await repo.lockSaleProducts(
-          tx,
-          companyId,
-          lines.map((l) => l.productId),
-        );
         const { saleId: id, firstMovementId } = numbers;
         const items = lines.map((l, n) => ({
           id: n + 1,
@@ -200,9 +194,10 @@ export function createCashier({ db, clock }: { db: Database; clock: Clock }) {
           soldAt,
           change: fromCents(settled.changeCents),
         });
-        const stockOut = bookMovements(
+        // The products' rows are locked by the sale's statement itself, in id order (the ledger's
+        // order), and held only for that statement and the commit right after it.
+        const stockOut = bookMovementsLocking(
           companyId,
-          locked,
           firstMovementId,
           items.map((item) => ({
             type: 'OUT' as const,
@@ -215,6 +210,8 @@ export function createCashier({ db, clock }: { db: Database; clock: Clock }) {
         );
         // The sale, its items, its payments, the register's row, the stock movements and every
         // event (sales.created, the movements', sales.paid): one statement.
+        // The audit of changed prices goes first: after the sale's statement comes the commit.
+        await auditPriceChanges(tx, ctx, id, lines);
         const [created, ...paidEvents] = whole.events;
         await runLedgerStatement(
           tx,
@@ -222,7 +219,6 @@ export function createCashier({ db, clock }: { db: Database; clock: Clock }) {
           [...whole.steps, register, ...stockOut.steps],
           [created!, ...stockOut.events, ...paidEvents],
         );
-        await auditPriceChanges(tx, ctx, id, lines);
         const sale: SaleWire = {
           id,
           source: 'register',

@@ -1,9 +1,7 @@
 import { type SQL, sql } from 'drizzle-orm';
 import { type Conn, selectRows, selectRowsPrepared } from '../../db/client.ts';
 import type { PaymentMethod } from '../../db/schema/index.ts';
-import { AppError } from '../../lib/errors.ts';
 import { type Bound, boundSql } from '../sales/sales.repo.ts';
-import type { LockedProducts } from '../stock/stock.ledger.ts';
 
 // The register's SQL: box sessions, cash moves, register sales, payments, listings and totals.
 // Every query is scoped by company_id.
@@ -403,21 +401,4 @@ export async function takeRegisterSaleIds(
       WHERE NOT EXISTS (SELECT 1 FROM register_sales r WHERE r.company_id = ${companyId} AND r.idempotency_key = ${key})`,
   );
   return row ? { saleId: Number(row.sale), firstMovementId: Number(row.movement) } : null;
-}
-
-/**
- * The products of a register sale locked in id order (the ledger's lockForMovements order, so two
- * sales never wait on each other in a cycle), as lockForMovements answers them; one that does not
- * exist is refused.
- */
-export async function lockSaleProducts(conn: Conn, companyId: number, productIds: number[]): Promise<LockedProducts> {
-  const ids = [...new Set(productIds)].sort((a, b) => a - b);
-  const rows = await selectRowsPrepared<{ id: number; stock: string; sku: string | null }>(
-    conn,
-    sql`SELECT id, stock::text AS stock, sku FROM products
-      WHERE company_id = ${companyId} AND id = ANY (${sql.param(ids)}::int[]) ORDER BY id FOR UPDATE`,
-  );
-  const locked: LockedProducts = new Map(rows.map((p) => [Number(p.id), { stock: p.stock, sku: p.sku }]));
-  for (const id of ids) if (!locked.has(id)) throw new AppError('invalid_reference', `product ${id} does not exist`);
-  return locked;
 }

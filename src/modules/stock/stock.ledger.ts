@@ -6,8 +6,9 @@ import { AppError } from '../../lib/errors.ts';
 import { fromMilli, quantityToNumber, toMilli } from '../../lib/money.ts';
 import { type OutboundEvent, recordOutbound } from '../../outbox/outbox.repo.ts';
 import * as repo from './stock.repo.ts';
+import type { LedgerEvent } from './stock.repo.ts';
 
-export { runLedgerStatement } from './stock.repo.ts';
+export { type LedgerEvent, runLedgerStatement } from './stock.repo.ts';
 
 export const MOVEMENT_TYPES: readonly MovementType[] = ['IN', 'OUT', 'TRANSFER', 'ADJUSTMENT'];
 
@@ -368,6 +369,65 @@ export function bookMovements(
     })),
   });
   return { results, steps, events };
+}
+
+/**
+ * bookMovements for a statement that locks the products itself (the register's sale): nothing is
+ * locked before, so the products' locks are held only for that statement and the commit after it,
+ * not across a round trip to the application (issue 33: eight registers selling the same products
+ * spent most of a sale's lock waiting for the application to send the next statement). The stock
+ * figures of the product.stock_updated events come from the locked rows, inside the statement; the
+ * rows and events are otherwise bookMovements's, in the same order. Run with runLedgerStatement.
+ */
+export function bookMovementsLocking(
+  companyId: number,
+  firstId: number,
+  inputs: BatchInput[],
+  options: LedgerOptions,
+): { steps: SQL[]; events: LedgerEvent[] } {
+  const amounts = inputs.map((input) => validateMovement(input));
+  const depositId = inputs[0]!.depositId;
+  if (inputs.some((i) => i.depositId !== depositId || i.id !== undefined)) {
+    throw new Error('a batch books movements of one deposit with new ids');
+  }
+  const now = options.now;
+  const at = now.toISOString();
+  const levelDelta = new Map<number, number>();
+  const events: LedgerEvent[] = [];
+  const moves = inputs.map((input, n) => {
+    const [{ delta }] = movementDeltas(input, amounts[n]!) as [{ depositId: number; delta: number }];
+    const beforeMilli = levelDelta.get(input.productId) ?? 0;
+    levelDelta.set(input.productId, beforeMilli + delta);
+    const movement: MovementWire = {
+      id: firstId + n,
+      company_id: companyId,
+      type: input.type,
+      deposit_id: depositId,
+      product_id: input.productId,
+      amount: amounts[n]! / 1000,
+      reason: input.reason ?? null,
+      created_at: (input.createdAt ?? now).toISOString(),
+    };
+    events.push({ event: 'movement.created', data: { movement } });
+    if (delta !== 0) events.push({ stock: { productId: input.productId, beforeMilli, deltaMilli: delta, depositId, at } });
+    return {
+      id: movement.id,
+      type: movement.type,
+      productId: movement.product_id,
+      amountMilli: amounts[n]!,
+      reason: movement.reason,
+      createdAt: movement.created_at,
+    };
+  });
+  const steps = repo.lockingLedgerSteps({
+    companyId,
+    depositId,
+    now,
+    productIds: [...new Set(inputs.map((i) => i.productId))].sort((a, b) => a - b),
+    changed: [...levelDelta].filter(([, delta]) => delta !== 0).sort(([a], [b]) => a - b),
+    moves,
+  });
+  return { steps, events };
 }
 
 /**
