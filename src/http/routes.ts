@@ -32,6 +32,7 @@ import { registerRegisterPage, registerSalesPages } from '../modules/register/re
 import { registerRegisterRoutes } from '../modules/register/register.routes.ts';
 import { registerFiscalSettingsPage, registerInvoicePrintPage } from '../modules/invoicing/invoicing.pages.ts';
 import { registerInvoicingRoutes } from '../modules/invoicing/invoicing.routes.ts';
+import { registerCustomerRoutes } from '../modules/customers/customers.routes.ts';
 import { registerRegisterWorker } from '../modules/register/register.worker.ts';
 import { registerMetricsRoutes } from '../metrics/metrics.routes.ts';
 import { registerHealthRoutes } from './health.routes.ts';
@@ -105,6 +106,7 @@ export async function registerRoutes(app: App, container: Container, assets: Ass
     registerApiTokenRoutes(scope, { tokens: container.apiTokens, companies: container.companies });
     registerRegisterRoutes(scope, { register: container.register });
     registerCatalogRoutes(scope, { catalog: container.catalog, imports: container.catalogImport });
+    registerCustomerRoutes(scope, container.customers);
     registerInvoicingRoutes(scope, container.invoicing);
   });
 

@@ -71,7 +71,7 @@ export async function seedDemo(container: Container, options: { onlyIfEmpty?: bo
     await tx.insert(boxes).values({ companyId, id: 2, name: 'Caja 2' });
     await tx.insert(categories).values(DEMO_CATEGORIES.map((c) => ({ companyId, id: c.id, name: c.name })));
     await tx.insert(customers).values([
-      { companyId, id: 1, name: 'Juan Pérez', ivaCondition: 5, phone: '+54 9 11 5555-0101' },
+      { companyId, id: 1, name: 'Juan Pérez', ivaCondition: 5, phone: '+5491155550101' },
       {
         companyId,
         id: 2,
@@ -94,7 +94,7 @@ export async function seedDemo(container: Container, options: { onlyIfEmpty?: bo
         city: 'Ciudad Autónoma de Buenos Aires',
         province: 'Ciudad Autónoma de Buenos Aires',
         postalCode: 'C1424',
-        phone: '+54 9 11 4321-5678',
+        phone: '+5491143215678',
         accountEnabled: true,
         creditLimit: '300000.00',
       },

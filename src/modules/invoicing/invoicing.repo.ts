@@ -192,12 +192,18 @@ export async function invoicesOfSale(conn: Conn, companyId: number, saleId: numb
 export async function listInvoices(
   conn: Conn,
   companyId: number,
-  filter: { beforeId?: number | undefined; limit: number },
+  filter: { beforeId?: number | undefined; limit: number; customerId?: number | undefined },
 ): Promise<IssuedInvoiceRow[]> {
+  // A customer's receipts: issued to them (0150), or of their sales (sales.customer_id).
+  const ofCustomer =
+    filter.customerId === undefined
+      ? undefined
+      : sql`(${invoices.customerId} = ${filter.customerId} OR EXISTS (SELECT 1 FROM sales s WHERE s.company_id = ${invoices.companyId}
+          AND s.id = ${invoices.saleId} AND s.customer_id = ${filter.customerId}))`;
   return conn
     .select()
     .from(invoices)
-    .where(and(eq(invoices.companyId, companyId), filter.beforeId ? lt(invoices.id, filter.beforeId) : undefined))
+    .where(and(eq(invoices.companyId, companyId), filter.beforeId ? lt(invoices.id, filter.beforeId) : undefined, ofCustomer))
     .orderBy(desc(invoices.id))
     .limit(filter.limit);
 }
