@@ -245,7 +245,6 @@ export function parseBoolean(raw: string): boolean | null {
   return null;
 }
 
-
 /** One problem of an imported row, in the owner's words (the report lists them all). */
 export interface ImportError {
   line: number;

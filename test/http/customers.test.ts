@@ -79,7 +79,13 @@ describe('customers: the merchant CRM (issue 28)', () => {
 
     // A customer with only a name is a Consumidor Final with nothing else.
     const plain = (await create(s.asCashier, { name: '  Juan Pérez ' })).json().customer;
-    expect(plain).toMatchObject({ name: 'Juan Pérez', document_type: null, document: null, iva_condition: 5, credit_limit: null });
+    expect(plain).toMatchObject({
+      name: 'Juan Pérez',
+      document_type: null,
+      document: null,
+      iva_condition: 5,
+      credit_limit: null,
+    });
     expect(plain.id).toBe(customer.id + 1);
   });
 
@@ -114,10 +120,22 @@ describe('customers: the merchant CRM (issue 28)', () => {
   });
 
   it.each([
-    [{ document_type: 'cuit', document: '30-71234567-2' }, { path: '/document', message: 'wrong_check_digit', expected: '1' }],
-    [{ document_type: 'cuil', document: '2012345678' }, { path: '/document', message: 'wrong_length' }],
-    [{ document_type: 'dni', document: '123456' }, { path: '/document', message: 'not_a_dni' }],
-    [{ document_type: 'pasaporte', document: 'AB?12' }, { path: '/document', message: 'not_a_passport' }],
+    [
+      { document_type: 'cuit', document: '30-71234567-2' },
+      { path: '/document', message: 'wrong_check_digit', expected: '1' },
+    ],
+    [
+      { document_type: 'cuil', document: '2012345678' },
+      { path: '/document', message: 'wrong_length' },
+    ],
+    [
+      { document_type: 'dni', document: '123456' },
+      { path: '/document', message: 'not_a_dni' },
+    ],
+    [
+      { document_type: 'pasaporte', document: 'AB?12' },
+      { path: '/document', message: 'not_a_passport' },
+    ],
     [{ document: '20123456786' }, { path: '/document_type', message: 'required' }],
     [{ document_type: 'dni' }, { path: '/document', message: 'required' }],
     [{ phone: '4321-5678' }, { path: '/phone', message: 'not_a_phone' }],
@@ -125,7 +143,10 @@ describe('customers: the merchant CRM (issue 28)', () => {
     [{ email: 'compras@' }, { path: '/email', message: 'not_an_email' }],
     [{ iva_condition: 3 }, { path: '/iva_condition', message: 'unknown_condition' }],
     [{ iva_condition: 1 }, { path: '/document_type', message: 'cuit_required' }],
-    [{ iva_condition: 6, document_type: 'dni', document: '28456789' }, { path: '/document_type', message: 'cuit_required' }],
+    [
+      { iva_condition: 6, document_type: 'dni', document: '28456789' },
+      { path: '/document_type', message: 'cuit_required' },
+    ],
   ])('refuses %j with 422 naming the field, and stores nothing', async (fields, detail) => {
     const s = await shop();
     const before = await counts();
@@ -148,7 +169,10 @@ describe('customers: the merchant CRM (issue 28)', () => {
     expect(await counts()).toEqual(before);
     // The same number as a CUIL is another document; taking the CUIT by a change is refused too.
     const other = (await create(s.asAdmin, { name: 'Otro', document_type: 'dni', document: '28456789' })).json().customer;
-    const taken = await call('PATCH', `/api/v1/customers/${other.id}`, s.asAdmin, { document_type: 'cuit', document: '30712345671' });
+    const taken = await call('PATCH', `/api/v1/customers/${other.id}`, s.asAdmin, {
+      document_type: 'cuit',
+      document: '30712345671',
+    });
     expect(taken.statusCode).toBe(409);
     expect(taken.json().details[0].customer_id).toBe(first.id);
     // Changing a customer keeps its own document.
@@ -178,7 +202,12 @@ describe('customers: the merchant CRM (issue 28)', () => {
       expect((await search(mine.asAdmin, `q=${encodeURIComponent(q)}`)).customers).toEqual([]);
     }
     // Their document and email are free here, and taking them reveals nothing about the other company.
-    const same = await create(mine.asAdmin, { name: 'Mío', document_type: 'cuit', document: '30712345671', email: 'secreto@ajena.com' });
+    const same = await create(mine.asAdmin, {
+      name: 'Mío',
+      document_type: 'cuit',
+      document: '30712345671',
+      email: 'secreto@ajena.com',
+    });
     expect(same.statusCode).toBe(201);
     expect(same.body).not.toContain('Secreto');
     const exported = await call('GET', '/api/v1/customers/export', mine.asAdmin);
@@ -238,7 +267,12 @@ describe('customers: the merchant CRM (issue 28)', () => {
     it('exports what the import reads back unchanged, formula-like cells included', async () => {
       const s = await shop();
       await create(s.asAdmin, { ...TREBOL, notes: '=HYPERLINK("http://x";"y")' });
-      await create(s.asAdmin, { name: '@Juan; "el del kiosco"', phone: '11 4444 5555', credit_limit: 1234.5, account_enabled: true });
+      await create(s.asAdmin, {
+        name: '@Juan; "el del kiosco"',
+        phone: '11 4444 5555',
+        credit_limit: 1234.5,
+        account_enabled: true,
+      });
       await create(s.asAdmin, { name: 'Pasajera', document_type: 'pasaporte', document: 'aab123456', iva_condition: 9 });
       const exported = await call('GET', '/api/v1/customers/export', s.asAdmin);
       expect(exported.statusCode).toBe(200);

@@ -116,7 +116,11 @@ export function checkFiscalRules(fields: { documentType: DocumentType | null; iv
   const condition = fields.ivaCondition;
   if (condition === null) return;
   if (!IVA_CONDITION_CODES.includes(condition)) {
-    throw invalidField('iva_condition', 'unknown_condition', `${condition} is not an ARCA receiver condition (one of ${IVA_CONDITION_CODES.join(', ')})`);
+    throw invalidField(
+      'iva_condition',
+      'unknown_condition',
+      `${condition} is not an ARCA receiver condition (one of ${IVA_CONDITION_CODES.join(', ')})`,
+    );
   }
   if (CONDITIONS_NEEDING_CUIT.has(condition) && fields.documentType !== 'cuit') {
     throw invalidField(

@@ -179,7 +179,11 @@ function parseRow(cells: string[], fields: (Field | null)[], headers: string[], 
       case 'iva_condition': {
         if (text === null) break;
         const code = parseIvaCondition(text);
-        if (code === null) fail(i, `condición frente al IVA inválida: "${raw}" (por ejemplo Consumidor Final, Responsable Inscripto, Monotributo o su código de ARCA)`);
+        if (code === null)
+          fail(
+            i,
+            `condición frente al IVA inválida: "${raw}" (por ejemplo Consumidor Final, Responsable Inscripto, Monotributo o su código de ARCA)`,
+          );
         else row.iva_condition = code;
         break;
       }
@@ -238,7 +242,9 @@ function fieldProblem(err: AppError, row: CustomerFields): ImportError['message'
     case 'cuit_required':
       return 'esa condición frente al IVA necesita un CUIT (tipo_documento cuit)';
     case 'required':
-      return detail.path === '/document' ? 'falta el número de documento' : 'falta el tipo de documento (cuit, cuil, dni o pasaporte)';
+      return detail.path === '/document'
+        ? 'falta el número de documento'
+        : 'falta el tipo de documento (cuit, cuil, dni o pasaporte)';
     default:
       return 'hay un dato inválido';
   }
@@ -290,7 +296,9 @@ export function createCustomerImport({ db, clock }: { db: Database; clock: Clock
         const documentKeys = parsed.flatMap(({ row }) => {
           if (!row.document || !row.document_type) return [];
           try {
-            return [`${row.document_type}:${toValues({ document: row.document, document_type: row.document_type }, null).document}`];
+            return [
+              `${row.document_type}:${toValues({ document: row.document, document_type: row.document_type }, null).document}`,
+            ];
           } catch {
             return [];
           }
@@ -344,7 +352,10 @@ export function createCustomerImport({ db, clock }: { db: Database; clock: Clock
           const owner = key === null ? undefined : byDocument.get(key);
           if (owner !== undefined && owner !== existing?.id) {
             const other = known.get(owner)!;
-            rowError(columnFor('/document', fields, header), `el documento ${values.document} ya es del cliente ${other.id} (${other.name})`);
+            rowError(
+              columnFor('/document', fields, header),
+              `el documento ${values.document} ya es del cliente ${other.id} (${other.name})`,
+            );
             continue;
           }
           for (const k of [existing ? `id:${existing.id}` : null, key]) if (k) seen.set(k, line);
@@ -376,7 +387,12 @@ export function createCustomerImport({ db, clock }: { db: Database; clock: Clock
         await recordAudit(tx, {
           action: 'customer.imported',
           ...auditBy(ctx),
-          details: { created: result.created, updated: result.updated, unchanged: result.unchanged, errors: result.errors.length },
+          details: {
+            created: result.created,
+            updated: result.updated,
+            unchanged: result.unchanged,
+            errors: result.errors.length,
+          },
         });
       });
     } catch (err) {

@@ -73,13 +73,10 @@ const customerFields = {
   enabled: Type.Optional(Type.Boolean()),
 };
 
-export const CustomerCreate = Type.Object(
-  customerFields,
-  {
-    additionalProperties: false,
-    description: 'A new customer: name required, everything else optional (IVA condition 5, Consumidor Final, when absent)',
-  },
-);
+export const CustomerCreate = Type.Object(customerFields, {
+  additionalProperties: false,
+  description: 'A new customer: name required, everything else optional (IVA condition 5, Consumidor Final, when absent)',
+});
 
 export const CustomerPatch = Type.Object(
   { ...customerFields, name: Type.Optional(customerFields.name) },

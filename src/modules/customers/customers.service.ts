@@ -89,7 +89,8 @@ export function toValues(fields: CustomerFields, current: repo.CustomerRow | nul
       values.document = null;
       values.documentType = null;
     } else {
-      if (type === null) throw invalidField('document_type', 'required', 'a document needs its type (cuit, cuil, dni or pasaporte)');
+      if (type === null)
+        throw invalidField('document_type', 'required', 'a document needs its type (cuit, cuil, dni or pasaporte)');
       values.document = normaliseDocument(type, raw);
       values.documentType = type;
     }
@@ -107,7 +108,8 @@ export function toValues(fields: CustomerFields, current: repo.CustomerRow | nul
   if (fields.email !== undefined) {
     const email = cleanText(fields.email) ?? null;
     const normal = email === null ? null : normaliseEmail(email);
-    if (email !== null && normal === null) throw invalidField('email', 'not_an_email', `"${fields.email}" is not an email address`);
+    if (email !== null && normal === null)
+      throw invalidField('email', 'not_an_email', `"${fields.email}" is not an email address`);
     values.email = normal;
   }
   if (fields.phone !== undefined) {

@@ -13,7 +13,8 @@ const MERCHANT_TAGS = [
   { name: 'Depósitos y cajas', description: 'Depósitos y cajas de la empresa' },
   {
     name: 'Clientes',
-    description: 'Clientes de la empresa (CRM): datos fiscales, contacto, cuenta corriente; importación y exportación (guía: /docs/clientes)',
+    description:
+      'Clientes de la empresa (CRM): datos fiscales, contacto, cuenta corriente; importación y exportación (guía: /docs/clientes)',
   },
   { name: 'Caja y ventas', description: 'Turnos de caja, ventas, cobros, anulaciones y resúmenes' },
   {

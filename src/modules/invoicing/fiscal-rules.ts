@@ -26,7 +26,6 @@ export function receiptTypeName(letter: Letter, kind: 'invoice' | 'credit_note')
   return kind === 'invoice' ? letter : `NC ${letter}`;
 }
 
-
 export const ISSUER_CONDITIONS: Record<IvaCondition, string> = {
   responsable_inscripto: 'IVA Responsable Inscripto',
   monotributo: 'Responsable Monotributo',

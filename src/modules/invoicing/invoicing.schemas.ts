@@ -42,7 +42,7 @@ export const IssueBody = Type.Object(
         minimum: 1,
         maximum: 2_147_483_647,
         description:
-          "A customer of the company (instead of buyer): its CUIT/CUIL/DNI, IVA condition, name and address fill the receipt; class A when it has a CUIT and condition 1, 6, 13 or 16",
+          'A customer of the company (instead of buyer): its CUIT/CUIL/DNI, IVA condition, name and address fill the receipt; class A when it has a CUIT and condition 1, 6, 13 or 16',
       }),
     ),
     point_of_sale: Type.Optional(

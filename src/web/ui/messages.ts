@@ -103,7 +103,9 @@ function conflict(err: ErrorLike): string {
 function documentTaken(err: ErrorLike): string {
   const taken = err.details?.find((d) => d.customer_id !== undefined);
   if (!taken) return 'Ese documento ya es de otro cliente.';
-  const owner = taken.customer_name ? `«${taken.customer_name}» (cliente ${taken.customer_id})` : `el cliente ${taken.customer_id}`;
+  const owner = taken.customer_name
+    ? `«${taken.customer_name}» (cliente ${taken.customer_id})`
+    : `el cliente ${taken.customer_id}`;
   return `Ese documento ya lo tiene ${owner}.`;
 }
 
