@@ -130,3 +130,15 @@ export function checkFiscalRules(fields: { documentType: DocumentType | null; iv
     );
   }
 }
+
+/** An address on one line, as a receipt prints it: "Av. Rivadavia 5200, CABA, Buenos Aires (C1424)"; null when empty. */
+export function addressLine(a: {
+  street: string | null;
+  city: string | null;
+  province: string | null;
+  postal_code: string | null;
+}): string | null {
+  const place = [a.street, a.city, a.province].filter((part): part is string => !!part?.trim()).join(', ');
+  const text = a.postal_code ? `${place}${place ? ' ' : ''}(${a.postal_code})` : place;
+  return text === '' ? null : text;
+}

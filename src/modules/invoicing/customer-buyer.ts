@@ -1,3 +1,4 @@
+import { addressLine } from '../customers/customer-fields.ts';
 import type { CustomerRow } from '../customers/customers.repo.ts';
 import type { BuyerInput } from './fiscal-rules.ts';
 
@@ -10,11 +11,9 @@ export type InvoiceCustomer = Pick<
 /** How invoicing finds a customer: null when the company has none with that id. */
 export type FindCustomer = (companyId: number, id: number) => Promise<InvoiceCustomer | null>;
 
-/** The address as printed on a receipt: "Av. Rivadavia 5200, CABA, Buenos Aires (C1424)"; null when none. */
+/** The customer's address as printed on a receipt; null when it has none. */
 export function printedAddress(c: Pick<InvoiceCustomer, 'street' | 'city' | 'province' | 'postalCode'>): string | null {
-  const place = [c.street, c.city, c.province].filter((part): part is string => !!part?.trim()).join(', ');
-  const text = c.postalCode ? `${place}${place ? ' ' : ''}(${c.postalCode})` : place;
-  return text === '' ? null : text;
+  return addressLine({ street: c.street, city: c.city, province: c.province, postal_code: c.postalCode });
 }
 
 /**
