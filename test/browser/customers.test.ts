@@ -145,6 +145,8 @@ describe('customers in a real browser (issue 28)', { timeout: 120_000 }, () => {
       await page.waitForSelector('[data-invoice] :text("Factura A 0001-00000001")');
       const receipt = fake.control.receipts().find((r) => r.cuit === ISSUER_CUIT[label].replaceAll('-', ''))!;
       expect(receipt).toMatchObject({ type: 1 });
+      // The customer's receipts list it too.
+      await page.waitForSelector('#customer-invoices :text("Factura A 0001-00000001")');
       await page.screenshot({ path: `${SHOTS}/04-invoiced-${label}.png`, fullPage: true });
       expect(await problemsOf(page)).toMatchObject({ overflow: 0, console: [], csp: [], errors: [] });
 

@@ -69,7 +69,7 @@ function Facts({ customer }: { customer: Customer }) {
 }
 
 /** The customer's sales, newest first, each with its "Facturar" (the customer preselected). */
-function Sales({ customer }: { customer: Customer }) {
+function Sales({ customer, onInvoiced }: { customer: Customer; onInvoiced: () => void }) {
   const [sales, setSales] = useState<SaleRow[] | null>(null);
   const [open, setOpen] = useState<number | null>(null);
   const [problem, setProblem] = useState('');
@@ -120,6 +120,7 @@ function Sales({ customer }: { customer: Customer }) {
                   cancelled={s.status === 'cancelled'}
                   canCreditNote
                   customerId={customer.id}
+                  onChange={onInvoiced}
                 />
               </td>
             </tr>
@@ -131,14 +132,14 @@ function Sales({ customer }: { customer: Customer }) {
 }
 
 /** The receipts issued to the customer or of their sales. */
-function Invoices({ customer }: { customer: Customer }) {
+function Invoices({ customer, reload }: { customer: Customer; reload: number }) {
   const [invoices, setInvoices] = useState<InvoiceWire[] | null>(null);
   const [problem, setProblem] = useState('');
   useEffect(() => {
     api<{ invoices: InvoiceWire[] }>('GET', `/api/v1/invoices?customer_id=${customer.id}&limit=20`)
       .then((answer) => setInvoices(answer.invoices))
       .catch((err) => setProblem(errorText(err)));
-  }, [customer.id]);
+  }, [customer.id, reload]);
   if (problem) return <p class="error-text">{problem}</p>;
   if (!invoices) return <p class="muted">Cargando…</p>;
   if (invoices.length === 0) return <p class="muted">Todavía no tiene comprobantes.</p>;
@@ -172,6 +173,7 @@ export function CustomerPage({
   const [editing, setEditing] = useState(data.customer === null);
   const [notice, say] = useNotice();
   const [busy, setBusy] = useState(false);
+  const [invoicesShown, setInvoicesShown] = useState(0);
 
   if (data.not_found) {
     return (
@@ -257,10 +259,10 @@ export function CustomerPage({
       {customer ? (
         <>
           <Card title="Ventas" id="customer-sales-card">
-            <Sales customer={customer} />
+            <Sales customer={customer} onInvoiced={() => setInvoicesShown((n) => n + 1)} />
           </Card>
           <Card title="Comprobantes" id="customer-invoices-card">
-            <Invoices customer={customer} />
+            <Invoices customer={customer} reload={invoicesShown} />
           </Card>
         </>
       ) : null}

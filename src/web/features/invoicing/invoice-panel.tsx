@@ -179,6 +179,7 @@ export function InvoicePanel({
   cancelled,
   canCreditNote,
   customerId = null,
+  onChange,
 }: {
   saleId: number;
   total: number;
@@ -186,6 +187,8 @@ export function InvoicePanel({
   canCreditNote: boolean;
   /** The sale's customer: preselected as the buyer. */
   customerId?: number | null;
+  /** Called after a receipt was issued here (a list of receipts elsewhere on the page reloads). */
+  onChange?: () => void;
 }) {
   const [state, setState] = useState<SaleInvoices | null>(null);
   const [ready, setReady] = useState<boolean | null>(null);
@@ -230,6 +233,7 @@ export function InvoicePanel({
     try {
       await action();
       setOpen(false);
+      onChange?.();
     } catch (err) {
       const details =
         err instanceof ApiError && err.code === 'arca_rejected' ? (err.body?.details ?? []).map((d) => d.message) : [];
