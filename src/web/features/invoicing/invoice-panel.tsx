@@ -219,13 +219,14 @@ export function InvoicePanel({
     refresh().catch((err) => setProblem({ text: errorText(err), details: [] }));
   }, [saleId]);
 
-  // The sale's customer, when it is one of the company's (an integration's sale may name another system's).
+  // The sale's customer, when it is one of the company's (an integration's sale may name another
+  // system's): looked up when the form opens, not for every sale shown.
   useEffect(() => {
-    if (customerId === null) return;
+    if (customerId === null || !open || customer !== null) return;
     api<{ customer: Customer }>('GET', `/api/v1/customers/${customerId}`)
       .then(({ customer: found }) => setCustomer(found))
       .catch(() => setBuyer((b) => (b.kind === 'customer' ? { ...b, kind: total >= IDENTIFY_FROM ? 'dni' : 'final' } : b)));
-  }, [customerId]);
+  }, [customerId, open]);
 
   async function act(action: () => Promise<unknown>) {
     setBusy(true);
