@@ -24,6 +24,7 @@ import { type CatalogImport, createCatalogImport } from './modules/catalog/catal
 import { createUserService, type UserService } from './modules/users/users.service.ts';
 import { createRegisterService, type RegisterService } from './modules/register/register.service.ts';
 import { createInvoicingModule, type InvoicingModule } from './modules/invoicing/invoicing.module.ts';
+import { createCustomersModule, type CustomersModule } from './modules/customers/customers.module.ts';
 import { createInstagramModule, type InstagramModule, type InstagramModuleDeps } from './modules/instagram/instagram.module.ts';
 import { createSalesAgentModule, type SalesAgentModule } from './modules/sales-agent/sales-agent.module.ts';
 import { createWhatsappModule, type WhatsappModule } from './modules/whatsapp/whatsapp.module.ts';
@@ -50,6 +51,8 @@ export interface Container {
   readonly catalogImport: CatalogImport;
   /** The cash register: box sessions and register sales (/api/v1/sales, /caja). */
   readonly register: RegisterService;
+  /** The merchant CRM: customers (/api/v1/customers, Clientes). */
+  readonly customers: CustomersModule;
   /** Electronic invoicing with ARCA: fiscal setup, receipts, credit notes (docs/facturacion.md). */
   readonly invoicing: InvoicingModule;
   readonly auth: AuthService;
@@ -101,6 +104,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   const catalog = createCatalogService({ db, clock });
   const catalogImport = createCatalogImport({ db, clock });
   const register = createRegisterService({ db, clock });
+  const customers = createCustomersModule({ db, clock });
   const auth = createAuthService({ db, config, clock, logger, users });
   const settings = createSettingsService({ db, config, clock, companies });
   const superadmin = createSuperadminService({ db, companies });
@@ -135,7 +139,15 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     ...(overrides.salesAgentRandom ? { random: overrides.salesAgentRandom } : {}),
   });
 
-  const invoicing = createInvoicingModule({ config, db, clock, cipher, logger, jobs });
+  const invoicing = createInvoicingModule({
+    config,
+    db,
+    clock,
+    cipher,
+    logger,
+    jobs,
+    findCustomer: (companyId, id) => customers.customers.findCustomer(companyId, id),
+  });
 
   const metrics = createMetrics({ db, jobs, logger });
   const readiness = createReadiness();
@@ -158,6 +170,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     catalog,
     catalogImport,
     register,
+    customers,
     invoicing,
     auth,
     settings,

@@ -13,6 +13,8 @@ export const ErrorBody = Type.Object(
           expected: Type.Optional(Type.String({ description: 'What the field should have been, e.g. the right check digit' })),
           product_id: Type.Optional(Type.Integer({ description: 'The other product a conflicting value belongs to' })),
           product_name: Type.Optional(Type.String({ description: 'That product’s name' })),
+          customer_id: Type.Optional(Type.Integer({ description: 'The other customer a document belongs to' })),
+          customer_name: Type.Optional(Type.String({ description: 'That customer’s name' })),
           found: Type.Optional(Type.String({ description: 'What a refused file turned out to be (xlsx, pdf, an encoding)' })),
           line: Type.Optional(Type.Integer({ description: 'The first bad line of a refused file' })),
         }),

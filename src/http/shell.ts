@@ -25,6 +25,7 @@ export const NAV: readonly NavItem[] = [
   { href: '/superadmin/whatsapp', label: 'WhatsApp', shows: (s) => s.isSuperadmin },
   { href: '/superadmin/instagram/agent', label: 'Agente de ventas', shows: (s) => s.isSuperadmin },
   { href: '/productos', label: 'Productos', shows: isAdmin },
+  { href: '/clientes', label: 'Clientes', shows: isAdmin },
   { href: '/stock', label: 'Stock', shows: isAdmin },
   { href: '/depositos', label: 'Depósitos y cajas', shows: isAdmin },
   { href: '/settings/integrations', label: 'Integraciones', shows: isAdmin },

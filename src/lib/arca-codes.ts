@@ -35,3 +35,20 @@ export const ARCA_CODE_HINTS: Record<number, string> = {
 export function arcaHint(code: number, arcaMessage?: string): string {
   return ARCA_CODE_HINTS[code] ?? arcaMessage ?? `ARCA respondió con el código ${code}.`;
 }
+
+/** Receiver IVA conditions (CondicionIVAReceptorId, FEParamGetCondicionIvaReceptor). */
+export const RECEIVER_CONDITIONS: Record<number, string> = {
+  1: 'IVA Responsable Inscripto',
+  4: 'IVA Sujeto Exento',
+  5: 'Consumidor Final',
+  6: 'Responsable Monotributo',
+  7: 'Sujeto No Categorizado',
+  8: 'Proveedor del Exterior',
+  9: 'Cliente del Exterior',
+  10: 'IVA Liberado – Ley N° 19.640',
+  13: 'Monotributista Social',
+  15: 'IVA No Alcanzado',
+  16: 'Monotributo Trabajador Independiente Promovido',
+};
+/** Conditions that receive class A from a Responsable Inscripto (RG 5003: monotributistas too). */
+export const CLASS_A_RECEIVERS: ReadonlySet<number> = new Set([1, 6, 13, 16]);

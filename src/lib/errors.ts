@@ -26,6 +26,7 @@ export const ERROR_STATUS = {
   channel_not_connected: 409,
   reconnect_required: 409,
   insufficient_stock: 409,
+  customer_document_taken: 409,
   invitation_expired: 410,
   invitation_used: 410,
   invitation_revoked: 410,
@@ -61,6 +62,9 @@ export interface ErrorDetail {
   /** The other product a conflicting sku or barcode belongs to, for a screen to name. */
   product_id?: number;
   product_name?: string;
+  /** The other customer a document belongs to (customer_document_taken), for a screen to name. */
+  customer_id?: number;
+  customer_name?: string;
   /** What a refused file turned out to be (`xlsx`, `pdf`, an encoding…). */
   found?: string;
   /** The first bad line of a refused file. */

@@ -51,6 +51,9 @@ describe('every signed-in page, on a desktop and on a phone', () => {
   const PAGES: ['operator' | 'admin' | 'cashier', string, string][] = [
     ['admin', '/settings/integrations', 'Integraciones'],
     ['admin', '/productos', 'Productos'],
+    ['admin', '/clientes', 'Clientes'],
+    ['admin', '/clientes/nuevo', 'Nuevo cliente'],
+    ['cashier', '/clientes', 'Esta sección no es para tu usuario'],
     ['admin', '/settings/api-tokens', 'Tokens de API'],
     ['operator', '/superadmin/instagram', 'Instagram'],
     ['operator', '/superadmin/whatsapp', 'WhatsApp'],

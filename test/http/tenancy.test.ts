@@ -21,6 +21,7 @@ const ID_SOURCE: Record<string, string> = {
   deposits: 'deposits',
   boxes: 'boxes',
   invoices: 'invoices',
+  customers: 'customers',
   'invoice-attempts': 'invoice_attempts',
   members: 'memberships',
   invitations: 'invitations',
@@ -49,6 +50,7 @@ const NO_RECORD_IN_PATH: Record<string, string> = {
   'GET /api/v1/sales/export.csv': "the caller's company sales",
   'GET /api/v1/sales/summary': "the caller's company sales",
   'GET /api/v1/products/export': "the caller's company products",
+  'GET /api/v1/customers/export': "the caller's company customers",
 };
 
 /** Collections: B lists its own company; listed here so B's answer is checked for A's marker. */
@@ -62,6 +64,7 @@ const COLLECTION_READS = [
   'GET /api/v1/deposits',
   'GET /api/v1/boxes',
   'GET /api/v1/invoices',
+  'GET /api/v1/customers',
   'GET /api/settings/members',
   'GET /api/settings/members/invitations',
   'GET /api/settings/integrations/webhooks',
@@ -74,6 +77,8 @@ const COLLECTION_WRITES: Record<string, string> = {
   'POST /api/v1/sales': "body product_id: checked with A's product below",
   'POST /api/v1/products': 'creates in the caller company',
   'POST /api/v1/products/import': 'creates in the caller company',
+  'POST /api/v1/customers': 'creates in the caller company (a document of A is free in B: customers.test.ts)',
+  'POST /api/v1/customers/import': 'creates in the caller company',
   'POST /api/v1/products/price-change': "body product ids: checked with A's product below",
   'POST /api/v1/movements': "body product_id/deposit_id: checked with A's ids below",
   'POST /api/v1/categories': 'creates in the caller company',
@@ -96,6 +101,7 @@ const BODIES: Record<string, unknown> = {
   'PATCH /api/v1/categories/:id': { name: 'Cambiada por B' },
   'PATCH /api/v1/deposits/:id': { name: 'Cambiado por B' },
   'PATCH /api/v1/boxes/:id': { name: 'Cambiada por B' },
+  'PATCH /api/v1/customers/:id': { name: 'Cambiado por B' },
 };
 
 const MARKER = `tenant-a-${randomUUID().slice(0, 8)}`;
@@ -153,6 +159,11 @@ describe('company B never reaches company A (every /api/v1 and settings route)',
       const box = await call('POST', '/api/v1/boxes', asA, { name: `${MARKER} caja ${i}`, deposit_id: dep.json().deposit.id });
       expect(box.statusCode, box.body).toBe(201);
       await makeProduct(t.container, a.id, { name: `${MARKER} prod ${i}`, basePrice: 100, stock: 10 });
+      const customer = await call('POST', '/api/v1/customers', asA, {
+        name: `${MARKER} cliente ${i}`,
+        email: `c${i}@${MARKER}.com`,
+      });
+      expect(customer.statusCode, customer.body).toBe(201);
       const token = await call('POST', '/api/v1/api-tokens', asA, { name: `${MARKER}-${i}`, scope: 'read' });
       expect(token.statusCode, token.body).toBe(201);
     }

@@ -261,6 +261,9 @@ export const invoices = pgTable(
     environment: text('environment'),
     issuerCuit: char('issuer_cuit', { length: 11 }),
     associatedInvoiceId: integer('associated_invoice_id'),
+    /** 0150: the customer the receipt was issued to, and the buyer's address as printed. */
+    customerId: integer('customer_id'),
+    receiverAddress: text('receiver_address'),
     observations: jsonb('observations').$type<{ code: number; message: string }[]>(),
   },
   (t) => [primaryKey({ columns: [t.companyId, t.id] })],

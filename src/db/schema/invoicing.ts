@@ -67,6 +67,9 @@ export const invoiceAttempts = pgTable(
     request: jsonb('request').$type<Record<string, unknown>>().notNull(),
     receiverName: text('receiver_name'),
     associatedInvoiceId: integer('associated_invoice_id'),
+    /** 0150: carried to the invoice when ARCA approves. */
+    customerId: integer('customer_id'),
+    receiverAddress: text('receiver_address'),
     errors: jsonb('errors').$type<ArcaMessage[]>().notNull().default([]),
     observations: jsonb('observations').$type<ArcaMessage[]>().notNull().default([]),
     invoiceId: integer('invoice_id'),

@@ -35,6 +35,7 @@ export type AuditAction =
   | 'webhook.secret_rotated'
   | 'catalog.price_change'
   | 'catalog.imported'
+  | 'customer.imported'
   | 'api_token.created'
   | 'api_token.revoked'
   | 'box_session.opened'

@@ -9,40 +9,23 @@ import { auditBy, recordAudit } from '../audit/audit.repo.ts';
 import { applyMovements, findDefaultDepositId } from '../stock/stock.ledger.ts';
 import * as repo from './catalog.repo.ts';
 import { normaliseBarcode } from './catalog.service.ts';
+import { EXPORT_HEADERS, type ImportField, mapHeaders, parseIva, parseUnit } from './csv.ts';
 import {
-  csvCell,
-  decodeSpreadsheet,
-  detectSeparator,
-  EXPORT_HEADERS,
   formatAmount,
-  type ImportField,
-  type SpreadsheetEncoding,
-  unguardCell,
-  mapHeaders,
+  type ImportError,
+  type ImportReport,
   parseAmount,
   parseBoolean,
-  parseCsv,
-  parseIva,
-  parseUnit,
-} from './csv.ts';
+  readSpreadsheet,
+  unguardCell,
+  writeSpreadsheet,
+} from '../../lib/spreadsheet.ts';
 import { catalogueFields, type ProductInput, type ProductRow, productToWire } from './products.service.ts';
 import { recordOutboundMany } from '../../outbox/outbox.repo.ts';
 
-export interface ImportError {
-  line: number;
-  column: string | null;
-  message: string;
-}
+export type { ImportError };
 
-export interface ImportResult {
-  created: number;
-  updated: number;
-  unchanged: number;
-  errors: ImportError[];
-  dry_run: boolean;
-  encoding: SpreadsheetEncoding;
-  separator: ';' | ',';
-  ignored_columns: string[];
+export interface ImportResult extends ImportReport {
   deposit_id: number | null;
   stock_adjusted: number;
 }
@@ -65,7 +48,6 @@ type Row = Partial<{
   stock: number;
 }>;
 
-export const MAX_IMPORT_ROWS = 50_000;
 /** The largest quantity a stock column holds (numeric(14,3)). */
 const MAX_QUANTITY = 99_999_999_999.999;
 /** The reason of the movements the `stock` column books. */
@@ -403,52 +385,16 @@ export function createCatalogImport({ db, clock }: { db: Database; clock: Clock 
     dryRun: boolean,
     options: { depositId?: number | undefined } = {},
   ): Promise<ImportResult> {
-    const { text, encoding } = decodeSpreadsheet(bytes);
-    const separator = detectSeparator(text);
-    const rows = parseCsv(text, separator);
-    const header = rows[0];
-    if (!header || header.every((h) => h.trim() === '')) {
-      throw new AppError(
-        'validation_failed',
-        'the file is empty: the first line must name the columns (nombre, precio, sku, codigo…)',
-      );
-    }
-    const fields = mapHeaders(header);
-    if (!fields.includes('name') && !fields.includes('sku') && !fields.includes('barcode') && !fields.includes('id')) {
-      throw new AppError(
-        'validation_failed',
-        'no known column: the first line must name the columns, e.g. sku;codigo;nombre;precio (see /docs/api-comercio)',
-      );
-    }
-    if (rows.length - 1 > MAX_IMPORT_ROWS) {
-      throw new AppError('payload_too_large', `at most ${MAX_IMPORT_ROWS} rows per import (got ${rows.length - 1})`);
-    }
-    const result: ImportResult = {
-      created: 0,
-      updated: 0,
-      unchanged: 0,
-      errors: [],
-      dry_run: dryRun,
-      encoding,
-      separator,
-      ignored_columns: header
-        .filter((_, i) => fields[i] === null)
-        .map((h) => h.trim())
-        .filter(Boolean),
-      deposit_id: null,
-      stock_adjusted: 0,
-    };
+    const { header, fields, separator, lines, report } = readSpreadsheet(bytes, mapHeaders, {
+      required: ['name', 'sku', 'barcode', 'id'],
+      example: 'sku;codigo;nombre;precio',
+    });
+    const result: ImportResult = { ...report, dry_run: dryRun, deposit_id: null, stock_adjusted: 0 };
     // Parse every row first (no database), then read in a few statements everything the rows can
     // touch, decide each row in file order against that in-memory picture (kept up to date as rows
     // apply), and write the outcome in multi-row statements: the answer is the one row-by-row
     // upserts gave, in a handful of round trips instead of ~8 per row.
-    const parsed: { line: number; row: Row; errors: ImportError[] }[] = [];
-    for (let index = 1; index < rows.length; index++) {
-      const cells = rows[index]!;
-      if (cells.every((c) => c.trim() === '')) continue;
-      const line = index + 1;
-      parsed.push({ line, ...parseRow(cells, fields, header, separator, line) });
-    }
+    const parsed = lines.map(({ line, cells }) => ({ line, ...parseRow(cells, fields, header, separator, line) }));
     const valid = parsed.filter((p) => p.errors.length === 0).map((p) => p.row);
     const texts = (pick: (row: Row) => string | null | undefined) => [
       ...new Set(valid.map(pick).filter((v): v is string => typeof v === 'string' && v !== '')),
@@ -643,8 +589,9 @@ export function createCatalogImport({ db, clock }: { db: Database; clock: Clock 
   async function exportCsv(companyId: number, options: { depositId?: number | undefined } = {}): Promise<string> {
     const depositId = await depositFor(db.orm, companyId, options.depositId);
     const rows = await repo.exportRows(db.orm, companyId, depositId);
-    const lines = rows.map((r) =>
-      [
+    return writeSpreadsheet(
+      EXPORT_HEADERS,
+      rows.map((r) => [
         r.id,
         r.sku,
         r.bc,
@@ -659,11 +606,8 @@ export function createCatalogImport({ db, clock }: { db: Database; clock: Clock 
         r.min_stock === null ? null : formatAmount(quantityToNumber(r.min_stock), 3),
         r.unit === 'kg' ? 'kg' : 'unidad',
         formatAmount(quantityToNumber(r.deposit_stock), 3),
-      ]
-        .map((v) => csvCell(v, ';'))
-        .join(';'),
+      ]),
     );
-    return `\uFEFF${[EXPORT_HEADERS.join(';'), ...lines].join('\r\n')}\r\n`;
   }
 
   return { importCsv, exportCsv };

@@ -1,6 +1,7 @@
 import { type SQL, sql } from 'drizzle-orm';
 import { type Conn, columnList, selectRows, selectTableRows, setList, valuesList } from '../../db/client.ts';
 import { products } from '../../db/schema/index.ts';
+import { searchMatches, searchWords } from '../../db/search.ts';
 
 /** A product row as the database holds it. */
 export type ProductRow = typeof products.$inferSelect;
@@ -13,33 +14,13 @@ export interface ProductFilter {
   lowStock?: boolean | undefined;
 }
 
-/** The words of a search, as the stored search text spells them (lower case, no accents). */
-export function searchWords(q: string | undefined): string[] {
-  return (q ?? '')
-    .toLowerCase()
-    .split(/\s+/)
-    .map((w) =>
-      w
-        .normalize('NFD')
-        .replace(/\p{M}/gu, '')
-        .replace(/[\\%_]/g, ''),
-    )
-    .filter(Boolean)
-    .slice(0, 8);
-}
-
-/** pg_trgm can look a LIKE pattern up only through a run of 3 letters or digits. */
-const INDEXABLE = /[\p{L}\p{N}]{3}/u;
-
 /** `q` over name (accent- and case-insensitive), sku and barcode; the other filters as given. */
 export function productWhere(companyId: number, filter: ProductFilter): SQL {
   const parts: SQL[] = [sql`p.company_id = ${companyId}`];
   // Every word of q, in the name (accents and case ignored), the sku or the barcode: the stored
   // search column of migration 0017, trigram-indexed (products_search_idx). A shorter word cannot
   // use that index (pg_trgm would read all of it), so it is a plain substring test on the rows found.
-  for (const word of searchWords(filter.q)) {
-    parts.push(INDEXABLE.test(word) ? sql`p.search LIKE ${`%${word}%`}` : sql`strpos(p.search, ${word}) > 0`);
-  }
+  parts.push(...searchMatches(sql`p.search`, filter.q));
   if (filter.categoryId !== undefined) parts.push(sql`p.category_id = ${filter.categoryId}`);
   if (filter.mark?.trim()) parts.push(sql`lower(p.mark) = lower(${filter.mark.trim()})`);
   if (filter.enabled !== undefined) parts.push(sql`p.enable = ${filter.enabled}`);

@@ -2,6 +2,7 @@ import { Type } from 'typebox';
 import type { App } from '../../http/app.types.ts';
 import { errorResponses } from '../../http/error-body.schema.ts';
 import { companyCtx } from '../../http/request-context.ts';
+import { acceptSpreadsheets } from '../../http/spreadsheet-body.ts';
 import { AppError } from '../../lib/errors.ts';
 import {
   Box,
@@ -56,12 +57,7 @@ export function registerCatalogRoutes(app: App, { catalog, imports }: { catalog:
   const read = { access: 'read' as const };
   const write = { access: 'write' as const };
 
-  // Spreadsheets arrive as bytes: the import decides between UTF-8 and Windows-1252 itself.
-  app.addContentTypeParser(
-    ['text/csv', 'application/csv', 'application/vnd.ms-excel'],
-    { parseAs: 'buffer' },
-    (_request, body, done) => done(null, body),
-  );
+  acceptSpreadsheets(app);
 
   app.post(
     '/api/v1/products/import',

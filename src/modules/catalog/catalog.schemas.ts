@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { importReportFields } from '../../http/spreadsheet-body.ts';
 
 const Id = Type.Integer({ minimum: 1, maximum: 2_147_483_647 });
 const Money = Type.Number({ minimum: 0, maximum: 999_999_999_999.99 });
@@ -218,22 +219,7 @@ export const PriceChangeResult = Type.Object({
 
 export const ImportResult = Type.Object(
   {
-    created: Type.Integer(),
-    updated: Type.Integer(),
-    unchanged: Type.Integer(),
-    errors: Type.Array(
-      Type.Object({ line: Type.Integer(), column: Type.Union([Type.String(), Type.Null()]), message: Type.String() }),
-      { description: 'Rows skipped, by line of the file (the header is line 1) and column' },
-    ),
-    dry_run: Type.Boolean(),
-    encoding: Type.Union([
-      Type.Literal('utf-8'),
-      Type.Literal('windows-1252'),
-      Type.Literal('utf-16le'),
-      Type.Literal('utf-16be'),
-    ]),
-    separator: Type.Union([Type.Literal(';'), Type.Literal(',')]),
-    ignored_columns: Type.Array(Type.String()),
+    ...importReportFields,
     deposit_id: Type.Union([Type.Integer(), Type.Null()], {
       description: 'The deposit whose stock the `stock` column sets (null when the file has no stock column)',
     }),

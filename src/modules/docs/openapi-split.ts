@@ -11,6 +11,11 @@ const MERCHANT_TAGS = [
   { name: 'Catálogo', description: 'Productos, categorías, cambio de precios, importación y exportación' },
   { name: 'Stock', description: 'Stock por depósito y movimientos (el libro de stock)' },
   { name: 'Depósitos y cajas', description: 'Depósitos y cajas de la empresa' },
+  {
+    name: 'Clientes',
+    description:
+      'Clientes de la empresa (CRM): datos fiscales, contacto, cuenta corriente; importación y exportación (guía: /docs/clientes)',
+  },
   { name: 'Caja y ventas', description: 'Turnos de caja, ventas, cobros, anulaciones y resúmenes' },
   {
     name: 'Facturación',

@@ -24,12 +24,14 @@ const STATUS_TEXT: Record<number, string> = {
 };
 
 /** Bodies the route schemas cannot declare: the CSV import reads raw bytes. */
+const SPREADSHEET_BODY: Json = {
+  required: true,
+  description: 'The spreadsheet: UTF-8 (with or without BOM), UTF-16 with BOM or Windows-1252; ";" or ","',
+  content: { 'text/csv': { schema: { type: 'string' } } },
+};
 const REQUEST_BODIES: Record<string, Json> = {
-  'post /api/v1/products/import': {
-    required: true,
-    description: 'The spreadsheet: UTF-8 (with or without BOM), UTF-16 with BOM or Windows-1252; ";" or ","',
-    content: { 'text/csv': { schema: { type: 'string' } } },
-  },
+  'post /api/v1/products/import': SPREADSHEET_BODY,
+  'post /api/v1/customers/import': SPREADSHEET_BODY,
 };
 
 const ERROR_SCHEMA: Json = {
@@ -50,6 +52,8 @@ const ERROR_SCHEMA: Json = {
           expected: { type: 'string', description: 'What the field should have been, e.g. the right check digit' },
           product_id: { type: 'integer', description: 'The other product a conflicting value belongs to' },
           product_name: { type: 'string', description: 'That product’s name' },
+          customer_id: { type: 'integer', description: 'The other customer a document belongs to' },
+          customer_name: { type: 'string', description: 'That customer’s name' },
           found: { type: 'string', description: 'What a refused file turned out to be (xlsx, pdf, an encoding)' },
           line: { type: 'integer', description: 'The first bad line of a refused file' },
         },

@@ -1,3 +1,4 @@
+import { CLASS_A_RECEIVERS, RECEIVER_CONDITIONS } from '../../lib/arca-codes.ts';
 import { normalizeCuit } from '../../lib/cuit.ts';
 import { AppError } from '../../lib/errors.ts';
 import { fromCents } from '../../lib/money.ts';
@@ -8,6 +9,8 @@ import type { IvaCondition } from '../../db/schema/index.ts';
  * conditions, the buyer's document, the RG 5700 threshold and the IVA lines. Sources:
  * the WSFEv1 developer manual v4.0 and docs/facturacion.md.
  */
+
+export { RECEIVER_CONDITIONS };
 
 export type Letter = 'A' | 'B' | 'C';
 
@@ -22,23 +25,6 @@ export const RECEIPT_CODES: Record<Letter, { invoice: number; credit_note: numbe
 export function receiptTypeName(letter: Letter, kind: 'invoice' | 'credit_note'): string {
   return kind === 'invoice' ? letter : `NC ${letter}`;
 }
-
-/** Receiver IVA conditions (CondicionIVAReceptorId, FEParamGetCondicionIvaReceptor). */
-export const RECEIVER_CONDITIONS: Record<number, string> = {
-  1: 'IVA Responsable Inscripto',
-  4: 'IVA Sujeto Exento',
-  5: 'Consumidor Final',
-  6: 'Responsable Monotributo',
-  7: 'Sujeto No Categorizado',
-  8: 'Proveedor del Exterior',
-  9: 'Cliente del Exterior',
-  10: 'IVA Liberado – Ley N° 19.640',
-  13: 'Monotributista Social',
-  15: 'IVA No Alcanzado',
-  16: 'Monotributo Trabajador Independiente Promovido',
-};
-/** Conditions that receive class A from a Responsable Inscripto (RG 5003: monotributistas too). */
-const CLASS_A_RECEIVERS = new Set([1, 6, 13, 16]);
 
 export const ISSUER_CONDITIONS: Record<IvaCondition, string> = {
   responsable_inscripto: 'IVA Responsable Inscripto',

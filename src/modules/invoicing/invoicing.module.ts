@@ -5,6 +5,7 @@ import type { Cipher } from '../../lib/secrets.ts';
 import type { Clock } from '../../lib/time.ts';
 import type { Logger } from '../../logger.ts';
 import { createArcaAccess } from './arca-access.ts';
+import type { FindCustomer } from './customer-buyer.ts';
 import { createFiscalService } from './fiscal.service.ts';
 import { createInvoicingService } from './invoicing.service.ts';
 
@@ -21,6 +22,7 @@ export function createInvoicingModule({
   cipher,
   logger,
   jobs,
+  findCustomer,
 }: {
   config: Config;
   db: Database;
@@ -28,10 +30,12 @@ export function createInvoicingModule({
   cipher: Cipher;
   logger: Logger;
   jobs: JobQueue;
+  /** The customers a receipt can be issued to (the customers module). */
+  findCustomer: FindCustomer;
 }) {
   const arca = createArcaAccess({ config: config.arca, db, logger, dataDir: config.db.dataDir });
   const fiscal = createFiscalService({ db, clock, cipher, arca });
-  const invoicing = createInvoicingService({ db, clock, logger, fiscal, arca });
+  const invoicing = createInvoicingService({ db, clock, logger, fiscal, arca, findCustomer });
   jobs.define({
     name: 'invoices-settle-pending',
     schedule: '* * * * *',

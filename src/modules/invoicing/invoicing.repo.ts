@@ -191,13 +191,19 @@ export async function invoicesOfSale(conn: Conn, companyId: number, saleId: numb
 export async function listInvoices(
   conn: Conn,
   companyId: number,
-  filter: { beforeId?: number | undefined; limit: number },
+  filter: { beforeId?: number | undefined; limit: number; customerId?: number | undefined },
 ): Promise<IssuedInvoiceRow[]> {
+  // A customer's receipts: issued to them (0150), or of their sales (sales.customer_id).
+  const ofCustomer =
+    filter.customerId === undefined
+      ? sql``
+      : sql` AND (customer_id = ${filter.customerId} OR EXISTS (SELECT 1 FROM sales s WHERE s.company_id = invoices.company_id
+          AND s.id = invoices.sale_id AND s.customer_id = ${filter.customerId}))`;
   return selectTableRows(
     conn,
     invoices,
     sql`SELECT ${INVOICE} FROM invoices
-      WHERE company_id = ${companyId}${filter.beforeId ? sql` AND id < ${filter.beforeId}` : sql``}
+      WHERE company_id = ${companyId}${filter.beforeId ? sql` AND id < ${filter.beforeId}` : sql``}${ofCustomer}
       ORDER BY id DESC LIMIT ${filter.limit}`,
   );
 }

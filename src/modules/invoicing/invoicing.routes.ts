@@ -159,7 +159,11 @@ export function registerInvoicingRoutes(app: App, { fiscal, invoicing }: { fisca
       },
     },
     async (request) =>
-      invoicing.list(companyCtx(request.ctx), { cursor: request.query.cursor, limit: request.query.limit ?? 50 }),
+      invoicing.list(companyCtx(request.ctx), {
+        cursor: request.query.cursor,
+        limit: request.query.limit ?? 50,
+        customerId: request.query.customer_id,
+      }),
   );
 
   app.get(

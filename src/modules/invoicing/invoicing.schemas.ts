@@ -37,6 +37,14 @@ export const BuyerInput = Type.Object(
 export const IssueBody = Type.Object(
   {
     buyer: Type.Optional(BuyerInput),
+    customer_id: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 2_147_483_647,
+        description:
+          'A customer of the company (instead of buyer): its CUIT/CUIL/DNI, IVA condition, name and address fill the receipt; class A when it has a CUIT and condition 1, 6, 13 or 16',
+      }),
+    ),
     point_of_sale: Type.Optional(
       Type.Integer({ minimum: 1, maximum: 99998, description: "One of the company's; default: its default" }),
     ),
@@ -73,8 +81,10 @@ export const Invoice = Type.Object(
         iva_condition: Nullable(Type.Integer()),
         iva_condition_name: Nullable(Type.String()),
         name: Nullable(Type.String()),
+        address: Nullable(Type.String({ description: "The customer's address as printed" })),
       }),
     ),
+    customer_id: Nullable(Type.Integer({ description: 'The customer the receipt was issued to' })),
     net: Nullable(Type.Number()),
     iva: Nullable(Type.Number()),
     exempt: Nullable(Type.Number()),
@@ -116,6 +126,13 @@ export const InvoiceList = Type.Object({
 });
 export const ListQuery = Type.Object(
   {
+    customer_id: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 2_147_483_647,
+        description: "The customer's receipts: issued to the customer, or of the customer's sales",
+      }),
+    ),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50 })),
     cursor: Type.Optional(Type.String({ maxLength: 40 })),
   },

@@ -30,6 +30,7 @@ import {
   receiptTypeName,
   resolveBuyer,
 } from './fiscal-rules.ts';
+import { buyerOfCustomer, type FindCustomer, printedAddress } from './customer-buyer.ts';
 import type { FiscalReady, FiscalService } from './fiscal.service.ts';
 import { explainTransport } from './fiscal.service.ts';
 import * as repo from './invoicing.repo.ts';
@@ -44,6 +45,9 @@ interface Draft {
   buyer: Buyer;
   amounts: ReturnType<typeof computeAmounts>;
   date: string;
+  /** The customer the receipt is issued to, and its address as printed (0150). */
+  customerId: number | null;
+  receiverAddress: string | null;
   associated: { invoiceId: number; type: number; pointOfSale: number; number: number; cuit: string; date: string } | null;
 }
 
@@ -80,7 +84,9 @@ export function invoiceDetail(row: repo.IssuedInvoiceRow) {
             iva_condition_name:
               row.receiverIvaCondition === null ? null : (RECEIVER_CONDITIONS[row.receiverIvaCondition] ?? null),
             name: row.receiverName,
+            address: row.receiverAddress,
           },
+    customer_id: row.customerId,
     net: row.net === null ? null : Number(row.net),
     iva: row.iva === null ? null : Number(row.iva),
     exempt: row.exempt === null ? null : Number(row.exempt),
@@ -194,12 +200,14 @@ export function createInvoicingService({
   logger,
   fiscal,
   arca,
+  findCustomer,
 }: {
   db: Database;
   clock: Clock;
   logger: Logger;
   fiscal: FiscalService;
   arca: ArcaAccess;
+  findCustomer: FindCustomer;
 }) {
   const { orm } = db;
 
@@ -249,6 +257,8 @@ export function createInvoicingService({
         docNumber: request.docNumber,
         receiverIvaCondition: request.receiverIvaConditionId ?? null,
         receiverName: attempt.receiverName,
+        customerId: attempt.customerId,
+        receiverAddress: attempt.receiverAddress,
         net: request.net,
         iva: request.iva,
         exempt: request.exempt,
@@ -490,6 +500,8 @@ export function createInvoicingService({
               status: 'pending',
               request: caeRequest(draft, last + 1) as unknown as Record<string, unknown>,
               receiverName: draft.buyer.name,
+              customerId: draft.customerId,
+              receiverAddress: draft.receiverAddress,
               associatedInvoiceId: draft.associated?.invoiceId ?? null,
               createdBy: auditBy(ctx).actor?.email ?? 'cli',
             },
@@ -515,6 +527,19 @@ export function createInvoicingService({
     return (await repo.invoicesOfSale(orm, companyId, saleId)).find((i) => i.kind === kind) ?? null;
   }
 
+  /** The customer a receipt is issued to (`customer_id`), this company's only; never together with `buyer`. */
+  async function customerOf(companyId: number, input: { buyer?: unknown; customer_id?: number | undefined }) {
+    if (input.customer_id === undefined) return null;
+    if (input.buyer !== undefined) {
+      throw new AppError('validation_failed', 'send either customer_id or buyer, not both', {
+        details: [{ path: '/buyer', message: 'not with customer_id' }],
+      });
+    }
+    const customer = await findCustomer(companyId, input.customer_id);
+    if (!customer) throw new AppError('not_found', `customer ${input.customer_id} not found`);
+    return customer;
+  }
+
   async function loadSale(companyId: number, saleId: number) {
     const sale = await repo.saleForInvoice(orm, companyId, saleId);
     if (!sale) throw new AppError('not_found', `sale ${saleId} not found`);
@@ -525,7 +550,7 @@ export function createInvoicingService({
     async issue(
       ctx: CompanyCtx,
       saleId: number,
-      input: { buyer?: BuyerInput | undefined; point_of_sale?: number | undefined },
+      input: { buyer?: BuyerInput | undefined; customer_id?: number | undefined; point_of_sale?: number | undefined },
     ): Promise<IssueResult> {
       const sale = await loadSale(ctx.companyId, saleId);
       const issued = await issuedOfSale(ctx.companyId, saleId, 'invoice');
@@ -542,7 +567,11 @@ export function createInvoicingService({
         );
       }
       if (totalCents <= 0) throw new AppError('invalid_state', `sale ${saleId} has no amount to invoice`);
-      const buyer = resolveBuyer(input.buyer ?? (sale.customer_name ? { name: sale.customer_name } : undefined), totalCents);
+      const customer = await customerOf(ctx.companyId, input);
+      const buyer = resolveBuyer(
+        customer ? buyerOfCustomer(customer) : (input.buyer ?? (sale.customer_name ? { name: sale.customer_name } : undefined)),
+        totalCents,
+      );
       const letter = chooseLetter(setup.ivaCondition, buyer);
       const pointOfSale = input.point_of_sale ?? setup.defaultPointOfSale ?? setup.pointsOfSale[0]!;
       if (!setup.pointsOfSale.includes(pointOfSale)) {
@@ -563,6 +592,8 @@ export function createInvoicingService({
         buyer,
         amounts: computeAmounts(letter, lines),
         date: arcaDate(clock.now()),
+        customerId: customer?.id ?? null,
+        receiverAddress: customer ? printedAddress(customer) : null,
         associated: null,
       });
     },
@@ -612,6 +643,8 @@ export function createInvoicingService({
           ivaLines: invoice.ivaLines ?? [],
         },
         date: arcaDate(clock.now()),
+        customerId: invoice.customerId,
+        receiverAddress: invoice.receiverAddress,
         associated: {
           invoiceId: invoice.id,
           type: invoice.receiptCode,
@@ -682,14 +715,14 @@ export function createInvoicingService({
       return invoiceDetail(row);
     },
 
-    async list(ctx: CompanyCtx, page: { cursor?: string | undefined; limit: number }) {
+    async list(ctx: CompanyCtx, page: { cursor?: string | undefined; limit: number; customerId?: number | undefined }) {
       const beforeId = page.cursor ? Number(page.cursor) : undefined;
       if (page.cursor !== undefined && !(Number.isInteger(beforeId) && beforeId! > 0)) {
         throw new AppError('validation_failed', 'cursor is not one this API gave', {
           details: [{ path: '/cursor', message: 'invalid' }],
         });
       }
-      const rows = await repo.listInvoices(orm, ctx.companyId, { beforeId, limit: page.limit + 1 });
+      const rows = await repo.listInvoices(orm, ctx.companyId, { beforeId, limit: page.limit + 1, customerId: page.customerId });
       const more = rows.length > page.limit;
       const items = rows.slice(0, page.limit);
       return { invoices: items.map(invoiceDetail), meta: { next_cursor: more ? String(items.at(-1)!.id) : null } };

@@ -112,6 +112,7 @@ export async function renderPrintout(options: {
   <section class="buyer">
     <p>${buyer && buyer.doc_type !== 99 ? html`${buyer.doc_type_name}: <strong>${buyer.doc_type === 80 || buyer.doc_type === 86 ? formatCuit(buyer.doc_number ?? '') : buyer.doc_number}</strong>` : 'Consumidor final'}
       ${buyer?.name ? html` · ${buyer.name}` : ''}</p>
+    ${buyer?.address ? html`<p>Domicilio: ${buyer.address}</p>` : ''}
     <p>Condición frente al IVA: ${buyer?.iva_condition_name ?? 'Consumidor Final'}</p>
     <p>Condición de venta: Contado</p>
     ${associated ? html`<p>Comprobante asociado: ${associated.kind === 'invoice' ? 'Factura' : 'Nota de crédito'} ${associated.receipt} del ${formatDate(associated.issue_date ?? associated.issued_at)}</p>` : ''}

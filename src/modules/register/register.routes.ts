@@ -5,7 +5,7 @@ import { companyCtx } from '../../http/request-context.ts';
 import { AppError } from '../../lib/errors.ts';
 import { AR_TIME_ZONE, formatLocalDateTime } from '../../lib/format.ts';
 import { paymentMethodLabel, SALE_SOURCE_LABELS, SALE_STATUS_LABELS } from '../../lib/sale-labels.ts';
-import { csvCell, formatAmount } from '../catalog/csv.ts';
+import { formatAmount, writeSpreadsheet } from '../../lib/spreadsheet.ts';
 import type { Bound } from '../sales/sales.repo.ts';
 import type { SaleWire } from '../sales/sales.schemas.ts';
 import {
@@ -107,11 +107,9 @@ export function salesCsv(sales: SaleWire[], extras: SalesCsvExtras): string {
       receipts?.invoice.join(' / ') ?? null,
       receipts?.credit_note.join(' / ') ?? null,
       s.cancellation_reason,
-    ]
-      .map((v) => csvCell(v, ';'))
-      .join(';');
+    ];
   });
-  return `\uFEFF${[head.join(';'), ...lines].join('\r\n')}\r\n`;
+  return writeSpreadsheet(head, lines);
 }
 
 /**
@@ -411,6 +409,7 @@ function saleFilter(
     to?: string;
     box_id?: number;
     box_session_id?: number;
+    customer_id?: number;
     status?: string;
     method?: string;
     cursor?: string | undefined;
@@ -424,6 +423,7 @@ function saleFilter(
     ...(to && { to }),
     ...(q.box_id !== undefined && { boxId: q.box_id }),
     ...(q.box_session_id !== undefined && { sessionId: q.box_session_id }),
+    ...(q.customer_id !== undefined && { customerId: q.customer_id }),
     ...(q.status !== undefined && { status: q.status }),
     ...(q.method !== undefined && { method: q.method }),
     ...(q.cursor !== undefined && { before: Number(q.cursor) }),

@@ -62,6 +62,7 @@ export const SaleListQuery = Type.Object({
   to: Type.Optional(Type.String({ description: 'yyyy-mm-dd (inclusive day) or date-time (exclusive)' })),
   box_id: Type.Optional(Type.Integer({ minimum: 1, maximum: 2_147_483_647 })),
   box_session_id: Type.Optional(Type.Integer({ minimum: 1, maximum: 2_147_483_647 })),
+  customer_id: Type.Optional(Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: "The customer's sales" })),
   status: Type.Optional(Type.Union([Type.Literal('pending'), Type.Literal('paid'), Type.Literal('cancelled')])),
   method: Type.Optional(PaymentMethodSchema),
   cursor: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,9}$', description: 'next_cursor of the previous page' })),

@@ -329,6 +329,7 @@ export interface SaleFilter {
   to?: Bound;
   boxId?: number;
   sessionId?: number;
+  customerId?: number;
   status?: string;
   method?: string;
   /** Sales with an id below this one (pages go newest first). */
@@ -342,6 +343,7 @@ export function listSaleRows(conn: Conn, companyId: number, f: SaleFilter): Prom
   if (f.to) where.push(sql`s.created_at < ${boundSql(companyId, f.to, true)}`);
   if (f.boxId !== undefined) where.push(sql`s.box_id = ${f.boxId}`);
   if (f.sessionId !== undefined) where.push(sql`r.box_session_id = ${f.sessionId}`);
+  if (f.customerId !== undefined) where.push(sql`s.customer_id = ${f.customerId}`);
   if (f.status) where.push(sql`s.status = ${f.status}`);
   if (f.method) {
     where.push(sql`(EXISTS (SELECT 1 FROM sale_payments p WHERE p.company_id = s.company_id AND p.sale_id = s.id

@@ -7,6 +7,7 @@ import { auditBy, recordAudit } from '../audit/audit.repo.ts';
 import { endUserSessions } from '../auth/sessions.repo.ts';
 import { MEMBERSHIP_ROLES, type MembershipRole } from './roles.ts';
 import * as repo from './users.repo.ts';
+import { isEmailAddress } from '../../lib/email.ts';
 
 export { MEMBERSHIP_ROLES, type MembershipRole } from './roles.ts';
 export const MIN_PASSWORD_LENGTH = 10;
@@ -26,12 +27,7 @@ export interface User {
   disabledAt: Date | null;
 }
 
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-
-/** A lower-cased, trimmed email that looks like an address (at most 254 characters). */
-export function isEmailAddress(email: string): boolean {
-  return EMAIL.test(email) && email.length <= 254;
-}
+export { isEmailAddress };
 
 export type UserService = ReturnType<typeof createUserService>;
 

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { formatPesos, parseAmount } from '../../lib/money.ts';
 import type { MerchantProduct } from '../../modules/catalog/catalog.service.ts';
-import { ApiError, api, errorText, messageFor } from '../ui/api.ts';
+import { api, errorText } from '../ui/api.ts';
 import { useDebouncedGet } from '../ui/debounced-get.ts';
 import { decimalText, PRODUCT_MESSAGES, parsePrice } from '../ui/catalog.ts';
 
@@ -9,6 +9,7 @@ import { Card, PageTitle, TableWrap } from '../ui/layout.tsx';
 import { CategoryField, IvaField } from '../ui/catalog-fields.tsx';
 import { Field } from '../ui/form.tsx';
 import { Notice, useNotice } from '../ui/notice.tsx';
+import { SpreadsheetImport } from '../ui/spreadsheet-import.tsx';
 import { mountPage } from '../ui/page-data.ts';
 
 interface Category {
@@ -22,15 +23,6 @@ interface Deposit {
   id: number;
   name: string;
   is_default: boolean;
-}
-interface ImportAnswer {
-  created: number;
-  updated: number;
-  unchanged: number;
-  stock_adjusted?: number;
-  errors: { line: number; column: string | null; message: string }[];
-  dry_run: boolean;
-  ignored_columns: string[];
 }
 interface PriceChangeAnswer {
   matched: number;
@@ -331,31 +323,9 @@ function PriceChange({ filter, onApplied }: { filter: { q: string; category: str
 }
 
 function Import({ deposits, onImported }: { deposits: Deposit[]; onImported: () => void }) {
-  const [file, setFile] = useState<File | null>(null);
   const [deposit, setDeposit] = useState('');
-  const [answer, setAnswer] = useState<ImportAnswer | null>(null);
-  const [problem, setProblem] = useState('');
-  async function send(dryRun: boolean) {
-    if (!file) return;
-    try {
-      const query = new URLSearchParams({ dry_run: String(dryRun), ...(deposit ? { deposit_id: deposit } : {}) });
-      const res = await fetch(`/api/v1/products/import?${query}`, {
-        method: 'POST',
-        credentials: 'same-origin',
-        headers: { 'content-type': 'text/csv', accept: 'application/json' },
-        body: await file.arrayBuffer(),
-      });
-      const data = await res.json();
-      if (!res.ok) throw new ApiError(messageFor(res.status, data), res.status, data?.code ?? null, data);
-      setProblem('');
-      setAnswer(data as ImportAnswer);
-      if (!dryRun) onImported();
-    } catch (err) {
-      setProblem(err instanceof ApiError ? `No se pudo leer la planilla: ${err.message}` : errorText(err));
-    }
-  }
   return (
-    <div id="import">
+    <SpreadsheetImport url="/api/v1/products/import" query={deposit ? { deposit_id: deposit } : {}} onImported={onImported}>
       <p class="muted">
         Planilla CSV de Excel o de otro sistema (columnas como sku, codigo, nombre, precio, iva, categoria, unidad, stock). La
         columna stock fija la cantidad en el depósito que elijas (se registra como un ajuste).{' '}
@@ -367,67 +337,10 @@ function Import({ deposits, onImported }: { deposits: Deposit[]; onImported: () 
           label="Depósito de la columna stock"
           deposits={deposits}
           value={deposit}
-          onChange={(e) => {
-            setDeposit((e.target as HTMLSelectElement).value);
-            setAnswer(null);
-          }}
+          onChange={(e) => setDeposit((e.target as HTMLSelectElement).value)}
         />
       ) : null}
-      <div class="row">
-        <label for="import-file" class="visually-hidden">
-          Planilla
-        </label>
-        <input
-          id="import-file"
-          type="file"
-          accept=".csv,text/csv"
-          onChange={(e) => {
-            const chosen = (e.target as HTMLInputElement).files?.[0] ?? null;
-            setFile(chosen);
-            setAnswer(null);
-          }}
-        />
-        <button type="button" class="secondary" disabled={!file} onClick={() => void send(true)}>
-          Revisar
-        </button>
-      </div>
-      {problem ? <p class="error-text">{problem}</p> : null}
-      {answer ? (
-        <div data-import-result>
-          <p>
-            {answer.dry_run ? 'Si la importás: ' : 'Listo: '}
-            {answer.created} nuevos, {answer.updated} actualizados, {answer.unchanged} sin cambios
-            {answer.stock_adjusted ? `, ${answer.stock_adjusted} con ajuste de stock` : ''}
-            {answer.errors.length > 0 ? `, ${answer.errors.length} filas con errores (se saltean)` : ''}.
-          </p>
-          {answer.errors.length > 0 ? (
-            <TableWrap id="import-errors">
-              <thead>
-                <tr>
-                  <th>Línea</th>
-                  <th>Columna</th>
-                  <th>Problema</th>
-                </tr>
-              </thead>
-              <tbody>
-                {answer.errors.map((e) => (
-                  <tr key={`${e.line}-${e.column}`}>
-                    <td>{e.line}</td>
-                    <td>{e.column ?? '—'}</td>
-                    <td>{e.message}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </TableWrap>
-          ) : null}
-          {answer.dry_run && answer.created + answer.updated > 0 ? (
-            <button type="button" data-import-apply onClick={() => void send(false)}>
-              Importar
-            </button>
-          ) : null}
-        </div>
-      ) : null}
-    </div>
+    </SpreadsheetImport>
   );
 }
 

@@ -24,6 +24,12 @@ const FIELD: Record<string, string> = {
   price: 'el precio',
   cost: 'el costo',
   email: 'el email',
+  phone: 'el teléfono',
+  document: 'el documento',
+  document_type: 'el tipo de documento',
+  iva_condition: 'la condición frente al IVA',
+  credit_limit: 'el límite de crédito',
+  postal_code: 'el código postal',
   cuit: 'el CUIT',
   quantity: 'la cantidad',
   items: 'los productos de la venta',
@@ -93,6 +99,16 @@ function conflict(err: ErrorLike): string {
   return `${capitalise(what)} ya lo usa ${owner}.`;
 }
 
+/** A document that another customer of the company already has: names that customer. */
+function documentTaken(err: ErrorLike): string {
+  const taken = err.details?.find((d) => d.customer_id !== undefined);
+  if (!taken) return 'Ese documento ya es de otro cliente.';
+  const owner = taken.customer_name
+    ? `«${taken.customer_name}» (cliente ${taken.customer_id})`
+    : `el cliente ${taken.customer_id}`;
+  return `Ese documento ya lo tiene ${owner}.`;
+}
+
 function capitalise(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
@@ -147,6 +163,7 @@ const TEXTS: Record<ErrorCode | 'offline', Text> = {
   channel_not_connected: 'La cuenta de Instagram no está conectada.',
   reconnect_required: 'Hay que volver a conectar la cuenta de Instagram.',
   insufficient_stock: insufficientStock,
+  customer_document_taken: documentTaken,
   payload_too_large: 'Es demasiado grande para enviarlo.',
   unsupported_media_type: 'Ese tipo de archivo no se puede usar.',
   unsupported_event: 'Ese evento no está soportado.',

@@ -5,6 +5,9 @@ import { formatArs, formatPesos } from '../../../lib/money.ts';
 import { ApiError, api, type ErrorBody, errorText } from '../../ui/api.ts';
 import { describeError } from '../../ui/messages.ts';
 import { BusyButton, Field } from '../../ui/form.tsx';
+import { CustomerForm } from '../customers/customer-form.tsx';
+import { CustomerPicker } from '../customers/customer-picker.tsx';
+import { addressText, type Customer, classFor, conditionName, documentText } from '../customers/customer-text.ts';
 
 export interface InvoiceWire {
   id: number;
@@ -40,7 +43,7 @@ interface SaleInvoices {
 /** RG 5700/2025: from this total a sale to a final consumer identifies the buyer. */
 const IDENTIFY_FROM = 10_000_000;
 
-type BuyerKind = 'final' | 'cuit' | 'dni';
+type BuyerKind = 'customer' | 'final' | 'cuit' | 'dni';
 const CUIT_CONDITIONS = [
   [1, 'IVA Responsable Inscripto'],
   [6, 'Responsable Monotributo'],
@@ -95,6 +98,77 @@ function IssuedLine({ invoice }: { invoice: InvoiceWire }) {
 }
 
 /**
+ * The customer a receipt goes to: the one chosen (with the class it gets and why), a search to
+ * choose another, or the quick creation of a new one (name, document, condition, address).
+ */
+function ChosenCustomer({
+  saleId,
+  customer,
+  issuer,
+  creating,
+  onCreating,
+  onChoose,
+}: {
+  saleId: number;
+  customer: Customer | null;
+  issuer: string | null;
+  creating: boolean;
+  onCreating: (creating: boolean) => void;
+  onChoose: (customer: Customer | null) => void;
+}) {
+  if (creating) {
+    return (
+      <div class="chosen-customer" data-new-customer>
+        <p>
+          <strong>Cliente nuevo</strong>
+        </p>
+        <CustomerForm
+          customer={null}
+          compact
+          idPrefix={`new-customer-${saleId}`}
+          onSaved={(saved) => onChoose(saved)}
+          onCancel={() => onCreating(false)}
+        />
+      </div>
+    );
+  }
+  if (!customer) {
+    return (
+      <>
+        <CustomerPicker id={`customer-search-${saleId}`} onPick={onChoose} autoFocus />
+        <button type="button" class="link" data-create-customer onClick={() => onCreating(true)}>
+          + Cliente nuevo
+        </button>
+      </>
+    );
+  }
+  const letter = classFor(issuer, customer);
+  return (
+    <div class="chosen-customer" data-chosen-customer={customer.id}>
+      <p>
+        <strong>{customer.name}</strong>
+        {documentText(customer) ? ` · ${documentText(customer)}` : ''}
+      </p>
+      <p class="muted">
+        {conditionName(customer.iva_condition)}
+        {addressText(customer.address) ? ` · ${addressText(customer.address)}` : ''}
+      </p>
+      <p data-receipt-class={letter}>
+        Le corresponde <strong>Factura {letter}</strong>
+        {letter === 'B' && issuer === 'responsable_inscripto'
+          ? customer.document_type === 'cuit'
+            ? ' (su condición frente al IVA no recibe Factura A).'
+            : ' (la Factura A necesita su CUIT).'
+          : '.'}
+      </p>
+      <button type="button" class="link" data-change-customer onClick={() => onChoose(null)}>
+        Elegir otro cliente
+      </button>
+    </div>
+  );
+}
+
+/**
  * A sale's fiscal receipts: the ones issued, the attempts ARCA rejected (with what to fix) or left
  * pending (with "Reintentar"), the buyer form and "Facturar", and the credit note of a cancelled
  * invoiced sale. Used on the register's ticket and in a sale's detail.
@@ -104,19 +178,28 @@ export function InvoicePanel({
   total,
   cancelled,
   canCreditNote,
+  customerId = null,
+  onChange,
 }: {
   saleId: number;
   total: number;
   cancelled: boolean;
   canCreditNote: boolean;
+  /** The sale's customer: preselected as the buyer. */
+  customerId?: number | null;
+  /** Called after a receipt was issued here (a list of receipts elsewhere on the page reloads). */
+  onChange?: () => void;
 }) {
   const [state, setState] = useState<SaleInvoices | null>(null);
   const [ready, setReady] = useState<boolean | null>(null);
+  const [issuer, setIssuer] = useState<string | null>(null);
+  const [customer, setCustomer] = useState<Customer | null>(null);
+  const [creating, setCreating] = useState(false);
   const [open, setOpen] = useState(false);
   const [busy, setBusy] = useState(false);
   const [problem, setProblem] = useState<{ text: string; details: string[] } | null>(null);
   const [buyer, setBuyer] = useState<{ kind: BuyerKind; number: string; condition: number; name: string }>({
-    kind: total >= IDENTIFY_FROM ? 'dni' : 'final',
+    kind: customerId !== null ? 'customer' : total >= IDENTIFY_FROM ? 'dni' : 'final',
     number: '',
     condition: 5,
     name: '',
@@ -125,15 +208,25 @@ export function InvoicePanel({
   async function refresh() {
     const [invoices, fiscal] = await Promise.all([
       api<SaleInvoices>('GET', `/api/v1/sales/${saleId}/invoices`),
-      api<{ ready: boolean }>('GET', '/api/v1/fiscal'),
+      api<{ ready: boolean; iva_condition: string | null }>('GET', '/api/v1/fiscal'),
     ]);
     setState(invoices);
     setReady(fiscal.ready);
+    setIssuer(fiscal.iva_condition);
   }
 
   useEffect(() => {
     refresh().catch((err) => setProblem({ text: errorText(err), details: [] }));
   }, [saleId]);
+
+  // The sale's customer, when it is one of the company's (an integration's sale may name another
+  // system's): looked up when the form opens, not for every sale shown.
+  useEffect(() => {
+    if (customerId === null || !open || customer !== null) return;
+    api<{ customer: Customer }>('GET', `/api/v1/customers/${customerId}`)
+      .then(({ customer: found }) => setCustomer(found))
+      .catch(() => setBuyer((b) => (b.kind === 'customer' ? { ...b, kind: total >= IDENTIFY_FROM ? 'dni' : 'final' } : b)));
+  }, [customerId, open]);
 
   async function act(action: () => Promise<unknown>) {
     setBusy(true);
@@ -141,6 +234,7 @@ export function InvoicePanel({
     try {
       await action();
       setOpen(false);
+      onChange?.();
     } catch (err) {
       const details =
         err instanceof ApiError && err.code === 'arca_rejected' ? (err.body?.details ?? []).map((d) => d.message) : [];
@@ -154,17 +248,20 @@ export function InvoicePanel({
   const issue = () =>
     act(() =>
       api('POST', `/api/v1/sales/${saleId}/invoice`, {
-        body: {
-          buyer:
-            buyer.kind === 'final'
-              ? { iva_condition: 5, ...(buyer.name.trim() ? { name: buyer.name.trim() } : {}) }
-              : {
-                  doc_type: buyer.kind,
-                  doc_number: buyer.number,
-                  iva_condition: buyer.kind === 'dni' ? 5 : buyer.condition,
-                  ...(buyer.name.trim() ? { name: buyer.name.trim() } : {}),
-                },
-        },
+        body:
+          buyer.kind === 'customer'
+            ? { customer_id: customer?.id }
+            : {
+                buyer:
+                  buyer.kind === 'final'
+                    ? { iva_condition: 5, ...(buyer.name.trim() ? { name: buyer.name.trim() } : {}) }
+                    : {
+                        doc_type: buyer.kind,
+                        doc_number: buyer.number,
+                        iva_condition: buyer.kind === 'dni' ? 5 : buyer.condition,
+                        ...(buyer.name.trim() ? { name: buyer.name.trim() } : {}),
+                      },
+              },
         messages: MESSAGES,
       }),
     );
@@ -245,17 +342,31 @@ export function InvoicePanel({
                   }))
                 }
               >
+                <option value="customer">Un cliente registrado</option>
                 <option value="final">Consumidor final sin identificar</option>
                 <option value="cuit">Con CUIT (factura A si es Responsable Inscripto o Monotributo)</option>
                 <option value="dni">Con DNI</option>
               </select>
             </Field>
+            {buyer.kind === 'customer' ? (
+              <ChosenCustomer
+                saleId={saleId}
+                customer={customer}
+                issuer={issuer}
+                creating={creating}
+                onCreating={setCreating}
+                onChoose={(c) => {
+                  setCustomer(c);
+                  setCreating(false);
+                }}
+              />
+            ) : null}
             {buyer.kind === 'final' && total >= IDENTIFY_FROM ? (
               <p class="error">
                 Desde {formatArs(IDENTIFY_FROM * 100)} hay que identificar al comprador (RG 5700): elegí CUIT o DNI.
               </p>
             ) : null}
-            {buyer.kind !== 'final' ? (
+            {buyer.kind === 'cuit' || buyer.kind === 'dni' ? (
               <Field id={`buyer-number-${saleId}`} label={buyer.kind === 'cuit' ? 'CUIT' : 'DNI'}>
                 <input
                   id={`buyer-number-${saleId}`}
@@ -283,23 +394,29 @@ export function InvoicePanel({
                 </select>
               </Field>
             ) : null}
-            <Field id={`buyer-name-${saleId}`} label="Nombre o razón social (opcional)">
-              <input
-                id={`buyer-name-${saleId}`}
-                maxLength={200}
-                value={buyer.name}
-                onInput={(e) => setBuyer((b) => ({ ...b, name: e.currentTarget.value }))}
-              />
-            </Field>
+            {buyer.kind !== 'customer' ? (
+              <Field id={`buyer-name-${saleId}`} label="Nombre o razón social (opcional)">
+                <input
+                  id={`buyer-name-${saleId}`}
+                  maxLength={200}
+                  value={buyer.name}
+                  onInput={(e) => setBuyer((b) => ({ ...b, name: e.currentTarget.value }))}
+                />
+              </Field>
+            ) : null}
             <p class="row">
               <BusyButton
                 type="submit"
                 busy={busy}
                 id={`issue-${saleId}`}
                 data-issue
-                disabled={buyer.kind === 'final' && total >= IDENTIFY_FROM}
+                disabled={(buyer.kind === 'final' && total >= IDENTIFY_FROM) || (buyer.kind === 'customer' && !customer)}
               >
-                {busy ? 'Pidiendo el CAE a ARCA…' : 'Emitir factura'}
+                {busy
+                  ? 'Pidiendo el CAE a ARCA…'
+                  : buyer.kind === 'customer' && customer
+                    ? `Emitir factura ${classFor(issuer, customer)}`
+                    : 'Emitir factura'}
               </BusyButton>
               <button type="button" class="secondary" onClick={() => setOpen(false)}>
                 Cancelar

@@ -291,6 +291,7 @@ export function Sales({ boxes }: { boxes: { id: number; name: string }[] }) {
             total={detail.total}
             cancelled={detail.status === 'cancelled'}
             canCreditNote
+            customerId={detail.customer_id}
           />
           <div class="row sale-actions" data-sale-actions>
             {detail.status !== 'cancelled' && (detail.source === 'register' || detail.status === 'pending') ? (
