@@ -24,6 +24,7 @@ import { type CatalogImport, createCatalogImport } from './modules/catalog/catal
 import { createUserService, type UserService } from './modules/users/users.service.ts';
 import { createRegisterService, type RegisterService } from './modules/register/register.service.ts';
 import { createInvoicingModule, type InvoicingModule } from './modules/invoicing/invoicing.module.ts';
+import { type AccountsModule, createAccountsModule } from './modules/accounts/accounts.module.ts';
 import { createInstagramModule, type InstagramModule, type InstagramModuleDeps } from './modules/instagram/instagram.module.ts';
 import { createSalesAgentModule, type SalesAgentModule } from './modules/sales-agent/sales-agent.module.ts';
 import { createWhatsappModule, type WhatsappModule } from './modules/whatsapp/whatsapp.module.ts';
@@ -52,6 +53,8 @@ export interface Container {
   readonly register: RegisterService;
   /** Electronic invoicing with ARCA: fiscal setup, receipts, credit notes (docs/facturacion.md). */
   readonly invoicing: InvoicingModule;
+  /** Cuenta corriente: accounts, payments on account, statements (docs/cuenta-corriente.md). */
+  readonly accounts: AccountsModule;
   readonly auth: AuthService;
   readonly settings: SettingsService;
   readonly superadmin: SuperadminService;
@@ -136,6 +139,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   });
 
   const invoicing = createInvoicingModule({ config, db, clock, cipher, logger, jobs });
+  const accounts = createAccountsModule({ db, clock, publicBaseUrl: config.http.publicBaseUrl });
 
   const metrics = createMetrics({ db, jobs, logger });
   const readiness = createReadiness();
@@ -159,6 +163,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     catalogImport,
     register,
     invoicing,
+    accounts,
     auth,
     settings,
     superadmin,
