@@ -41,12 +41,27 @@ describe('cuenta corriente (/api/v1/customers/:id/account, payments, statement; 
   /** A customer row (the customers API is another branch's; its table is main's). */
   async function makeCustomer(
     companyId: number,
-    c: { name?: string; account?: boolean; limit?: number | null; phone?: string | null; email?: string | null; enabled?: boolean } = {},
+    c: {
+      name?: string;
+      account?: boolean;
+      limit?: number | null;
+      phone?: string | null;
+      email?: string | null;
+      enabled?: boolean;
+    } = {},
   ) {
     const [row] = await t.container.db.query<{ id: number }>(
       `INSERT INTO customers (company_id, id, name, phone, email, account_enabled, credit_limit, enabled)
        VALUES ($1, take_company_ids($1, 'customers', 1), $2, $3, $4, $5, $6, $7) RETURNING id`,
-      [companyId, c.name ?? `Cliente ${randomUUID().slice(0, 6)}`, c.phone ?? null, c.email ?? null, c.account ?? true, c.limit ?? null, c.enabled ?? true],
+      [
+        companyId,
+        c.name ?? `Cliente ${randomUUID().slice(0, 6)}`,
+        c.phone ?? null,
+        c.email ?? null,
+        c.account ?? true,
+        c.limit ?? null,
+        c.enabled ?? true,
+      ],
     );
     return row!.id;
   }
@@ -54,16 +69,21 @@ describe('cuenta corriente (/api/v1/customers/:id/account, payments, statement; 
   type Shop = Awaited<ReturnType<typeof shop>>;
   /** A register sale of `units` × $ 1.000, `onAccount` of it on the customer's account and the rest in cash. */
   const sellOnAccount = (s: Shop, headers: Headers, customerId: number, units: number, onAccount = units * 1000, extra = {}) =>
-    call('POST', '/api/v1/sales', { ...headers, 'x-idempotency-key': randomUUID() }, {
-      box_id: 1,
-      items: [{ product_id: s.item.id, quantity: units }],
-      payments: [
-        { method: 'cuenta_corriente', amount: onAccount },
-        ...(onAccount < units * 1000 ? [{ method: 'efectivo', amount: units * 1000 - onAccount }] : []),
-      ],
-      customer: { id: customerId },
-      ...extra,
-    });
+    call(
+      'POST',
+      '/api/v1/sales',
+      { ...headers, 'x-idempotency-key': randomUUID() },
+      {
+        box_id: 1,
+        items: [{ product_id: s.item.id, quantity: units }],
+        payments: [
+          { method: 'cuenta_corriente', amount: onAccount },
+          ...(onAccount < units * 1000 ? [{ method: 'efectivo', amount: units * 1000 - onAccount }] : []),
+        ],
+        customer: { id: customerId },
+        ...extra,
+      },
+    );
 
   const pay = (headers: Headers, customerId: number, body: Record<string, unknown>, key = randomUUID()) =>
     call('POST', `/api/v1/customers/${customerId}/payments`, { ...headers, 'x-idempotency-key': key }, body);
@@ -93,7 +113,9 @@ describe('cuenta corriente (/api/v1/customers/:id/account, payments, statement; 
     const first = await sellOnAccount(s, s.asCashier, customer, 2);
     expect(first.statusCode, first.body).toBe(201);
     expect(first.json().sale).toMatchObject({ status: 'pending', customer_id: customer, payment_method: 'cuenta_corriente' });
-    expect(first.json().sale.payments).toEqual([expect.objectContaining({ method: 'cuenta_corriente', amount: 2000, box_session_id: null })]);
+    expect(first.json().sale.payments).toEqual([
+      expect.objectContaining({ method: 'cuenta_corriente', amount: 2000, box_session_id: null }),
+    ]);
     // Exactly at the limit: allowed.
     const atLimit = await sellOnAccount(s, s.asCashier, customer, 1);
     expect(atLimit.statusCode, atLimit.body).toBe(201);
@@ -125,7 +147,9 @@ describe('cuenta corriente (/api/v1/customers/:id/account, payments, statement; 
       `SELECT details FROM audit_log WHERE company_id = $1 AND action = 'account.credit_limit_overridden'`,
       [s.company.id],
     );
-    expect(audit).toEqual([{ details: { customer_id: customer, sale_id: res.json().sale.id, amount: 2000, balance: 0, credit_limit: 1000 } }]);
+    expect(audit).toEqual([
+      { details: { customer_id: customer, sale_id: res.json().sale.id, amount: 2000, balance: 0, credit_limit: 1000 } },
+    ]);
     expect((await account(s.asAdmin, customer)).account).toMatchObject({ balance: 2000, available: 0 });
     await expectBooksClean(s.company.id);
   });
@@ -137,12 +161,17 @@ describe('cuenta corriente (/api/v1/customers/:id/account, payments, statement; 
     expect((await sellOnAccount(s, s.asCashier, noAccount, 1)).json().code).toBe('invalid_state');
     expect((await sellOnAccount(s, s.asCashier, disabled, 1)).json().code).toBe('invalid_state');
     const ok = await makeCustomer(s.company.id);
-    const short = await call('POST', '/api/v1/sales', { ...s.asCashier, 'x-idempotency-key': randomUUID() }, {
-      box_id: 1,
-      items: [{ product_id: s.item.id, quantity: 2 }],
-      payments: [{ method: 'cuenta_corriente', amount: 500 }],
-      customer: { id: ok },
-    });
+    const short = await call(
+      'POST',
+      '/api/v1/sales',
+      { ...s.asCashier, 'x-idempotency-key': randomUUID() },
+      {
+        box_id: 1,
+        items: [{ product_id: s.item.id, quantity: 2 }],
+        payments: [{ method: 'cuenta_corriente', amount: 500 }],
+        customer: { id: ok },
+      },
+    );
     expect(short.statusCode).toBe(422);
     const sales = await t.container.db.query('SELECT id FROM sales WHERE company_id = $1', [s.company.id]);
     expect(sales).toEqual([]);
@@ -157,7 +186,12 @@ describe('cuenta corriente (/api/v1/customers/:id/account, payments, statement; 
     clock.advance(60_000);
     const c = (await sellOnAccount(s, s.asToken, customer, 3, 1500)).json().sale; // 1.500 cash, 1.500 on account
 
-    const first = await pay(s.asCashier, customer, { amount: 1800, method: 'efectivo', session_id: s.sessionId, note: 'Pago parcial' });
+    const first = await pay(s.asCashier, customer, {
+      amount: 1800,
+      method: 'efectivo',
+      session_id: s.sessionId,
+      note: 'Pago parcial',
+    });
     expect(first.statusCode, first.body).toBe(201);
     expect(first.json().payment).toMatchObject({
       customer_id: customer,
@@ -218,7 +252,9 @@ describe('cuenta corriente (/api/v1/customers/:id/account, payments, statement; 
     const summary = (await call('GET', '/api/v1/sales/summary?date=2026-03-02', s.asToken)).json();
     expect(summary.date).toBe('2026-03-02');
     expect(summary.account_payments).toEqual([{ method: 'efectivo', amount: 500, count: 1 }]);
-    expect(summary.by_method).toEqual(expect.arrayContaining([expect.objectContaining({ method: 'cuenta_corriente', amount: 2000 })]));
+    expect(summary.by_method).toEqual(
+      expect.arrayContaining([expect.objectContaining({ method: 'cuenta_corriente', amount: 2000 })]),
+    );
     const closed = await call('POST', `/api/v1/box-sessions/${s.sessionId}/close`, s.asToken, { counted: { efectivo: 1500 } });
     expect(closed.statusCode, closed.body).toBe(200);
     expect(closed.json().difference).toEqual({ efectivo: 0 });
@@ -297,7 +333,9 @@ describe('cuenta corriente (/api/v1/customers/:id/account, payments, statement; 
     // A closing balance before everything is 0; from after to is refused.
     const empty = (await call('GET', `/api/v1/customers/${customer}/statement?from=2026-01-01&to=2026-03-31`, s.asToken)).json();
     expect(empty).toMatchObject({ opening_balance: 0, movements: [], closing_balance: 0 });
-    expect((await call('GET', `/api/v1/customers/${customer}/statement?from=2026-07-10&to=2026-07-01`, s.asToken)).statusCode).toBe(422);
+    expect(
+      (await call('GET', `/api/v1/customers/${customer}/statement?from=2026-07-10&to=2026-07-01`, s.asToken)).statusCode,
+    ).toBe(422);
 
     // Cuentas corrientes: customers who owe, oldest debt first.
     const other = await makeCustomer(s.company.id, { name: 'Almacén Nuevo' });
@@ -315,7 +353,11 @@ describe('cuenta corriente (/api/v1/customers/:id/account, payments, statement; 
   it('prints the statement for a member, and shares it: works without login, reveals nothing else, expires; a wrong token is 404', async () => {
     clock.set(new Date('2026-03-02T15:00:00Z'));
     const s = await shop();
-    const customer = await makeCustomer(s.company.id, { name: 'Ferretería Las Heras', phone: '+5491143215678', email: 'lh@example.com' });
+    const customer = await makeCustomer(s.company.id, {
+      name: 'Ferretería Las Heras',
+      phone: '+5491143215678',
+      email: 'lh@example.com',
+    });
     const stranger = await makeCustomer(s.company.id, { name: 'Otro Cliente Secreto' });
     await sellOnAccount(s, s.asToken, customer, 2);
     await sellOnAccount(s, s.asToken, stranger, 1);
@@ -381,12 +423,17 @@ describe('cuenta corriente (/api/v1/customers/:id/account, payments, statement; 
     const sale = await sellOnAccount(mine, h, foreign, 1);
     expect(sale.statusCode).toBe(404);
     expect(sale.json().code).toBe('customer_not_found');
-    const cashSale = await call('POST', '/api/v1/sales', { ...h, 'x-idempotency-key': randomUUID() }, {
-      box_id: 1,
-      items: [{ product_id: mine.item.id, quantity: 1 }],
-      payments: [{ method: 'efectivo', amount: 1000 }],
-      customer: { id: foreign },
-    });
+    const cashSale = await call(
+      'POST',
+      '/api/v1/sales',
+      { ...h, 'x-idempotency-key': randomUUID() },
+      {
+        box_id: 1,
+        items: [{ product_id: mine.item.id, quantity: 1 }],
+        payments: [{ method: 'efectivo', amount: 1000 }],
+        customer: { id: foreign },
+      },
+    );
     expect(cashSale.statusCode).toBe(404);
     const printed = await call('GET', `/clientes/${foreign}/estado-de-cuenta`, mine.asAdmin);
     expect(printed.statusCode).toBe(404);

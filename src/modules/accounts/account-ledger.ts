@@ -126,7 +126,10 @@ export async function settleAccount(
   now: Date,
   skipSaleId?: number,
 ): Promise<number[]> {
-  const free = (await repo.listFreePayments(tx, companyId, customerId)).map((p) => ({ id: p.payment_id, cents: toCents(p.free) }));
+  const free = (await repo.listFreePayments(tx, companyId, customerId)).map((p) => ({
+    id: p.payment_id,
+    cents: toCents(p.free),
+  }));
   if (free.length === 0) return [];
   const open = (await repo.listOpenSales(tx, companyId, customerId)).filter((s) => s.sale_id !== skipSaleId);
   const allocations: { paymentId: number; saleId: number; amount: string }[] = [];

@@ -26,7 +26,9 @@ export function registerSharedStatementPage(app: App, { accounts, assets }: { ac
       const statement = await accounts.sharedStatement(request.params.token);
       // no-referrer: the token never leaves in a Referer header.
       if (!statement) return sendHtml(reply, statementNotFoundPage(), { status: 404, referrer: 'no-referrer' });
-      return sendHtml(reply, renderStatementPage(statement, { assets: files(assets), shared: true }), { referrer: 'no-referrer' });
+      return sendHtml(reply, renderStatementPage(statement, { assets: files(assets), shared: true }), {
+        referrer: 'no-referrer',
+      });
     },
   );
 }

@@ -120,7 +120,9 @@ export async function insertAllocations(
   await tx.execute(
     sql`INSERT INTO account_allocations (company_id, payment_id, sale_id, amount, created_at)
       VALUES ${sql.join(
-        rows.map((r) => sql`(${companyId}, ${r.paymentId}, ${r.saleId}, ${r.amount}::numeric, ${now.toISOString()}::timestamptz)`),
+        rows.map(
+          (r) => sql`(${companyId}, ${r.paymentId}, ${r.saleId}, ${r.amount}::numeric, ${now.toISOString()}::timestamptz)`,
+        ),
         sql`, `,
       )}
       ON CONFLICT (company_id, payment_id, sale_id) DO UPDATE SET amount = account_allocations.amount + excluded.amount`,

@@ -54,11 +54,21 @@ export const PaymentOnAccountBody = Type.Object(
   {
     amount: Type.Number({ exclusiveMinimum: 0, maximum: 999_999_999_999 }),
     method: Type.Union(
-      [Type.Literal('efectivo'), Type.Literal('debito'), Type.Literal('credito'), Type.Literal('transferencia'), Type.Literal('qr')],
+      [
+        Type.Literal('efectivo'),
+        Type.Literal('debito'),
+        Type.Literal('credito'),
+        Type.Literal('transferencia'),
+        Type.Literal('qr'),
+      ],
       { description: 'How the customer paid' },
     ),
     session_id: Type.Optional(
-      Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: "An open box session: the payment counts in that shift's totals" }),
+      Type.Integer({
+        minimum: 1,
+        maximum: 2_147_483_647,
+        description: "An open box session: the payment counts in that shift's totals",
+      }),
     ),
     reference: Type.Optional(Nullable(Type.String({ maxLength: 200, description: 'Voucher, transfer or QR operation number' }))),
     note: Type.Optional(Nullable(Type.String({ maxLength: 500 }))),

@@ -78,7 +78,12 @@ export function createAccountsService({ db, clock, publicBaseUrl }: { db: Databa
     return { balance, aged, summary: summaryWire(customer, balance, open[0]?.created_at ?? null) };
   }
 
-  async function statementOf(conn: Conn, companyId: number, customer: repo.AccountCustomerRow, range: { from?: string; to?: string }) {
+  async function statementOf(
+    conn: Conn,
+    companyId: number,
+    customer: repo.AccountCustomerRow,
+    range: { from?: string; to?: string },
+  ) {
     const company = await repo.companyTimeZone(conn, companyId);
     const now = clock.now();
     const to = range.to ?? localDay(now, company.timezone);
@@ -88,7 +93,10 @@ export function createAccountsService({ db, clock, publicBaseUrl }: { db: Databa
         details: [{ path: '/from', message: 'must not be after to' }],
       });
     }
-    const [start, end] = await Promise.all([repo.dayStart(conn, companyId, from), repo.dayStart(conn, companyId, addDays(to, 1))]);
+    const [start, end] = await Promise.all([
+      repo.dayStart(conn, companyId, from),
+      repo.dayStart(conn, companyId, addDays(to, 1)),
+    ]);
     const rows = await repo.listMovements(conn, companyId, customer.id, end);
     const { aged, summary } = await accountOf(conn, companyId, customer);
     const statement: StatementWire = {
@@ -222,7 +230,6 @@ export function createAccountsService({ db, clock, publicBaseUrl }: { db: Databa
       if (!customer) return null;
       return statementOf(orm, link.company_id, customer, {});
     },
-
   };
 
   async function readPayment(tx: Conn, companyId: number, customer: repo.AccountCustomerRow, id: number) {

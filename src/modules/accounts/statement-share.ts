@@ -7,7 +7,11 @@ import type { AccountCustomerRow } from './accounts.repo.ts';
 export function shareTexts(v: { customer: AccountCustomerRow; companyName: string; balance: string; url: string }) {
   const amount = Number(v.balance);
   const state =
-    amount > 0 ? `tu saldo es de ${formatPesos(amount)}` : amount < 0 ? `tenés un saldo a favor de ${formatPesos(-amount)}` : 'no tenés saldo pendiente';
+    amount > 0
+      ? `tu saldo es de ${formatPesos(amount)}`
+      : amount < 0
+        ? `tenés un saldo a favor de ${formatPesos(-amount)}`
+        : 'no tenés saldo pendiente';
   const text = `Hola ${v.customer.name}, te compartimos tu estado de cuenta en ${v.companyName}: ${state}. Lo podés ver acá: ${v.url}`;
   const phone = (v.customer.phone ?? '').replace(/\D/g, '');
   const whatsapp_url = `https://wa.me/${phone}?text=${encodeURIComponent(text)}`;

@@ -19,7 +19,8 @@ const MERCHANT_TAGS = [
   },
   {
     name: 'Cuenta corriente',
-    description: 'Ventas a cuenta, pagos a cuenta, saldos, estados de cuenta y antigüedad de deuda (guía: /docs/cuenta-corriente)',
+    description:
+      'Ventas a cuenta, pagos a cuenta, saldos, estados de cuenta y antigüedad de deuda (guía: /docs/cuenta-corriente)',
   },
 ];
 

@@ -60,7 +60,13 @@ export function PaymentForm({
     <form class="account-payment stack" onSubmit={submit} aria-label="Registrar pago">
       <div class="row">
         <Field id={id('amount')} label="Importe">
-          <input id={id('amount')} inputMode="decimal" autoComplete="off" value={amount} onInput={(e) => setAmount(e.currentTarget.value)} />
+          <input
+            id={id('amount')}
+            inputMode="decimal"
+            autoComplete="off"
+            value={amount}
+            onInput={(e) => setAmount(e.currentTarget.value)}
+          />
         </Field>
         <Field id={id('method')} label="Medio">
           <select id={id('method')} value={method} onChange={(e) => setMethod(e.currentTarget.value)}>

@@ -34,7 +34,13 @@ function documentOf(text: string): { document_type: 'dni' | 'cuit'; document: st
  * "Cuenta corriente" at the register: search a customer by name, document or phone, or create one
  * with name and document (the account enabled); shows the balance and the limit.
  */
-export function CustomerPicker({ picked, onPick }: { picked: PickedCustomer | null; onPick: (c: PickedCustomer | null) => void }) {
+export function CustomerPicker({
+  picked,
+  onPick,
+}: {
+  picked: PickedCustomer | null;
+  onPick: (c: PickedCustomer | null) => void;
+}) {
   const [q, setQ] = useState('');
   const [hits, setHits] = useState<CustomerHit[]>([]);
   const [creating, setCreating] = useState(false);
@@ -99,8 +105,21 @@ export function CustomerPicker({ picked, onPick }: { picked: PickedCustomer | nu
     <div class="customer-picker stack">
       {creating ? (
         <div class="row">
-          <input aria-label="Nombre del cliente" id="customer-new-name" placeholder="Nombre" value={name} onInput={(e) => setName(e.currentTarget.value)} />
-          <input aria-label="DNI o CUIT" id="customer-new-document" inputMode="numeric" placeholder="DNI o CUIT" value={doc} onInput={(e) => setDoc(e.currentTarget.value)} />
+          <input
+            aria-label="Nombre del cliente"
+            id="customer-new-name"
+            placeholder="Nombre"
+            value={name}
+            onInput={(e) => setName(e.currentTarget.value)}
+          />
+          <input
+            aria-label="DNI o CUIT"
+            id="customer-new-document"
+            inputMode="numeric"
+            placeholder="DNI o CUIT"
+            value={doc}
+            onInput={(e) => setDoc(e.currentTarget.value)}
+          />
           <button type="button" id="customer-create" onClick={() => void create()}>
             Crear cliente
           </button>
@@ -114,7 +133,15 @@ export function CustomerPicker({ picked, onPick }: { picked: PickedCustomer | nu
             value={q}
             onInput={(e) => setQ(e.currentTarget.value)}
           />
-          <button type="button" class="secondary" id="customer-new" onClick={() => { setCreating(true); setName(q); }}>
+          <button
+            type="button"
+            class="secondary"
+            id="customer-new"
+            onClick={() => {
+              setCreating(true);
+              setName(q);
+            }}
+          >
             Nuevo cliente
           </button>
         </div>
