@@ -95,8 +95,8 @@ export function saleTotalMismatches(conn: Conn, companyId: number, cap: number) 
 
 export interface SalePaymentRow {
   sale_id: number;
-  /** paid_total: payments ≠ total of a paid sale; cash_change: a cash row's tendered − change ≠ amount; register_change: the sale's change ≠ its rows' change. */
-  problem: 'paid_total' | 'cash_change' | 'register_change';
+  /** paid_total: payments ≠ total of a paid sale; pending_covered: a pending sale whose money (not its account part) covers its total; cash_change: a cash row's tendered − change ≠ amount; register_change: the sale's change ≠ its rows' change. */
+  problem: 'paid_total' | 'pending_covered' | 'cash_change' | 'register_change';
   payment_id: number | null;
   expected_cents: number;
   found_cents: number;
@@ -107,13 +107,18 @@ export function salePaymentMismatches(conn: Conn, companyId: number, cap: number
   return capped<SalePaymentRow>(
     conn,
     sql`WITH paid AS (
-        SELECT sale_id, sum(amount) AS amount, sum(change) AS change FROM sale_payments
-          WHERE company_id = ${companyId} GROUP BY sale_id
+        SELECT sale_id, sum(amount) AS amount, sum(change) AS change,
+            sum(amount) FILTER (WHERE method <> 'cuenta_corriente') AS money FROM sale_payments
+          WHERE company_id = ${companyId} AND sale_id IS NOT NULL GROUP BY sale_id
       )
       SELECT s.id AS sale_id, 'paid_total' AS problem, NULL::int AS payment_id,
         ${cents(sql`s.total`)} AS expected_cents, ${cents(sql`coalesce(p.amount, 0)`)} AS found_cents
         FROM sales s LEFT JOIN paid p ON p.sale_id = s.id
         WHERE s.company_id = ${companyId} AND s.status = 'paid' AND s.total <> coalesce(p.amount, 0)
+      UNION ALL
+      SELECT s.id, 'pending_covered', NULL, ${cents(sql`s.total`)}, ${cents(sql`p.money`)}
+        FROM sales s JOIN paid p ON p.sale_id = s.id
+        WHERE s.company_id = ${companyId} AND s.status = 'pending' AND p.money > 0 AND p.money >= s.total
       UNION ALL
       SELECT p.sale_id, 'cash_change', p.id, ${cents(sql`p.tendered - p.change`)}, ${cents(sql`p.amount`)}
         FROM sale_payments p
