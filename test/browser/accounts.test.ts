@@ -89,11 +89,12 @@ describe('cuenta corriente in a real browser', () => {
       await page.fill(`#account-${customer}-amount`, '7.000');
       await page.click(`#account-${customer}-pay`);
       await page.waitForSelector('.account-payment .notice-ok');
-      await expect(page.locator('.account-payment .notice-ok').textContent()).resolves.toContain('cubre 1 venta');
+      await expect(page.locator('.account-payment .notice-ok').textContent()).resolves.toContain('se aplicó a 2 ventas');
       await page.waitForFunction(
         (id) => document.querySelector(`#account-${id}-balance`)?.textContent === 'Debe $\u00a02.600,00',
         customer,
       );
+      await page.waitForFunction(() => document.querySelector('#total-owed')?.textContent === '$\u00a02.600,00');
       await page.click(`#account-${customer}-share`);
       await page.waitForSelector('.account-share a[href^="https://wa.me/5491143215678"]');
       await page.screenshot({ path: `${SHOTS}/${label}-02-paid.png`, fullPage: true });

@@ -10,8 +10,8 @@ import type { StatementWire } from './accounts.schemas.ts';
 const money = (value: number) => formatPesos(value);
 
 function balanceWords(balance: number): string {
-  if (balance > 0) return `Saldo deudor: ${money(balance)}`;
-  if (balance < 0) return `Saldo a favor: ${money(-balance)}`;
+  if (balance > 0) return 'Saldo deudor';
+  if (balance < 0) return 'Saldo a favor';
   return 'Sin saldo pendiente';
 }
 
@@ -69,15 +69,19 @@ export function renderStatementPage(
   </table>
   <table class="totals">
     <tbody>
-      <tr class="total"><th>${balanceWords(s.closing_balance)}</th><td class="num" id="closing-balance">${money(s.closing_balance)}</td></tr>
+      <tr class="total"><th>${balanceWords(s.closing_balance)}</th><td class="num" id="closing-balance">${money(Math.abs(s.closing_balance))}</td></tr>
     </tbody>
   </table>
   <section class="aging" aria-label="Antigüedad de la deuda">
     <h3>Antigüedad de la deuda (a hoy)</h3>
     <table>
-      <thead><tr><th class="num">0 a 30 días</th><th class="num">31 a 60 días</th><th class="num">61 a 90 días</th><th class="num">Más de 90 días</th><th class="num">Total</th></tr></thead>
-      <tbody><tr><td class="num">${money(a.days_0_30)}</td><td class="num">${money(a.days_31_60)}</td><td class="num">${money(a.days_61_90)}</td>
-        <td class="num">${money(a.days_over_90)}</td><td class="num" id="aging-total">${money(a.total)}</td></tr></tbody>
+      <tbody>
+        <tr><th>0 a 30 días</th><td class="num">${money(a.days_0_30)}</td></tr>
+        <tr><th>31 a 60 días</th><td class="num">${money(a.days_31_60)}</td></tr>
+        <tr><th>61 a 90 días</th><td class="num">${money(a.days_61_90)}</td></tr>
+        <tr><th>Más de 90 días</th><td class="num">${money(a.days_over_90)}</td></tr>
+        <tr class="total"><th>Total adeudado</th><td class="num" id="aging-total">${money(a.total)}</td></tr>
+      </tbody>
     </table>
   </section>
 </article>

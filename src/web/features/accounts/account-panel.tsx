@@ -19,7 +19,16 @@ export function balanceText(balance: number): string {
  * the printable statement and "Compartir" (WhatsApp or e-mail). The Cliente page mounts it; the
  * Cuentas corrientes list opens it under a customer.
  */
-export function AccountPanel({ customerId, sessionId }: { customerId: number; sessionId?: number | null }) {
+export function AccountPanel({
+  customerId,
+  sessionId,
+  onChange,
+}: {
+  customerId: number;
+  sessionId?: number | null;
+  /** Called after a payment (the page refreshes what it shows of the account). */
+  onChange?: () => void;
+}) {
   const [view, setView] = useState<CustomerAccountWire | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [share, setShare] = useState<StatementShareWire | null>(null);
@@ -104,7 +113,14 @@ export function AccountPanel({ customerId, sessionId }: { customerId: number; se
       ) : (
         <p class="muted">No hay ventas a cuenta pendientes.</p>
       )}
-      <PaymentForm customerId={customerId} sessionId={sessionId ?? null} onPaid={() => void load()} />
+      <PaymentForm
+        customerId={customerId}
+        sessionId={sessionId ?? null}
+        onPaid={() => {
+          void load();
+          onChange?.();
+        }}
+      />
       <div class="row">
         <a class="button secondary" href={`/clientes/${customerId}/estado-de-cuenta`} target="_blank" rel="noopener">
           Estado de cuenta

@@ -11,6 +11,8 @@ export function AccountsList({ list: first }: { list: AccountListWire }) {
   const [list, setList] = useState(first);
   const [open, setOpen] = useState<number | null>(null);
   const [error, setError] = useState<string | null>(null);
+  // The customer stays open after a payment that leaves them without debt (off the list).
+  const [openName, setOpenName] = useState<string | null>(null);
 
   async function reload() {
     try {
@@ -46,14 +48,18 @@ export function AccountsList({ list: first }: { list: AccountListWire }) {
               </tr>
             </thead>
             <tbody>
-              {list.accounts.map((a) => [
+              {list.accounts.map((a) => (
                 <tr key={a.customer.id}>
                   <td>
                     <button
                       type="button"
                       class="link"
                       aria-expanded={open === a.customer.id}
-                      onClick={() => setOpen(open === a.customer.id ? null : a.customer.id)}
+                      onClick={() => {
+                        const closing = open === a.customer.id;
+                        setOpen(closing ? null : a.customer.id);
+                        setOpenName(closing ? null : a.customer.name);
+                      }}
                     >
                       {a.customer.name}
                     </button>
@@ -61,15 +67,8 @@ export function AccountsList({ list: first }: { list: AccountListWire }) {
                   <td class="num">{formatPesos(a.balance)}</td>
                   <td>{a.oldest_due_at ? formatDate(a.oldest_due_at) : '—'}</td>
                   <td class="num">{a.credit_limit === null ? 'Sin límite' : formatPesos(a.credit_limit)}</td>
-                </tr>,
-                open === a.customer.id ? (
-                  <tr key={`${a.customer.id}-panel`} class="account-row">
-                    <td colSpan={4}>
-                      <AccountPanel customerId={a.customer.id} />
-                    </td>
-                  </tr>
-                ) : null,
-              ])}
+                </tr>
+              ))}
             </tbody>
           </TableWrap>
         )}
@@ -79,6 +78,11 @@ export function AccountsList({ list: first }: { list: AccountListWire }) {
           </button>
         </p>
       </Card>
+      {openName !== null ? (
+        <Card title={`Cuenta de ${openName}`} id="account-card">
+          <AccountPanel customerId={open!} onChange={() => void reload()} />
+        </Card>
+      ) : null}
     </>
   );
 }

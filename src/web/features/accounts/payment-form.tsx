@@ -45,7 +45,7 @@ export function PaymentForm({
       setNote('');
       const covered = paid.payment.allocations.length;
       setDone(
-        `Pago de ${formatPesos(paid.payment.amount)} registrado${covered > 0 ? `: cubre ${covered === 1 ? '1 venta' : `${covered} ventas`}` : ''}${paid.payment.unallocated > 0 ? `; quedan ${formatPesos(paid.payment.unallocated)} a favor` : ''}.`,
+        `Pago de ${formatPesos(paid.payment.amount)} registrado${covered > 0 ? `: se aplicó a ${covered === 1 ? '1 venta' : `${covered} ventas`}` : ''}${paid.payment.unallocated > 0 ? `; quedan ${formatPesos(paid.payment.unallocated)} a favor` : ''}.`,
       );
       onPaid(paid);
     } catch (err) {
