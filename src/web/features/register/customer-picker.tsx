@@ -92,8 +92,10 @@ export function CustomerPicker({
   if (picked) {
     return (
       <div class="customer-picked notice" id="customer-picked">
-        <strong>{picked.name}</strong> · {balanceText(picked.balance)} · Límite{' '}
-        {picked.creditLimit === null ? 'sin límite' : formatPesos(picked.creditLimit)}
+        <strong>{picked.name}</strong> · {balanceText(picked.balance)} ·{' '}
+        {picked.creditLimit === null
+          ? 'Sin límite de crédito'
+          : `Límite ${formatPesos(picked.creditLimit)} (disponible ${formatPesos(picked.available ?? 0)})`}
         {picked.accountEnabled ? null : <p class="error">Este cliente no tiene cuenta corriente habilitada.</p>}{' '}
         <button type="button" class="link" onClick={() => onPick(null)}>
           Cambiar
