@@ -375,6 +375,11 @@ describe('cuenta corriente (/api/v1/customers/:id/account, payments, statement; 
     expect(decodeURIComponent(link.whatsapp_url)).toContain(link.url);
     expect(link.mailto_url).toMatch(/^mailto:lh%40example\.com\?subject=/);
     const path = new URL(link.url).pathname;
+    const audited = await t.container.db.query<{ details: Record<string, unknown> }>(
+      `SELECT details FROM audit_log WHERE company_id = $1 AND action = 'account.statement_shared'`,
+      [s.company.id],
+    );
+    expect(audited).toEqual([{ details: { customer_id: customer, expires_at: link.expires_at } }]);
     expect(path).toMatch(/^\/estado-de-cuenta\/[A-Za-z0-9_-]{43}$/);
 
     const anonymous = await call('GET', path, {});
@@ -398,6 +403,18 @@ describe('cuenta corriente (/api/v1/customers/:id/account, payments, statement; 
     expect(expired.statusCode).toBe(404);
     expect(expired.body).not.toContain('Ferretería');
     clock.set(new Date('2026-03-02T15:00:00Z'));
+  });
+
+  it('concurrent payments and sales on one account settle once each: the books stay clean', async () => {
+    const s = await shop();
+    const customer = await makeCustomer(s.company.id, { limit: 100_000 });
+    await Promise.all([
+      ...[1, 2, 3].map((units) => sellOnAccount(s, s.asToken, customer, units)),
+      ...[700, 800, 900, 1000].map((amount) => pay(s.asToken, customer, { amount, method: 'efectivo' })),
+    ]);
+    // 6.000 sold on account, 3.400 paid.
+    expect((await account(s.asToken, customer)).account.balance).toBe(2600);
+    await expectBooksClean(s.company.id);
   });
 
   it("another company's customer is 404 everywhere: account, payments, statement, share, printout and as a sale's customer", async () => {

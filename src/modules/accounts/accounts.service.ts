@@ -5,7 +5,7 @@ import type { CompanyCtx } from '../../http/request-context.ts';
 import { AppError } from '../../lib/errors.ts';
 import { fromCents, toCents } from '../../lib/money.ts';
 import type { Clock } from '../../lib/time.ts';
-import { auditBy } from '../audit/audit.repo.ts';
+import { auditBy, recordAudit } from '../audit/audit.repo.ts';
 import { customerOfSale, creditPayment } from './account-ledger.ts';
 import * as repo from './accounts.repo.ts';
 import type {
@@ -212,6 +212,12 @@ export function createAccountsService({ db, clock, publicBaseUrl }: { db: Databa
           expiresAt,
           createdBy: auditBy(ctx).actor?.email ?? 'línea de comandos',
           now,
+        });
+        // Who let a statement out of the shop, and until when (never the token).
+        await recordAudit(tx, {
+          action: 'account.statement_shared',
+          ...auditBy(ctx),
+          details: { customer_id: customerId, expires_at: expiresAt.toISOString() },
         });
       });
       const url = `${publicBaseUrl.replace(/\/$/, '')}/estado-de-cuenta/${token}`;
