@@ -25,6 +25,7 @@ import { createUserService, type UserService } from './modules/users/users.servi
 import { createRegisterService, type RegisterService } from './modules/register/register.service.ts';
 import { createInvoicingModule, type InvoicingModule } from './modules/invoicing/invoicing.module.ts';
 import { createCustomersModule, type CustomersModule } from './modules/customers/customers.module.ts';
+import { type AccountsModule, createAccountsModule } from './modules/accounts/accounts.module.ts';
 import { createInstagramModule, type InstagramModule, type InstagramModuleDeps } from './modules/instagram/instagram.module.ts';
 import { createSalesAgentModule, type SalesAgentModule } from './modules/sales-agent/sales-agent.module.ts';
 import { createWhatsappModule, type WhatsappModule } from './modules/whatsapp/whatsapp.module.ts';
@@ -55,6 +56,8 @@ export interface Container {
   readonly customers: CustomersModule;
   /** Electronic invoicing with ARCA: fiscal setup, receipts, credit notes (docs/facturacion.md). */
   readonly invoicing: InvoicingModule;
+  /** Cuenta corriente: accounts, payments on account, statements (docs/cuenta-corriente.md). */
+  readonly accounts: AccountsModule;
   readonly auth: AuthService;
   readonly settings: SettingsService;
   readonly superadmin: SuperadminService;
@@ -148,6 +151,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     jobs,
     findCustomer: (companyId, id) => customers.customers.findCustomer(companyId, id),
   });
+  const accounts = createAccountsModule({ db, clock, publicBaseUrl: config.http.publicBaseUrl });
 
   const metrics = createMetrics({ db, jobs, logger });
   const readiness = createReadiness();
@@ -172,6 +176,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     register,
     customers,
     invoicing,
+    accounts,
     auth,
     settings,
     superadmin,

@@ -13,6 +13,7 @@ const ID_TABLES = [
   'invoices',
   'box_sessions',
   'invoice_attempts',
+  'account_payments',
 ] as const;
 export type IdTable = (typeof ID_TABLES)[number];
 

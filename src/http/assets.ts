@@ -31,6 +31,10 @@ const STATIC_FILES: Record<string, () => string[]> = {
   'kiosk.css': () => [join(ROOT, 'src/modules/scanner/public/kiosk.css')],
   'factura.js': () => [join(ROOT, 'src/modules/invoicing/public/factura.js')],
   'factura.css': () => [join(ROOT, 'src/modules/invoicing/public/factura.css')],
+  'estado-de-cuenta.css': () => [
+    join(ROOT, 'src/modules/invoicing/public/factura.css'),
+    join(ROOT, 'src/modules/accounts/public/statement.css'),
+  ],
   'docs.css': () => [join(ROOT, 'src/modules/docs/public/docs.css'), require.resolve('highlight.js/styles/github.min.css')],
   'favicon.svg': () => [join(ROOT, 'src/web/favicon.svg')],
 };

@@ -36,6 +36,12 @@ import { registerCustomerRoutes } from '../modules/customers/customers.routes.ts
 import { registerCustomerPages } from '../modules/customers/customers.pages.ts';
 import { registerRegisterWorker } from '../modules/register/register.worker.ts';
 import { registerMetricsRoutes } from '../metrics/metrics.routes.ts';
+import {
+  registerAccountsPage,
+  registerSharedStatementPage,
+  registerStatementPrintPage,
+} from '../modules/accounts/accounts.pages.ts';
+import { registerAccountsRoutes } from '../modules/accounts/accounts.routes.ts';
 import { registerHealthRoutes } from './health.routes.ts';
 import { createShell } from './shell.ts';
 import { registerSurface } from './surfaces.ts';
@@ -62,6 +68,8 @@ export async function registerRoutes(app: App, container: Container, assets: Ass
     registerExchangeRoutes(scope, exchange);
     registerRegisterWorker(scope);
     registerDocsRoutes(scope, { logger, baseUrl: config.http.publicBaseUrl, assets });
+    // A shared statement: its unguessable, expiring token is the only key (no login).
+    registerSharedStatementPage(scope, { accounts: container.accounts.accounts, assets });
   });
 
   await registerSurface(app, 'integration', integrationGuard(integration), (scope) =>
@@ -91,6 +99,7 @@ export async function registerRoutes(app: App, container: Container, assets: Ass
   await registerSurface(app, 'member', sessionGuard('member', sessions), (scope) => {
     registerRegisterPage(scope, { register: container.register, shell });
     registerInvoicePrintPage(scope, { ...container.invoicing, assets });
+    registerStatementPrintPage(scope, { accounts: container.accounts.accounts, assets });
   });
 
   await registerSurface(app, 'admin', sessionGuard('admin', sessions), (scope) => {
@@ -101,6 +110,7 @@ export async function registerRoutes(app: App, container: Container, assets: Ass
     registerCatalogPages(scope, { catalog: container.catalog, tokens: container.apiTokens, shell });
     registerFiscalSettingsPage(scope, { fiscal: container.invoicing.fiscal, shell });
     registerCustomerPages(scope, { customers: container.customers, shell });
+    registerAccountsPage(scope, { accounts: container.accounts.accounts, shell });
   });
 
   // The merchant API (/api/v1): a company API token or the session; each route declares its access.
@@ -110,6 +120,7 @@ export async function registerRoutes(app: App, container: Container, assets: Ass
     registerCatalogRoutes(scope, { catalog: container.catalog, imports: container.catalogImport });
     registerCustomerRoutes(scope, container.customers);
     registerInvoicingRoutes(scope, container.invoicing);
+    registerAccountsRoutes(scope, container.accounts);
   });
 
   await registerSurface(app, 'superadmin', sessionGuard('superadmin', sessions), (scope) => {

@@ -34,6 +34,7 @@ export const NAV: readonly NavItem[] = [
   { href: '/caja', label: 'Caja', shows: isMember },
   { href: '/ventas', label: 'Ventas', shows: isAdmin },
   { href: '/cierres', label: 'Cierres de caja', shows: isAdmin },
+  { href: '/cuentas-corrientes', label: 'Cuentas corrientes', shows: isAdmin },
   { href: '/settings/scanner', label: 'Escáner', shows: isAdmin },
   { href: '/settings/facturacion', label: 'Facturación', shows: isAdmin },
   { href: '/cuenta', label: 'Mi cuenta', shows: () => true },

@@ -27,7 +27,7 @@ describe('the register says what went wrong in Spanish, by error code', () => {
     { width: 1366, height: 800 },
     { width: 390, height: 844 },
   ])(
-    'selling after the shift was closed elsewhere shows the no_open_session text at $width px; no "Cuenta corriente"',
+    'selling after the shift was closed elsewhere shows the no_open_session text at $width px; "Cuenta corriente" is offered (it asks for the customer)',
     async (viewport) => {
       const company = await makeCompany(t.container, { name: `Kiosco ${viewport.width}` });
       const cashier = await makeUser(t.container, { companyId: company.id, role: 'cashier' });
@@ -65,7 +65,14 @@ describe('the register says what went wrong in Spanish, by error code', () => {
       await page.keyboard.press('F4');
       await page.waitForSelector('#pay-amount');
       const methods = await page.locator('.pay-methods button').allTextContents();
-      expect(methods.map((m) => m.replace(/^\d+\. /, ''))).toEqual(['Efectivo', 'Débito', 'Crédito', 'Transferencia', 'QR']);
+      expect(methods.map((m) => m.replace(/^\d+\. /, ''))).toEqual([
+        'Efectivo',
+        'Débito',
+        'Crédito',
+        'Transferencia',
+        'QR',
+        'Cuenta corriente',
+      ]);
       await page.keyboard.press('Enter');
 
       // The server answers 422 no_open_session; the screen shows its Spanish text and asks to open the box.

@@ -325,15 +325,29 @@ describe('register API (/api/v1/box-sessions, /api/v1/sales)', () => {
       ['qr', 2000],
       ['efectivo', 2600],
     ]);
-    const account = await sell(s.asCashier, {
+    // Cuenta corriente needs a customer of the company with an account; the sale stays pending on it.
+    const unknown = await sell(s.asCashier, {
       box_id: 1,
       items: [{ product_id: s.azucar.id, quantity: 2 }],
       customer: { id: 15, name: 'Almacén Don Pepe' },
       payments: [{ method: 'cuenta_corriente', amount: 2301 }],
     });
+    expect(unknown.statusCode).toBe(404);
+    expect(unknown.json().code).toBe('customer_not_found');
+    const [customer] = await t.container.db.query<{ id: number }>(
+      `INSERT INTO customers (company_id, id, name, account_enabled) VALUES ($1, take_company_ids($1, 'customers', 1), 'Almacén Don Pepe', true)
+       RETURNING id`,
+      [s.company.id],
+    );
+    const account = await sell(s.asCashier, {
+      box_id: 1,
+      items: [{ product_id: s.azucar.id, quantity: 2 }],
+      customer: { id: customer!.id },
+      payments: [{ method: 'cuenta_corriente', amount: 2301 }],
+    });
     expect(account.json().sale).toMatchObject({
-      status: 'paid',
-      customer_id: 15,
+      status: 'pending',
+      customer_id: customer!.id,
       customer_name: 'Almacén Don Pepe',
       payment_method: 'cuenta_corriente',
     });

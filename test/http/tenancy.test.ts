@@ -27,6 +27,7 @@ const ID_SOURCE: Record<string, string> = {
   invitations: 'invitations',
   webhooks: 'webhook_endpoints',
   deliveries: 'webhook_deliveries',
+  customers: 'customers',
 };
 
 /** Routes without a record in the path: they act on the caller's own company, chosen by the session. */
@@ -68,6 +69,7 @@ const COLLECTION_READS = [
   'GET /api/settings/members',
   'GET /api/settings/members/invitations',
   'GET /api/settings/integrations/webhooks',
+  'GET /api/v1/accounts',
 ];
 
 /** Creations in the caller's own company; ids of another company in their bodies are checked below. */
@@ -97,6 +99,7 @@ const BODIES: Record<string, unknown> = {
   'POST /api/v1/box-sessions/:id/cash': { kind: 'out', amount: 1, reason: 'retiro' },
   'POST /api/v1/sales/:id/pay': { payments: [{ method: 'efectivo', amount: 1 }] },
   'POST /api/v1/sales/:id/cancel': { reason: 'prueba' },
+  'POST /api/v1/customers/:id/payments': { amount: 1, method: 'efectivo' },
   'PATCH /api/v1/products/:id': { name: 'Cambiado por B' },
   'PATCH /api/v1/categories/:id': { name: 'Cambiada por B' },
   'PATCH /api/v1/deposits/:id': { name: 'Cambiado por B' },
@@ -166,6 +169,11 @@ describe('company B never reaches company A (every /api/v1 and settings route)',
       expect(customer.statusCode, customer.body).toBe(201);
       const token = await call('POST', '/api/v1/api-tokens', asA, { name: `${MARKER}-${i}`, scope: 'read' });
       expect(token.statusCode, token.body).toBe(201);
+      // A customer with a cuenta corriente (the customers API is another branch's: a row).
+      await t.container.db.query(
+        `INSERT INTO customers (company_id, id, name, account_enabled) VALUES ($1, take_company_ids($1, 'customers', 1), $2, true)`,
+        [a.id, `${MARKER} cliente ${i}`],
+      );
     }
     const invited = await call('POST', '/api/settings/members', asA, { email: `${MARKER}@example.com`, role: 'admin' });
     expect(invited.statusCode, invited.body).toBe(201);

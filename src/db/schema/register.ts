@@ -66,7 +66,7 @@ export const salePayments = pgTable(
   'sale_payments',
   {
     companyId: integer('company_id').notNull(),
-    /** Null for a payment on account (no sale): the table allows it, no caller makes one yet. */
+    /** Null for a payment on account (no sale; see account_payments, 0160). */
     saleId: integer('sale_id'),
     id: integer('id').notNull(),
     method: text('method').$type<PaymentMethod>().notNull(),
@@ -76,6 +76,8 @@ export const salePayments = pgTable(
     reference: text('reference'),
     boxSessionId: integer('box_session_id'),
     createdAt: tstz('created_at').notNull().defaultNow(),
+    /** The customer of a sale's cuenta_corriente row or of a payment on account (0160). */
+    customerId: integer('customer_id'),
   },
   (t) => [unique('sale_payments_sale_key').on(t.companyId, t.saleId, t.id)],
 );

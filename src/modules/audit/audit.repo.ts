@@ -44,6 +44,8 @@ export type AuditAction =
   | 'sale.cancelled'
   | 'sale.refunded'
   | 'sale.price_changed'
+  | 'account.credit_limit_overridden'
+  | 'account.statement_shared'
   | 'fiscal.updated'
   | 'fiscal.cuit_unavailable'
   | 'company.cuit_moved'

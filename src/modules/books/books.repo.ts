@@ -95,8 +95,8 @@ export function saleTotalMismatches(conn: Conn, companyId: number, cap: number) 
 
 export interface SalePaymentRow {
   sale_id: number;
-  /** paid_total: payments ≠ total of a paid sale; cash_change: a cash row's tendered − change ≠ amount; register_change: the sale's change ≠ its rows' change. */
-  problem: 'paid_total' | 'cash_change' | 'register_change';
+  /** paid_total: payments ≠ total of a paid sale; pending_covered: a pending sale whose money (not its account part) covers its total; cash_change: a cash row's tendered − change ≠ amount; register_change: the sale's change ≠ its rows' change. */
+  problem: 'paid_total' | 'pending_covered' | 'cash_change' | 'register_change';
   payment_id: number | null;
   expected_cents: number;
   found_cents: number;
@@ -107,13 +107,18 @@ export function salePaymentMismatches(conn: Conn, companyId: number, cap: number
   return capped<SalePaymentRow>(
     conn,
     sql`WITH paid AS (
-        SELECT sale_id, sum(amount) AS amount, sum(change) AS change FROM sale_payments
-          WHERE company_id = ${companyId} GROUP BY sale_id
+        SELECT sale_id, sum(amount) AS amount, sum(change) AS change,
+            sum(amount) FILTER (WHERE method <> 'cuenta_corriente') AS money FROM sale_payments
+          WHERE company_id = ${companyId} AND sale_id IS NOT NULL GROUP BY sale_id
       )
       SELECT s.id AS sale_id, 'paid_total' AS problem, NULL::int AS payment_id,
         ${cents(sql`s.total`)} AS expected_cents, ${cents(sql`coalesce(p.amount, 0)`)} AS found_cents
         FROM sales s LEFT JOIN paid p ON p.sale_id = s.id
         WHERE s.company_id = ${companyId} AND s.status = 'paid' AND s.total <> coalesce(p.amount, 0)
+      UNION ALL
+      SELECT s.id, 'pending_covered', NULL, ${cents(sql`s.total`)}, ${cents(sql`p.money`)}
+        FROM sales s JOIN paid p ON p.sale_id = s.id
+        WHERE s.company_id = ${companyId} AND s.status = 'pending' AND p.money > 0 AND p.money >= s.total
       UNION ALL
       SELECT p.sale_id, 'cash_change', p.id, ${cents(sql`p.tendered - p.change`)}, ${cents(sql`p.amount`)}
         FROM sale_payments p
@@ -156,7 +161,8 @@ export function closedShiftMismatches(conn: Conn, companyId: number, cap: number
       ), refunded AS (
         SELECT r.refund_session_id AS sid, p.method, sum(p.amount) AS amount
           FROM register_sales r JOIN sale_payments p ON p.company_id = r.company_id AND p.sale_id = r.sale_id
-          WHERE r.company_id = ${companyId} AND r.refund_session_id IN (SELECT id FROM s) GROUP BY 1, 2
+          WHERE r.company_id = ${companyId} AND r.refund_session_id IN (SELECT id FROM s) AND p.method <> 'cuenta_corriente'
+          GROUP BY 1, 2
       ), moved AS (
         SELECT session_id AS sid, sum(CASE WHEN kind = 'in' THEN amount ELSE -amount END) AS amount
           FROM box_cash_moves WHERE company_id = ${companyId} AND session_id IN (SELECT id FROM s) GROUP BY 1
@@ -197,7 +203,7 @@ export function closedShiftMismatches(conn: Conn, companyId: number, cap: number
 
 export interface DayFiguresRow {
   day: string;
-  /** A payment method, 'pending' (what non-cancelled pending sales owe), 'sales' (Σ non-cancelled totals), or 'box:<id>' / 'box:integration'. */
+  /** A payment method, 'pending' (what non-cancelled pending sales still owe beyond their payments), 'sales' (Σ non-cancelled totals), 'box:<id>' / 'box:integration', or 'account:<method>' (payments on account received that day). */
   part: string;
   cents: number;
 }
@@ -221,11 +227,18 @@ export function dayFigures(conn: Conn, companyId: number): Promise<DayFiguresRow
       SELECT d.day, p.method AS part, ${cents(sql`sum(p.amount)`)} AS cents
         FROM d JOIN sale_payments p ON p.company_id = ${companyId} AND p.sale_id = d.id GROUP BY d.day, p.method
       UNION ALL
-      SELECT day, 'pending', ${cents(sql`coalesce(sum(total) FILTER (WHERE status = 'pending'), 0)`)} FROM d GROUP BY day
+      SELECT d.day, 'pending', ${cents(sql`coalesce(sum(d.total - coalesce(
+          (SELECT sum(p.amount) FROM sale_payments p WHERE p.company_id = ${companyId} AND p.sale_id = d.id), 0))
+          FILTER (WHERE d.status = 'pending'), 0)`)}
+        FROM d GROUP BY d.day
       UNION ALL
       SELECT day, 'sales', ${cents(sql`sum(total)`)} FROM d GROUP BY day
       UNION ALL
       SELECT day, box, ${cents(sql`sum(total)`)} FROM d GROUP BY day, box
+      UNION ALL
+      SELECT (p.created_at AT TIME ZONE c.timezone)::date::text, 'account:' || p.method, ${cents(sql`sum(p.amount)`)}
+        FROM sale_payments p JOIN companies c ON c.id = p.company_id
+        WHERE p.company_id = ${companyId} AND p.sale_id IS NULL GROUP BY 1, 2
       ORDER BY 1, 2`,
   );
 }
@@ -360,4 +373,71 @@ export function companyExists(conn: Conn, companyId: number): Promise<boolean> {
 
 export function listCompanyIds(conn: Conn): Promise<number[]> {
   return selectRows<{ id: number }>(conn, sql`SELECT id FROM companies ORDER BY id`).then((r) => r.map((x) => x.id));
+}
+
+export interface CustomerAccountRow {
+  customer_id: number | null;
+  /** balance: the stored balance ≠ sales on account − cancellations − payments; payment_over / sale_over: more allocated than the payment or the sale's account part; cancelled_sale: allocated to a cancelled sale; other_customer: a payment covers another customer's sale; paid_uncovered / covered_pending: a sale on account paid without its cover, or covered and still pending. */
+  problem: 'balance' | 'payment_over' | 'sale_over' | 'cancelled_sale' | 'other_customer' | 'paid_uncovered' | 'covered_pending';
+  row_id: number | null;
+  expected_cents: number;
+  found_cents: number;
+}
+
+/**
+ * Cuenta corriente (0160): each customer's stored balance is their sales on account (the
+ * cuenta_corriente rows of sales not cancelled) minus their payments on account; allocations never
+ * exceed a payment or a sale's account part, never cover a cancelled sale or another customer's,
+ * and a sale on account is paid exactly when its account part is covered.
+ */
+export function customerAccountMismatches(conn: Conn, companyId: number, cap: number) {
+  return capped<CustomerAccountRow>(
+    conn,
+    sql`WITH charges AS (
+        SELECT p.sale_id, p.customer_id, sum(p.amount) AS amount, s.status
+          FROM sale_payments p JOIN sales s ON s.company_id = p.company_id AND s.id = p.sale_id
+          WHERE p.company_id = ${companyId} AND p.method = 'cuenta_corriente' AND p.customer_id IS NOT NULL
+          GROUP BY p.sale_id, p.customer_id, s.status
+      ), paid_in AS (
+        SELECT a.id, a.customer_id, p.amount FROM account_payments a
+          JOIN sale_payments p ON p.company_id = a.company_id AND p.sale_id IS NULL AND p.id = a.id
+          WHERE a.company_id = ${companyId}
+      ), owed AS (
+        SELECT customer_id, sum(amount) AS amount FROM (
+          SELECT customer_id, amount FROM charges WHERE status <> 'cancelled'
+          UNION ALL SELECT customer_id, -amount FROM paid_in
+        ) x GROUP BY customer_id
+      ), stored AS (
+        SELECT customer_id, balance FROM customer_accounts WHERE company_id = ${companyId}
+      ), by_payment AS (
+        SELECT payment_id, sum(amount) AS amount FROM account_allocations WHERE company_id = ${companyId} GROUP BY payment_id
+      ), by_sale AS (
+        SELECT sale_id, sum(amount) AS amount FROM account_allocations WHERE company_id = ${companyId} GROUP BY sale_id
+      )
+      SELECT coalesce(o.customer_id, s.customer_id) AS customer_id, 'balance' AS problem, NULL::int AS row_id,
+          ${cents(sql`coalesce(o.amount, 0)`)} AS expected_cents, ${cents(sql`coalesce(s.balance, 0)`)} AS found_cents
+        FROM owed o FULL JOIN stored s ON s.customer_id = o.customer_id
+        WHERE coalesce(o.amount, 0) <> coalesce(s.balance, 0)
+      UNION ALL
+      SELECT p.customer_id, 'payment_over', p.id, ${cents(sql`p.amount`)}, ${cents(sql`b.amount`)}
+        FROM paid_in p JOIN by_payment b ON b.payment_id = p.id WHERE b.amount > p.amount
+      UNION ALL
+      SELECT c.customer_id, 'sale_over', c.sale_id, ${cents(sql`c.amount`)}, ${cents(sql`b.amount`)}
+        FROM charges c JOIN by_sale b ON b.sale_id = c.sale_id WHERE b.amount > c.amount
+      UNION ALL
+      SELECT c.customer_id, 'cancelled_sale', c.sale_id, 0, ${cents(sql`b.amount`)}
+        FROM charges c JOIN by_sale b ON b.sale_id = c.sale_id WHERE c.status = 'cancelled'
+      UNION ALL
+      SELECT p.customer_id, 'other_customer', x.sale_id, 0, ${cents(sql`x.amount`)}
+        FROM account_allocations x JOIN paid_in p ON p.id = x.payment_id
+        LEFT JOIN charges c ON c.sale_id = x.sale_id
+        WHERE x.company_id = ${companyId} AND c.customer_id IS DISTINCT FROM p.customer_id
+      UNION ALL
+      SELECT c.customer_id, CASE WHEN c.status = 'paid' THEN 'paid_uncovered' ELSE 'covered_pending' END, c.sale_id,
+          ${cents(sql`c.amount`)}, ${cents(sql`coalesce(b.amount, 0)`)}
+        FROM charges c LEFT JOIN by_sale b ON b.sale_id = c.sale_id
+        WHERE (c.status = 'paid' AND coalesce(b.amount, 0) <> c.amount) OR (c.status = 'pending' AND coalesce(b.amount, 0) >= c.amount)`,
+    sql`customer_id, problem, row_id`,
+    cap,
+  );
 }

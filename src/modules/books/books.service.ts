@@ -16,6 +16,7 @@ export const BOOKS_CHECKS = [
   'invoice_matches_sale',
   'invoice_numbering',
   'outbound_events',
+  'customer_accounts',
 ] as const;
 export type BooksCheckName = (typeof BOOKS_CHECKS)[number];
 
@@ -44,6 +45,8 @@ export interface DaySummary {
   pending: number;
   by_method: { method: string; amount: number }[];
   by_box: { box_id: number | null; total: number }[];
+  /** Payments on account received that day, by method. */
+  account_payments: { method: string; amount: number }[];
 }
 
 export interface BooksDeps {
@@ -92,7 +95,7 @@ export function createBooksService(deps: BooksDeps) {
       if (expected !== found) problems.push({ day, figure, expected_cents: expected, found_cents: found });
     };
     const summaries = new Map((await deps.daySummaries(companyId)).map((x) => [x.date, x]));
-    const none: DaySummary = { date: '', total: 0, pending: 0, by_method: [], by_box: [] };
+    const none: DaySummary = { date: '', total: 0, pending: 0, by_method: [], by_box: [], account_payments: [] };
     // A day the summary has and the rows do not (or the other way round) is compared against nothing.
     for (const day of [...new Set([...days.keys(), ...summaries.keys()])].sort()) {
       const parts = days.get(day) ?? new Map<string, number>();
@@ -117,6 +120,10 @@ export function createBooksService(deps: BooksDeps) {
       );
       const boxes = new Set([...byBox.keys(), ...[...parts.keys()].filter((p) => p.startsWith('box:'))]);
       for (const box of [...boxes].sort()) differ(day, box, parts.get(box) ?? 0, byBox.get(box) ?? 0);
+      // Payments on account: money taken that day outside any sale, by method.
+      const byAccount = new Map(summary.account_payments.map((m) => [`account:${m.method}`, cents(m.amount)]));
+      const accountParts = new Set([...byAccount.keys(), ...[...parts.keys()].filter((p) => p.startsWith('account:'))]);
+      for (const part of [...accountParts].sort()) differ(day, part, parts.get(part) ?? 0, byAccount.get(part) ?? 0);
     }
     return {
       name: 'day_summaries',
@@ -140,6 +147,7 @@ export function createBooksService(deps: BooksDeps) {
       check('invoice_matches_sale', await repo.invoiceSaleMismatches(orm, companyId, cap)),
       check('invoice_numbering', await repo.invoiceNumberingProblems(orm, companyId, cap)),
       check('outbound_events', await repo.missingOutboundEvents(orm, companyId, since, cap)),
+      check('customer_accounts', await repo.customerAccountMismatches(orm, companyId, cap)),
     ];
     return { company_id: companyId, ok: checks.every((c) => c.ok), checks };
   }
@@ -167,6 +175,7 @@ const CHECK_LABELS: Record<BooksCheckName, string> = {
   invoice_matches_sale: 'cada factura = su venta (nota de crédito = lo devuelto)',
   invoice_numbering: 'numeración por punto de venta y tipo, sin saltos ni repetidos',
   outbound_events: 'cada cambio tiene su evento saliente',
+  customer_accounts: 'saldo de cada cuenta corriente = ventas a cuenta − anulaciones − pagos; imputaciones coherentes',
 };
 
 const SHOWN_ROWS = 5;

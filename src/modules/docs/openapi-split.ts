@@ -22,6 +22,11 @@ const MERCHANT_TAGS = [
     description:
       'Facturación electrónica con ARCA: datos fiscales, facturas A, B y C con CAE, notas de crédito (guía: /docs/facturacion)',
   },
+  {
+    name: 'Cuenta corriente',
+    description:
+      'Ventas a cuenta, pagos a cuenta, saldos, estados de cuenta y antigüedad de deuda (guía: /docs/cuenta-corriente)',
+  },
 ];
 
 function isMerchant(path: string): boolean {

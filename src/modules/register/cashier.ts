@@ -16,6 +16,8 @@ import { actorLabel, actsAsAdmin, money } from './actor.ts';
 import { type PricedLine, priceLines, type SaleItemInput } from './pricing.ts';
 import * as repo from './register.repo.ts';
 import { readSale } from '../sales/sales-view.ts';
+import { accountPart, checkSaleCustomer } from './sale-customer.ts';
+import { chargeSale, releaseSale } from '../accounts/account-ledger.ts';
 
 // The cashier's flow: sell (create, maybe paid at once), take a payment, cancel or refund. The
 // register keeps its own rows (which box and session, the idempotency key, the change, the
@@ -27,6 +29,8 @@ export interface RegisterSaleInput {
   items: SaleItemInput[];
   payments?: PaymentInput[];
   customer?: { id?: number; name?: string };
+  /** An admin's decision to sell on account over the customer's credit limit (audited). */
+  override_credit_limit?: boolean;
   /** When the register made the sale (a sale queued offline carries the browser's time). */
   sold_at?: string;
   /** The time of the catalogue the register priced the sale with (its ETag's time). */
@@ -134,6 +138,8 @@ export function createCashier({ db, clock }: { db: Database; clock: Clock }) {
         lines: PricedLine[];
         totalCents: number;
         settled: ReturnType<typeof settlePayments>;
+        customerName: string | null;
+        accountCents: number;
       };
       try {
         const soldAt = soldAtOf(input.sold_at, now);
@@ -141,7 +147,8 @@ export function createCashier({ db, clock }: { db: Database; clock: Clock }) {
         const lines = await priceLines(orm, ctx, input.items, { settings }, input.catalog_at ? new Date(input.catalog_at) : null);
         const totalCents = lines.reduce((sum, l) => sum + l.subtotalCents, 0);
         const settled = settlePayments(totalCents, input.payments ?? [], input.customer?.id !== undefined);
-        checked = { soldAt, lines, totalCents, settled };
+        const sold = await checkSaleCustomer(orm, ctx, input, settled, totalCents, actsAsAdmin(ctx));
+        checked = { soldAt, lines, totalCents, settled, ...sold };
       } catch (err) {
         const seen = await orm.transaction((tx) => replayedSale(tx, companyId, key, fingerprint));
         if (seen) return { sale: seen, replayed: true };
@@ -157,7 +164,7 @@ export function createCashier({ db, clock }: { db: Database; clock: Clock }) {
         if (!numbers) throw new AppError('conflict', `idempotency key "${key}" is being used by another request; retry it`);
         // Again, now holding the session (FOR SHARE): it cannot close under the sale.
         const { box, sessionId } = await sellingPointOf(tx, companyId, input.box_id);
-        const { soldAt, lines, totalCents, settled } = checked;
+        const { soldAt, lines, totalCents, settled, accountCents } = checked;
 
         const { saleId: id, firstMovementId } = numbers;
         const items = lines.map((l, n) => ({
@@ -176,11 +183,12 @@ export function createCashier({ db, clock }: { db: Database; clock: Clock }) {
           items,
           totalCents,
           payments: settled.rows,
-          paid: settled.appliedCents >= totalCents,
+          // A sale on account stays pending until payments on account cover its account part.
+          paid: settled.appliedCents >= totalCents && accountCents === 0,
           soldAt,
           now,
         });
-        const customerName = input.customer?.name?.trim() || null;
+        const customerName = checked.customerName;
         const soldBy = actorLabel(ctx);
         const register = repo.registerRowStep({
           companyId,
@@ -219,6 +227,19 @@ export function createCashier({ db, clock }: { db: Database; clock: Clock }) {
           [...whole.steps, register, ...stockOut.steps],
           [created!, ...stockOut.events, ...paidEvents],
         );
+        // A sale on account is charged to the customer's account in the same transaction (the
+        // account row is its lock); it answers as stored.
+        if (accountCents > 0) {
+          await chargeSale(tx, {
+            ctx,
+            customerId: input.customer!.id!,
+            saleId: id,
+            amountCents: accountCents,
+            override: { requested: input.override_credit_limit === true, byAdmin: actsAsAdmin(ctx) },
+            now,
+          });
+          return { sale: await readSale(tx, companyId, id), replayed: false };
+        }
         const sale: SaleWire = {
           id,
           source: 'register',
@@ -273,6 +294,12 @@ export function createCashier({ db, clock }: { db: Database; clock: Clock }) {
           throw new AppError('invalid_state', `sale ${id} came from an integration; its sender reports its payment (sales.paid)`);
         }
         assertTransition(sale, 'pay');
+        if (accountPart(await listPayments(tx, companyId, [id])) > 0) {
+          throw new AppError(
+            'invalid_state',
+            `sale ${id} is on the customer's account; record a payment on account (POST /api/v1/customers/${sale.customer_id}/payments)`,
+          );
+        }
         if (input.payments.length === 0) throw new AppError('validation_failed', 'payments must not be empty');
         const session = await repo.findOpenSession(tx, companyId, sale.box_id!, 'share');
         if (!session)
@@ -333,8 +360,10 @@ export function createCashier({ db, clock }: { db: Database; clock: Clock }) {
           if (sale.cancellation_reason === reason) return { sale: await readSale(tx, companyId, id), changed: false };
           throw new AppError('invalid_state', `sale ${id} is already cancelled`);
         }
-        const payments = await listPayments(tx, companyId, [id]);
+        // The account part is no money to give back: it leaves the customer's balance instead.
+        const payments = (await listPayments(tx, companyId, [id])).filter((p) => p.method !== 'cuenta_corriente');
         const refundSessionId = payments.length > 0 ? await bookRefund(tx, ctx, sale) : null;
+        await releaseSale(tx, companyId, id, now);
         await cancelSale(tx, companyId, { id, reason, action: sale.status === 'paid' ? 'refund' : 'cancel' }, { now });
         const items = await listSaleItems(tx, companyId, [id]);
         await applyMovements(

@@ -186,7 +186,8 @@ export async function sessionTotals(conn: Conn, companyId: number, sessionId: nu
     conn,
     sql`SELECT p.method, sum(p.amount)::text AS amount, count(*)::int AS count
       FROM register_sales r JOIN sale_payments p ON p.company_id = r.company_id AND p.sale_id = r.sale_id
-      WHERE r.company_id = ${companyId} AND r.refund_session_id = ${sessionId} GROUP BY p.method ORDER BY p.method`,
+      WHERE r.company_id = ${companyId} AND r.refund_session_id = ${sessionId} AND p.method <> 'cuenta_corriente'
+      GROUP BY p.method ORDER BY p.method`,
   );
   const [sales] = await selectRows<{ count: number; total: string }>(
     conn,
@@ -223,8 +224,8 @@ export function laterCancellations(
   return selectRows<LaterCancellationRow>(
     conn,
     sql`SELECT s.id AS sale_id, s.total, s.cancelled_at, r.refund_session_id,
-        (SELECT coalesce(sum(p.amount), 0)::text FROM sale_payments p WHERE p.company_id = s.company_id AND p.sale_id = s.id)
-          AS refunded
+        (SELECT coalesce(sum(p.amount), 0)::text FROM sale_payments p WHERE p.company_id = s.company_id AND p.sale_id = s.id
+          AND p.method <> 'cuenta_corriente') AS refunded
       FROM register_sales r JOIN sales s ON s.company_id = r.company_id AND s.id = r.sale_id
       WHERE r.company_id = ${companyId} AND r.box_session_id = ${sessionId} AND s.status = 'cancelled'
         AND s.cancelled_at > ${at}::timestamptz

@@ -39,6 +39,9 @@ export const SaleCreateBody = Type.Object(
         { additionalProperties: false },
       ),
     ),
+    override_credit_limit: Type.Optional(
+      Type.Boolean({ description: "An admin sells on account over the customer's credit limit (audited)" }),
+    ),
     sold_at: Type.Optional(Type.String({ format: 'date-time', description: 'When the register made the sale (queued offline)' })),
     catalog_at: Type.Optional(
       Type.String({ format: 'date-time', description: 'Time of the catalogue the register priced with' }),
@@ -94,11 +97,14 @@ export const SalesSummary = Type.Object(
       }),
       { description: "Per box only the sales made at it; the integration's sales are one group of their own" },
     ),
+    account_payments: Type.Array(Type.Object({ method: Type.String(), amount: Money, count: Type.Integer() }), {
+      description: "Payments on account (cuenta corriente) received that day, by method: money taken, not the day's sales",
+    }),
   },
   {
     $id: 'SalesSummary',
     description:
-      "A day's sales (company time zone). total = Σ by_method + pending (a paid sale's payments add up to its total) = Σ by_box",
+      "A day's sales (company time zone). total = Σ by_method + pending (what pending sales still owe; a sale's account part counts under cuenta_corriente) = Σ by_box",
   },
 );
 

@@ -119,7 +119,7 @@ export function createSalesView({ db }: { db: Database }) {
 }
 
 /** A day summary as GET /api/v1/sales/summary answers it. */
-function summaryWire(date: string, { byMethod, byBox, totals }: repo.DayParts) {
+function summaryWire(date: string, { byMethod, byBox, totals, accountPayments }: repo.DayParts) {
   return {
     date,
     count: totals.count,
@@ -134,5 +134,6 @@ function summaryWire(date: string, { byMethod, byBox, totals }: repo.DayParts) {
       count: b.count,
       total: money(b.total),
     })),
+    account_payments: accountPayments.map((m) => ({ method: m.method, amount: money(m.amount), count: m.count })),
   };
 }

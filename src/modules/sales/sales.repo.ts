@@ -151,9 +151,13 @@ export function saleInsertSteps(v: {
       INSERT INTO sale_items (company_id, sale_id, id, product_id, quantity, price, subtotal)
       SELECT ${v.companyId}, ${v.id}, it.id, it.product_id, it.quantity, it.price, it.subtotal
       FROM jsonb_to_recordset(${items}::jsonb) AS it(id integer, product_id integer, quantity numeric, price numeric, subtotal numeric))`,
+    // A cuenta_corriente row is the customer's debt, not money in the drawer: no session, the customer's id.
     sql`payments AS (
-      INSERT INTO sale_payments (company_id, sale_id, id, method, amount, tendered, change, reference, box_session_id, created_at)
-      SELECT ${v.companyId}, ${v.id}, p.id, p.method, p.amount, p.tendered, p.change, p.reference, ${v.sessionId}::integer, ${now}::timestamptz
+      INSERT INTO sale_payments (company_id, sale_id, id, method, amount, tendered, change, reference, box_session_id, created_at,
+        customer_id)
+      SELECT ${v.companyId}, ${v.id}, p.id, p.method, p.amount, p.tendered, p.change, p.reference,
+        CASE WHEN p.method = 'cuenta_corriente' THEN NULL ELSE ${v.sessionId}::integer END, ${now}::timestamptz,
+        CASE WHEN p.method = 'cuenta_corriente' THEN ${v.customerId}::integer END
       FROM jsonb_to_recordset(${payments}::jsonb)
         AS p(id integer, method text, amount numeric, tendered numeric, change numeric, reference text))`,
   ];
@@ -408,6 +412,8 @@ export interface DayParts {
   byMethod: { method: string; amount: string; count: number }[];
   byBox: { box_id: number | null; box_name: string | null; count: number; total: string }[];
   totals: { count: number; total: string; pending: string; cancelled: number };
+  /** Payments on account (no sale) received that day, by method. */
+  accountPayments: { method: string; amount: string; count: number }[];
 }
 
 const NO_SALES: DayParts['totals'] = { count: 0, total: '0', pending: '0', cancelled: 0 };
@@ -415,7 +421,7 @@ const NO_SALES: DayParts['totals'] = { count: 0, total: '0', pending: '0', cance
 /** A day's totals in the company's time zone: by payment method and by box (the integration's sales: box_id null). */
 export async function daySummary(conn: Conn, companyId: number, date: string): Promise<DayParts> {
   const days = await daySummaries(conn, companyId, { from: date, to: date });
-  return days.get(date) ?? { byMethod: [], byBox: [], totals: NO_SALES };
+  return days.get(date) ?? { byMethod: [], byBox: [], totals: NO_SALES, accountPayments: [] };
 }
 
 /**
@@ -458,12 +464,33 @@ export async function daySummaries(
     conn,
     sql`SELECT ${day} AS day, count(*) FILTER (WHERE s.status <> 'cancelled')::int AS count,
         coalesce(sum(s.total) FILTER (WHERE s.status <> 'cancelled'), 0)::text AS total,
-        coalesce(sum(s.total) FILTER (WHERE s.status = 'pending'), 0)::text AS pending,
+        coalesce(sum(s.total - coalesce(p.amount, 0)) FILTER (WHERE s.status = 'pending'), 0)::text AS pending,
         count(*) FILTER (WHERE s.status = 'cancelled')::int AS cancelled
-      FROM sales s WHERE s.company_id = ${companyId} AND ${inRange} GROUP BY 1 ORDER BY 1`,
+      FROM sales s
+      LEFT JOIN (SELECT sale_id, sum(amount) AS amount FROM sale_payments WHERE company_id = ${companyId} AND sale_id IS NOT NULL
+        GROUP BY sale_id) p ON s.status = 'pending' AND p.sale_id = s.id
+      WHERE s.company_id = ${companyId} AND ${inRange} GROUP BY 1 ORDER BY 1`,
+  );
+  // Payments on account are money taken on their own day (their created_at), with no sale.
+  const paidDay = sql`(p.created_at AT TIME ZONE ${tz})::date::text`;
+  const paidInRange = range
+    ? sql`p.created_at >= (${range.from}::date::timestamp AT TIME ZONE ${tz})
+        AND p.created_at < ((${range.to}::date + 1)::timestamp AT TIME ZONE ${tz})`
+    : sql`true`;
+  const accountPayments = await selectRows<DayParts['accountPayments'][number] & { day: string }>(
+    conn,
+    sql`SELECT ${paidDay} AS day, p.method, sum(p.amount)::text AS amount, count(*)::int AS count
+      FROM sale_payments p WHERE p.company_id = ${companyId} AND p.sale_id IS NULL AND ${paidInRange}
+      GROUP BY 1, p.method ORDER BY 1, p.method`,
   );
   const days = new Map<string, DayParts>();
-  for (const { day: d, ...t } of totals) days.set(d, { byMethod: [], byBox: [], totals: t });
+  const dayOf = (d: string) => {
+    const parts = days.get(d) ?? { byMethod: [], byBox: [], totals: NO_SALES, accountPayments: [] };
+    days.set(d, parts);
+    return parts;
+  };
+  for (const { day: d, ...t } of totals) days.set(d, { byMethod: [], byBox: [], totals: t, accountPayments: [] });
+  for (const { day: d, ...a } of accountPayments) dayOf(d).accountPayments.push(a);
   for (const { day: d, ...m } of byMethod) days.get(d)?.byMethod.push(m);
   for (const { day: d, ...b } of byBox) days.get(d)?.byBox.push(b);
   return days;

@@ -148,6 +148,7 @@ const TEXTS: Record<ErrorCode | 'offline', Text> = {
   not_found: 'No encontramos lo que buscabas: puede que lo hayan borrado. Actualizá la página.',
   product_not_found: 'Ese producto no existe (puede que lo hayan borrado). Actualizá la página.',
   page_not_found: 'Esa página no existe.',
+  customer_not_found: 'Ese cliente no existe (puede que lo hayan borrado). Actualizá la página.',
   conflict,
   already_member: 'Esa persona ya está en la empresa.',
   cuit_unavailable: 'Ese CUIT no se puede usar en esta empresa; escribinos a soporte.',
@@ -164,6 +165,8 @@ const TEXTS: Record<ErrorCode | 'offline', Text> = {
   reconnect_required: 'Hay que volver a conectar la cuenta de Instagram.',
   insufficient_stock: insufficientStock,
   customer_document_taken: documentTaken,
+  credit_limit_exceeded:
+    'La venta supera el límite de crédito del cliente: cobrá una parte o pedile a un administrador que la autorice.',
   payload_too_large: 'Es demasiado grande para enviarlo.',
   unsupported_media_type: 'Ese tipo de archivo no se puede usar.',
   unsupported_event: 'Ese evento no está soportado.',

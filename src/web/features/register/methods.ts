@@ -5,10 +5,10 @@ export const METHODS: { id: string; label: string }[] = Object.entries(PAYMENT_M
   .filter(([id]) => id !== 'mixto')
   .map(([id, label]) => ({ id, label }));
 
-/**
- * What the cashier can charge with. "Cuenta corriente" needs a customer, and the register cannot
- * choose one yet (the customers issue brings it): offering it only led to a 422 on every such sale.
- */
-export const PAY_METHODS = METHODS.filter((m) => m.id !== 'cuenta_corriente');
+/** What the cashier can charge with; "Cuenta corriente" asks for the customer (customer-picker.tsx). */
+export const PAY_METHODS = METHODS;
+
+/** Money a customer hands over (a payment on account cannot itself be on account). */
+export const MONEY_METHODS = METHODS.filter((m) => m.id !== 'cuenta_corriente');
 
 export const methodLabel = (id: string) => METHODS.find((m) => m.id === id)?.label ?? id;

@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { formatArs, formatDecimal, parseCents } from '../../../lib/money.ts';
+import { CustomerPicker, type PickedCustomer } from './customer-picker.tsx';
 import { methodLabel, PAY_METHODS } from './methods.ts';
 import { payBalance } from './pay-balance.ts';
 import type { Payment } from './types.ts';
@@ -8,8 +9,9 @@ import type { Payment } from './types.ts';
 const amountText = (cents: number) => formatDecimal(cents, 2, { grouping: false });
 
 /**
- * Charging the sale: one or more payments (Alt+1…5 picks the method), what is left and the change.
- * Only cash can go over what is left. Confirms when the payments cover the total.
+ * Charging the sale: one or more payments (Alt+1…6 picks the method), what is left and the change.
+ * Only cash can go over what is left. Confirms when the payments cover the total. "Cuenta corriente"
+ * asks for the customer (the sale goes to their account).
  */
 export function PayDialog({
   totalCents,
@@ -18,7 +20,7 @@ export function PayDialog({
 }: {
   totalCents: number;
   onCancel: () => void;
-  onConfirm: (payments: Payment[]) => void;
+  onConfirm: (payments: Payment[], customer: PickedCustomer | null) => void;
 }) {
   const ref = useRef<HTMLDialogElement>(null);
   const amountRef = useRef<HTMLInputElement>(null);
@@ -29,6 +31,8 @@ export function PayDialog({
   const [amount, setAmount] = useState(amountText(remaining));
   const [reference, setReference] = useState('');
   const [error, setError] = useState<string | null>(null);
+  const [customer, setCustomer] = useState<PickedCustomer | null>(null);
+  const onAccount = method === 'cuenta_corriente' || payments.some((p) => p.method === 'cuenta_corriente');
   const typed = parseCents(amount);
   const balance = payBalance(totalCents, paid, typed, method === 'efectivo');
 
@@ -53,6 +57,10 @@ export function PayDialog({
       );
       return null;
     }
+    if (method === 'cuenta_corriente' && !customer) {
+      setError('Elegí o creá el cliente para vender a cuenta.');
+      return null;
+    }
     setError(null);
     const next = [...payments, { method, cents: typed, reference: reference.trim() }];
     setPayments(next);
@@ -66,7 +74,7 @@ export function PayDialog({
     const next = remaining === 0 && payments.length > 0 && (amount.trim() === '' || typed === 0) ? payments : add();
     if (!next) return;
     const sum = next.reduce((s, p) => s + p.cents, 0);
-    if (sum >= totalCents) onConfirm(next);
+    if (sum >= totalCents) onConfirm(next, onAccount ? customer : null);
   }
 
   return (
@@ -119,7 +127,8 @@ export function PayDialog({
             onInput={(e) => setAmount((e.target as HTMLInputElement).value)}
           />
         </div>
-        {method !== 'efectivo' ? (
+        {onAccount ? <CustomerPicker picked={customer} onPick={setCustomer} /> : null}
+        {method !== 'efectivo' && method !== 'cuenta_corriente' ? (
           <div class="field">
             <label for="pay-reference">Referencia (opcional)</label>
             <input

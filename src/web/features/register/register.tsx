@@ -5,6 +5,7 @@ import { Notice, useNotice } from '../../ui/notice.tsx';
 import { CloseSession, type SessionReport } from './close.tsx';
 import { ConnectionBanner } from './connection-banner.tsx';
 import { OpenSession } from './open-session.tsx';
+import type { PickedCustomer } from './customer-picker.tsx';
 import { PayDialog } from './pay-dialog.tsx';
 import { initialSale, interpretEntry, saleReducer, saleTotal } from './sale-state.ts';
 import { SaleView } from './sale-view.tsx';
@@ -92,7 +93,7 @@ export function Register({ initial, user }: { initial: RegisterState; user: Regi
 
   const onKeyDown = useRegisterKeys({ sale, dispatch, input, enter, startPay, clearSale: () => void clearSale() });
 
-  async function confirmSale(payments: Payment[]) {
+  async function confirmSale(payments: Payment[], customer: PickedCustomer | null) {
     if (!box || sessionId === null) return;
     const key = crypto.randomUUID();
     const { lines } = sale;
@@ -108,6 +109,7 @@ export function Register({ initial, user }: { initial: RegisterState; user: Regi
         amount: p.cents / 100,
         ...(p.reference ? { reference: p.reference } : {}),
       })),
+      ...(customer ? { customer: { id: customer.id, name: customer.name } } : {}),
       sold_at: new Date().toISOString(),
       ...(link.catalogAt ? { catalog_at: link.catalogAt } : {}),
     };
@@ -237,9 +239,9 @@ export function Register({ initial, user }: { initial: RegisterState; user: Regi
         <PayDialog
           totalCents={total}
           onCancel={() => dispatch({ type: 'back' })}
-          onConfirm={(payments) => {
+          onConfirm={(payments, customer) => {
             dispatch({ type: 'back' });
-            void confirmSale(payments);
+            void confirmSale(payments, customer);
           }}
         />
       ) : null}
