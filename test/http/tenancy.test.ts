@@ -27,7 +27,6 @@ const ID_SOURCE: Record<string, string> = {
   invitations: 'invitations',
   webhooks: 'webhook_endpoints',
   deliveries: 'webhook_deliveries',
-  customers: 'customers',
 };
 
 /** Routes without a record in the path: they act on the caller's own company, chosen by the session. */

@@ -216,10 +216,10 @@ export function createCashier({ db, clock }: { db: Database; clock: Clock }) {
           })),
           { now },
         );
-        // The sale, its items, its payments, the register's row, the stock movements and every
-        // event (sales.created, the movements', sales.paid): one statement.
         // The audit of changed prices goes first: after the sale's statement comes the commit.
         await auditPriceChanges(tx, ctx, id, lines);
+        // The sale, its items, its payments, the register's row, the stock movements and every
+        // event (sales.created, the movements', sales.paid): one statement.
         const [created, ...paidEvents] = whole.events;
         await runLedgerStatement(
           tx,

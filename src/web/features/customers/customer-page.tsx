@@ -174,6 +174,7 @@ export function CustomerPage({
   const [notice, say] = useNotice();
   const [busy, setBusy] = useState(false);
   const [invoicesShown, setInvoicesShown] = useState(0);
+  const account = customer && accountPanel ? accountPanel(customer) : null;
 
   if (data.not_found) {
     return (
@@ -251,9 +252,9 @@ export function CustomerPage({
           <Facts customer={customer} />
         ) : null}
       </Card>
-      {customer && accountPanel ? (
+      {account ? (
         <section class="card" id="cuenta-corriente" aria-label="Cuenta corriente">
-          {accountPanel(customer)}
+          {account}
         </section>
       ) : null}
       {customer ? (
