@@ -27,6 +27,7 @@ import { createInvoicingModule, type InvoicingModule } from './modules/invoicing
 import { createInstagramModule, type InstagramModule, type InstagramModuleDeps } from './modules/instagram/instagram.module.ts';
 import { createSalesAgentModule, type SalesAgentModule } from './modules/sales-agent/sales-agent.module.ts';
 import { createWhatsappModule, type WhatsappModule } from './modules/whatsapp/whatsapp.module.ts';
+import { createReportsModule, type ReportsModule } from './modules/reports/reports.module.ts';
 import { createWebhooksModule, type WebhooksModule, type WebhooksModuleDeps } from './modules/webhooks/webhooks.module.ts';
 
 /** Everything the program shares: one instance per process, passed explicitly (manual DI). */
@@ -52,6 +53,8 @@ export interface Container {
   readonly register: RegisterService;
   /** Electronic invoicing with ARCA: fiscal setup, receipts, credit notes (docs/facturacion.md). */
   readonly invoicing: InvoicingModule;
+  /** Reports, Inicio and the Libro IVA Digital (docs/reportes.md, docs/libro-iva.md). */
+  readonly reports: ReportsModule;
   readonly auth: AuthService;
   readonly settings: SettingsService;
   readonly superadmin: SuperadminService;
@@ -136,6 +139,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   });
 
   const invoicing = createInvoicingModule({ config, db, clock, cipher, logger, jobs });
+  const reports = createReportsModule({ db, clock, sales: register });
 
   const metrics = createMetrics({ db, jobs, logger });
   const readiness = createReadiness();
@@ -159,6 +163,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     catalogImport,
     register,
     invoicing,
+    reports,
     auth,
     settings,
     superadmin,

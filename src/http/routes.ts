@@ -32,6 +32,8 @@ import { registerRegisterPage, registerSalesPages } from '../modules/register/re
 import { registerRegisterRoutes } from '../modules/register/register.routes.ts';
 import { registerFiscalSettingsPage, registerInvoicePrintPage } from '../modules/invoicing/invoicing.pages.ts';
 import { registerInvoicingRoutes } from '../modules/invoicing/invoicing.routes.ts';
+import { registerReportsPages } from '../modules/reports/reports.pages.ts';
+import { registerReportsRoutes } from '../modules/reports/reports.routes.ts';
 import { registerRegisterWorker } from '../modules/register/register.worker.ts';
 import { registerMetricsRoutes } from '../metrics/metrics.routes.ts';
 import { registerHealthRoutes } from './health.routes.ts';
@@ -98,6 +100,7 @@ export async function registerRoutes(app: App, container: Container, assets: Ass
     registerScaleSettingsRoutes(scope, { db: container.db, scanner, shell });
     registerCatalogPages(scope, { catalog: container.catalog, tokens: container.apiTokens, shell });
     registerFiscalSettingsPage(scope, { fiscal: container.invoicing.fiscal, shell });
+    registerReportsPages(scope, { ...container.reports, shell });
   });
 
   // The merchant API (/api/v1): a company API token or the session; each route declares its access.
@@ -106,6 +109,7 @@ export async function registerRoutes(app: App, container: Container, assets: Ass
     registerRegisterRoutes(scope, { register: container.register });
     registerCatalogRoutes(scope, { catalog: container.catalog, imports: container.catalogImport });
     registerInvoicingRoutes(scope, container.invoicing);
+    registerReportsRoutes(scope, container.reports);
   });
 
   await registerSurface(app, 'superadmin', sessionGuard('superadmin', sessions), (scope) => {

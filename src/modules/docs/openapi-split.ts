@@ -17,6 +17,11 @@ const MERCHANT_TAGS = [
     description:
       'Facturación electrónica con ARCA: datos fiscales, facturas A, B y C con CAE, notas de crédito (guía: /docs/facturacion)',
   },
+  {
+    name: 'Reportes',
+    description:
+      'Reportes de ventas y stock, su CSV, los números de Inicio y el Libro IVA Digital de ventas (guías: /docs/reportes, /docs/libro-iva)',
+  },
 ];
 
 function isMerchant(path: string): boolean {
