@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../app.ts';
 import { makeCompany, makeProduct, makeUser } from '../factories.ts';
 import { sendEvent } from '../integration-helpers.ts';
+import { booksOf } from '../../src/cli/books-commands.ts';
 import { login, SAME_ORIGIN } from '../sessions.ts';
 
 /** Issue 30: reports over local days of the company's zone, their CSV, Inicio, tenancy. */
@@ -36,7 +37,7 @@ describe('reports', () => {
       const key = company.integrationKey;
       const res = await sendEvent(t.app, key, {
         event: 'sales.created',
-        data: { sale: { id, total, payment_method: 'efectivo', items, created_at: createdAt } },
+        data: { sale: { id, total, payment_method: 'efectivo', box_id: 1, items, created_at: createdAt } },
       });
       expect(res.statusCode, res.body).toBeLessThan(300);
       if (paid) {
@@ -200,5 +201,37 @@ describe('reports', () => {
     expect((await get('/', asCashier)).headers.location).toBe('/caja');
     // The pages are the admins'.
     expect((await get('/reportes', asCashier)).statusCode).toBe(403);
+  });
+
+  it('keeps the daily product rollup true: a late sale and a cancellation show at once, and books verify checks it', async () => {
+    const s = await shop();
+    const url = '/api/v1/reports/products?from=2026-03-01&to=2026-03-31';
+    await s.sale(40, '2026-03-05T12:00:00-03:00', [[s.yerba.id, 1, 3000]]);
+    await s.sale(41, '2026-03-06T12:00:00-03:00', [[s.yerba.id, 2, 3000]], false);
+    expect((await get(url, s.asAdmin)).json().totals.total).toBe(9000);
+    // A sale arriving late for a day already rolled up, and a cancellation of another day's sale.
+    await s.sale(42, '2026-03-05T18:00:00-03:00', [[s.pan.id, 1, 1000]]);
+    const cancel = await sendEvent(t.app, s.company.integrationKey, {
+      event: 'sales.cancelled',
+      data: { sale: { id: 41, reason: 'error de carga' } },
+    });
+    expect(cancel.statusCode, cancel.body).toBeLessThan(300);
+    const after = (await get(url, s.asAdmin)).json();
+    expect(after.rows.map((r: { name: string; total: number }) => [r.name, r.total])).toEqual([
+      ['Yerba 1 kg', 3000],
+      ['Pan', 1000],
+    ]);
+    // Narrowed by a box, the same figures come from the raw rows.
+    const raw = (await get(`${url}&box_id=1`, s.asAdmin)).json();
+    expect(raw.totals.total).toBe(after.totals.total);
+    const books = booksOf(t.container);
+    expect((await books.verify(s.company.id)).ok).toBe(true);
+    // A rollup line that no longer matches the raw rows is what books verify reports.
+    await t.container.db.query('UPDATE report_product_days SET total = total + 1 WHERE company_id = $1 AND day = $2', [
+      s.company.id,
+      '2026-03-05',
+    ]);
+    const report = await books.verify(s.company.id);
+    expect(report.checks.filter((c) => !c.ok).map((c) => c.name)).toEqual(['report_rollup']);
   });
 });

@@ -14,3 +14,4 @@ export * from './arca.ts';
 export * from './ids.ts';
 export * from './tenancy.ts';
 export * from './invitations.ts';
+export * from './reports.ts';

@@ -16,6 +16,7 @@ export const BOOKS_CHECKS = [
   'invoice_matches_sale',
   'invoice_numbering',
   'outbound_events',
+  'report_rollup',
 ] as const;
 export type BooksCheckName = (typeof BOOKS_CHECKS)[number];
 
@@ -51,6 +52,8 @@ export interface BooksDeps {
   clock: Clock;
   /** Every day's summary exactly as the API answers one day's (the same statements, grouped by day). */
   daySummaries(companyId: number): Promise<DaySummary[]>;
+  /** Days of the reports' product rollup that match their sales but not their lines (reports/rollup.ts). */
+  reportRollup(companyId: number): Promise<{ day: string; product_id: number }[]>;
   /** Outbound events older than this many days may have been pruned once dispatched. */
   eventRetentionDays: number;
 }
@@ -125,6 +128,11 @@ export function createBooksService(deps: BooksDeps) {
     };
   }
 
+  async function reportRollup(companyId: number): Promise<BooksCheck> {
+    const rows = await deps.reportRollup(companyId);
+    return { name: 'report_rollup', ok: rows.length === 0, detail: { violations: rows.length, rows: rows.slice(0, DETAIL_CAP) } };
+  }
+
   async function verify(companyId: number): Promise<BooksReport> {
     if (!(await repo.companyExists(orm, companyId))) throw new AppError('not_found', `company ${companyId} does not exist`);
     const cap = DETAIL_CAP;
@@ -140,6 +148,7 @@ export function createBooksService(deps: BooksDeps) {
       check('invoice_matches_sale', await repo.invoiceSaleMismatches(orm, companyId, cap)),
       check('invoice_numbering', await repo.invoiceNumberingProblems(orm, companyId, cap)),
       check('outbound_events', await repo.missingOutboundEvents(orm, companyId, since, cap)),
+      await reportRollup(companyId),
     ];
     return { company_id: companyId, ok: checks.every((c) => c.ok), checks };
   }
@@ -167,6 +176,7 @@ const CHECK_LABELS: Record<BooksCheckName, string> = {
   invoice_matches_sale: 'cada factura = su venta (nota de crédito = lo devuelto)',
   invoice_numbering: 'numeración por punto de venta y tipo, sin saltos ni repetidos',
   outbound_events: 'cada cambio tiene su evento saliente',
+  report_rollup: 'acumulado diario de los reportes = líneas de venta de cada día',
 };
 
 const SHOWN_ROWS = 5;

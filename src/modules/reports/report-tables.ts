@@ -71,8 +71,17 @@ const GROUP_TITLES = { product: 'Ventas por producto', category: 'Ventas por cat
 const GROUP_LABELS = { product: 'Producto', category: 'Categoría', brand: 'Marca' };
 const GROUP_NONE = { product: '(sin nombre)', category: 'Sin categoría', brand: 'Sin marca' };
 
-async function groupReport(conn: Conn, companyId: number, r: repo.ReportRange, by: 'product' | 'category' | 'brand') {
-  const rows = await repo.linesBy(conn, companyId, r, by);
+/** Sales per product over the range (the rollup when nothing narrows it: reports.service). */
+export type ProductLines = () => Promise<repo.GroupRow[]>;
+
+async function groupReport(
+  conn: Conn,
+  companyId: number,
+  r: repo.ReportRange,
+  by: 'product' | 'category' | 'brand',
+  products: ProductLines,
+) {
+  const rows = by === 'product' ? await products() : await repo.linesBy(conn, companyId, r, by);
   const totalCents = sumCents(rows.map((row) => row.total));
   const table: ReportTable = {
     title: GROUP_TITLES[by],
@@ -99,8 +108,8 @@ async function groupReport(conn: Conn, companyId: number, r: repo.ReportRange, b
 
 const toMilliSafe = (value: string) => Math.round(qty(value) * 1000);
 
-async function marginsReport(conn: Conn, companyId: number, r: repo.ReportRange): Promise<ReportTable> {
-  const rows = await repo.linesBy(conn, companyId, r, 'product');
+async function marginsReport(products: ProductLines): Promise<ReportTable> {
+  const rows = await products();
   let sales = 0;
   let costed = 0;
   let cost = 0;
@@ -249,22 +258,28 @@ async function movementsReport(conn: Conn, companyId: number, r: repo.ReportRang
 }
 
 /** The table of one report over a range (stock valuation is today's, whatever the range). */
-export function buildReport(conn: Conn, companyId: number, name: ReportName, r: repo.ReportRange): Promise<ReportTable> {
+export function buildReport(
+  conn: Conn,
+  companyId: number,
+  name: ReportName,
+  r: repo.ReportRange,
+  products: ProductLines,
+): Promise<ReportTable> {
   switch (name) {
     case 'sales':
       return salesReport(conn, companyId, r);
     case 'products':
-      return groupReport(conn, companyId, r, 'product');
+      return groupReport(conn, companyId, r, 'product', products);
     case 'categories':
-      return groupReport(conn, companyId, r, 'category');
+      return groupReport(conn, companyId, r, 'category', products);
     case 'brands':
-      return groupReport(conn, companyId, r, 'brand');
+      return groupReport(conn, companyId, r, 'brand', products);
     case 'cashiers':
       return cashiersReport(conn, companyId, r);
     case 'payments':
       return paymentsReport(conn, companyId, r);
     case 'margins':
-      return marginsReport(conn, companyId, r);
+      return marginsReport(products);
     case 'stock-valuation':
       return stockReport(conn, companyId, r);
     case 'movements':

@@ -2,6 +2,7 @@ import type { Database } from '../../db/client.ts';
 import type { Clock } from '../../lib/time.ts';
 import { createLibroIvaService } from './libro-iva.service.ts';
 import { createReportsService, type DaySummarySource } from './reports.service.ts';
+import { createRollup } from './rollup.ts';
 
 export type ReportsModule = ReturnType<typeof createReportsModule>;
 
@@ -10,5 +11,6 @@ export type ReportsModule = ReturnType<typeof createReportsModule>;
  * (docs/libro-iva.md). Read-only: nothing here writes. `sales` is the day summary Inicio repeats.
  */
 export function createReportsModule({ db, clock, sales }: { db: Database; clock: Clock; sales: DaySummarySource }) {
-  return { reports: createReportsService({ db, clock, sales }), libroIva: createLibroIvaService({ db }) };
+  const rollup = createRollup(db);
+  return { reports: createReportsService({ db, clock, sales, rollup }), libroIva: createLibroIvaService({ db }), rollup };
 }

@@ -7,6 +7,7 @@ import { findCompanySettings } from '../companies/companies.repo.ts';
 import { buildReport, type ReportName } from './report-tables.ts';
 import { addDays, localToday, reportDays } from './report-range.ts';
 import * as repo from './reports.repo.ts';
+import type { Rollup } from './rollup.ts';
 
 /** The day summary of GET /api/v1/sales/summary, which Inicio shows as it is (the same numbers). */
 export interface DaySummarySource {
@@ -33,8 +34,24 @@ export interface ReportQuery {
 export type ReportsService = ReturnType<typeof createReportsService>;
 
 /** Reports over a range of the company's local days, and Inicio (the admin's home). */
-export function createReportsService({ db, clock, sales }: { db: Database; clock: Clock; sales: DaySummarySource }) {
+export function createReportsService({
+  db,
+  clock,
+  sales,
+  rollup,
+}: {
+  db: Database;
+  clock: Clock;
+  sales: DaySummarySource;
+  rollup: Rollup;
+}) {
   const orm = db.orm;
+
+  /** Sales per product: from the daily rollup unless a deposit or box narrows the sales. */
+  const productLines = (companyId: number, r: repo.ReportRange, limit?: number) =>
+    r.depositId === undefined && r.boxId === undefined
+      ? rollup.products(companyId, r, limit)
+      : repo.linesBy(orm, companyId, r, 'product', limit);
 
   /** The range and scope of a query; another company's deposit or box is a 404, like everywhere. */
   async function rangeOf(companyId: number, q: ReportQuery): Promise<repo.ReportRange & { today: string }> {
@@ -52,7 +69,7 @@ export function createReportsService({ db, clock, sales }: { db: Database; clock
 
   async function report(ctx: CompanyCtx, name: ReportName, q: ReportQuery) {
     const range = await rangeOf(ctx.companyId, q);
-    const table = await buildReport(orm, ctx.companyId, name, range);
+    const table = await buildReport(orm, ctx.companyId, name, range, () => productLines(ctx.companyId, range));
     return {
       report: name,
       from: range.from,
@@ -71,13 +88,16 @@ export function createReportsService({ db, clock, sales }: { db: Database; clock
     const lastWeek = addDays(today, -7);
     const todayRange = { from: today, to: today, timeZone };
     const monthRange = { from: `${today.slice(0, 8)}01`, to: today, timeZone };
-    const [day, before, month, hours, topToday, topMonth, low, receipts, shifts] = await Promise.all([
+    // The month's refresh brings today's rollup up to date too: today's top reads after it.
+    const tops = productLines(companyId, monthRange, 10).then(
+      async (month): Promise<[repo.GroupRow[], repo.GroupRow[]]> => [await productLines(companyId, todayRange, 10), month],
+    );
+    const [day, before, month, hours, [topToday, topMonth], low, receipts, shifts] = await Promise.all([
       sales.summary(ctx, today),
       sales.summary(ctx, lastWeek),
       repo.salesTotals(orm, companyId, monthRange),
       repo.salesByHour(orm, companyId, todayRange),
-      repo.linesBy(orm, companyId, todayRange, 'product', 10),
-      repo.linesBy(orm, companyId, monthRange, 'product', 10),
+      tops,
       repo.productsBelowMinimum(orm, companyId, 10),
       repo.unsettledReceipts(orm, companyId, 10),
       repo.openShifts(orm, companyId),
