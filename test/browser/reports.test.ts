@@ -106,10 +106,10 @@ describe('Inicio and Reportes (real browser)', () => {
       await page.waitForSelector('#report-table tbody tr');
       const names = () => page.locator('#report-table tbody tr td:nth-child(2)').allInnerTexts();
       // Biggest sales first; a click on "Producto" sorts by name.
-      await page.click('#report-table th:nth-child(2) button');
+      await page.click('#report-table thead th:nth-child(2) button');
       const sorted = await names();
       expect(sorted).toEqual([...sorted].sort((a, b) => a.localeCompare(b, 'es')));
-      expect(await page.locator('#report-table th:nth-child(2)').getAttribute('aria-sort')).toBe('ascending');
+      expect(await page.locator('#report-table thead th:nth-child(2)').getAttribute('aria-sort')).toBe('ascending');
       expect(await page.locator('#report-table tfoot').innerText()).toContain('Total');
       expect(await page.locator('figure.chart table').count()).toBe(1);
       const csv = await page.locator('a[href*="/api/v1/reports/products.csv"]').getAttribute('href');
@@ -117,10 +117,10 @@ describe('Inicio and Reportes (real browser)', () => {
       expect(download.status()).toBe(200);
       expect((await download.text()).split('\r\n')[0]).toBe('\uFEFFCódigo;Producto;Cantidad;Tickets;Ventas;% de las ventas');
       await page.screenshot({ path: `${SHOTS}/reportes-${name}.png`, fullPage: true });
-      await page.emulateMedia({ media: 'print' });
-      await page.screenshot({ path: `${SHOTS}/reportes-print-${name}.png`, fullPage: true });
       const problems = await problemsOf(page);
       expect(problems).toEqual({ console: [], csp: [], errors: [], overflow: 0 });
+      await page.emulateMedia({ media: 'print' });
+      await page.screenshot({ path: `${SHOTS}/reportes-print-${name}.png`, fullPage: true });
       await context.close();
     },
   );

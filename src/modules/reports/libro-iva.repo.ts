@@ -40,7 +40,10 @@ export function bookReceipts(
         ${day}::text AS date, i.doc_type, i.doc_number, i.receiver_name, r.customer_name, i.total::text AS total,
         i.exempt::text AS exempt, i.iva_lines, i.environment
       FROM invoices i LEFT JOIN register_sales r ON r.company_id = i.company_id AND r.sale_id = i.sale_id
-      WHERE i.company_id = ${companyId} AND ${day} BETWEEN ${v.first}::date AND ${v.last}::date
+      WHERE i.company_id = ${companyId}
+        AND (i.issue_date BETWEEN ${v.first}::date AND ${v.last}::date
+          OR (i.issue_date IS NULL AND i.issued_at >= (${v.first}::date::timestamp AT TIME ZONE ${v.timeZone})
+            AND i.issued_at < ((${v.last}::date + 1)::timestamp AT TIME ZONE ${v.timeZone})))
         AND (i.source <> 'arca' OR i.environment = ${v.environment})
       ORDER BY ${day}, i.point_of_sale, i.number, i.id`,
   );

@@ -22,25 +22,28 @@ function FigureTable({ caption, head, points }: { caption: string; head: [string
       <button type="button" class="link chart-toggle no-print" aria-hidden="true" tabIndex={-1} onClick={() => setShown(!shown)}>
         {shown ? 'Ocultar los números' : 'Ver los números'}
       </button>
-      <table class={shown ? 'chart-table' : 'visually-hidden'}>
-        <caption class="visually-hidden">{caption}</caption>
-        <thead>
-          <tr>
-            <th scope="col">{head[0]}</th>
-            <th scope="col" class="num">
-              {head[1]}
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {points.map((p) => (
-            <tr key={p.label}>
-              <td>{p.label}</td>
-              <td class="num">{p.text}</td>
+      {/* The wrapper hides it: a table is never narrower than its content, whatever its width says. */}
+      <div class={shown ? 'chart-table table-wrap' : 'visually-hidden'}>
+        <table>
+          <caption class="visually-hidden">{caption}</caption>
+          <thead>
+            <tr>
+              <th scope="col">{head[0]}</th>
+              <th scope="col" class="num">
+                {head[1]}
+              </th>
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {points.map((p) => (
+              <tr key={p.label}>
+                <td>{p.label}</td>
+                <td class="num">{p.text}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
     </>
   );
 }

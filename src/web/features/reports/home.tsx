@@ -77,7 +77,9 @@ export function Home({ initial }: { initial: HomeData }) {
   const { today, same_day_last_week: before, month } = data;
   const day = weekday(today.date);
   const average = today.tickets === 0 ? 0 : Math.round(toCents(today.total) / today.tickets) / 100;
-  const hours = data.by_hour.filter((h) => h.hour >= 7 && h.hour <= 23);
+  // The shop's hours: 8 to 20, widened to the first and last hour with sales.
+  const sold = data.by_hour.filter((h) => h.tickets > 0).map((h) => h.hour);
+  const hours = data.by_hour.filter((h) => h.hour >= Math.min(8, ...sold) && h.hour <= Math.max(20, ...sold));
   return (
     <>
       <PageTitle lead={`Hoy, ${day} ${formatDate(today.date)}. Los números son los del resumen del día de Ventas.`}>
