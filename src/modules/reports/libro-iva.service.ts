@@ -4,7 +4,7 @@ import { toCents } from '../../lib/money.ts';
 import { findCompanySettings } from '../companies/companies.repo.ts';
 import { computeAmounts, DOC_TYPES, IVA_IDS, type Letter, RECEIPT_CODES } from '../invoicing/fiscal-rules.ts';
 import { formatReceiptNumber } from '../invoicing/invoices.ts';
-import { type BookReceipt, bookFiles, bookTotals, RATE_NAMES, RECEIPT_NAMES } from './libro-iva.ts';
+import { type BookReceipt, bookFile, bookTotals, RATE_NAMES, RECEIPT_NAMES } from './libro-iva.ts';
 import * as repo from './libro-iva.repo.ts';
 import { periodDays } from './report-range.ts';
 
@@ -163,10 +163,9 @@ export function createLibroIvaService({ db }: { db: Database }) {
   /** One of the two import files, as ISO-8859-1 text (the caller encodes it). */
   async function file(ctx: CompanyCtx, period: string, which: 'cbte' | 'alicuotas') {
     const r = await receipts(ctx.companyId, period);
-    const files = bookFiles(r.book);
     return {
       name: `LIBRO_IVA_DIGITAL_VENTAS_${which === 'cbte' ? 'CBTE' : 'ALICUOTAS'}_${period}.txt`,
-      text: which === 'cbte' ? files.cbte : files.alicuotas,
+      text: bookFile(r.book, which),
     };
   }
 

@@ -64,7 +64,7 @@ export const CBTE_LENGTH = 266;
 export const ALICUOTA_LENGTH = 62;
 
 const digits = (value: number | string, width: number) => {
-  const text = String(value).replace(/\D/g, '');
+  const text = typeof value === 'number' ? String(value) : value.replace(/\D/g, '');
   if (text.length > width) throw new RangeError(`${value} does not fit in ${width} digits`);
   return text.padStart(width, '0');
 };
@@ -76,7 +76,10 @@ export function bookAmount(cents: number): string {
 }
 
 /** Text for a Latin-1 file: accents kept where Latin-1 has them, anything else dropped, blank-padded. */
+const PLAIN = /^[\x20-\x7e]*$/;
+
 export function bookText(value: string, width: number): string {
+  if (PLAIN.test(value)) return value.trim().slice(0, width).padEnd(width, ' ');
   let out = '';
   for (const ch of value.normalize('NFC')) {
     // A letter outside Latin-1 keeps its base letter (Ş → S); anything else outside it is dropped.
@@ -153,15 +156,17 @@ export function alicuotaLines(r: BookReceipt): string[] {
   });
 }
 
-/** Both files from one pass (so field 19 always matches the rate lines), CRLF between records. */
+/**
+ * One of the files (both come from the same receipts and the same writtenRates, so field 19 always
+ * matches the rate lines), CRLF between records and none after the last.
+ */
+export function bookFile(receipts: BookReceipt[], which: 'cbte' | 'alicuotas'): string {
+  return (which === 'cbte' ? receipts.map(cbteLine) : receipts.flatMap(alicuotaLines)).join('\r\n');
+}
+
+/** Both files. */
 export function bookFiles(receipts: BookReceipt[]): { cbte: string; alicuotas: string } {
-  const cbte: string[] = [];
-  const alicuotas: string[] = [];
-  for (const r of receipts) {
-    cbte.push(cbteLine(r));
-    alicuotas.push(...alicuotaLines(r));
-  }
-  return { cbte: cbte.join('\r\n'), alicuotas: alicuotas.join('\r\n') };
+  return { cbte: bookFile(receipts, 'cbte'), alicuotas: bookFile(receipts, 'alicuotas') };
 }
 
 /** A file as ARCA's importer reads it: ISO-8859-1 bytes. */
