@@ -80,15 +80,15 @@ describe('Inicio and Reportes (real browser)', () => {
           headers: { cookie: (await context.cookies()).map((c) => `${c.name}=${c.value}`).join('; ') },
         })
       ).json();
-      const todayText = await page.locator('#home-today .stat strong').first().innerText();
-      expect(todayText.replace(/\s/g, ' ')).toContain(
+      const todayText = await page.locator('#home-today .stat strong').first().textContent();
+      expect((todayText ?? '').replace(/\s/g, ' ')).toContain(
         `$ ${summary.today.total.toLocaleString('es-AR', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`,
       );
       // Every chart has its figures as a table for screen readers.
       const figures = await page.locator('figure.chart').count();
       expect(figures).toBeGreaterThanOrEqual(3);
       expect(await page.locator('figure.chart table').count()).toBe(figures);
-      expect(await page.locator('#home-low-stock').innerText()).toContain('Leche La Serenísima 1 l');
+      expect(await page.locator('#home-low-stock').textContent()).toContain('Leche La Serenísima 1 l');
       await page.screenshot({ path: `${SHOTS}/inicio-${name}.png`, fullPage: true });
       const problems = await problemsOf(page);
       expect(problems).toEqual({ console: [], csp: [], errors: [], overflow: 0 });
@@ -110,7 +110,7 @@ describe('Inicio and Reportes (real browser)', () => {
       const sorted = await names();
       expect(sorted).toEqual([...sorted].sort((a, b) => a.localeCompare(b, 'es')));
       expect(await page.locator('#report-table thead th:nth-child(2)').getAttribute('aria-sort')).toBe('ascending');
-      expect(await page.locator('#report-table tfoot').innerText()).toContain('Total');
+      expect(await page.locator('#report-table tfoot').textContent()).toContain('Total');
       expect(await page.locator('figure.chart table').count()).toBe(1);
       const csv = await page.locator('a[href*="/api/v1/reports/products.csv"]').getAttribute('href');
       const download = await context.request.get(`${base}${csv}`);
