@@ -124,4 +124,21 @@ describe('Inicio and Reportes (real browser)', () => {
       await context.close();
     },
   );
+
+  it.each(Object.entries(VIEWPORTS))(
+    'Libro IVA Ventas: the month, its two downloads and the totals, readable (%s)',
+    async (name, viewport) => {
+      const s = await shop(`Almacén Libro ${name}`);
+      const context = await watchedContext(browser, viewport);
+      const page = watch(await context.newPage());
+      await logIn(page, base, s.admin.email, s.admin.password, '/libro-iva');
+      await page.waitForSelector('#book-by-type');
+      expect(await page.locator('a[href*="file=cbte"]').count()).toBe(1);
+      expect(await page.locator('a[href*="file=alicuotas"]').count()).toBe(1);
+      expect(await page.locator('#book-receipts').textContent()).toContain('No hay comprobantes con CAE en este mes.');
+      await page.screenshot({ path: `${SHOTS}/libro-iva-${name}.png`, fullPage: true });
+      expect(await problemsOf(page)).toEqual({ console: [], csp: [], errors: [], overflow: 0 });
+      await context.close();
+    },
+  );
 });
