@@ -20,7 +20,7 @@ import {
 } from './results.ts';
 
 /** Every bench, cheapest first. */
-export const BENCHES = ['pipeline', 'scanner', 'ingest', 'pos', 'catalog', 'delivery'] as const;
+export const BENCHES = ['pipeline', 'scanner', 'ingest', 'pos', 'catalog', 'delivery', 'reports'] as const;
 
 function runOne(name: string, file: string): Promise<BenchResult | null> {
   const index = fileURLToPath(new URL('./index.ts', import.meta.url));

@@ -14,7 +14,7 @@ const name = given ? (ALIASES[given] ?? given) : '';
 const script = new URL(`./${name}.ts`, import.meta.url);
 if (!/^[a-z][a-z0-9-]*$/.test(name) || NOT_BENCHES.includes(name) || !existsSync(script)) {
   process.stderr.write(
-    `usage: npm run bench -- <all|pipeline|scanner|ingest|pos|catalog|delivery>   (got ${JSON.stringify(given ?? '')})\n`,
+    `usage: npm run bench -- <all|pipeline|scanner|ingest|pos|catalog|delivery|reports>   (got ${JSON.stringify(given ?? '')})\n`,
   );
   process.exit(2);
 }

@@ -29,6 +29,7 @@ import { type AccountsModule, createAccountsModule } from './modules/accounts/ac
 import { createInstagramModule, type InstagramModule, type InstagramModuleDeps } from './modules/instagram/instagram.module.ts';
 import { createSalesAgentModule, type SalesAgentModule } from './modules/sales-agent/sales-agent.module.ts';
 import { createWhatsappModule, type WhatsappModule } from './modules/whatsapp/whatsapp.module.ts';
+import { createReportsModule, type ReportsModule } from './modules/reports/reports.module.ts';
 import { createWebhooksModule, type WebhooksModule, type WebhooksModuleDeps } from './modules/webhooks/webhooks.module.ts';
 
 /** Everything the program shares: one instance per process, passed explicitly (manual DI). */
@@ -58,6 +59,8 @@ export interface Container {
   readonly invoicing: InvoicingModule;
   /** Cuenta corriente: accounts, payments on account, statements (docs/cuenta-corriente.md). */
   readonly accounts: AccountsModule;
+  /** Reports, Inicio and the Libro IVA Digital (docs/reportes.md, docs/libro-iva.md). */
+  readonly reports: ReportsModule;
   readonly auth: AuthService;
   readonly settings: SettingsService;
   readonly superadmin: SuperadminService;
@@ -152,6 +155,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     findCustomer: (companyId, id) => customers.customers.findCustomer(companyId, id),
   });
   const accounts = createAccountsModule({ db, clock, publicBaseUrl: config.http.publicBaseUrl });
+  const reports = createReportsModule({ db, clock, sales: register });
 
   const metrics = createMetrics({ db, jobs, logger });
   const readiness = createReadiness();
@@ -177,6 +181,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     customers,
     invoicing,
     accounts,
+    reports,
     auth,
     settings,
     superadmin,

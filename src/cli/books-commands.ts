@@ -11,6 +11,7 @@ export function booksOf(container: Container) {
     db: container.db,
     clock: container.clock,
     daySummaries: (companyId) => container.register.summaries(cliCtx(companyId)),
+    reportRollup: (companyId) => container.reports.rollup.mismatches(companyId),
     eventRetentionDays: RETENTION_DAYS,
   });
 }

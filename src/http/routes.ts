@@ -34,6 +34,8 @@ import { registerFiscalSettingsPage, registerInvoicePrintPage } from '../modules
 import { registerInvoicingRoutes } from '../modules/invoicing/invoicing.routes.ts';
 import { registerCustomerRoutes } from '../modules/customers/customers.routes.ts';
 import { registerCustomerPages } from '../modules/customers/customers.pages.ts';
+import { registerReportsPages } from '../modules/reports/reports.pages.ts';
+import { registerReportsRoutes } from '../modules/reports/reports.routes.ts';
 import { registerRegisterWorker } from '../modules/register/register.worker.ts';
 import { registerMetricsRoutes } from '../metrics/metrics.routes.ts';
 import {
@@ -111,6 +113,7 @@ export async function registerRoutes(app: App, container: Container, assets: Ass
     registerFiscalSettingsPage(scope, { fiscal: container.invoicing.fiscal, shell });
     registerCustomerPages(scope, { customers: container.customers, shell });
     registerAccountsPage(scope, { accounts: container.accounts.accounts, shell });
+    registerReportsPages(scope, { ...container.reports, shell });
   });
 
   // The merchant API (/api/v1): a company API token or the session; each route declares its access.
@@ -121,6 +124,7 @@ export async function registerRoutes(app: App, container: Container, assets: Ass
     registerCustomerRoutes(scope, container.customers);
     registerInvoicingRoutes(scope, container.invoicing);
     registerAccountsRoutes(scope, container.accounts);
+    registerReportsRoutes(scope, container.reports);
   });
 
   await registerSurface(app, 'superadmin', sessionGuard('superadmin', sessions), (scope) => {

@@ -23,7 +23,7 @@ describe('home page redirect', () => {
     const cashier = await makeUser(t.container, { companyId: company.id, role: 'cashier' });
     expect(await landing()).toBe('/docs');
     expect(await landing((await login(t.app, operator.email, operator.password)).cookie)).toBe('/superadmin/companies');
-    expect(await landing((await login(t.app, admin.email, admin.password)).cookie)).toBe('/productos');
+    expect(await landing((await login(t.app, admin.email, admin.password)).cookie)).toBe('/inicio');
     // A cashier lands on the register, like every point of sale, never on the docs.
     expect(await landing((await login(t.app, cashier.email, cashier.password)).cookie)).toBe('/caja');
   });

@@ -15,3 +15,4 @@ export * from './ids.ts';
 export * from './tenancy.ts';
 export * from './invitations.ts';
 export * from './accounts.ts';
+export * from './reports.ts';

@@ -17,6 +17,7 @@ export const BOOKS_CHECKS = [
   'invoice_numbering',
   'outbound_events',
   'customer_accounts',
+  'report_rollup',
 ] as const;
 export type BooksCheckName = (typeof BOOKS_CHECKS)[number];
 
@@ -54,6 +55,8 @@ export interface BooksDeps {
   clock: Clock;
   /** Every day's summary exactly as the API answers one day's (the same statements, grouped by day). */
   daySummaries(companyId: number): Promise<DaySummary[]>;
+  /** Days of the reports' product rollup that match their sales but not their lines (reports/rollup.ts). */
+  reportRollup(companyId: number): Promise<{ day: string; product_id: number }[]>;
   /** Outbound events older than this many days may have been pruned once dispatched. */
   eventRetentionDays: number;
 }
@@ -132,6 +135,11 @@ export function createBooksService(deps: BooksDeps) {
     };
   }
 
+  async function reportRollup(companyId: number): Promise<BooksCheck> {
+    const rows = await deps.reportRollup(companyId);
+    return { name: 'report_rollup', ok: rows.length === 0, detail: { violations: rows.length, rows: rows.slice(0, DETAIL_CAP) } };
+  }
+
   async function verify(companyId: number): Promise<BooksReport> {
     if (!(await repo.companyExists(orm, companyId))) throw new AppError('not_found', `company ${companyId} does not exist`);
     const cap = DETAIL_CAP;
@@ -148,6 +156,7 @@ export function createBooksService(deps: BooksDeps) {
       check('invoice_numbering', await repo.invoiceNumberingProblems(orm, companyId, cap)),
       check('outbound_events', await repo.missingOutboundEvents(orm, companyId, since, cap)),
       check('customer_accounts', await repo.customerAccountMismatches(orm, companyId, cap)),
+      await reportRollup(companyId),
     ];
     return { company_id: companyId, ok: checks.every((c) => c.ok), checks };
   }
@@ -176,6 +185,7 @@ const CHECK_LABELS: Record<BooksCheckName, string> = {
   invoice_numbering: 'numeración por punto de venta y tipo, sin saltos ni repetidos',
   outbound_events: 'cada cambio tiene su evento saliente',
   customer_accounts: 'saldo de cada cuenta corriente = ventas a cuenta − anulaciones − pagos; imputaciones coherentes',
+  report_rollup: 'acumulado diario de los reportes = líneas de venta de cada día',
 };
 
 const SHOWN_ROWS = 5;

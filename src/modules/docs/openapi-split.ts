@@ -27,6 +27,11 @@ const MERCHANT_TAGS = [
     description:
       'Ventas a cuenta, pagos a cuenta, saldos, estados de cuenta y antigüedad de deuda (guía: /docs/cuenta-corriente)',
   },
+  {
+    name: 'Reportes',
+    description:
+      'Reportes de ventas y stock, su CSV, los números de Inicio y el Libro IVA Digital de ventas (guías: /docs/reportes, /docs/libro-iva)',
+  },
 ];
 
 function isMerchant(path: string): boolean {

@@ -1,0 +1,288 @@
+import { moneyToNumber as money, quantityToNumber as qty, toCents } from '../../lib/money.ts';
+import { paymentMethodLabel } from '../../lib/sale-labels.ts';
+import type { Conn } from '../../db/client.ts';
+import * as repo from './reports.repo.ts';
+import { daysBetween } from './report-range.ts';
+
+// Each report as one table: typed columns (Spanish labels, for screens and CSV), rows, totals.
+
+export const REPORT_NAMES = [
+  'sales',
+  'products',
+  'categories',
+  'brands',
+  'cashiers',
+  'payments',
+  'margins',
+  'stock-valuation',
+  'movements',
+] as const;
+export type ReportName = (typeof REPORT_NAMES)[number];
+
+export type ColumnType = 'text' | 'date' | 'integer' | 'quantity' | 'money' | 'percent';
+export interface Column {
+  key: string;
+  label: string;
+  type: ColumnType;
+}
+export type Cell = string | number | null;
+export interface ReportTable {
+  title: string;
+  columns: Column[];
+  rows: Record<string, Cell>[];
+  totals: Record<string, Cell>;
+}
+
+const col = (key: string, label: string, type: ColumnType): Column => ({ key, label, type });
+const sumCents = (values: string[]) => values.reduce((s, v) => s + toCents(v), 0);
+/** part / whole as a percentage with one decimal; null when whole is 0. */
+const percent = (part: number, whole: number) => (whole === 0 ? null : Math.round((part * 1000) / whole) / 10);
+const average = (totalCents: number, count: number) => (count === 0 ? 0 : Math.round(totalCents / count) / 100);
+
+const SALES_COLUMNS = [
+  col('tickets', 'Tickets', 'integer'),
+  col('total', 'Ventas', 'money'),
+  col('average', 'Ticket promedio', 'money'),
+];
+
+async function salesReport(conn: Conn, companyId: number, r: repo.ReportRange): Promise<ReportTable> {
+  const rows = await repo.salesByDay(conn, companyId, r);
+  const byDay = new Map(rows.map((row) => [row.day, row]));
+  const totalCents = sumCents(rows.map((row) => row.total));
+  const tickets = rows.reduce((s, row) => s + row.tickets, 0);
+  return {
+    title: 'Ventas por día',
+    columns: [col('day', 'Fecha', 'date'), ...SALES_COLUMNS],
+    // Every day of the range, with or without sales, so a chart shows the quiet days too.
+    rows: daysBetween(r.from, r.to).map((day) => {
+      const row = byDay.get(day);
+      return {
+        day,
+        tickets: row?.tickets ?? 0,
+        total: row ? money(row.total) : 0,
+        average: row ? average(toCents(row.total), row.tickets) : 0,
+      };
+    }),
+    totals: { tickets, total: totalCents / 100, average: average(totalCents, tickets) },
+  };
+}
+
+const GROUP_TITLES = { product: 'Ventas por producto', category: 'Ventas por categoría', brand: 'Ventas por marca' };
+const GROUP_LABELS = { product: 'Producto', category: 'Categoría', brand: 'Marca' };
+const GROUP_NONE = { product: '(sin nombre)', category: 'Sin categoría', brand: 'Sin marca' };
+
+/** Sales per product over the range (the rollup when nothing narrows it: reports.service). */
+export type ProductLines = () => Promise<repo.GroupRow[]>;
+
+async function groupReport(
+  conn: Conn,
+  companyId: number,
+  r: repo.ReportRange,
+  by: 'product' | 'category' | 'brand',
+  products: ProductLines,
+) {
+  const rows = by === 'product' ? await products() : await repo.linesBy(conn, companyId, r, by);
+  const totalCents = sumCents(rows.map((row) => row.total));
+  const table: ReportTable = {
+    title: GROUP_TITLES[by],
+    columns: [
+      ...(by === 'brand' ? [] : [col('id', 'Código', 'integer')]),
+      col('name', GROUP_LABELS[by], 'text'),
+      col('quantity', 'Cantidad', 'quantity'),
+      col('tickets', 'Tickets', 'integer'),
+      col('total', 'Ventas', 'money'),
+      col('share', '% de las ventas', 'percent'),
+    ],
+    rows: rows.map((row) => ({
+      ...(by === 'brand' ? {} : { id: row.key === null ? null : Number(row.key) }),
+      name: row.name ?? GROUP_NONE[by],
+      quantity: qty(row.quantity),
+      tickets: row.tickets,
+      total: money(row.total),
+      share: percent(toCents(row.total), totalCents),
+    })),
+    totals: { quantity: rows.reduce((s, row) => s + toMilliSafe(row.quantity), 0) / 1000, total: totalCents / 100 },
+  };
+  return table;
+}
+
+const toMilliSafe = (value: string) => Math.round(qty(value) * 1000);
+
+async function marginsReport(products: ProductLines): Promise<ReportTable> {
+  const rows = await products();
+  let sales = 0;
+  let costed = 0;
+  let cost = 0;
+  let without = 0;
+  const table = rows.map((row) => {
+    const totalCents = toCents(row.total);
+    const withoutCents = toCents(row.without_cost);
+    const costCents = row.cost === null ? null : toCents(row.cost);
+    sales += totalCents;
+    without += withoutCents;
+    if (costCents !== null) {
+      cost += costCents;
+      costed += totalCents - withoutCents;
+    }
+    const marginCents = costCents === null ? null : totalCents - withoutCents - costCents;
+    return {
+      id: Number(row.key),
+      name: row.name,
+      quantity: qty(row.quantity),
+      total: money(row.total),
+      cost: costCents === null ? null : costCents / 100,
+      margin: marginCents === null ? null : marginCents / 100,
+      margin_pct: marginCents === null ? null : percent(marginCents, totalCents - withoutCents),
+      without_cost: money(row.without_cost),
+    };
+  });
+  return {
+    title: 'Margen bruto por producto',
+    columns: [
+      col('id', 'Código', 'integer'),
+      col('name', 'Producto', 'text'),
+      col('quantity', 'Cantidad', 'quantity'),
+      col('total', 'Ventas', 'money'),
+      col('cost', 'Costo', 'money'),
+      col('margin', 'Margen', 'money'),
+      col('margin_pct', 'Margen %', 'percent'),
+      col('without_cost', 'Ventas sin costo', 'money'),
+    ],
+    rows: table,
+    totals: {
+      total: sales / 100,
+      cost: cost / 100,
+      margin: (costed - cost) / 100,
+      margin_pct: percent(costed - cost, costed),
+      without_cost: without / 100,
+    },
+  };
+}
+
+async function cashiersReport(conn: Conn, companyId: number, r: repo.ReportRange): Promise<ReportTable> {
+  const rows = await repo.salesByCashier(conn, companyId, r);
+  const totalCents = sumCents(rows.map((row) => row.total));
+  const tickets = rows.reduce((s, row) => s + row.tickets, 0);
+  return {
+    title: 'Ventas por cajero',
+    columns: [col('cashier', 'Vendió', 'text'), ...SALES_COLUMNS],
+    rows: rows.map((row) => ({
+      cashier: row.sold_by ?? 'Integración (tienda online u otro sistema)',
+      tickets: row.tickets,
+      total: money(row.total),
+      average: average(toCents(row.total), row.tickets),
+    })),
+    totals: { tickets, total: totalCents / 100, average: average(totalCents, tickets) },
+  };
+}
+
+async function paymentsReport(conn: Conn, companyId: number, r: repo.ReportRange): Promise<ReportTable> {
+  const [rows, pending] = await Promise.all([repo.paymentsByMethod(conn, companyId, r), repo.pendingTotal(conn, companyId, r)]);
+  const paid = sumCents(rows.map((row) => row.amount));
+  return {
+    title: 'Cobros por medio de pago',
+    columns: [
+      col('method', 'Medio', 'text'),
+      col('tickets', 'Ventas', 'integer'),
+      col('amount', 'Cobrado', 'money'),
+      col('share', '% de lo cobrado', 'percent'),
+    ],
+    rows: rows.map((row) => ({
+      method: paymentMethodLabel(row.method),
+      tickets: row.tickets,
+      amount: money(row.amount),
+      share: percent(toCents(row.amount), paid),
+    })),
+    totals: { amount: paid / 100, pending: money(pending) },
+  };
+}
+
+async function stockReport(conn: Conn, companyId: number, r: repo.ReportRange): Promise<ReportTable> {
+  const rows = await repo.stockValuation(conn, companyId, r.depositId);
+  return {
+    title: 'Valorización del stock',
+    columns: [
+      col('deposit_id', 'Depósito N.º', 'integer'),
+      col('deposit', 'Depósito', 'text'),
+      col('products', 'Productos con stock', 'integer'),
+      col('units', 'Unidades', 'quantity'),
+      col('at_cost', 'Valor al costo', 'money'),
+      col('at_price', 'Valor a precio de venta', 'money'),
+      col('without_cost', 'Productos sin costo', 'integer'),
+      col('negative', 'Con stock negativo', 'integer'),
+    ],
+    rows: rows.map((row) => ({
+      deposit_id: row.deposit_id,
+      deposit: row.deposit_name,
+      products: row.products,
+      units: qty(row.units),
+      at_cost: money(row.at_cost),
+      at_price: money(row.at_price),
+      without_cost: row.without_cost,
+      negative: row.negative,
+    })),
+    totals: {
+      at_cost: sumCents(rows.map((row) => row.at_cost)) / 100,
+      at_price: sumCents(rows.map((row) => row.at_price)) / 100,
+      without_cost: rows.reduce((s, row) => s + row.without_cost, 0),
+    },
+  };
+}
+
+async function movementsReport(conn: Conn, companyId: number, r: repo.ReportRange): Promise<ReportTable> {
+  const rows = await repo.movementsByProduct(conn, companyId, r);
+  return {
+    title: 'Movimientos de stock por producto',
+    columns: [
+      col('id', 'Código', 'integer'),
+      col('name', 'Producto', 'text'),
+      col('moves', 'Movimientos', 'integer'),
+      col('entered', 'Entradas', 'quantity'),
+      col('left', 'Salidas', 'quantity'),
+      col('adjusted', 'Ajustes', 'quantity'),
+      col('sent', 'Transferido (sale)', 'quantity'),
+      col('received', 'Transferido (entra)', 'quantity'),
+    ],
+    rows: rows.map((row) => ({
+      id: row.product_id,
+      name: row.name,
+      moves: row.moves,
+      entered: qty(row.entered),
+      left: qty(row.left),
+      adjusted: qty(row.adjusted),
+      sent: qty(row.sent),
+      received: qty(row.received),
+    })),
+    totals: { moves: rows.reduce((s, row) => s + row.moves, 0) },
+  };
+}
+
+/** The table of one report over a range (stock valuation is today's, whatever the range). */
+export function buildReport(
+  conn: Conn,
+  companyId: number,
+  name: ReportName,
+  r: repo.ReportRange,
+  products: ProductLines,
+): Promise<ReportTable> {
+  switch (name) {
+    case 'sales':
+      return salesReport(conn, companyId, r);
+    case 'products':
+      return groupReport(conn, companyId, r, 'product', products);
+    case 'categories':
+      return groupReport(conn, companyId, r, 'category', products);
+    case 'brands':
+      return groupReport(conn, companyId, r, 'brand', products);
+    case 'cashiers':
+      return cashiersReport(conn, companyId, r);
+    case 'payments':
+      return paymentsReport(conn, companyId, r);
+    case 'margins':
+      return marginsReport(products);
+    case 'stock-valuation':
+      return stockReport(conn, companyId, r);
+    case 'movements':
+      return movementsReport(conn, companyId, r);
+  }
+}
