@@ -85,11 +85,11 @@ describe('people and access in a real browser', () => {
     await page.waitForURL(`${base}/login`);
     expect((await context.cookies()).find((c) => c.name === 'mostrador_session')).toBeUndefined();
 
-    // The new owner opens the link, sets a password and lands on their company's products.
+    // The new owner opens the link, sets a password and lands on their company's Inicio.
     await page.goto(link);
     await expect(text(page, '#invitation-title')).resolves.toBe('Te invitaron a Verdulería Los Andes');
     await setPassword(page, 'Marta', 'la-clave-de-marta');
-    await page.waitForURL(`${base}/productos`);
+    await page.waitForURL(`${base}/inicio`);
     await expect(text(page, '.shell-header .company')).resolves.toBe('Verdulería Los Andes');
     await context.close();
   });
@@ -246,7 +246,7 @@ describe('people and access in a real browser', () => {
     await tab.screenshot({ path: `${SHOTS}/invitation-existing-1366.png` });
     await tab.click('#accept-invitation');
     // Now an admin of Ferretería Norte too, working there; the header switch lists both companies.
-    await tab.waitForURL(`${base}/productos`);
+    await tab.waitForURL(`${base}/inicio`);
     await expect(tab.locator('#company-switch option:checked').textContent()).resolves.toContain('Ferretería Norte');
     await expect(tab.locator('#company-switch option').count()).resolves.toBe(2);
     await invitee.close();

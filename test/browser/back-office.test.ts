@@ -42,13 +42,14 @@ describe('back office screens (Productos, Tokens de API), in a real browser', ()
     );
 
   it.each(Object.entries(VIEWPORTS))(
-    'an owner lands on Productos, searches, edits a price inline, adds a product, raises prices with a preview and imports a spreadsheet (%s)',
+    'an owner lands on Inicio, opens Productos, searches, edits a price inline, adds a product, raises prices with a preview and imports a spreadsheet (%s)',
     async (name, viewport) => {
       const { company, admin } = await owner();
       const context = await watchedContext(browser, viewport);
       const page = watch(await context.newPage());
       await logIn(page, base, admin.email, admin.password, '/');
-      await page.waitForURL(`${base}/productos`);
+      await page.waitForURL(`${base}/inicio`);
+      await page.goto(`${base}/productos`);
       await page.waitForSelector('[data-product]');
       await expect(page.locator('[data-product]').count()).resolves.toBe(2);
       await page.fill('#search', 'AZUCAR');

@@ -341,7 +341,7 @@ describe('the register in a real browser', () => {
 
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     const page = await signIn(context, s.admin);
-    await page.waitForURL(`${base}/productos`);
+    await page.waitForURL(`${base}/inicio`);
     await page.click('.shell-nav a:has-text("Ventas")');
     await page.waitForSelector('#sales tbody tr');
     await expect(page.locator('#sales tbody tr').count()).resolves.toBe(3);
