@@ -282,6 +282,42 @@ export async function lockForMovements(tx: Conn, companyId: number, productIds: 
 }
 
 /**
+ * The movements of a batch, validated, numbered from `firstId`, each with its change to the stock of
+ * its one deposit (in thousandths) and its wire shape: what bookMovements and bookMovementsLocking
+ * share. A batch books movements of one deposit with new ids.
+ */
+function batchMovements(companyId: number, firstId: number, inputs: BatchInput[], now: Date) {
+  const amounts = inputs.map((input) => validateMovement(input));
+  const depositId = inputs[0]!.depositId;
+  if (inputs.some((i) => i.depositId !== depositId || i.id !== undefined)) {
+    throw new Error('a batch books movements of one deposit with new ids');
+  }
+  const movements = inputs.map((input, n) => {
+    const [{ delta }] = movementDeltas(input, amounts[n]!) as [{ depositId: number; delta: number }];
+    const movement: MovementWire = {
+      id: firstId + n,
+      company_id: companyId,
+      type: input.type,
+      deposit_id: depositId,
+      product_id: input.productId,
+      amount: amounts[n]! / 1000,
+      reason: input.reason ?? null,
+      created_at: (input.createdAt ?? now).toISOString(),
+    };
+    const move: repo.BatchMove = {
+      id: movement.id,
+      type: movement.type,
+      productId: movement.product_id,
+      amountMilli: amounts[n]!,
+      reason: movement.reason,
+      createdAt: movement.created_at,
+    };
+    return { delta, movement, move };
+  });
+  return { depositId, movements };
+}
+
+/**
  * A batch of IN/OUT/ADJUSTMENT movements of one deposit, as applyMovement would book them one by
  * one (same rows, same events in the same order), turned into CTE steps (levels, product totals,
  * movements) and their outbound events, for the caller to run in one statement with
@@ -294,39 +330,24 @@ export function bookMovements(
   inputs: BatchInput[],
   options: LedgerOptions,
 ): { results: AppliedMovement[]; steps: SQL[]; events: OutboundEvent[] } {
-  const amounts = inputs.map((input) => validateMovement(input));
-  const depositId = inputs[0]!.depositId;
-  if (inputs.some((i) => i.depositId !== depositId || i.id !== undefined)) {
-    throw new Error('a batch books movements of one deposit with new ids');
-  }
+  const now = options.now;
+  const { depositId, movements } = batchMovements(companyId, firstId, inputs, now);
   const stockMilli = new Map([...locked].map(([id, p]) => [id, toMilli(p.stock)]));
   const levelDelta = new Map<number, number>();
-  const now = options.now;
   const results: AppliedMovement[] = [];
   const events: OutboundEvent[] = [];
-  inputs.forEach((input, n) => {
-    const [{ delta }] = movementDeltas(input, amounts[n]!) as [{ depositId: number; delta: number }];
-    levelDelta.set(input.productId, (levelDelta.get(input.productId) ?? 0) + delta);
-    const previousMilli = stockMilli.get(input.productId)!;
+  for (const { delta, movement } of movements) {
+    const productId = movement.product_id;
+    levelDelta.set(productId, (levelDelta.get(productId) ?? 0) + delta);
+    const previousMilli = stockMilli.get(productId)!;
     const currentMilli = previousMilli + delta;
-    stockMilli.set(input.productId, currentMilli);
-    const createdAt = input.createdAt ?? now;
-    const movement: MovementWire = {
-      id: firstId + n,
-      company_id: companyId,
-      type: input.type,
-      deposit_id: depositId,
-      product_id: input.productId,
-      amount: amounts[n]! / 1000,
-      reason: input.reason ?? null,
-      created_at: createdAt.toISOString(),
-    };
+    stockMilli.set(productId, currentMilli);
     events.push({ event: 'movement.created', data: { movement } });
     let stockChange: StockChange | null = null;
     if (delta !== 0) {
-      const sku = locked.get(input.productId)!.sku;
+      const sku = locked.get(productId)!.sku;
       stockChange = {
-        productId: input.productId,
+        productId,
         sku,
         previousStock: previousMilli / 1000,
         currentStock: currentMilli / 1000,
@@ -337,7 +358,7 @@ export function bookMovements(
         event: 'product.stock_updated',
         data: {
           product: {
-            id: input.productId,
+            id: productId,
             company_id: companyId,
             sku,
             previous_stock: stockChange.previousStock,
@@ -350,7 +371,7 @@ export function bookMovements(
       });
     }
     results.push({ movement, stockChange });
-  });
+  }
 
   const steps = repo.ledgerSteps({
     companyId,
@@ -359,14 +380,7 @@ export function bookMovements(
     changed: [...levelDelta]
       .filter(([, delta]) => delta !== 0)
       .map(([productId, delta]): [number, number, number] => [productId, delta, stockMilli.get(productId)!]),
-    moves: results.map(({ movement }) => ({
-      id: movement.id,
-      type: movement.type,
-      productId: movement.product_id,
-      amountMilli: Math.round(movement.amount * 1000),
-      reason: movement.reason,
-      createdAt: movement.created_at,
-    })),
+    moves: movements.map((m) => m.move),
   });
   return { results, steps, events };
 }
@@ -385,47 +399,24 @@ export function bookMovementsLocking(
   inputs: BatchInput[],
   options: LedgerOptions,
 ): { steps: SQL[]; events: LedgerEvent[] } {
-  const amounts = inputs.map((input) => validateMovement(input));
-  const depositId = inputs[0]!.depositId;
-  if (inputs.some((i) => i.depositId !== depositId || i.id !== undefined)) {
-    throw new Error('a batch books movements of one deposit with new ids');
-  }
-  const now = options.now;
-  const at = now.toISOString();
+  const { depositId, movements } = batchMovements(companyId, firstId, inputs, options.now);
+  const at = options.now.toISOString();
   const levelDelta = new Map<number, number>();
   const events: LedgerEvent[] = [];
-  const moves = inputs.map((input, n) => {
-    const [{ delta }] = movementDeltas(input, amounts[n]!) as [{ depositId: number; delta: number }];
-    const beforeMilli = levelDelta.get(input.productId) ?? 0;
-    levelDelta.set(input.productId, beforeMilli + delta);
-    const movement: MovementWire = {
-      id: firstId + n,
-      company_id: companyId,
-      type: input.type,
-      deposit_id: depositId,
-      product_id: input.productId,
-      amount: amounts[n]! / 1000,
-      reason: input.reason ?? null,
-      created_at: (input.createdAt ?? now).toISOString(),
-    };
+  for (const { delta, movement } of movements) {
+    const productId = movement.product_id;
+    const beforeMilli = levelDelta.get(productId) ?? 0;
+    levelDelta.set(productId, beforeMilli + delta);
     events.push({ event: 'movement.created', data: { movement } });
-    if (delta !== 0) events.push({ stock: { productId: input.productId, beforeMilli, deltaMilli: delta, depositId, at } });
-    return {
-      id: movement.id,
-      type: movement.type,
-      productId: movement.product_id,
-      amountMilli: amounts[n]!,
-      reason: movement.reason,
-      createdAt: movement.created_at,
-    };
-  });
+    if (delta !== 0) events.push({ stock: { productId, beforeMilli, deltaMilli: delta, depositId, at } });
+  }
   const steps = repo.lockingLedgerSteps({
     companyId,
     depositId,
-    now,
+    now: options.now,
     productIds: [...new Set(inputs.map((i) => i.productId))].sort((a, b) => a - b),
     changed: [...levelDelta].filter(([, delta]) => delta !== 0).sort(([a], [b]) => a - b),
-    moves,
+    moves: movements.map((m) => m.move),
   });
   return { steps, events };
 }

@@ -108,6 +108,30 @@ export async function insertMovement(tx: Conn, row: MovementRow) {
   );
 }
 
+/** A batch's movement rows (the `moves` step of both ledger statements). */
+export type BatchMove = {
+  id: number;
+  type: MovementType;
+  productId: number;
+  amountMilli: number;
+  reason: string | null;
+  createdAt: string;
+};
+
+function movesStep(companyId: number, depositId: number, nowText: string, moves: BatchMove[]): SQL {
+  return sql`moves AS (
+    INSERT INTO movements (company_id, id, type, deposit_id, to_deposit_id, product_id, amount, reason, created_at, recorded_at)
+    VALUES ${sql.join(
+      moves.map(
+        (m) =>
+          sql`(${companyId}, ${m.id}, ${m.type}, ${depositId}, NULL::integer, ${m.productId}, ${fromMilli(
+            m.amountMilli,
+          )}::numeric, ${m.reason}, ${m.createdAt}::timestamptz, ${nowText}::timestamptz)`,
+      ),
+      sql`, `,
+    )})`;
+}
+
 /**
  * The CTE steps of a batch of movements of one deposit (see bookMovements): the deposit's levels,
  * the products' new totals (`totals`, only products whose stock changed) and the movement rows.
@@ -118,7 +142,7 @@ export function ledgerSteps(batch: {
   now: Date;
   /** [productId, change in thousandths, new total in thousandths] of each product whose stock changed. */
   changed: [number, number, number][];
-  moves: { id: number; type: MovementType; productId: number; amountMilli: number; reason: string | null; createdAt: string }[];
+  moves: BatchMove[];
 }): SQL[] {
   const { companyId, depositId, changed } = batch;
   const nowText = batch.now.toISOString();
@@ -141,17 +165,7 @@ export function ledgerSteps(batch: {
         sql`, `,
       )}) AS v(id, stock) WHERE p.company_id = ${companyId} AND p.id = v.id)`);
   }
-  steps.push(sql`moves AS (
-    INSERT INTO movements (company_id, id, type, deposit_id, to_deposit_id, product_id, amount, reason, created_at, recorded_at)
-    VALUES ${sql.join(
-      batch.moves.map(
-        (m) =>
-          sql`(${companyId}, ${m.id}, ${m.type}, ${depositId}, NULL::integer, ${m.productId}, ${fromMilli(
-            m.amountMilli,
-          )}::numeric, ${m.reason}, ${m.createdAt}::timestamptz, ${nowText}::timestamptz)`,
-      ),
-      sql`, `,
-    )})`);
+  steps.push(movesStep(companyId, depositId, nowText, batch.moves));
   return steps;
 }
 
@@ -170,7 +184,7 @@ export function lockingLedgerSteps(batch: {
   productIds: number[];
   /** [productId, change in thousandths] of each product whose stock changes, sorted by id. */
   changed: [number, number][];
-  moves: { id: number; type: MovementType; productId: number; amountMilli: number; reason: string | null; createdAt: string }[];
+  moves: BatchMove[];
 }): SQL[] {
   const { companyId, depositId, changed } = batch;
   const nowText = batch.now.toISOString();
@@ -194,17 +208,7 @@ export function lockingLedgerSteps(batch: {
       UPDATE products AS p SET stock = l.stock + d.delta FROM ${deltas} JOIN locked l ON l.id = d.id
       WHERE p.company_id = ${companyId} AND p.id = d.id)`);
   }
-  steps.push(sql`moves AS (
-    INSERT INTO movements (company_id, id, type, deposit_id, to_deposit_id, product_id, amount, reason, created_at, recorded_at)
-    VALUES ${sql.join(
-      batch.moves.map(
-        (m) =>
-          sql`(${companyId}, ${m.id}, ${m.type}, ${depositId}, NULL::integer, ${m.productId}, ${fromMilli(
-            m.amountMilli,
-          )}::numeric, ${m.reason}, ${m.createdAt}::timestamptz, ${nowText}::timestamptz)`,
-      ),
-      sql`, `,
-    )})`);
+  steps.push(movesStep(companyId, depositId, nowText, batch.moves));
   return steps;
 }
 
