@@ -435,7 +435,10 @@ export async function daySummaries(
   range: { from: string; to: string } | null,
 ): Promise<Map<string, DayParts>> {
   // The local day of a sale, and the range as instants (so the created_at index serves one day).
-  const tz = sql`(SELECT timezone FROM companies WHERE id = ${companyId})`;
+  // The zone is read first and bound as a value: with it the planner sees how few sales a day holds
+  // (a subquery in its place hid that and turned one day's payments into a scan of the company's).
+  const [company] = await selectRows<{ timezone: string }>(conn, sql`SELECT timezone FROM companies WHERE id = ${companyId}`);
+  const tz = sql`${company?.timezone ?? 'UTC'}::text`;
   const day = sql`(s.created_at AT TIME ZONE ${tz})::date::text`;
   const inRange = range
     ? sql`s.created_at >= (${range.from}::date::timestamp AT TIME ZONE ${tz})
@@ -467,8 +470,8 @@ export async function daySummaries(
         coalesce(sum(s.total - coalesce(p.amount, 0)) FILTER (WHERE s.status = 'pending'), 0)::text AS pending,
         count(*) FILTER (WHERE s.status = 'cancelled')::int AS cancelled
       FROM sales s
-      LEFT JOIN (SELECT sale_id, sum(amount) AS amount FROM sale_payments WHERE company_id = ${companyId} AND sale_id IS NOT NULL
-        GROUP BY sale_id) p ON s.status = 'pending' AND p.sale_id = s.id
+      LEFT JOIN LATERAL (SELECT sum(pp.amount) AS amount FROM sale_payments pp
+        WHERE s.status = 'pending' AND pp.company_id = s.company_id AND pp.sale_id = s.id) p ON true
       WHERE s.company_id = ${companyId} AND ${inRange} GROUP BY 1 ORDER BY 1`,
   );
   // Payments on account are money taken on their own day (their created_at), with no sale.
