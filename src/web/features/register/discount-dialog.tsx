@@ -21,6 +21,7 @@ export function DiscountDialog({
   baseCents,
   initial,
   limitPercent,
+  beyondLimit,
   onSave,
   onCancel,
 }: {
@@ -29,6 +30,8 @@ export function DiscountDialog({
   initial: Discount | null;
   /** The cashier's limit; null for an admin (no limit). */
   limitPercent: number | null;
+  /** Whether the sale, with this discount, goes beyond the limit (all its discounts together). */
+  beyondLimit: (discount: Discount) => boolean;
   onSave: (discount: Discount | null) => void;
   onCancel: () => void;
 }) {
@@ -47,8 +50,7 @@ export function DiscountDialog({
   const parsed = kind === 'percent' ? parsePercent(value) : parseCents(value.trim());
   const draft: Discount | null = parsed !== null && parsed > 0 ? { kind, value: parsed, reason: reason.trim() } : null;
   const off = draft ? discountOff(draft, baseCents) : null;
-  const beyond =
-    limitPercent !== null && off !== null && off > Math.floor((baseCents * Math.round(limitPercent * 100) + 5000) / 10000);
+  const beyond = limitPercent !== null && off !== null && draft !== null && beyondLimit(draft);
 
   function save(e: Event) {
     e.preventDefault();

@@ -301,6 +301,15 @@ export function Register({ initial, user }: { initial: RegisterState; user: Regi
           }
           initial={discountFor === null ? sale.saleDiscount : (sale.lines[discountFor]?.discount ?? null)}
           limitPercent={state.can_discount_freely ? null : state.discount_limit_percent}
+          beyondLimit={(d) =>
+            discountFor === null
+              ? needsApproval(sale.lines, d, state.discount_limit_percent)
+              : needsApproval(
+                  sale.lines.map((l, n) => (n === discountFor ? { ...l, discount: d } : l)),
+                  sale.saleDiscount,
+                  state.discount_limit_percent,
+                )
+          }
           onCancel={() => {
             setDiscountFor(undefined);
             focusInput();

@@ -34,8 +34,12 @@ export function SaleView({
 }) {
   const { lines, selected, results, resultIndex } = sale;
   const priced = pricedSale(lines, sale.saleDiscount);
-  const discountText = (d: Discount) =>
-    d.kind === 'percent' ? `−${String(d.value / 100).replace('.', ',')} %` : `−${formatArs(d.value)}`;
+  // An amount or a percentage never splits across lines.
+  const discountText = (d: Discount) => (
+    <span class="money">
+      {d.kind === 'percent' ? `−${String(d.value / 100).replace('.', ',')}\u00a0%` : `−${formatArs(d.value)}`}
+    </span>
+  );
   return (
     <div class="register-grid">
       <div class="register-main">
@@ -116,12 +120,7 @@ export function SaleView({
                       ) : null}
                     </td>
                     <td class="num line-qty">{formatQty(l.qtyMilli, l.product.unit)}</td>
-                    <td class="num line-price">
-                      <span class="line-times" aria-hidden="true">
-                        ×{' '}
-                      </span>
-                      {formatArs(l.priceCents)}
-                    </td>
+                    <td class="num line-price">{formatArs(l.priceCents)}</td>
                     <td class="num line-subtotal">
                       {priced.lines[n]!.discountCents > 0 ? (
                         <>
@@ -200,9 +199,11 @@ export function SaleView({
           Cobrar<span class="keyboard-hint"> (F4)</span>
         </button>
         <button type="button" class="secondary" id="sale-discount" onClick={() => onDiscount(null)} disabled={lines.length === 0}>
-          {sale.saleDiscount && priced.saleDiscountCents > 0
-            ? `Descuento a la venta: ${discountText(sale.saleDiscount)}`
-            : 'Descuento a la venta'}
+          {sale.saleDiscount && priced.saleDiscountCents > 0 ? (
+            <>Descuento a la venta: {discountText(sale.saleDiscount)}</>
+          ) : (
+            'Descuento a la venta'
+          )}
         </button>
         <button type="button" class="secondary" onClick={onClear} disabled={lines.length === 0}>
           Anular venta<span class="keyboard-hint"> (F8)</span>
