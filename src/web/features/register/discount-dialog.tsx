@@ -142,7 +142,7 @@ export function DiscountDialog({
             {beyond ? (
               <span class="badge warn" id="discount-beyond">
                 {' '}
-                Supera el límite de {String(limitPercent).replace('.', ',')} %: al cobrar lo aprueba un administrador
+                Supera el límite de {String(limitPercent).replace('.', ',')}&nbsp;%: al cobrar lo aprueba un administrador
               </span>
             ) : null}
           </p>

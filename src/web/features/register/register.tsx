@@ -256,7 +256,7 @@ export function Register({ initial, user }: { initial: RegisterState; user: Regi
           {box?.name} · turno {sessionId}
         </span>
         <span class="muted">{catalog ? `${catalog.size.toLocaleString('es-AR')} productos` : 'Cargando catálogo…'}</span>
-        <span class="muted">{user.name ?? user.email}</span>
+        <span class="muted register-user">{user.name ?? user.email}</span>
         <button type="button" class="secondary" onClick={() => dispatch({ type: 'close' })} id="register-close">
           Cerrar caja
         </button>
@@ -324,7 +324,7 @@ export function Register({ initial, user }: { initial: RegisterState; user: Regi
       ) : null}
       {approval ? (
         <ApprovalDialog
-          summary={`Los descuentos de esta venta (${formatArs(pricedSale(sale.lines, sale.saleDiscount).discountCents)}) superan el límite de ${String(state.discount_limit_percent).replace('.', ',')} % para cajeros.`}
+          summary={`Los descuentos de esta venta (${formatArs(pricedSale(sale.lines, sale.saleDiscount).discountCents)}) superan el límite de ${String(state.discount_limit_percent).replace('.', ',')}\u00a0% para cajeros.`}
           error={approval.error}
           busy={approval.busy}
           onCancel={() => setApproval(null)}
