@@ -1,8 +1,10 @@
+import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../app.ts';
 import { makeCompany, makeProduct, makeUser } from '../factories.ts';
+import { login, SAME_ORIGIN } from '../sessions.ts';
 import { launchChromium } from '../setup/browser.ts';
 import { logIn, openMenu, problemsOf, VIEWPORTS, watch, watchedContext, wrappedAmounts } from './page-checks.ts';
 
@@ -163,12 +165,54 @@ describe('register discounts and the register on a phone', () => {
         [s.company.id],
       );
       expect(audits.map((a) => a.action)).toEqual(['sale.discount_approval_failed', 'sale.discount_approved']);
+
+      // The owner's Ventas shows the sale's discounts, their reasons and who approved them.
+      const ownerContext = await watchedContext(browser, viewport);
+      const owner = watch(await ownerContext.newPage());
+      await logIn(owner, base, s.admin.email, s.admin.password, '/ventas');
+      await owner.waitForSelector('#sales tbody tr');
+      await owner.click('#sales tbody tr:first-child button');
+      await owner.waitForSelector('#sale-detail-discount');
+      const detail = await owner.locator('#sale-detail-discount').textContent();
+      expect(detail).toBe(`−$\u00a013.023,97 · Cliente mayorista · aprobó ${s.admin.email}`);
+      await owner.waitForSelector('#sale-detail .line-discount:has-text("Envase abollado")');
+      expect(await wrappedAmounts(owner)).toEqual([]);
+      expect((await problemsOf(owner)).overflow).toBe(0);
+      await owner.screenshot({ path: `${SHOTS}/06-ventas-detail-${size}.png`, fullPage: true });
+      await ownerContext.close();
       await context.close();
     }, 120_000);
   }
 
   it('on a phone every signed-in page of the owner has a one-button menu, fits, and no amount wraps; on a desktop too', async () => {
     const s = await shop('Almacén y Forrajería «Los Hermanos Fernández Rodríguez»');
+    // Sales with large amounts, one discounted, and a closed shift: Inicio, Ventas, Cierres and Reportes show money.
+    const cookie = { cookie: (await login(t.app, s.admin.email, s.admin.password)).cookie, ...SAME_ORIGIN };
+    const call = (url: string, payload: object, key?: string) =>
+      t.app.inject({ method: 'POST', url, headers: { ...cookie, ...(key ? { 'x-idempotency-key': key } : {}) }, payload });
+    const session = (await call('/api/v1/box-sessions', { box_id: 1, opening_cash: 150_000 })).json().session.id;
+    const [oil] = await t.container.db.query<{ id: number }>(
+      "SELECT id FROM products WHERE company_id = $1 AND name LIKE 'Aceite%'",
+      [s.company.id],
+    );
+    for (const [n, discount] of [
+      [12, { percent: 7.5, reason: 'Mayorista' }],
+      [3, undefined],
+    ] as const) {
+      const sold = await call(
+        '/api/v1/sales',
+        {
+          box_id: 1,
+          items: [{ product_id: oil!.id, quantity: n }],
+          ...(discount ? { discount } : {}),
+          payments: [{ method: 'efectivo', amount: 1_000_000 }],
+        },
+        randomUUID(),
+      );
+      expect(sold.statusCode, sold.body).toBe(201);
+    }
+    const closed = await call(`/api/v1/box-sessions/${session}/close`, { counted: { efectivo: 1_200_000 } });
+    expect(closed.statusCode, closed.body).toBe(200);
     const pages = [
       '/inicio',
       '/productos',
@@ -208,6 +252,9 @@ describe('register discounts and the register on a phone', () => {
         }
         const found = await problemsOf(page);
         expect([path, found.overflow, found.errors, await wrappedAmounts(page)]).toEqual([path, 0, [], []]);
+        if (path === '/productos' || path === '/inicio') {
+          await page.screenshot({ path: `${SHOTS}/05${path.replace(/\W+/g, '_')}-${size}.png`, fullPage: true });
+        }
         if (size === 'phone') {
           await openMenu(page);
           await expect(page.locator('.shell-nav a[href="/ventas"]').isVisible()).resolves.toBe(true);
@@ -225,8 +272,18 @@ describe('register discounts and the register on a phone', () => {
           expect(cells.length).toBeGreaterThan(0);
           expect(cells.every(Boolean)).toBe(true);
         }
-        if (path === '/productos' || path === '/inicio') {
-          await page.screenshot({ path: `${SHOTS}/05${path.replace(/\W+/g, '_')}-${size}.png`, fullPage: true });
+        if (path === '/depositos' && size === 'desktop') {
+          // The owner sets the cashiers' limit here.
+          await page.waitForSelector('#discount-limit-input:not([disabled])');
+          await expect(page.inputValue('#discount-limit-input')).resolves.toBe('10');
+          await page.fill('#discount-limit-input', '12,5');
+          await page.click('#discount-limit-save');
+          await page.waitForSelector('#discount-limit-notice:has-text("12,5")');
+          const [row] = await t.container.db.query<{ limit: string }>(
+            "SELECT settings->>'discountLimitPercent' AS limit FROM companies WHERE id = $1",
+            [s.company.id],
+          );
+          expect(row!.limit).toBe('12.5');
         }
       }
       await context.close();
