@@ -10,7 +10,9 @@ import {
   startBooksApp,
   verifyBooks,
 } from '../books/books-shop.ts';
-import { makeCompany, makeUser } from '../factories.ts';
+import { buildTestApp, type TestApp } from '../app.ts';
+import { makeCompany, makeProduct, makeUser } from '../factories.ts';
+import { login, SAME_ORIGIN } from '../sessions.ts';
 import { checkIdentities, read } from '../invoicing/printout-reader.ts';
 
 /**
@@ -233,5 +235,46 @@ describe('register discounts (/api/v1/sales, /api/v1/register/settings)', () => 
     expect(sold.json().sale.total).toBe(773.85); // 1105.50 − 331.65
     expect((await audits(s.companyId, 'sale.discounted')).length).toBe(1);
     expect(await audits(other.companyId, 'sale.discounted')).toEqual([]);
+  }, 60_000);
+});
+
+describe('discount approvals are rate-limited like logins', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await buildTestApp({ env: { AUTH_LOGIN_LIMIT_PER_ACCOUNT: '2', AUTH_LOGIN_LIMIT_PER_CLIENT: '1000' } });
+  });
+  afterAll(() => t.close());
+
+  it('after the limit of wrong passwords for an approver the register answers 429, even with the right one, and nothing is sold', async () => {
+    const company = await makeCompany(t.container);
+    const boss = await makeUser(t.container, { companyId: company.id, role: 'admin' });
+    const cashier = await makeUser(t.container, { companyId: company.id, role: 'cashier' });
+    const product = await makeProduct(t.container, company.id, { name: 'Fernet 750', basePrice: 12_000, stock: 10 });
+    const headers = { cookie: (await login(t.app, cashier.email, cashier.password)).cookie, ...SAME_ORIGIN };
+    const post = (url: string, payload: object, extra: Record<string, string> = {}) =>
+      t.app.inject({ method: 'POST', url, headers: { ...headers, ...extra }, payload });
+    expect((await post('/api/v1/box-sessions', { box_id: 1, opening_cash: 0 })).statusCode).toBe(201);
+    const sale = (password: string) =>
+      post(
+        '/api/v1/sales',
+        {
+          box_id: 1,
+          items: [{ product_id: product.id, quantity: 1, discount: { percent: 50, reason: 'Vencido mañana' } }],
+          discount_approval: { email: boss.email, password },
+        },
+        { 'x-idempotency-key': randomUUID() },
+      );
+    expect((await sale('mal 1')).json().code).toBe('approval_refused');
+    expect((await sale('mal 2')).json().code).toBe('approval_refused');
+    const limited = await sale(boss.password);
+    expect(limited.statusCode).toBe(429);
+    expect(limited.json().code).toBe('rate_limited');
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+    const [row] = await t.container.db.query<{ n: number }>('SELECT count(*)::int AS n FROM sales WHERE company_id = $1', [
+      company.id,
+    ]);
+    expect(row!.n).toBe(0);
+    // Logging in is counted apart: the admin still signs in.
+    expect((await login(t.app, boss.email, boss.password)).cookie).toBeTruthy();
   }, 60_000);
 });

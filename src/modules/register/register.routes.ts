@@ -296,6 +296,7 @@ export function registerRegisterRoutes(app: App, { register }: { register: Regis
             403: "A price other than the product's without an admin; a discount beyond the limit without an admin's approval (discount_needs_approval) or with a refused one (approval_refused)",
             409: 'The idempotency key was used with another request',
             422: 'Bad sale: empty, unknown product or box, no open session, payments over the total',
+            429: 'Too many refused discount approvals for that approver from this client (Retry-After)',
           }),
         },
       },
