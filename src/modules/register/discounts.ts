@@ -116,7 +116,10 @@ export function applyDiscounts(
   };
 }
 
-/** `amount` spread over `weights` in proportion, largest remainder first; no share above its weight. */
+/**
+ * `amount` spread over `weights` in proportion, largest remainder first; no share above its weight.
+ * `amount` is at most the sum of the weights (a discount is never more than what it discounts).
+ */
 export function spread(amount: number, weights: number[]): number[] {
   const sum = weights.reduce((s, w) => s + w, 0);
   if (amount === 0 || sum === 0) return weights.map(() => 0);
