@@ -109,9 +109,14 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   const apiTokens = createApiTokenService({ db, clock });
   const catalog = createCatalogService({ db, clock });
   const catalogImport = createCatalogImport({ db, clock });
-  const register = createRegisterService({ db, clock });
-  const customers = createCustomersModule({ db, clock });
   const auth = createAuthService({ db, config, clock, logger, users });
+  // The register asks the auth module to check an admin's approval (discounts beyond the limit).
+  const register = createRegisterService({
+    db,
+    clock,
+    approver: (ctx, credentials, action) => auth.verifyAdminApproval(ctx, credentials, action),
+  });
+  const customers = createCustomersModule({ db, clock });
   const settings = createSettingsService({ db, config, clock, companies });
   const superadmin = createSuperadminService({ db, companies });
   defineAuthJobs(jobs, auth);

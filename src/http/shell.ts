@@ -94,10 +94,12 @@ function header(viewer: Viewer, assets: AssetCatalog): SafeHtml {
   const nav = shown.map(
     (item) => html`<a href="${item.href}"${item === current ? html` aria-current="page"` : ''}>${item.label}</a>`,
   );
-  return html`<header class="shell-header"><div class="shell-bar">${brand}
-<div class="who">${companyPart(signed)}<span class="muted" id="shell-user">${session.displayName ?? session.email}</span>
+  // On a phone the person, the company and the sections fold behind one "Menú" button (app.css).
+  const toggle = html`<button type="button" class="secondary shell-menu-toggle" aria-expanded="false" aria-controls="shell-who shell-nav" data-menu-toggle>Menú${current ? html`<span class="shell-menu-current"> · ${current.label}</span>` : ''}</button>`;
+  return html`<header class="shell-header"><div class="shell-bar">${brand}${toggle}
+<div class="who" id="shell-who">${companyPart(signed)}<span class="muted" id="shell-user">${session.displayName ?? session.email}</span>
 <button type="button" class="secondary" data-logout>Cerrar sesión</button></div></div>
-<nav class="shell-nav" aria-label="Secciones">${nav}</nav></header>`;
+<nav class="shell-nav" id="shell-nav" aria-label="Secciones">${nav}</nav></header>`;
 }
 
 export function renderShell(assets: AssetCatalog, page: ShellPage, viewer: Viewer): string {

@@ -13,6 +13,8 @@ export const ERROR_STATUS = {
   invitation_wrong_account: 403,
   invitation_refused: 403,
   price_needs_admin: 403,
+  discount_needs_approval: 403,
+  approval_refused: 403,
   invalid_signature: 403,
   send_disabled: 403,
   not_found: 404,

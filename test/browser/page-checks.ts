@@ -50,3 +50,40 @@ export async function logIn(page: Page, base: string, email: string, password: s
   await page.click('#login-form button[type=submit]');
   await page.waitForURL((url) => url.pathname !== '/login');
 }
+
+/**
+ * Amounts ("$ 1.234,56") shown on more than one line: for each amount in the page's text, the
+ * line boxes of just its characters are measured (a range over them); boxes further apart than
+ * half a line are lines of their own. Answers the amounts that wrapped (hidden ones are skipped).
+ */
+export async function wrappedAmounts(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    const wrapped: string[] = [];
+    const amount = /[-\u2212]?\$[\s\u00a0]?-?\d[\d.]*(,\d+)?/g;
+    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const text = node as Text;
+      for (const match of text.data.matchAll(amount)) {
+        const range = document.createRange();
+        range.setStart(text, match.index);
+        range.setEnd(text, match.index + match[0].length);
+        const boxes = Array.from(range.getClientRects()).filter((r) => r.width > 0 && r.height > 0);
+        if (boxes.length === 0) continue;
+        const tops = boxes.map((r) => r.top).sort((a, b) => a - b);
+        const half = Math.min(...boxes.map((r) => r.height)) / 2;
+        const lines = 1 + tops.slice(1).filter((top, n) => top - tops[n]! > half).length;
+        if (lines > 1) wrapped.push(match[0]);
+      }
+    }
+    return wrapped;
+  });
+}
+
+/** On a phone the shell's menu is one button; this unfolds it (nothing on a desktop, where it is open). */
+export async function openMenu(page: Page) {
+  const toggle = page.locator('[data-menu-toggle]');
+  if (await toggle.isVisible()) {
+    if ((await toggle.getAttribute('aria-expanded')) !== 'true') await toggle.click();
+    await page.waitForSelector('.shell-nav a', { state: 'visible' });
+  }
+}

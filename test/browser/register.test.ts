@@ -5,6 +5,7 @@ import { ean13 } from '../../src/lib/barcode.ts';
 import { buildTestApp, type TestApp } from '../app.ts';
 import { makeCompany, makeProduct, makeUser } from '../factories.ts';
 import { launchChromium } from '../setup/browser.ts';
+import { openMenu } from './page-checks.ts';
 
 const SHOTS = '/tmp/shots-issue-14';
 
@@ -379,6 +380,8 @@ describe('the register in a real browser', () => {
     await page.setViewportSize({ width: 390, height: 844 });
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
     await page.screenshot({ path: `${SHOTS}/15-cierres-phone.png`, fullPage: true });
+    // On a phone the sections are behind the one "Menú" button.
+    await openMenu(page);
     await page.click('.shell-nav a:has-text("Ventas")');
     await page.waitForSelector('#sales tbody tr');
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);

@@ -34,6 +34,9 @@ const NO_RECORD_IN_PATH: Record<string, string> = {
   'GET /api/v1/me': 'the caller itself',
   'GET /api/v1/register': "the caller's company register state",
   'GET /api/v1/register/catalog': "the caller's company catalog",
+  'GET /api/v1/register/settings':
+    "the caller's company discount limit (discounts.test.ts: one company's limit never applies to another)",
+  'PUT /api/v1/register/settings': "the caller's company discount limit (discounts.test.ts)",
   'GET /api/v1/fiscal': "the caller's company fiscal data",
   'PUT /api/v1/fiscal': "the caller's company fiscal data (cross-company CUIT: cuit-unavailable.test.ts)",
   'POST /api/v1/fiscal/csr': "the caller's company key pair",

@@ -228,6 +228,9 @@ export const saleItems = pgTable(
     quantity: quantity('quantity').notNull(),
     price: money('price').notNull(),
     subtotal: money('subtotal').notNull(),
+    discount: money('discount').notNull().default('0'),
+    saleDiscount: money('sale_discount').notNull().default('0'),
+    discountReason: text('discount_reason'),
   },
   (t) => [primaryKey({ columns: [t.companyId, t.saleId, t.id] })],
 );

@@ -58,6 +58,8 @@ export const registerSales = pgTable(
     soldAt: tstz('sold_at').notNull(),
     change: money('change').notNull().default('0'),
     refundSessionId: integer('refund_session_id'),
+    discountReason: text('discount_reason'),
+    discountApprovedBy: text('discount_approved_by'),
   },
   (t) => [primaryKey({ columns: [t.companyId, t.saleId] })],
 );

@@ -7,7 +7,7 @@ import { hashPassword, verifyPassword } from '../../lib/secrets.ts';
 import { type Clock, DAY_MS } from '../../lib/time.ts';
 import type { Logger } from '../../logger.ts';
 import type { RequestCtx } from '../../http/request-context.ts';
-import { type AuditOrigin, recordAudit } from '../audit/audit.repo.ts';
+import { type AuditOrigin, auditBy as auditOf, recordAudit } from '../audit/audit.repo.ts';
 import type { UserService } from '../users/users.service.ts';
 import { createExternalSessions } from './external-sessions.ts';
 import {
@@ -120,6 +120,61 @@ export function createAuthService(deps: AuthServiceDeps) {
     }
     await Promise.all([perAccount.reset(pairKey(ip, email)), perClient.release(clientKey(ip))]);
     return startSession(user, origin);
+  }
+
+  // An admin approving a cashier's discount at the register (issue 29) types their email and
+  // password on the cashier's screen: checked like a login (scrypt against a decoy for unknown
+  // emails, so timing tells nothing; constant-time comparison), limited per (account, client) and
+  // per client like logins but in windows of their own, and every refusal is audited.
+  const approvalsPerAccount = createRateLimiterFor(db, {
+    name: 'approval-account-client',
+    limit: config.auth.loginLimitPerAccount,
+    windowMs,
+    clock,
+  });
+  const approvalsPerClient = createRateLimiterFor(db, {
+    name: 'approval-client',
+    limit: config.auth.loginLimitPerClient,
+    windowMs,
+    clock,
+  });
+
+  /**
+   * Checks that `email`/`password` are those of an active admin of the ctx's company; answers who.
+   * Every failure is the same 403 approval_refused (the audit log keeps the reason); too many, 429.
+   */
+  async function verifyAdminApproval(
+    ctx: RequestCtx & { companyId: number },
+    input: { email: string; password: string },
+    action: { what: string; details?: Record<string, unknown> },
+  ): Promise<{ userId: number; email: string }> {
+    const email = input.email.trim().toLowerCase();
+    const ip = ctx.origin.ip ?? 'unknown';
+    const decisions = await Promise.all([approvalsPerClient.hit(clientKey(ip)), approvalsPerAccount.hit(pairKey(ip, email))]);
+    for (const decision of decisions) {
+      if (!decision.allowed) {
+        throw new AppError('rate_limited', 'too many approval attempts; try again later', {
+          headers: { 'retry-after': String(decision.retryAfterSeconds) },
+        });
+      }
+    }
+    const user = await users.findUserByEmail(email);
+    const matches = await verifyPassword(input.password, user?.passwordHash ?? (await decoy()));
+    let reason = failureReason(user, matches);
+    if (reason === null && user && (await users.findActiveRole(user.id, ctx.companyId)) !== 'admin') reason = 'not_admin';
+    if (reason !== null || !user) {
+      await recordAudit(db.orm, {
+        action: 'sale.discount_approval_failed',
+        ...auditOf(ctx),
+        details: { approver_email: email, reason, what: action.what, ...action.details },
+      });
+      throw new AppError(
+        'approval_refused',
+        'the approval was refused: email or password incorrect, or not an admin of this company',
+      );
+    }
+    await Promise.all([approvalsPerAccount.reset(pairKey(ip, email)), approvalsPerClient.release(clientKey(ip))]);
+    return { userId: user.id, email: user.email };
   }
 
   /** A new password session for the person (after a login, or after joining by invitation). */
@@ -244,6 +299,7 @@ export function createAuthService(deps: AuthServiceDeps) {
 
   return {
     login,
+    verifyAdminApproval,
     startSession,
     authenticate,
     refreshIfDue,

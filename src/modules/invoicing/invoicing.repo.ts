@@ -31,6 +31,8 @@ export interface SaleLine {
   quantity: string;
   price: string;
   subtotal: string;
+  /** Every discount of the line (its own and its share of the sale's); the subtotal is net of it. */
+  discount: string;
 }
 
 export interface SaleForInvoice {
@@ -57,7 +59,8 @@ export async function saleForInvoice(conn: Conn, companyId: number, saleId: numb
 export async function saleLines(conn: Conn, companyId: number, saleId: number): Promise<SaleLine[]> {
   return selectRows<SaleLine>(
     conn,
-    sql`SELECT i.product_id, p.name, p.unit, p.iva_rate, i.quantity::text AS quantity, i.price::text AS price, i.subtotal::text AS subtotal
+    sql`SELECT i.product_id, p.name, p.unit, p.iva_rate, i.quantity::text AS quantity, i.price::text AS price, i.subtotal::text AS subtotal,
+          (i.discount + i.sale_discount)::text AS discount
         FROM sale_items i JOIN products p ON p.company_id = i.company_id AND p.id = i.product_id
         WHERE i.company_id = ${companyId} AND i.sale_id = ${saleId}
         ORDER BY i.id`,

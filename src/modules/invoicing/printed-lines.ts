@@ -9,6 +9,8 @@ export interface SourceLine {
   price: string;
   subtotal: string;
   iva_rate: string;
+  /** The line's discounts (its own and its share of the sale's), with IVA; the subtotal is net of them. */
+  discount?: string;
 }
 
 /** A line as printed: quantity × unitCents = amountCents (half even, to the cent). */
@@ -20,6 +22,8 @@ export interface PrintedLine {
   unitCents: number;
   amountCents: number;
   iva_rate: string;
+  /** The bonificación already taken off this line's amount (class A: without IVA); 0 for none. */
+  discountCents: number;
 }
 
 /** quantity × unit price to the cent, rounded as a sale's lines are (half away from zero). */
@@ -54,12 +58,12 @@ function settle(entries: PrintedLine[][], target: number): void {
   const rest = lineAmount(restMilli, line.unitCents);
   entries[at] = [
     { ...line, quantityMilli: restMilli, amountCents: rest },
-    { ...line, quantityMilli: 1000, unitCents: wanted - rest, amountCents: wanted - rest },
+    { ...line, quantityMilli: 1000, unitCents: wanted - rest, amountCents: wanted - rest, discountCents: 0 },
   ];
 }
 
 /** A line at a given unit price (cents, fractional allowed) rounded to the cent. */
-function priced(line: SourceLine, unitExact: number): PrintedLine {
+function priced(line: SourceLine, unitExact: number, discountCents: number): PrintedLine {
   const quantityMilli = toMilli(line.quantity);
   const unitCents = Math.round(unitExact);
   return {
@@ -69,6 +73,7 @@ function priced(line: SourceLine, unitExact: number): PrintedLine {
     unitCents,
     amountCents: lineAmount(quantityMilli, unitCents),
     iva_rate: line.iva_rate,
+    discountCents,
   };
 }
 
@@ -80,7 +85,7 @@ export function printedLinesWithIva(lines: SourceLine[]): PrintedLine[] {
   return lines.flatMap((l) => {
     const milli = toMilli(l.quantity);
     const subtotal = toCents(l.subtotal);
-    const entries = [[priced(l, milli > 0 ? (subtotal * 1000) / milli : toCents(l.price))]];
+    const entries = [[priced(l, milli > 0 ? (subtotal * 1000) / milli : toCents(l.price), toCents(l.discount ?? 0))]];
     settle(entries, subtotal);
     return entries[0]!;
   });
@@ -95,7 +100,9 @@ export function printedLinesWithoutIva(lines: SourceLine[], bases: Map<string, n
     const milli = toMilli(l.quantity);
     const perMille = IVA_IDS[l.iva_rate]?.perMille ?? 0;
     const subtotal = toCents(l.subtotal);
-    return [priced(l, milli > 0 ? (subtotal * 1000 * 1000) / (milli * (1000 + perMille)) : 0)];
+    // The bonificación as printed without IVA (informative: the amounts are already net of it).
+    const discount = Math.round((toCents(l.discount ?? 0) * 1000) / (1000 + perMille));
+    return [priced(l, milli > 0 ? (subtotal * 1000 * 1000) / (milli * (1000 + perMille)) : 0, discount)];
   });
   for (const rate of new Set(lines.map((l) => l.iva_rate))) {
     const group = entries.filter((_, i) => lines[i]!.iva_rate === rate);

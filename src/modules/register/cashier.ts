@@ -14,6 +14,14 @@ import { cancelSale, markSalePaid } from '../sales/sales.service.ts';
 import { applyMovements, bookMovementsLocking, runLedgerStatement } from '../stock/stock.ledger.ts';
 import { actorLabel, actsAsAdmin, money } from './actor.ts';
 import { type PricedLine, priceLines, type SaleItemInput } from './pricing.ts';
+import {
+  applyDiscounts,
+  beyondLimit,
+  type DiscountedSale,
+  type DiscountInput,
+  discountLimitOf,
+  discountPercent,
+} from './discounts.ts';
 import * as repo from './register.repo.ts';
 import { readSale } from '../sales/sales-view.ts';
 import { accountPart, checkSaleCustomer } from './sale-customer.ts';
@@ -31,6 +39,10 @@ export interface RegisterSaleInput {
   customer?: { id?: number; name?: string };
   /** An admin's decision to sell on account over the customer's credit limit (audited). */
   override_credit_limit?: boolean;
+  /** A discount on the whole sale, spread over its lines (issue 29). */
+  discount?: DiscountInput;
+  /** An admin's email and password approving discounts beyond the company's limit (never stored). */
+  discount_approval?: { email: string; password: string };
   /** When the register made the sale (a sale queued offline carries the browser's time). */
   sold_at?: string;
   /** The time of the catalogue the register priced the sale with (its ETag's time). */
@@ -111,7 +123,66 @@ async function auditPriceChanges(tx: Conn, ctx: CompanyCtx, saleId: number, line
   });
 }
 
-export function createCashier({ db, clock }: { db: Database; clock: Clock }) {
+/**
+ * Checks an admin's email and password for an approval at the register (the auth module's
+ * verifyAdminApproval): answers who approved, or throws approval_refused / rate_limited.
+ */
+export type AdminApprover = (
+  ctx: CompanyCtx,
+  credentials: { email: string; password: string },
+  action: { what: string; details?: Record<string, unknown> },
+) => Promise<{ userId: number; email: string }>;
+
+/** An audit row for a sale's discounts: who approved those beyond the limit, the lines, the sale's. */
+async function auditDiscounts(
+  tx: Conn,
+  ctx: CompanyCtx,
+  saleId: number,
+  lines: PricedLine[],
+  discounted: DiscountedSale,
+  limit: number,
+  approvedBy: string | null,
+) {
+  if (discounted.discountCents === 0) return;
+  await recordAudit(tx, {
+    action: approvedBy === null ? 'sale.discounted' : 'sale.discount_approved',
+    ...auditBy(ctx),
+    details: {
+      sale_id: saleId,
+      gross: discounted.grossCents / 100,
+      discount: discounted.discountCents / 100,
+      percent: discountPercent(discounted),
+      limit_percent: limit,
+      approved_by: approvedBy,
+      items: discounted.lines.flatMap((l, n) =>
+        l.discountCents > 0
+          ? [
+              {
+                product_id: lines[n]!.productId,
+                gross: lines[n]!.subtotalCents / 100,
+                discount: l.discountCents / 100,
+                reason: l.reason,
+              },
+            ]
+          : [],
+      ),
+      ...(discounted.saleDiscountCents > 0 && {
+        sale_discount: { amount: discounted.saleDiscountCents / 100, reason: discounted.saleReason },
+      }),
+    },
+  });
+}
+
+/**
+ * What the idempotency key's fingerprint covers: the request without the approval (its password is
+ * never hashed into a stored value, and a retry without it is the same sale).
+ */
+function fingerprintOf(input: RegisterSaleInput): string {
+  const { discount_approval: _approval, ...rest } = input;
+  return requestFingerprint(rest);
+}
+
+export function createCashier({ db, clock, approver }: { db: Database; clock: Clock; approver?: AdminApprover }) {
   const orm = db.orm;
   return {
     /**
@@ -121,7 +192,7 @@ export function createCashier({ db, clock }: { db: Database; clock: Clock }) {
      * harmless: the same key with the same body answers the same sale; with another body, 409.
      */
     async createSale(ctx: CompanyCtx, key: string, input: RegisterSaleInput): Promise<{ sale: SaleWire; replayed: boolean }> {
-      const fingerprint = requestFingerprint(input);
+      const fingerprint = fingerprintOf(input);
       const companyId = ctx.companyId;
       if (input.items.length === 0) {
         throw new AppError('validation_failed', 'a sale needs at least one item', {
@@ -140,15 +211,41 @@ export function createCashier({ db, clock }: { db: Database; clock: Clock }) {
         settled: ReturnType<typeof settlePayments>;
         customerName: string | null;
         accountCents: number;
+        discounted: DiscountedSale;
+        limit: number;
+        approvedBy: string | null;
       };
       try {
         const soldAt = soldAtOf(input.sold_at, now);
         const { settings } = await sellingPointOf(orm, companyId, input.box_id);
         const lines = await priceLines(orm, ctx, input.items, { settings }, input.catalog_at ? new Date(input.catalog_at) : null);
-        const totalCents = lines.reduce((sum, l) => sum + l.subtotalCents, 0);
+        const discounted = applyDiscounts(
+          lines,
+          input.items.map((i) => i.discount),
+          input.discount,
+        );
+        const totalCents = discounted.totalCents;
+        const limit = discountLimitOf(settings);
         const settled = settlePayments(totalCents, input.payments ?? [], input.customer?.id !== undefined);
         const sold = await checkSaleCustomer(orm, ctx, input, settled, totalCents, actsAsAdmin(ctx));
-        checked = { soldAt, lines, totalCents, settled, ...sold };
+        let approvedBy: string | null = null;
+        if (!actsAsAdmin(ctx) && beyondLimit(lines, discounted, limit)) {
+          // Beyond the owner's limit a cashier needs an admin on the spot; the replay of a sale
+          // already made answers it without asking again (the catch below).
+          if (!input.discount_approval || !approver) {
+            throw new AppError(
+              'discount_needs_approval',
+              `a discount of ${discountPercent(discounted)} % (or a line's) is beyond the company's limit of ${limit} %; an admin must approve it (discount_approval)`,
+            );
+          }
+          approvedBy = (
+            await approver(ctx, input.discount_approval, {
+              what: 'discount',
+              details: { box_id: input.box_id, discount: discounted.discountCents / 100, percent: discountPercent(discounted) },
+            })
+          ).email;
+        }
+        checked = { soldAt, lines, totalCents, settled, ...sold, discounted, limit, approvedBy };
       } catch (err) {
         const seen = await orm.transaction((tx) => replayedSale(tx, companyId, key, fingerprint));
         if (seen) return { sale: seen, replayed: true };
@@ -164,16 +261,22 @@ export function createCashier({ db, clock }: { db: Database; clock: Clock }) {
         if (!numbers) throw new AppError('conflict', `idempotency key "${key}" is being used by another request; retry it`);
         // Again, now holding the session (FOR SHARE): it cannot close under the sale.
         const { box, sessionId } = await sellingPointOf(tx, companyId, input.box_id);
-        const { soldAt, lines, totalCents, settled, accountCents } = checked;
+        const { soldAt, lines, totalCents, settled, accountCents, discounted } = checked;
 
         const { saleId: id, firstMovementId } = numbers;
-        const items = lines.map((l, n) => ({
-          id: n + 1,
-          productId: l.productId,
-          quantity: fromMilli(l.quantityMilli),
-          price: fromCents(l.priceCents),
-          subtotal: fromCents(l.subtotalCents),
-        }));
+        const items = lines.map((l, n) => {
+          const d = discounted.lines[n]!;
+          return {
+            id: n + 1,
+            productId: l.productId,
+            quantity: fromMilli(l.quantityMilli),
+            price: fromCents(l.priceCents),
+            subtotal: fromCents(d.netCents),
+            discount: fromCents(d.discountCents),
+            saleDiscount: fromCents(d.saleDiscountCents),
+            discountReason: d.reason,
+          };
+        });
         const whole = wholeSaleSteps({
           companyId,
           id,
@@ -201,6 +304,8 @@ export function createCashier({ db, clock }: { db: Database; clock: Clock }) {
           soldBy,
           soldAt,
           change: fromCents(settled.changeCents),
+          discountReason: discounted.saleReason,
+          discountApprovedBy: checked.approvedBy,
         });
         // The products' rows are locked by the sale's statement itself, in id order (the ledger's
         // order), and held only for that statement and the commit right after it.
@@ -218,6 +323,7 @@ export function createCashier({ db, clock }: { db: Database; clock: Clock }) {
         );
         // The audit of changed prices goes first: after the sale's statement comes the commit.
         await auditPriceChanges(tx, ctx, id, lines);
+        await auditDiscounts(tx, ctx, id, lines, discounted, checked.limit, checked.approvedBy);
         // The sale, its items, its payments, the register's row, the stock movements and every
         // event (sales.created, the movements', sales.paid): one statement.
         const [created, ...paidEvents] = whole.events;
@@ -261,8 +367,15 @@ export function createCashier({ db, clock }: { db: Database; clock: Clock }) {
             unit: l.unit,
             quantity: l.quantityMilli / 1000,
             price: l.priceCents / 100,
-            subtotal: l.subtotalCents / 100,
+            subtotal: discounted.lines[n]!.netCents / 100,
+            discount: discounted.lines[n]!.discountCents / 100,
+            sale_discount: discounted.lines[n]!.saleDiscountCents / 100,
+            discount_reason: discounted.lines[n]!.reason,
           })),
+          discount: discounted.discountCents / 100,
+          sale_discount: discounted.saleDiscountCents / 100,
+          discount_reason: discounted.saleReason,
+          discount_approved_by: checked.approvedBy,
           payments: settled.rows.map((p, n) => ({
             id: n + 1,
             method: p.method,

@@ -4,6 +4,7 @@ import { AppError } from '../../lib/errors.ts';
 import { fromCents, fromMilli, lineTotalCents, toCents, toMilli } from '../../lib/money.ts';
 import { pluCandidates } from '../scanner/scale-label.ts';
 import { actsAsAdmin } from './actor.ts';
+import type { DiscountInput } from './discounts.ts';
 import * as repo from './register.repo.ts';
 import { readScaleLabel, registerScaleLayout } from './scale.ts';
 
@@ -14,6 +15,7 @@ export interface SaleItemInput {
   quantity?: number;
   price?: number;
   scale_label?: string;
+  discount?: DiscountInput;
 }
 
 export type PricedLine = Awaited<ReturnType<typeof priceLines>>[number];

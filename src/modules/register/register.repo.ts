@@ -339,12 +339,15 @@ export function registerRowStep(v: {
   soldBy: string;
   soldAt: Date;
   change: string;
+  discountReason?: string | null;
+  discountApprovedBy?: string | null;
 }): SQL {
   return sql`register AS (
       INSERT INTO register_sales (company_id, sale_id, box_session_id, deposit_id, idempotency_key, request_sha256,
-        customer_name, sold_by, sold_at, change)
+        customer_name, sold_by, sold_at, change, discount_reason, discount_approved_by)
       VALUES (${v.companyId}, ${v.saleId}, ${v.sessionId}, ${v.depositId}, ${v.key}, ${v.sha256}, ${v.customerName}, ${v.soldBy},
-        ${v.soldAt.toISOString()}::timestamptz, ${v.change}::numeric))`;
+        ${v.soldAt.toISOString()}::timestamptz, ${v.change}::numeric, ${v.discountReason ?? null}::text,
+        ${v.discountApprovedBy ?? null}::text))`;
 }
 
 export interface SellingPoint {
@@ -402,4 +405,15 @@ export async function takeRegisterSaleIds(
       WHERE NOT EXISTS (SELECT 1 FROM register_sales r WHERE r.company_id = ${companyId} AND r.idempotency_key = ${key})`,
   );
   return row ? { saleId: Number(row.sale), firstMovementId: Number(row.movement) } : null;
+}
+
+/** Sets the company's discount limit for cashiers (companies.settings.discountLimitPercent); the old one, or null. */
+export async function setDiscountLimit(conn: Conn, companyId: number, percent: number): Promise<{ previous: unknown } | null> {
+  const [row] = await selectRows<{ previous: unknown }>(
+    conn,
+    sql`UPDATE companies c SET settings = jsonb_set(c.settings, '{discountLimitPercent}', to_jsonb(${percent}::numeric))
+      FROM (SELECT id, settings -> 'discountLimitPercent' AS previous FROM companies WHERE id = ${companyId} FOR UPDATE) old
+      WHERE c.id = old.id RETURNING old.previous`,
+  );
+  return row ?? null;
 }

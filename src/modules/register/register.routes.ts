@@ -17,6 +17,7 @@ import {
   IdParams,
   OpenSessionBody,
   PayBody,
+  RegisterSettings,
   RegisterState,
   SaleCreateBody,
   SaleList,
@@ -129,6 +130,33 @@ export function registerRegisterRoutes(app: App, { register }: { register: Regis
       },
     },
     async (request) => register.registerState(companyCtx(request.ctx)),
+  );
+
+  app.get(
+    '/api/v1/register/settings',
+    {
+      config: { access: 'read' },
+      schema: {
+        tags: TAGS,
+        summary: "The register's settings: the cashiers' discount limit",
+        response: { 200: RegisterSettings },
+      },
+    },
+    async (request) => register.registerSettings(companyCtx(request.ctx)),
+  );
+
+  app.put(
+    '/api/v1/register/settings',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags: TAGS,
+        summary: "Set the cashiers' discount limit (admins; audited)",
+        body: RegisterSettings,
+        response: { 200: RegisterSettings, ...errorResponses({ 403: 'Not an admin' }) },
+      },
+    },
+    async (request) => register.updateRegisterSettings(companyCtx(request.ctx), request.body),
   );
 
   app.get(
@@ -265,9 +293,10 @@ export function registerRegisterRoutes(app: App, { register }: { register: Regis
           201: SaleResponse,
           200: SaleResponse,
           ...errorResponses({
-            403: "A price other than the product's without an admin",
+            403: "A price other than the product's without an admin; a discount beyond the limit without an admin's approval (discount_needs_approval) or with a refused one (approval_refused)",
             409: 'The idempotency key was used with another request',
             422: 'Bad sale: empty, unknown product or box, no open session, payments over the total',
+            429: 'Too many refused discount approvals for that approver from this client (Retry-After)',
           }),
         },
       },

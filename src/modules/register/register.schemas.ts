@@ -10,6 +10,19 @@ const Money = Type.Number({ description: 'Pesos, two decimals' });
 // The sale, its lines and payments on the wire are the sales module's (one schema for the sale).
 export { Payment, PaymentInputSchema, PaymentMethodSchema, Sale, SaleLine } from '../sales/sales.schemas.ts';
 
+const DiscountBody = (what: string) =>
+  Type.Object(
+    {
+      percent: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 100, description: 'Percent, up to 2 decimals' })),
+      amount: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 999_999_999_999, description: 'Pesos' })),
+      reason: Type.String({ minLength: 1, maxLength: 200 }),
+    },
+    {
+      additionalProperties: false,
+      description: `${what}: percent or amount (one of them) and a reason. Beyond the company's limit (discount_limit_percent, default 10) a cashier needs discount_approval`,
+    },
+  );
+
 export const SaleCreateBody = Type.Object(
   {
     box_id: Type.Integer({ minimum: 1, maximum: 2_147_483_647 }),
@@ -24,6 +37,7 @@ export const SaleCreateBody = Type.Object(
           scale_label: Type.Optional(
             Type.String({ pattern: '^2\\d{12}$', description: 'An EAN-13 scale label (20–29): product and weight or price' }),
           ),
+          discount: Type.Optional(DiscountBody("The line's discount, on its price × quantity")),
         },
         { additionalProperties: false },
       ),
@@ -37,6 +51,17 @@ export const SaleCreateBody = Type.Object(
           name: Type.Optional(Type.String({ maxLength: 200 })),
         },
         { additionalProperties: false },
+      ),
+    ),
+    discount: Type.Optional(DiscountBody("The sale's discount, on what its lines cost after theirs; spread over the lines")),
+    discount_approval: Type.Optional(
+      Type.Object(
+        { email: Type.String({ minLength: 3, maxLength: 320 }), password: Type.String({ minLength: 1, maxLength: 200 }) },
+        {
+          additionalProperties: false,
+          description:
+            'An admin of the company approves discounts beyond the limit on the spot with their email and password (checked like a login, rate-limited, audited; never stored and not part of the idempotency fingerprint)',
+        },
       ),
     ),
     override_credit_limit: Type.Optional(
@@ -220,6 +245,21 @@ export const RegisterState = Type.Object(
       }),
     ),
     can_change_prices: Type.Boolean(),
+    discount_limit_percent: Type.Number({
+      description: "Discounts a cashier gives without an admin's approval, in percent (companies' setting, default 10)",
+    }),
+    can_discount_freely: Type.Boolean({ description: 'The caller is an admin: no limit applies' }),
   },
   { $id: 'RegisterState', description: 'What the register screen needs to start: the shop, its boxes, the scale-label layout' },
+);
+
+export const RegisterSettings = Type.Object(
+  {
+    discount_limit_percent: Type.Number({
+      minimum: 0,
+      maximum: 100,
+      description: "Cashiers' discount limit in percent (line and sale); beyond it an admin approves",
+    }),
+  },
+  { $id: 'RegisterSettings', additionalProperties: false, description: "The register's settings the owner chooses" },
 );

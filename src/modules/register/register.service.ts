@@ -4,7 +4,10 @@ import type { CompanyCtx } from '../../http/request-context.ts';
 import type { Clock } from '../../lib/time.ts';
 import { actsAsAdmin, money } from './actor.ts';
 import { createBoxSessions } from './box-sessions.ts';
-import { createCashier } from './cashier.ts';
+import { type AdminApprover, createCashier } from './cashier.ts';
+import { discountLimitOf } from './discounts.ts';
+import { auditBy, recordAudit } from '../audit/audit.repo.ts';
+import { AppError } from '../../lib/errors.ts';
 import { findCompanySettings } from '../companies/companies.repo.ts';
 import * as repo from './register.repo.ts';
 import { createSalesView } from '../sales/sales-view.ts';
@@ -17,7 +20,7 @@ import { registerScaleLayout } from './scale.ts';
 
 export type RegisterService = ReturnType<typeof createRegisterService>;
 
-export function createRegisterService(deps: { db: Database; clock: Clock }) {
+export function createRegisterService(deps: { db: Database; clock: Clock; approver?: AdminApprover }) {
   const orm = deps.db.orm;
   return {
     async registerState(ctx: CompanyCtx) {
@@ -27,7 +30,30 @@ export function createRegisterService(deps: { db: Database; clock: Clock }) {
         boxes: boxes.map((b) => ({ id: b.id, name: b.name, deposit_id: b.sells_from, open_session_id: b.open_session_id })),
         scale_label: registerScaleLayout(company.settings['scaleLabel']),
         can_change_prices: actsAsAdmin(ctx) || company.settings['registerPriceOverride'] === true,
+        discount_limit_percent: discountLimitOf(company.settings),
+        can_discount_freely: actsAsAdmin(ctx),
       };
+    },
+
+    /** The register's settings the owner chooses (GET/PUT /api/v1/register/settings). */
+    async registerSettings(ctx: CompanyCtx) {
+      const company = await findCompanySettings(orm, ctx.companyId);
+      return { discount_limit_percent: discountLimitOf(company.settings) };
+    },
+
+    /** Changes the cashiers' discount limit (audited); answers the settings as stored. */
+    async updateRegisterSettings(ctx: CompanyCtx, input: { discount_limit_percent: number }) {
+      const percent = Math.round(input.discount_limit_percent * 100) / 100;
+      return orm.transaction(async (tx) => {
+        const changed = await repo.setDiscountLimit(tx, ctx.companyId, percent);
+        if (!changed) throw new AppError('not_found', `company ${ctx.companyId} not found`);
+        await recordAudit(tx, {
+          action: 'settings.discount_limit_changed',
+          ...auditBy(ctx),
+          details: { from: discountLimitOf({ discountLimitPercent: changed.previous }), to: percent },
+        });
+        return { discount_limit_percent: percent };
+      });
     },
 
     async catalogStamp(companyId: number) {

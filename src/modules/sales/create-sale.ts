@@ -12,7 +12,7 @@ import { salePaidWire, saleToWire } from './sale-wire.ts';
 
 export { saleToWire };
 import * as repo from './sales.repo.ts';
-import type { PaymentValues, SaleItemRow, SaleRow } from './sales.repo.ts';
+import type { PaymentValues, SaleItemRow, SaleItemValues, SaleRow } from './sales.repo.ts';
 
 export interface SaleItemInput {
   id?: number;
@@ -246,7 +246,7 @@ export interface WholeSaleInput {
   customerId: number | null;
   boxId: number;
   sessionId: number | null;
-  items: { id: number; productId: number; quantity: string; price: string; subtotal: string }[];
+  items: SaleItemValues[];
   totalCents: number;
   payments: PaymentValues[];
   /** Whether the payments cover the total: the sale is created and paid in the same step. */
@@ -279,7 +279,17 @@ export function wholeSaleSteps(v: WholeSaleInput): { steps: SQL[]; events: SaleE
     createdAt: v.soldAt,
     updatedAt: v.now,
   };
-  const items = v.items.map((i) => ({ companyId: v.companyId, saleId: v.id, ...i }));
+  const items = v.items.map(
+    (i): SaleItemRow => ({
+      companyId: v.companyId,
+      saleId: v.id,
+      id: i.id,
+      productId: i.productId,
+      quantity: i.quantity,
+      price: i.price,
+      subtotal: i.subtotal,
+    }),
+  );
   const events: SaleEvent[] = [
     { event: 'sales.created', data: { sale: saleToWire({ ...sale, status: 'pending', paidAt: null }, items) } },
     ...(v.paid ? [{ event: 'sales.paid' as const, data: { sale: salePaidWire(sale) } }] : []),

@@ -1,7 +1,7 @@
 import type { Conn, Database } from '../../db/client.ts';
 import type { CompanyCtx } from '../../http/request-context.ts';
 import { AppError } from '../../lib/errors.ts';
-import { moneyToNumber as money, toMilli } from '../../lib/money.ts';
+import { moneyToNumber as money, toCents, toMilli } from '../../lib/money.ts';
 import { formatReceiptNumber } from '../invoicing/invoices.ts';
 import { findCompanySettings } from '../companies/companies.repo.ts';
 import * as repo from './sales.repo.ts';
@@ -24,6 +24,10 @@ export function saleWire(row: repo.SaleListRow, items: repo.SaleItemDetailRow[],
     customer_id: row.customer_id,
     customer_name: row.customer_name,
     total: money(row.total),
+    discount: items.reduce((sum, i) => sum + toCents(i.discount) + toCents(i.sale_discount), 0) / 100,
+    sale_discount: items.reduce((sum, i) => sum + toCents(i.sale_discount), 0) / 100,
+    discount_reason: row.discount_reason,
+    discount_approved_by: row.discount_approved_by,
     paid_total: money(row.paid_total),
     change: row.change === null ? 0 : money(row.change),
     payment_method: row.payment_method,
@@ -35,6 +39,9 @@ export function saleWire(row: repo.SaleListRow, items: repo.SaleItemDetailRow[],
       quantity: toMilli(i.quantity) / 1000,
       price: money(i.price),
       subtotal: money(i.subtotal),
+      discount: money(i.discount),
+      sale_discount: money(i.sale_discount),
+      discount_reason: i.discount_reason,
     })),
     payments: payments.map((p) => ({
       id: p.id,

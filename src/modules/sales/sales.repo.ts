@@ -7,7 +7,8 @@ import { outboxInsert } from '../../outbox/outbox.repo.ts';
 // docs/decisiones.md): `sql` templates run through selectRows, fixed hot statements prepared by name.
 
 export type SaleRow = typeof sales.$inferSelect;
-export type SaleItemRow = typeof saleItems.$inferSelect;
+/** A sale line as its events carry it (the discount columns are the register's, read with listSaleItems). */
+export type SaleItemRow = Omit<typeof saleItems.$inferSelect, 'discount' | 'saleDiscount' | 'discountReason'>;
 
 const SALE_COLUMNS = sql.raw(`company_id AS "companyId", id, customer_id AS "customerId", box_id AS "boxId", total, status,
   payment_method AS "paymentMethod", payment_id AS "paymentId", paid_at AS "paidAt", cancelled_at AS "cancelledAt",
@@ -122,6 +123,18 @@ export async function insertPayments(
  * of one statement the caller runs with its own steps (runLedgerStatement): the sale, its items
  * and its payments.
  */
+/** A sale line as stored; the discounts default to none (subtotal = price × quantity). */
+export interface SaleItemValues {
+  id: number;
+  productId: number;
+  quantity: string;
+  price: string;
+  subtotal: string;
+  discount?: string;
+  saleDiscount?: string;
+  discountReason?: string | null;
+}
+
 export function saleInsertSteps(v: {
   companyId: number;
   id: number;
@@ -133,12 +146,21 @@ export function saleInsertSteps(v: {
   paidAt: Date | null;
   createdAt: Date;
   now: Date;
-  items: { id: number; productId: number; quantity: string; price: string; subtotal: string }[];
+  items: SaleItemValues[];
   sessionId: number | null;
   payments: PaymentValues[];
 }): SQL[] {
   const items = JSON.stringify(
-    v.items.map((i) => ({ id: i.id, product_id: i.productId, quantity: i.quantity, price: i.price, subtotal: i.subtotal })),
+    v.items.map((i) => ({
+      id: i.id,
+      product_id: i.productId,
+      quantity: i.quantity,
+      price: i.price,
+      subtotal: i.subtotal,
+      discount: i.discount ?? '0',
+      sale_discount: i.saleDiscount ?? '0',
+      discount_reason: i.discountReason ?? null,
+    })),
   );
   const payments = JSON.stringify(v.payments.map((p, n) => ({ id: n + 1, ...p })));
   const now = v.now.toISOString();
@@ -148,9 +170,12 @@ export function saleInsertSteps(v: {
       VALUES (${v.companyId}, ${v.id}, ${v.customerId}::integer, ${v.boxId}, ${v.total}::numeric, ${v.status}, ${v.paymentMethod},
         ${v.paidAt ? v.paidAt.toISOString() : null}::timestamptz, ${v.createdAt.toISOString()}::timestamptz, ${now}::timestamptz))`,
     sql`items AS (
-      INSERT INTO sale_items (company_id, sale_id, id, product_id, quantity, price, subtotal)
-      SELECT ${v.companyId}, ${v.id}, it.id, it.product_id, it.quantity, it.price, it.subtotal
-      FROM jsonb_to_recordset(${items}::jsonb) AS it(id integer, product_id integer, quantity numeric, price numeric, subtotal numeric))`,
+      INSERT INTO sale_items (company_id, sale_id, id, product_id, quantity, price, subtotal, discount, sale_discount,
+        discount_reason)
+      SELECT ${v.companyId}, ${v.id}, it.id, it.product_id, it.quantity, it.price, it.subtotal, it.discount, it.sale_discount,
+        it.discount_reason
+      FROM jsonb_to_recordset(${items}::jsonb) AS it(id integer, product_id integer, quantity numeric, price numeric,
+        subtotal numeric, discount numeric, sale_discount numeric, discount_reason text))`,
     // A cuenta_corriente row is the customer's debt, not money in the drawer: no session, the customer's id.
     sql`payments AS (
       INSERT INTO sale_payments (company_id, sale_id, id, method, amount, tendered, change, reference, box_session_id, created_at,
@@ -299,12 +324,14 @@ export interface SaleListRow {
   sold_by: string | null;
   change: string | null;
   refund_session_id: number | null;
+  discount_reason: string | null;
+  discount_approved_by: string | null;
   paid_total: string;
 }
 
 const SALE_SELECT = sql`SELECT s.id, s.customer_id, s.box_id, b.name AS box_name, s.total, s.status, s.payment_method, s.paid_at,
     s.cancelled_at, s.cancellation_reason, s.created_at, r.box_session_id, r.deposit_id, r.customer_name, r.sold_by, r.change,
-    r.refund_session_id,
+    r.refund_session_id, r.discount_reason, r.discount_approved_by,
     (SELECT coalesce(sum(p.amount), 0)::text FROM sale_payments p WHERE p.company_id = s.company_id AND p.sale_id = s.id)
       AS paid_total
   FROM sales s
@@ -369,13 +396,17 @@ export interface SaleItemDetailRow {
   quantity: string;
   price: string;
   subtotal: string;
+  discount: string;
+  sale_discount: string;
+  discount_reason: string | null;
 }
 
 export function listSaleItems(conn: Conn, companyId: number, saleIds: number[]): Promise<SaleItemDetailRow[]> {
   if (saleIds.length === 0) return Promise.resolve([]);
   return selectRows<SaleItemDetailRow>(
     conn,
-    sql`SELECT i.sale_id, i.id, i.product_id, p.name, p.unit, i.quantity, i.price, i.subtotal
+    sql`SELECT i.sale_id, i.id, i.product_id, p.name, p.unit, i.quantity, i.price, i.subtotal, i.discount, i.sale_discount,
+        i.discount_reason
       FROM sale_items i JOIN products p ON p.company_id = i.company_id AND p.id = i.product_id
       WHERE i.company_id = ${companyId} AND i.sale_id IN (${sql.join(
         saleIds.map((id) => sql`${id}`),

@@ -64,6 +64,9 @@ export const SaleLine = Type.Object({
   quantity: Type.Number(),
   price: Money,
   subtotal: Money,
+  discount: Type.Number({ description: "The line's own discount, pesos (0: none)" }),
+  sale_discount: Type.Number({ description: "The line's share of the sale's discount, pesos" }),
+  discount_reason: Nullable(Type.String()),
 });
 
 export const Sale = Type.Object(
@@ -80,6 +83,14 @@ export const Sale = Type.Object(
     customer_id: Nullable(Type.Integer()),
     customer_name: Nullable(Type.String()),
     total: Money,
+    discount: Type.Number({
+      description: "Every discount of the sale (its lines' and its own), pesos: total + discount = Σ price × quantity",
+    }),
+    sale_discount: Type.Number({ description: "The sale's own discount, spread over its lines' subtotals" }),
+    discount_reason: Nullable(Type.String({ description: "Why the sale's own discount" })),
+    discount_approved_by: Nullable(
+      Type.String({ description: "The admin who approved discounts beyond the company's limit (email)" }),
+    ),
     paid_total: Money,
     change: Money,
     payment_method: MethodOrMixed,

@@ -59,6 +59,23 @@ export async function findMembershipRole(
   return row ?? null;
 }
 
+/** The person's role in the company while neither the person nor the membership is disabled. */
+export async function findActiveRole(conn: Conn, userId: number, companyId: number): Promise<MembershipRole | null> {
+  const [row] = await conn
+    .select({ role: memberships.role })
+    .from(memberships)
+    .innerJoin(users, eq(users.id, memberships.userId))
+    .where(
+      and(
+        eq(memberships.userId, userId),
+        eq(memberships.companyId, companyId),
+        sql`${memberships.disabledAt} IS NULL`,
+        sql`${users.disabledAt} IS NULL`,
+      ),
+    );
+  return row?.role ?? null;
+}
+
 export async function setUserDisabled(conn: Conn, userId: number, at: Date): Promise<UserRow> {
   const [row] = await conn.update(users).set({ disabledAt: at }).where(eq(users.id, userId)).returning();
   return row!;

@@ -152,6 +152,10 @@ export function createUserService({ db, clock = systemClock }: { db: Database; c
     return repo.upsertMembership(db.orm, userId, companyId, role);
   }
 
+  function findActiveRole(userId: number, companyId: number, conn: Conn = db.orm) {
+    return repo.findActiveRole(conn, userId, companyId);
+  }
+
   function isSuperadmin(userId: number) {
     return repo.isSuperadmin(db.orm, userId);
   }
@@ -163,6 +167,7 @@ export function createUserService({ db, clock = systemClock }: { db: Database; c
   return {
     createUser,
     findUserByEmail,
+    findActiveRole,
     findUserById,
     disableUser,
     setPassword,

@@ -1,4 +1,5 @@
 import { useState } from 'preact/hooks';
+import { DiscountLimitCard } from '../features/register/discount-limit.tsx';
 import { api, errorText } from '../ui/api.ts';
 import { InlineForm } from '../ui/form.tsx';
 import { Card, PageTitle, TableWrap } from '../ui/layout.tsx';
@@ -157,6 +158,7 @@ function Places(initial: PlacesData) {
           }
         />
       </Card>
+      <DiscountLimitCard />
       <Card title="Categorías" id="categories">
         {data.categories.length === 0 ? <p class="muted">Todavía no hay categorías.</p> : null}
         <TableWrap>

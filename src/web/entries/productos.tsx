@@ -497,7 +497,7 @@ function Products({ categories: initial }: ProductsData) {
             <tbody>
               {products.map((p) => (
                 <tr key={p.id} data-product={p.id}>
-                  <td>
+                  <td class="p-name">
                     <a href={`/productos/${p.id}`} data-edit={p.id}>
                       <strong>{p.name}</strong>
                     </a>
@@ -507,19 +507,20 @@ function Products({ categories: initial }: ProductsData) {
                       {p.mark ? ` · ${p.mark}` : ''}
                     </span>
                   </td>
-                  <td>
+                  <td class="p-code">
                     {p.sku ?? '—'}
                     <br />
                     <span class="muted">{p.barcode ?? ''}</span>
                   </td>
-                  <td>
+                  <td class="p-price">
                     <PriceCell key={p.id} product={p} onSaved={replace} />
                   </td>
-                  <td class={p.min_stock !== null && p.stock <= p.min_stock ? 'error-text' : ''}>
+                  <td class={`p-stock num${p.min_stock !== null && p.stock <= p.min_stock ? ' error-text' : ''}`}>
+                    <span class="p-label">Stock </span>
                     {p.stock.toLocaleString('es-AR')}
                     {p.unit === 'kg' ? ' kg' : ''}
                   </td>
-                  <td>
+                  <td class="p-actions">
                     <button type="button" class="secondary" onClick={() => void setEnabledOf(p, !p.enable)}>
                       {p.enable ? 'Deshabilitar' : 'Habilitar'}
                     </button>

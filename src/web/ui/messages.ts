@@ -143,6 +143,8 @@ const TEXTS: Record<ErrorCode | 'offline', Text> = {
   signature_mismatch: 'La firma del pedido no coincide.',
   forbidden: 'No tenés permiso para hacer esto con tu usuario.',
   price_needs_admin: 'Cambiar el precio de un producto necesita a un administrador.',
+  discount_needs_approval: 'Ese descuento supera el límite de la empresa: tiene que aprobarlo un administrador.',
+  approval_refused: 'No se pudo aprobar: el email o la contraseña no son correctos, o esa persona no administra la empresa.',
   invalid_signature: 'La firma del pedido no es válida.',
   send_disabled: 'El envío de mensajes está apagado para esta cuenta.',
   not_found: 'No encontramos lo que buscabas: puede que lo hayan borrado. Actualizá la página.',

@@ -1,10 +1,15 @@
 import { api, errorText } from './api.ts';
 
 /**
- * The header of the app shell is rendered by the server; this wires its two controls: the company
- * switch (for people in several companies) and "Cerrar sesión".
+ * The header of the app shell is rendered by the server; this wires its controls: the phone's
+ * "Menú" button, the company switch (for people in several companies) and "Cerrar sesión".
  */
 export function wireShell() {
+  const toggle = document.querySelector<HTMLButtonElement>('[data-menu-toggle]');
+  toggle?.addEventListener('click', () => {
+    const open = toggle.closest('.shell-header')?.classList.toggle('menu-open') ?? false;
+    toggle.setAttribute('aria-expanded', String(open));
+  });
   const logout = document.querySelector<HTMLButtonElement>('[data-logout]');
   logout?.addEventListener('click', async () => {
     logout.disabled = true;

@@ -184,7 +184,7 @@ export function PayDialog({
             Agregar otro pago
           </button>
           <button type="submit" id="pay-confirm">
-            Confirmar (Enter)
+            Confirmar<span class="keyboard-hint"> (Enter)</span>
           </button>
         </div>
       </form>

@@ -1,4 +1,5 @@
 import { useCallback, useEffect, useMemo, useReducer, useRef, useState } from 'preact/hooks';
+import { formatArs } from '../../../lib/money.ts';
 import { ApiError, api, errorText } from '../../ui/api.ts';
 import { useConfirm } from '../../ui/dialog.tsx';
 import { Notice, useNotice } from '../../ui/notice.tsx';
@@ -7,7 +8,9 @@ import { ConnectionBanner } from './connection-banner.tsx';
 import { OpenSession } from './open-session.tsx';
 import type { PickedCustomer } from './customer-picker.tsx';
 import { PayDialog } from './pay-dialog.tsx';
-import { initialSale, interpretEntry, saleReducer, saleTotal } from './sale-state.ts';
+import { ApprovalDialog } from './approval-dialog.tsx';
+import { DiscountDialog } from './discount-dialog.tsx';
+import { discountInput, initialSale, interpretEntry, needsApproval, pricedSale, saleReducer, saleTotal } from './sale-state.ts';
 import { SaleView } from './sale-view.tsx';
 import { RegisterStore } from './store.ts';
 import { isNetworkError, postSale } from './sync.ts';
@@ -41,6 +44,15 @@ export function Register({ initial, user }: { initial: RegisterState; user: Regi
   const link = useRegisterLink(store, state.scale_label, dispatch);
   const { catalog, offline, pending, failed } = link;
   const total = saleTotal(sale);
+  // The discount dialog: a line's (its index) or the sale's (null); undefined when closed.
+  const [discountFor, setDiscountFor] = useState<number | null | undefined>(undefined);
+  // A sale waiting for an admin's approval of its discounts (the payments already chosen).
+  const [approval, setApproval] = useState<{
+    payments: Payment[];
+    customer: PickedCustomer | null;
+    error: string | null;
+    busy: boolean;
+  } | null>(null);
 
   const focusInput = useCallback(() => {
     if (sale.mode === 'sell') requestAnimationFrame(() => input.current?.focus());
@@ -93,17 +105,29 @@ export function Register({ initial, user }: { initial: RegisterState; user: Regi
 
   const onKeyDown = useRegisterKeys({ sale, dispatch, input, enter, startPay, clearSale: () => void clearSale() });
 
-  async function confirmSale(payments: Payment[], customer: PickedCustomer | null) {
+  async function confirmSale(
+    payments: Payment[],
+    customer: PickedCustomer | null,
+    approvedBy?: { email: string; password: string },
+  ) {
     if (!box || sessionId === null) return;
-    const key = crypto.randomUUID();
     const { lines } = sale;
+    const priced = pricedSale(lines, sale.saleDiscount);
+    if (!approvedBy && !state.can_discount_freely && needsApproval(lines, sale.saleDiscount, state.discount_limit_percent)) {
+      // Beyond the limit an admin approves on the spot, online (their password never waits in the queue).
+      setApproval({ payments, customer, error: null, busy: false });
+      return;
+    }
+    const key = crypto.randomUUID();
     const body: Record<string, unknown> = {
       box_id: box.id,
-      items: lines.map((l) =>
-        l.scaleLabel
-          ? { scale_label: l.scaleLabel, ...(l.priceLabel ? {} : { price: l.priceCents / 100 }) }
-          : { product_id: l.product.id, quantity: l.qtyMilli / 1000, price: l.priceCents / 100 },
-      ),
+      items: lines.map((l, n) => {
+        const discount = l.discount && priced.lines[n]!.discountCents > 0 ? { discount: discountInput(l.discount) } : {};
+        return l.scaleLabel
+          ? { scale_label: l.scaleLabel, ...(l.priceLabel ? {} : { price: l.priceCents / 100 }), ...discount }
+          : { product_id: l.product.id, quantity: l.qtyMilli / 1000, price: l.priceCents / 100, ...discount };
+      }),
+      ...(sale.saleDiscount && priced.saleDiscountCents > 0 ? { discount: discountInput(sale.saleDiscount) } : {}),
       payments: payments.map((p) => ({
         method: p.method,
         amount: p.cents / 100,
@@ -119,11 +143,27 @@ export function Register({ initial, user }: { initial: RegisterState; user: Regi
       soldAt: body['sold_at'] as string,
       boxName: box.name,
       lines,
+      saleDiscount: priced.saleDiscountCents > 0 ? sale.saleDiscount : null,
       payments,
       totalCents: total,
       changeCents: Math.max(0, paidCents - total),
       sale: null,
     };
+    if (approvedBy) {
+      // An approved sale goes now or not at all: it is never queued with the admin's password.
+      setApproval((a) => a && { ...a, busy: true, error: null });
+      try {
+        const { sale: sent } = await postSale(key, { ...body, discount_approval: approvedBy });
+        setApproval(null);
+        finish({ ...draft, sale: sent });
+      } catch (err) {
+        const text = isNetworkError(err)
+          ? 'Sin conexión: un descuento que supera el límite se aprueba con conexión. Probá de nuevo o quitá el descuento.'
+          : errorText(err);
+        setApproval((a) => a && { ...a, busy: false, error: text });
+      }
+      return;
+    }
     const queued = (await store.queued()).filter((q) => !q.error).length;
     if (queued === 0 && !offline) {
       try {
@@ -216,7 +256,7 @@ export function Register({ initial, user }: { initial: RegisterState; user: Regi
           {box?.name} · turno {sessionId}
         </span>
         <span class="muted">{catalog ? `${catalog.size.toLocaleString('es-AR')} productos` : 'Cargando catálogo…'}</span>
-        <span class="muted">{user.name ?? user.email}</span>
+        <span class="muted register-user">{user.name ?? user.email}</span>
         <button type="button" class="secondary" onClick={() => dispatch({ type: 'close' })} id="register-close">
           Cerrar caja
         </button>
@@ -233,6 +273,7 @@ export function Register({ initial, user }: { initial: RegisterState; user: Regi
           onKeyDown={onKeyDown}
           onPay={startPay}
           onClear={() => void clearSale()}
+          onDiscount={(index) => setDiscountFor(index)}
         />
       )}
       {sale.mode === 'pay' ? (
@@ -243,6 +284,51 @@ export function Register({ initial, user }: { initial: RegisterState; user: Regi
             dispatch({ type: 'back' });
             void confirmSale(payments, customer);
           }}
+        />
+      ) : null}
+      {discountFor !== undefined ? (
+        <DiscountDialog
+          title={
+            discountFor === null ? 'Descuento a la venta' : `Descuento a ${sale.lines[discountFor]?.product.name ?? 'la línea'}`
+          }
+          baseCents={
+            discountFor === null
+              ? (() => {
+                  const p = pricedSale(sale.lines, null);
+                  return p.totalCents;
+                })()
+              : (sale.lines[discountFor]?.subtotalCents ?? 0)
+          }
+          initial={discountFor === null ? sale.saleDiscount : (sale.lines[discountFor]?.discount ?? null)}
+          limitPercent={state.can_discount_freely ? null : state.discount_limit_percent}
+          beyondLimit={(d) =>
+            discountFor === null
+              ? needsApproval(sale.lines, d, state.discount_limit_percent)
+              : needsApproval(
+                  sale.lines.map((l, n) => (n === discountFor ? { ...l, discount: d } : l)),
+                  sale.saleDiscount,
+                  state.discount_limit_percent,
+                )
+          }
+          onCancel={() => {
+            setDiscountFor(undefined);
+            focusInput();
+          }}
+          onSave={(d) => {
+            if (discountFor === null) dispatch({ type: 'sale_discount', discount: d });
+            else dispatch({ type: 'line_discount', index: discountFor, discount: d });
+            setDiscountFor(undefined);
+            focusInput();
+          }}
+        />
+      ) : null}
+      {approval ? (
+        <ApprovalDialog
+          summary={`Los descuentos de esta venta (${formatArs(pricedSale(sale.lines, sale.saleDiscount).discountCents)}) superan el límite de ${String(state.discount_limit_percent).replace('.', ',')}\u00a0% para cajeros.`}
+          error={approval.error}
+          busy={approval.busy}
+          onCancel={() => setApproval(null)}
+          onApprove={(email, password) => void confirmSale(approval.payments, approval.customer, { email, password })}
         />
       ) : null}
       {dialog}

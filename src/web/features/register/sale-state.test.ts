@@ -2,7 +2,17 @@ import { describe, expect, it } from 'vitest';
 import { ean13 } from '../../../lib/barcode.ts';
 import { DEFAULT_SCALE_LABEL_LAYOUT } from '../../../modules/scanner/scale-label.ts';
 import { Catalog } from './catalog.ts';
-import { initialSale, interpretEntry, type SaleAction, type SaleState, saleReducer, saleTotal } from './sale-state.ts';
+import {
+  discountOff,
+  initialSale,
+  interpretEntry,
+  needsApproval,
+  pricedSale,
+  type SaleAction,
+  type SaleState,
+  saleReducer,
+  saleTotal,
+} from './sale-state.ts';
 import type { TicketData } from './types.ts';
 
 const catalog = new Catalog(
@@ -113,5 +123,40 @@ describe('interpretEntry', () => {
     expect(interpretEntry('x*779', catalog)).toEqual({ error: 'La cantidad "x" no es válida.' });
     expect(interpretEntry('77999999', catalog)).toEqual({ error: 'No encontramos el código 77999999.', clear: true });
     expect(interpretEntry('fideos', catalog)).toEqual({ error: 'Ningún producto se llama "fideos".' });
+  });
+});
+
+describe('discounts in the sale being loaded', () => {
+  it('a line discount and a sale discount change the total as the server will; clearing or selling forgets them', () => {
+    const loaded = run(
+      { type: 'add', product: yerba, qtyMilli: 2000 },
+      { type: 'add', product: catalog.byId(3)! },
+      { type: 'line_discount', index: 0, discount: { kind: 'percent', value: 1000, reason: 'Promo' } },
+    );
+    // 2 × 4.250,50 = 8.501 − 850,10 + 2.300 = 9.950,90
+    expect(saleTotal(loaded)).toBe(995_090);
+    const withSale = saleReducer(loaded, {
+      type: 'sale_discount',
+      discount: { kind: 'amount', value: 95_090, reason: 'Redondeo' },
+    });
+    expect(saleTotal(withSale)).toBe(900_000);
+    expect(pricedSale(withSale.lines, withSale.saleDiscount).saleDiscountCents).toBe(95_090);
+    expect(needsApproval(withSale.lines, withSale.saleDiscount, 10)).toBe(true); // 1.945,10 of 10.801 = 18 %
+    expect(needsApproval(loaded.lines, loaded.saleDiscount, 10)).toBe(false);
+    expect(saleReducer(withSale, { type: 'clear' }).saleDiscount).toBeNull();
+    expect(saleReducer(withSale, { type: 'sold', ticket: ticket('k') }).saleDiscount).toBeNull();
+    const removed = saleReducer(withSale, { type: 'line_discount', index: 0, discount: null });
+    expect(saleTotal(removed)).toBe(1_080_100 - 95_090);
+  });
+
+  it('a discount that no longer fits its line (the line shrank) counts as none, not as an error', () => {
+    const state = run(
+      { type: 'add', product: yerba, qtyMilli: 2000 },
+      { type: 'line_discount', index: 0, discount: { kind: 'amount', value: 500_000, reason: 'x' } },
+    );
+    expect(saleTotal(state)).toBe(350_100);
+    const shrunk = saleReducer(state, { type: 'change_qty', index: 0, deltaMilli: -1000 });
+    expect(saleTotal(shrunk)).toBe(425_050);
+    expect(discountOff({ kind: 'amount', value: 500_000, reason: 'x' }, 425_050)).toBeNull();
   });
 });

@@ -1,7 +1,14 @@
 import { lineTotalCents } from '../../../lib/money.ts';
+import {
+  applyDiscounts,
+  beyondLimit,
+  type DiscountedSale,
+  type DiscountInput,
+  percentOf,
+} from '../../../modules/register/discounts.ts';
 import type { Catalog, Product } from './catalog.ts';
 import type { SaleWire } from './sync.ts';
-import type { Line, TicketData } from './types.ts';
+import type { Discount, Line, TicketData } from './types.ts';
 
 /**
  * The cashier's screen as an explicit state: what it shows (`mode`), the sale being loaded, the
@@ -24,6 +31,8 @@ export interface SaleState {
   resultIndex: number;
   ticket: TicketData | null;
   nextUid: number;
+  /** The discount on the whole sale. */
+  saleDiscount: Discount | null;
 }
 
 export type SaleAction =
@@ -31,6 +40,8 @@ export type SaleAction =
   | { type: 'add_label'; product: Product; qtyMilli: number; subtotalCents: number; label: string; priceLabel: boolean }
   | { type: 'change_qty'; index: number; deltaMilli: number }
   | { type: 'remove'; index: number }
+  | { type: 'line_discount'; index: number; discount: Discount | null }
+  | { type: 'sale_discount'; discount: Discount | null }
   | { type: 'select'; index: number }
   | { type: 'move'; delta: number }
   | { type: 'query'; text: string; results?: Product[] }
@@ -52,6 +63,7 @@ export const initialSale: SaleState = {
   resultIndex: 0,
   ticket: null,
   nextUid: 1,
+  saleDiscount: null,
 };
 
 const subtotal = (priceCents: number, qtyMilli: number) => lineTotalCents(priceCents / 100, qtyMilli / 1000);
@@ -116,6 +128,12 @@ export function saleReducer(state: SaleState, action: SaleAction): SaleState {
       const lines = state.lines.filter((_, n) => n !== action.index);
       return { ...state, lines, selected: keep(state.selected, lines) };
     }
+    case 'line_discount': {
+      const lines = state.lines.map((l, n) => (n === action.index ? { ...l, discount: action.discount } : l));
+      return { ...state, lines };
+    }
+    case 'sale_discount':
+      return { ...state, saleDiscount: action.discount };
     case 'select':
       return { ...state, selected: clamp(action.index, state.lines.length - 1) };
     case 'move':
@@ -125,13 +143,22 @@ export function saleReducer(state: SaleState, action: SaleAction): SaleState {
     case 'query':
       return { ...state, query: action.text, results: action.results ?? [], resultIndex: 0 };
     case 'clear':
-      return { ...state, lines: [], selected: -1 };
+      return { ...state, lines: [], selected: -1, saleDiscount: null };
     case 'pay':
       return state.mode === 'sell' && state.lines.length > 0 ? { ...state, mode: 'pay' } : state;
     case 'back':
       return { ...state, mode: 'sell' };
     case 'sold':
-      return { ...state, mode: 'ticket', ticket: action.ticket, lines: [], selected: -1, query: '', results: [] };
+      return {
+        ...state,
+        mode: 'ticket',
+        ticket: action.ticket,
+        lines: [],
+        selected: -1,
+        query: '',
+        results: [],
+        saleDiscount: null,
+      };
     case 'ticket_sent':
       return state.ticket?.key === action.key ? { ...state, ticket: { ...state.ticket, sale: action.sale } } : state;
     case 'next_sale':
@@ -143,7 +170,39 @@ export function saleReducer(state: SaleState, action: SaleAction): SaleState {
   }
 }
 
-export const saleTotal = (state: SaleState) => state.lines.reduce((sum, l) => sum + l.subtotalCents, 0);
+/** A discount as the API takes it. */
+export function discountInput(d: Discount): DiscountInput {
+  return d.kind === 'percent' ? { percent: d.value / 100, reason: d.reason } : { amount: d.value / 100, reason: d.reason };
+}
+
+/** What a discount takes off `baseCents` (the server's arithmetic), or null when it is more than the base. */
+export function discountOff(d: Discount, baseCents: number): number | null {
+  const cents = d.kind === 'percent' ? percentOf(baseCents, d.value / 100) : d.value;
+  return cents > baseCents ? null : cents;
+}
+
+/**
+ * The sale's lines with their discounts, as the server will charge them (the same arithmetic,
+ * modules/register/discounts.ts). A discount that no longer fits (the line shrank) counts as none.
+ */
+export function pricedSale(lines: Line[], saleDiscount: Discount | null): DiscountedSale {
+  const fits = (d: Discount | null | undefined, base: number) => (d && discountOff(d, base) !== null ? d : undefined);
+  const own = lines.map((l) => fits(l.discount, l.subtotalCents));
+  const base = lines.reduce((s, l, n) => s + l.subtotalCents - (own[n] ? discountOff(own[n]!, l.subtotalCents)! : 0), 0);
+  const sale = fits(saleDiscount, base);
+  return applyDiscounts(
+    lines,
+    own.map((d) => (d ? discountInput(d) : undefined)),
+    sale ? discountInput(sale) : undefined,
+  );
+}
+
+/** Whether the sale's discounts need an admin's approval (beyond the company's limit, for a cashier). */
+export function needsApproval(lines: Line[], saleDiscount: Discount | null, limitPercent: number): boolean {
+  return beyondLimit(lines, pricedSale(lines, saleDiscount), limitPercent);
+}
+
+export const saleTotal = (state: SaleState) => pricedSale(state.lines, state.saleDiscount).totalCents;
 
 /** A quantity typed before `*` ("3*779…", "0,5*779…"), in thousandths. */
 export function parseQuantity(text: string): number | null {

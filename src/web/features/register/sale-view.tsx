@@ -1,6 +1,7 @@
 import type { ComponentChild, RefObject } from 'preact';
 import { formatArs, formatQuantity, fromMilli } from '../../../lib/money.ts';
-import { type SaleAction, type SaleState, saleTotal } from './sale-state.ts';
+import { pricedSale, type SaleAction, type SaleState } from './sale-state.ts';
+import type { Discount } from './types.ts';
 
 const formatQty = (milli: number, unit: string) => formatQuantity(fromMilli(milli), unit);
 
@@ -18,6 +19,7 @@ export function SaleView({
   onKeyDown,
   onPay,
   onClear,
+  onDiscount,
 }: {
   sale: SaleState;
   dispatch: (action: SaleAction) => void;
@@ -27,8 +29,17 @@ export function SaleView({
   onKeyDown: (e: KeyboardEvent) => void;
   onPay: () => void;
   onClear: () => void;
+  /** Opens the discount dialog for a line (its index) or the whole sale (null). */
+  onDiscount: (index: number | null) => void;
 }) {
   const { lines, selected, results, resultIndex } = sale;
+  const priced = pricedSale(lines, sale.saleDiscount);
+  // An amount or a percentage never splits across lines.
+  const discountText = (d: Discount) => (
+    <span class="money">
+      {d.kind === 'percent' ? `−${String(d.value / 100).replace('.', ',')}\u00a0%` : `−${formatArs(d.value)}`}
+    </span>
+  );
   return (
     <div class="register-grid">
       <div class="register-main">
@@ -99,14 +110,39 @@ export function SaleView({
                     data-line
                     onClick={() => dispatch({ type: 'select', index: n })}
                   >
-                    <td>
+                    <td class="line-name">
                       {l.product.name}
                       {l.scaleLabel ? <span class="muted"> · balanza</span> : null}
+                      {l.discount && priced.lines[n]!.discountCents > 0 ? (
+                        <span class="line-discount" data-line-discount>
+                          {discountText(l.discount)} · {l.discount.reason}
+                        </span>
+                      ) : null}
                     </td>
-                    <td class="num">{formatQty(l.qtyMilli, l.product.unit)}</td>
-                    <td class="num">{formatArs(l.priceCents)}</td>
-                    <td class="num">{formatArs(l.subtotalCents)}</td>
+                    <td class="num line-qty">{formatQty(l.qtyMilli, l.product.unit)}</td>
+                    <td class="num line-price">{formatArs(l.priceCents)}</td>
+                    <td class="num line-subtotal">
+                      {priced.lines[n]!.discountCents > 0 ? (
+                        <>
+                          <s class="muted">{formatArs(l.subtotalCents)}</s>{' '}
+                        </>
+                      ) : null}
+                      {formatArs(l.subtotalCents - priced.lines[n]!.discountCents)}
+                    </td>
                     <td class="line-actions">
+                      <button
+                        type="button"
+                        class="secondary"
+                        aria-label={`Descuento a ${l.product.name}`}
+                        title="Descuento"
+                        data-line-discount-button
+                        onClick={(e) => {
+                          e.stopPropagation();
+                          onDiscount(n);
+                        }}
+                      >
+                        %
+                      </button>
                       {l.scaleLabel ? null : (
                         <>
                           <button
@@ -144,18 +180,35 @@ export function SaleView({
         </div>
       </div>
       <aside class="register-side">
+        {priced.discountCents > 0 ? (
+          <dl class="register-discounts">
+            <dt>Subtotal</dt>
+            <dd class="num">{formatArs(priced.grossCents)}</dd>
+            <dt>Descuentos</dt>
+            <dd class="num" id="register-discount">
+              −{formatArs(priced.discountCents)}
+            </dd>
+          </dl>
+        ) : null}
         <p class="register-total-label">Total</p>
-        <p class="register-total" id="register-total">
-          {formatArs(saleTotal(sale))}
+        <p class="register-total num" id="register-total">
+          {formatArs(priced.totalCents)}
         </p>
         <p class="muted">{lines.length === 0 ? 'Sin productos' : `${lines.length} ${lines.length === 1 ? 'línea' : 'líneas'}`}</p>
         <button type="button" class="register-pay" onClick={onPay} disabled={lines.length === 0}>
-          Cobrar (F4)
+          Cobrar<span class="keyboard-hint"> (F4)</span>
+        </button>
+        <button type="button" class="secondary" id="sale-discount" onClick={() => onDiscount(null)} disabled={lines.length === 0}>
+          {sale.saleDiscount && priced.saleDiscountCents > 0 ? (
+            <>Descuento a la venta: {discountText(sale.saleDiscount)}</>
+          ) : (
+            'Descuento a la venta'
+          )}
         </button>
         <button type="button" class="secondary" onClick={onClear} disabled={lines.length === 0}>
-          Anular venta (F8)
+          Anular venta<span class="keyboard-hint"> (F8)</span>
         </button>
-        <p class="hint">F2 buscar · Enter agrega · ↑↓ elegir · +/− cantidad · Supr quitar</p>
+        <p class="hint keyboard-hint">F2 buscar · Enter agrega · ↑↓ elegir · +/− cantidad · Supr quitar</p>
       </aside>
     </div>
   );

@@ -254,6 +254,16 @@ export function Sales({ boxes }: { boxes: { id: number; name: string }[] }) {
                 <dd>{detail.customer_name}</dd>
               </>
             ) : null}
+            {detail.discount > 0 ? (
+              <>
+                <dt>Descuentos</dt>
+                <dd id="sale-detail-discount">
+                  <span class="money">−{formatPesos(detail.discount)}</span>
+                  {detail.discount_reason ? ` · ${detail.discount_reason}` : ''}
+                  {detail.discount_approved_by ? ` · aprobó ${detail.discount_approved_by}` : ''}
+                </dd>
+              </>
+            ) : null}
             {detail.cancellation_reason ? (
               <>
                 <dt>Motivo de anulación</dt>
@@ -265,7 +275,15 @@ export function Sales({ boxes }: { boxes: { id: number; name: string }[] }) {
             <tbody>
               {detail.items.map((i) => (
                 <tr key={i.id}>
-                  <td>{i.name}</td>
+                  <td>
+                    {i.name}
+                    {i.discount > 0 ? (
+                      <span class="line-discount">
+                        Descuento <span class="money">−{formatPesos(i.discount)}</span>
+                        {i.discount_reason ? ` · ${i.discount_reason}` : ''}
+                      </span>
+                    ) : null}
+                  </td>
                   <td class="num">
                     {formatQuantity(i.quantity)} × {formatPesos(i.price)}
                   </td>

@@ -2,6 +2,7 @@ import { useEffect, useRef } from 'preact/hooks';
 import { formatDateTime } from '../../../lib/format.ts';
 import { formatArs, formatQuantity, fromMilli } from '../../../lib/money.ts';
 import { methodLabel } from './methods.ts';
+import { pricedSale } from './sale-state.ts';
 import type { TicketData } from './types.ts';
 import { InvoicePanel } from '../invoicing/invoice-panel.tsx';
 
@@ -24,6 +25,7 @@ export function Ticket({
 }) {
   // "Nueva venta" takes the focus: Enter (or the scanner's Enter) starts the next sale.
   const newRef = useRef<HTMLButtonElement>(null);
+  const priced = pricedSale(data.lines, data.saleDiscount ?? null);
   useEffect(() => newRef.current?.focus(), []);
   return (
     <div class="ticket-screen">
@@ -38,18 +40,35 @@ export function Ticket({
         </header>
         <table>
           <tbody>
-            {data.lines.map((l) => (
-              <tr key={l.uid}>
-                <td>
-                  {l.product.name}
-                  <br />
-                  <span class="muted">
-                    {qty(l.qtyMilli, l.product.unit)} × {formatArs(l.priceCents)}
-                  </span>
-                </td>
-                <td class="num">{formatArs(l.subtotalCents)}</td>
+            {data.lines.map((l, n) => {
+              const off = priced.lines[n]!.discountCents;
+              return (
+                <tr key={l.uid}>
+                  <td>
+                    {l.product.name}
+                    <br />
+                    <span class="muted">
+                      {qty(l.qtyMilli, l.product.unit)} × {formatArs(l.priceCents)}
+                    </span>
+                    {off > 0 && l.discount ? (
+                      <>
+                        <br />
+                        <span class="muted" data-ticket-line-discount>
+                          Descuento ({l.discount.reason}) −{formatArs(off)}
+                        </span>
+                      </>
+                    ) : null}
+                  </td>
+                  <td class="num">{formatArs(l.subtotalCents - off)}</td>
+                </tr>
+              );
+            })}
+            {priced.saleDiscountCents > 0 && data.saleDiscount ? (
+              <tr id="ticket-sale-discount">
+                <td>Descuento ({data.saleDiscount.reason})</td>
+                <td class="num">−{formatArs(priced.saleDiscountCents)}</td>
               </tr>
-            ))}
+            ) : null}
           </tbody>
         </table>
         <p class="ticket-total">
@@ -78,10 +97,10 @@ export function Ticket({
       </article>
       <div class="row ticket-actions no-print" data-ticket-actions>
         <button type="button" onClick={() => window.print()}>
-          Imprimir (F9)
+          Imprimir<span class="keyboard-hint"> (F9)</span>
         </button>
         <button type="button" class="secondary" ref={newRef} onClick={onNew} id="ticket-new">
-          Nueva venta (Enter)
+          Nueva venta<span class="keyboard-hint"> (Enter)</span>
         </button>
       </div>
       {data.sale ? (

@@ -8,6 +8,17 @@ export interface RegisterState {
   boxes: { id: number; name: string; deposit_id: number | null; open_session_id: number | null }[];
   scale_label: ScaleLabelLayout | null;
   can_change_prices: boolean;
+  /** Discounts a cashier gives without an admin (percent); admins give any. */
+  discount_limit_percent: number;
+  can_discount_freely: boolean;
+}
+
+/** A discount as the cashier typed it: a percentage (hundredths of a percent) or an amount (cents). */
+export interface Discount {
+  kind: 'percent' | 'amount';
+  /** Hundredths of a percent (1000 = 10 %) or cents. */
+  value: number;
+  reason: string;
 }
 
 export interface RegisterUser {
@@ -27,6 +38,8 @@ export interface Line {
   scaleLabel: string | null;
   /** A price label: the subtotal is the printed price. */
   priceLabel: boolean;
+  /** The line's own discount (the subtotal above is before it). */
+  discount?: Discount | null;
 }
 
 export interface Payment {
@@ -41,6 +54,8 @@ export interface TicketData {
   soldAt: string;
   boxName: string;
   lines: Line[];
+  /** The sale's own discount. */
+  saleDiscount?: Discount | null;
   payments: Payment[];
   totalCents: number;
   changeCents: number;
