@@ -120,8 +120,18 @@ export const BoxSession = Type.Object(
     closed_at: Nullable(DateTime),
     closed_by: Nullable(Type.String()),
     note: Nullable(Type.String()),
+    user_id: Nullable(
+      Type.Integer({ description: "The person whose shift it is (null: opened by an API token or before shifts had a person)" }),
+    ),
+    user_name: Nullable(Type.String({ description: "That person's name (or email)" })),
+    handed_over_to: Nullable(Type.Integer({ description: 'The shift that took over from this one at its close (a handover)' })),
+    client_id: Nullable(Type.String({ format: 'uuid', description: "The register's own id of a shift opened without connection" })),
   },
-  { $id: 'BoxSession', description: 'A box session (turno de caja)' },
+  {
+    $id: 'BoxSession',
+    description:
+      "A box session (turno de caja): one person's shift at a box. A box has at most one open shift; a person sells and moves cash only in their own",
+  },
 );
 
 const MethodAmounts = Type.Record(Type.String(), Type.Number(), { description: 'Amount per payment method' });
@@ -168,10 +178,21 @@ export const BoxSessionReport = Type.Object(
   },
 );
 
+const ClientId = Type.String({
+  format: 'uuid',
+  description: "The register's own id for the operation (made without connection): the same id again answers the same result",
+});
+const ClientAt = Type.String({
+  format: 'date-time',
+  description: 'When the register did it (queued offline); a time ahead of the server is taken as now',
+});
+
 export const OpenSessionBody = Type.Object(
   {
     box_id: Type.Integer({ minimum: 1, maximum: 2_147_483_647 }),
-    opening_cash: Type.Number({ minimum: 0, maximum: 999_999_999_999 }),
+    opening_cash: Type.Number({ minimum: 0, maximum: 999_999_999_999, description: "The opener's own count" }),
+    client_id: Type.Optional(ClientId),
+    opened_at: Type.Optional(ClientAt),
   },
   { additionalProperties: false },
 );
@@ -180,8 +201,29 @@ export const CloseSessionBody = Type.Object(
   {
     counted: Type.Record(Type.String(), Type.Number({ minimum: 0, maximum: 999_999_999_999 })),
     note: Type.Optional(Type.String({ maxLength: 500 })),
+    client_id: Type.Optional(ClientId),
+    closed_at: Type.Optional(ClientAt),
   },
   { additionalProperties: false },
+);
+
+export const ClientIdParams = Type.Object({ client_id: Type.String({ format: 'uuid' }) });
+
+export const HandoverBody = Type.Object(
+  {
+    counted: Type.Record(Type.String(), Type.Number({ minimum: 0, maximum: 999_999_999_999 }), {
+      description: 'What the outgoing shift counted, per method',
+    }),
+    note: Type.Optional(Type.String({ maxLength: 500 })),
+    opening_cash: Type.Number({ minimum: 0, maximum: 999_999_999_999, description: "The incoming person's own count" }),
+    client_id: Type.Optional(ClientId),
+  },
+  { additionalProperties: false },
+);
+
+export const HandoverResponse = Type.Object(
+  { closed: BoxSessionReport, session: BoxSession },
+  { description: "The outgoing shift's close report and the incoming person's new shift" },
 );
 
 export const CashMoveBody = Type.Object(
@@ -195,6 +237,9 @@ export const CashMoveBody = Type.Object(
 
 export const SessionListQuery = Type.Object({
   box_id: Type.Optional(Type.Integer({ minimum: 1, maximum: 2_147_483_647 })),
+  user_id: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: "One person's shifts (a cashier always sees only their own)" }),
+  ),
   from: Type.Optional(Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$' })),
   to: Type.Optional(Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$' })),
   limit: Type.Integer({ minimum: 1, maximum: 100, default: 30 }),
@@ -209,6 +254,8 @@ export const RegisterState = Type.Object(
         name: Type.String(),
         deposit_id: Nullable(Type.Integer()),
         open_session_id: Nullable(Type.Integer()),
+        open_session_user_id: Nullable(Type.Integer({ description: 'Whose shift is open there' })),
+        open_session_user_name: Nullable(Type.String()),
       }),
     ),
     scale_label: Nullable(
@@ -220,6 +267,7 @@ export const RegisterState = Type.Object(
       }),
     ),
     can_change_prices: Type.Boolean(),
+    user_id: Nullable(Type.Integer({ description: 'The signed-in person (null for an API token)' })),
   },
   { $id: 'RegisterState', description: 'What the register screen needs to start: the shop, its boxes, the scale-label layout' },
 );
