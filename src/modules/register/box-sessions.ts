@@ -278,6 +278,7 @@ export function createBoxSessions({ db, clock }: { db: Database; clock: Clock })
     /** Shifts with their reports: a cashier's own only; admins all (or one person's with userId). */
     async listSessions(ctx: CompanyCtx, filter: { boxId?: number; userId?: number; from?: Bound; to?: Bound; limit: number }) {
       const own = isCashier(ctx) ? { userId: personOf(ctx)! } : {};
+      if (isCashier(ctx) && filter.userId !== undefined && filter.userId !== personOf(ctx)) return [];
       const rows = await repo.listSessions(orm, ctx.companyId, { ...filter, ...own });
       const reports = [];
       for (const row of rows) reports.push(await buildSessionReport(orm, ctx.companyId, row));

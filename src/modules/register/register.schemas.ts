@@ -222,7 +222,7 @@ export const HandoverBody = Type.Object(
 );
 
 export const HandoverResponse = Type.Object(
-  { closed: BoxSessionReport, session: BoxSession },
+  { closed: BoxSessionReport, session: Type.Object(BoxSession.properties, { description: "The incoming person's shift (a BoxSession)" }) },
   { description: "The outgoing shift's close report and the incoming person's new shift" },
 );
 
