@@ -319,10 +319,10 @@ export function createBoxSessions({ db, clock }: { db: Database; clock: Clock })
       id: number,
       input: { counted: Record<string, number>; note?: string | undefined; opening_cash: number; client_id?: string | undefined },
     ) {
-      if (personOf(ctx) === null) throw new AppError('forbidden', 'a handover is between people: sign in to take over a box');
       return orm.transaction(async (tx) => {
         const session = await repo.findSession(tx, ctx.companyId, id, true);
         if (!session) throw new AppError('not_found', `box session ${id} does not exist`);
+        if (personOf(ctx) === null) throw new AppError('forbidden', 'a handover is between people: sign in to take over a box');
         if (session.status !== 'open') throw new AppError('invalid_state', `box session ${id} is already closed`);
         if (input.client_id !== undefined) {
           await repo.lockSessionClientId(tx, ctx.companyId, input.client_id);
