@@ -32,11 +32,16 @@ describe('per-person shifts (/api/v1/box-sessions)', () => {
   }
 
   const sell = (headers: Headers, productId: number, cash = 3200) =>
-    call('POST', '/api/v1/sales', { ...headers, 'x-idempotency-key': randomUUID() }, {
-      box_id: 1,
-      items: [{ product_id: productId, quantity: 1 }],
-      payments: [{ method: 'efectivo', amount: cash }],
-    });
+    call(
+      'POST',
+      '/api/v1/sales',
+      { ...headers, 'x-idempotency-key': randomUUID() },
+      {
+        box_id: 1,
+        items: [{ product_id: productId, quantity: 1 }],
+        payments: [{ method: 'efectivo', amount: cash }],
+      },
+    );
 
   async function counts(companyId: number) {
     const [row] = await t.container.db.query<{ sales: number; sessions: number; moves: number }>(
@@ -71,8 +76,13 @@ describe('per-person shifts (/api/v1/box-sessions)', () => {
     expect(refusedSale.statusCode).toBe(409);
     expect(refusedSale.json().code).toBe('shift_of_another_person');
     // A cashier does not see another person's shift at all.
-    expect((await call('POST', `/api/v1/box-sessions/${ownerShift.id}/cash`, s.ana.headers, { kind: 'in', amount: 1, reason: 'x' })).statusCode).toBe(404);
-    expect((await call('POST', `/api/v1/box-sessions/${ownerShift.id}/close`, s.ana.headers, { counted: { efectivo: 1 } })).statusCode).toBe(404);
+    expect(
+      (await call('POST', `/api/v1/box-sessions/${ownerShift.id}/cash`, s.ana.headers, { kind: 'in', amount: 1, reason: 'x' }))
+        .statusCode,
+    ).toBe(404);
+    expect(
+      (await call('POST', `/api/v1/box-sessions/${ownerShift.id}/close`, s.ana.headers, { counted: { efectivo: 1 } })).statusCode,
+    ).toBe(404);
     expect(await counts(s.company.id)).toEqual(before);
     // The register shows whose shift is open at the box.
     const state = (await call('GET', '/api/v1/register', s.ana.headers)).json();
@@ -87,7 +97,12 @@ describe('per-person shifts (/api/v1/box-sessions)', () => {
     });
     expect(handover.statusCode, handover.body).toBe(201);
     const { closed, session: anaShift } = handover.json();
-    expect(closed.session).toMatchObject({ id: ownerShift.id, status: 'closed', handed_over_to: anaShift.id, closed_by: s.ana.user.email });
+    expect(closed.session).toMatchObject({
+      id: ownerShift.id,
+      status: 'closed',
+      handed_over_to: anaShift.id,
+      closed_by: s.ana.user.email,
+    });
     expect(closed.expected).toEqual({ efectivo: 48_700 });
     expect(closed.difference).toEqual({ efectivo: 0 });
     expect(anaShift).toMatchObject({ user_id: s.ana.user.id, opening_cash: 48_700, status: 'open', box_id: 1 });
@@ -96,14 +111,28 @@ describe('per-person shifts (/api/v1/box-sessions)', () => {
     const anaSale = await sell(s.ana.headers, s.yerba.id, 5000);
     expect(anaSale.statusCode, anaSale.body).toBe(201);
     expect(anaSale.json().sale).toMatchObject({ box_session_id: anaShift.id, sold_by: s.ana.user.email });
-    expect((await call('POST', `/api/v1/box-sessions/${anaShift.id}/cash`, s.ana.headers, { kind: 'out', amount: 500, reason: 'proveedor' })).statusCode).toBe(201);
+    expect(
+      (
+        await call('POST', `/api/v1/box-sessions/${anaShift.id}/cash`, s.ana.headers, {
+          kind: 'out',
+          amount: 500,
+          reason: 'proveedor',
+        })
+      ).statusCode,
+    ).toBe(201);
     // The owner now works in no shift at Caja 1: refused too (he sees it, but it is Ana's).
     const ownerSale = await sell(s.owner.headers, s.yerba.id);
     expect(ownerSale.statusCode).toBe(409);
-    const ownerMove = await call('POST', `/api/v1/box-sessions/${anaShift.id}/cash`, s.owner.headers, { kind: 'in', amount: 1, reason: 'x' });
+    const ownerMove = await call('POST', `/api/v1/box-sessions/${anaShift.id}/cash`, s.owner.headers, {
+      kind: 'in',
+      amount: 1,
+      reason: 'x',
+    });
     expect(ownerMove.json().code).toBe('shift_of_another_person');
     // A read-write API token acts for the company: it sells in the open shift (unchanged API).
-    const secret = (await call('POST', '/api/v1/api-tokens', s.owner.headers, { name: `t-${randomUUID()}`, scope: 'read-write' })).json().secret;
+    const secret = (
+      await call('POST', '/api/v1/api-tokens', s.owner.headers, { name: `t-${randomUUID()}`, scope: 'read-write' })
+    ).json().secret;
     const bySystem = await sell({ authorization: `Bearer ${secret}` }, s.yerba.id);
     expect(bySystem.statusCode, bySystem.body).toBe(201);
     expect(bySystem.json().sale.box_session_id).toBe(anaShift.id);
@@ -129,7 +158,10 @@ describe('per-person shifts (/api/v1/box-sessions)', () => {
     const anaReport = (await call('GET', `/api/v1/box-sessions/${anaShift.id}`, s.ana.headers)).json();
     expect(anaReport).toMatchObject({ sales: { count: 2, total: 6400 }, cash_out: 500, difference: { efectivo: 0 } });
     // A cashier closes her own shift; the owner may close anyone's.
-    expect((await call('POST', `/api/v1/box-sessions/${betoShift.id}/close`, s.owner.headers, { counted: { efectivo: 0 } })).statusCode).toBe(200);
+    expect(
+      (await call('POST', `/api/v1/box-sessions/${betoShift.id}/close`, s.owner.headers, { counted: { efectivo: 0 } }))
+        .statusCode,
+    ).toBe(200);
 
     const { code, report } = await verify(s.company.id);
     expect(report.checks.filter((c) => !c.ok)).toEqual([]);
@@ -137,7 +169,7 @@ describe('per-person shifts (/api/v1/box-sessions)', () => {
     expect(report.checks.map((c) => c.name)).toContain('shift_people');
   });
 
-  it('books verify finds a sale booked in another person\'s shift', async () => {
+  it("books verify finds a sale booked in another person's shift", async () => {
     const s = await shop();
     const shift = (await call('POST', '/api/v1/box-sessions', s.ana.headers, { box_id: 1, opening_cash: 0 })).json().session;
     const sale = (await sell(s.ana.headers, s.yerba.id)).json().sale;
@@ -183,11 +215,12 @@ describe('per-person shifts (/api/v1/box-sessions)', () => {
     expect(replay.statusCode).toBe(200);
     expect(replay.json()).toEqual(closed.json());
     // Without the close's client id, a closed shift stays closed (422).
-    expect((await call('POST', `/api/v1/box-sessions/${id}/close`, s.ana.headers, { counted: { efectivo: 2000 } })).statusCode).toBe(422);
-    const rows = await t.container.db.query<{ n: number }>(
-      'SELECT count(*)::int AS n FROM box_sessions WHERE company_id = $1',
-      [s.company.id],
-    );
+    expect(
+      (await call('POST', `/api/v1/box-sessions/${id}/close`, s.ana.headers, { counted: { efectivo: 2000 } })).statusCode,
+    ).toBe(422);
+    const rows = await t.container.db.query<{ n: number }>('SELECT count(*)::int AS n FROM box_sessions WHERE company_id = $1', [
+      s.company.id,
+    ]);
     expect(rows[0]!.n).toBe(1);
     expect((await verify(s.company.id)).code).toBe(0);
   });
@@ -196,8 +229,9 @@ describe('per-person shifts (/api/v1/box-sessions)', () => {
     const a = await shop();
     const b = await shop();
     const clientId = randomUUID();
-    const shift = (await call('POST', '/api/v1/box-sessions', a.ana.headers, { box_id: 1, opening_cash: 0, client_id: clientId })).json()
-      .session;
+    const shift = (
+      await call('POST', '/api/v1/box-sessions', a.ana.headers, { box_id: 1, opening_cash: 0, client_id: clientId })
+    ).json().session;
     const before = await counts(a.company.id);
     for (const [method, url, payload] of [
       ['GET', `/api/v1/box-sessions/${shift.id}`, undefined],
@@ -230,7 +264,11 @@ describe('a temporary password must be changed first', () => {
     const admin = await makeUser(t.container, { companyId: company.id, role: 'admin' });
     const cashier = await makeUser(t.container, { companyId: company.id, role: 'cashier' });
     const asAdmin = { cookie: (await login(t.app, admin.email, admin.password)).cookie, ...SAME_ORIGIN };
-    const reset = await t.app.inject({ method: 'POST', url: `/api/settings/members/${cashier.id}/reset-password`, headers: asAdmin });
+    const reset = await t.app.inject({
+      method: 'POST',
+      url: `/api/settings/members/${cashier.id}/reset-password`,
+      headers: asAdmin,
+    });
     expect(reset.statusCode, reset.body).toBe(200);
     const temporary = reset.json().temporary_password as string;
 
@@ -246,9 +284,9 @@ describe('a temporary password must be changed first', () => {
       payload: { box_id: 1, opening_cash: 0 },
     });
     expect(opening.json().code).toBe('password_change_required');
-    expect(
-      (await t.app.inject({ method: 'GET', url: '/api/v1/box-sessions', headers })).json().code,
-    ).toBe('password_change_required');
+    expect((await t.app.inject({ method: 'GET', url: '/api/v1/box-sessions', headers })).json().code).toBe(
+      'password_change_required',
+    );
     const page = await get('/caja');
     expect(page.statusCode).toBe(302);
     expect(page.headers.location).toBe('/cuenta');

@@ -39,7 +39,8 @@ function clientTime(value: string | undefined, now: Date, name: string): Date {
   const at = new Date(value);
   if (Number.isNaN(at.getTime())) throw new AppError('validation_failed', `${name} must be a date-time`);
   if (at.getTime() > now.getTime()) return now;
-  if (at.getTime() < now.getTime() - MAX_CLIENT_AGE_MS) throw new AppError('validation_failed', `${name} is more than 7 days ago`);
+  if (at.getTime() < now.getTime() - MAX_CLIENT_AGE_MS)
+    throw new AppError('validation_failed', `${name} is more than 7 days ago`);
   return at;
 }
 
@@ -197,7 +198,12 @@ export function createBoxSessions({ db, clock }: { db: Database; clock: Clock })
     tx: Conn,
     ctx: CompanyCtx,
     session: repo.SessionRow,
-    input: { counted: Record<string, number>; note?: string | undefined; client_id?: string | undefined; closed_at?: string | undefined },
+    input: {
+      counted: Record<string, number>;
+      note?: string | undefined;
+      client_id?: string | undefined;
+      closed_at?: string | undefined;
+    },
     now: Date,
     handoverTo: number | null,
   ) {
@@ -293,7 +299,12 @@ export function createBoxSessions({ db, clock }: { db: Database; clock: Clock })
     async closeSession(
       ctx: CompanyCtx,
       id: number,
-      input: { counted: Record<string, number>; note?: string | undefined; client_id?: string | undefined; closed_at?: string | undefined },
+      input: {
+        counted: Record<string, number>;
+        note?: string | undefined;
+        client_id?: string | undefined;
+        closed_at?: string | undefined;
+      },
     ) {
       return orm.transaction(async (tx) => {
         const session = await repo.findSession(tx, ctx.companyId, id, true);

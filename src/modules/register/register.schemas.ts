@@ -121,11 +121,13 @@ export const BoxSession = Type.Object(
     closed_by: Nullable(Type.String()),
     note: Nullable(Type.String()),
     user_id: Nullable(
-      Type.Integer({ description: "The person whose shift it is (null: opened by an API token or before shifts had a person)" }),
+      Type.Integer({ description: 'The person whose shift it is (null: opened by an API token or before shifts had a person)' }),
     ),
     user_name: Nullable(Type.String({ description: "That person's name (or email)" })),
     handed_over_to: Nullable(Type.Integer({ description: 'The shift that took over from this one at its close (a handover)' })),
-    client_id: Nullable(Type.String({ format: 'uuid', description: "The register's own id of a shift opened without connection" })),
+    client_id: Nullable(
+      Type.String({ format: 'uuid', description: "The register's own id of a shift opened without connection" }),
+    ),
   },
   {
     $id: 'BoxSession',
@@ -222,7 +224,10 @@ export const HandoverBody = Type.Object(
 );
 
 export const HandoverResponse = Type.Object(
-  { closed: BoxSessionReport, session: Type.Object(BoxSession.properties, { description: "The incoming person's shift (a BoxSession)" }) },
+  {
+    closed: BoxSessionReport,
+    session: Type.Object(BoxSession.properties, { description: "The incoming person's shift (a BoxSession)" }),
+  },
   { description: "The outgoing shift's close report and the incoming person's new shift" },
 );
 
@@ -238,7 +243,11 @@ export const CashMoveBody = Type.Object(
 export const SessionListQuery = Type.Object({
   box_id: Type.Optional(Type.Integer({ minimum: 1, maximum: 2_147_483_647 })),
   user_id: Type.Optional(
-    Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: "One person's shifts (a cashier always sees only their own)" }),
+    Type.Integer({
+      minimum: 1,
+      maximum: 2_147_483_647,
+      description: "One person's shifts (a cashier always sees only their own)",
+    }),
   ),
   from: Type.Optional(Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$' })),
   to: Type.Optional(Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$' })),

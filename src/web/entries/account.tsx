@@ -88,7 +88,14 @@ function Account({
         <input id="current-password" name="current_password" type="password" autocomplete="current-password" required />
       </Field>
       <Field id="new-password" label="Contraseña nueva" hint={`Al menos ${minPassword} caracteres.`}>
-        <input id="new-password" name="new_password" type="password" autocomplete="new-password" required minLength={minPassword} />
+        <input
+          id="new-password"
+          name="new_password"
+          type="password"
+          autocomplete="new-password"
+          required
+          minLength={minPassword}
+        />
       </Field>
       <Field id="repeat-password" label="Repetí la contraseña nueva">
         <input id="repeat-password" name="repeat" type="password" autocomplete="new-password" required />
@@ -105,8 +112,8 @@ function Account({
         <PageTitle>Elegí tu contraseña</PageTitle>
         <Card title="Tu contraseña es temporal">
           <p id="password-temporary">
-            Ingresaste con una contraseña temporal que te dio quien administra el negocio. Antes de seguir, elegí una
-            contraseña tuya: solo vos la vas a saber.
+            Ingresaste con una contraseña temporal que te dio quien administra el negocio. Antes de seguir, elegí una contraseña
+            tuya: solo vos la vas a saber.
           </p>
           <Notice notice={notice} id="password-message" />
           {passwordForm}

@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { formatDateTime } from '../../../lib/format.ts';
 import { formatPesos, parseCents } from '../../../lib/money.ts';
 import { api, errorText } from '../../ui/api.ts';
+import { isNetworkError } from './sync.ts';
 import { CashMove } from './cash-move.tsx';
 import { METHODS, methodLabel } from './methods.ts';
 
@@ -37,6 +38,8 @@ export function CloseSession({
   boxName,
   company,
   pending,
+  offline,
+  onQueueClose,
   report,
   onClosed,
   onBack,
@@ -46,6 +49,9 @@ export function CloseSession({
   boxName: string;
   company: { name: string };
   pending: number;
+  /** No connection (or a shift opened offline): the close is queued and sent after the sales. */
+  offline: boolean;
+  onQueueClose: (counted: Record<string, number>, note: string) => void;
   report: SessionReport | null;
   onClosed: (report: SessionReport) => void;
   onBack: () => void;
@@ -84,15 +90,21 @@ export function CloseSession({
       }
       values[m.id] = value / 100;
     }
+    if (offline || pending > 0) {
+      onQueueClose(values, note.trim());
+      return;
+    }
     setBusy(true);
+    const closeId = crypto.randomUUID();
     try {
       const closed = await api<SessionReport>('POST', `/api/v1/box-sessions/${sessionId}/close`, {
-        body: { counted: values, ...(note.trim() ? { note: note.trim() } : {}) },
+        body: { counted: values, ...(note.trim() ? { note: note.trim() } : {}), client_id: closeId },
         messages: { invalid_state: 'Este turno ya estaba cerrado. Actualizá la página.' },
       });
       onClosed(closed);
     } catch (err) {
-      setError(errorText(err));
+      if (isNetworkError(err)) onQueueClose(values, note.trim());
+      else setError(errorText(err));
     } finally {
       setBusy(false);
     }
@@ -103,9 +115,13 @@ export function CloseSession({
       <section class="card register-close">
         <h1>Cerrar {boxName}</h1>
         {pending > 0 ? (
-          <p class="notice notice-error" role="alert">
+          <p class="notice" role="status" id="close-pending">
             Hay {pending} {pending === 1 ? 'venta guardada' : 'ventas guardadas'} sin conexión que todavía no llegaron al
-            servidor. Esperá a que vuelva la conexión para cerrar: si no, el cierre no las cuenta.
+            servidor. El cierre se guarda y se envía después de ellas, así las cuenta.
+          </p>
+        ) : offline ? (
+          <p class="notice" role="status" id="close-offline">
+            Sin conexión: el cierre se guarda y se registra cuando vuelva la conexión.
           </p>
         ) : null}
         <p class="muted">Contá lo que hay en la caja por medio de pago. Lo que no contaste queda en cero.</p>
@@ -143,13 +159,13 @@ export function CloseSession({
             <button type="button" class="secondary" onClick={onBack}>
               Volver a vender
             </button>
-            <button type="submit" disabled={busy || pending > 0} id="close-confirm">
+            <button type="submit" disabled={busy} id="close-confirm">
               Cerrar caja
             </button>
           </div>
         </form>
       </section>
-      <CashMove sessionId={sessionId} />
+      {sessionId > 0 && !offline ? <CashMove sessionId={sessionId} /> : null}
     </>
   );
 }
