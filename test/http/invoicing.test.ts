@@ -369,7 +369,7 @@ describe('invoicing with ARCA (/api/v1/fiscal, /api/v1/sales/:id/invoice)', () =
     const ok = await issue(s.asCashier, big.id, { buyer: { doc_type: 'dni', doc_number: '30.123.456', name: 'Juan Pérez' } });
     expect(ok.statusCode, ok.body).toBe(201);
     expect(ok.json().invoice).toMatchObject({ type: 'B', buyer: { doc_type: 96, doc_number: '30123456' } });
-    const under = await s.sell([{ product_id: s.p21.id, quantity: 1, price: 9_999_999.99 }], s.asAdmin);
+    const under = await s.sell([{ product_id: s.p21.id, quantity: 1, price: 9_999_999.99 }], s.asAdmin, 2);
     expect((await issue(s.asCashier, under.id)).statusCode).toBe(201);
   });
 
