@@ -33,6 +33,7 @@ export const NAV: readonly NavItem[] = [
   { href: '/settings/api-tokens', label: 'Tokens de API', shows: isAdmin },
   { href: '/settings/people', label: 'Personas', shows: isAdmin },
   { href: '/caja', label: 'Caja', shows: isMember },
+  { href: '/mis-ventas', label: 'Mis ventas', shows: isMember },
   { href: '/ventas', label: 'Ventas', shows: isAdmin },
   { href: '/cierres', label: 'Cierres de caja', shows: isAdmin },
   { href: '/cuentas-corrientes', label: 'Cuentas corrientes', shows: isAdmin },

@@ -17,10 +17,15 @@ export function Ticket({
   data,
   company,
   onNew,
+  doneLabel = 'Nueva venta (Enter)',
+  doneId = 'ticket-new',
 }: {
   data: TicketData;
   company: { name: string; cuit: string | null };
   onNew: () => void;
+  /** The second button (a reprint from Mis ventas goes back instead of starting a sale). */
+  doneLabel?: string;
+  doneId?: string;
 }) {
   // "Nueva venta" takes the focus: Enter (or the scanner's Enter) starts the next sale.
   const newRef = useRef<HTMLButtonElement>(null);
@@ -80,8 +85,8 @@ export function Ticket({
         <button type="button" onClick={() => window.print()}>
           Imprimir (F9)
         </button>
-        <button type="button" class="secondary" ref={newRef} onClick={onNew} id="ticket-new">
-          Nueva venta (Enter)
+        <button type="button" class="secondary" ref={newRef} onClick={onNew} id={doneId}>
+          {doneLabel}
         </button>
       </div>
       {data.sale ? (
