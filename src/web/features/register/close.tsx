@@ -18,6 +18,10 @@ export interface SessionReport {
     closed_at: string | null;
     closed_by: string | null;
     note: string | null;
+    /** Whose shift it is (issue 29). */
+    user_id?: number | null;
+    user_name?: string | null;
+    handed_over_to?: number | null;
   };
   sales: { count: number; total: number };
   payments: { method: string; amount: number; count: number }[];
@@ -179,6 +183,7 @@ export function CloseReport({ report, company }: { report: SessionReport; compan
         <div>
           Cierre de {report.session.box_name} · turno {report.session.id}
         </div>
+        {report.session.user_name ? <div id="close-report-person">Turno de {report.session.user_name}</div> : null}
         <div>
           Apertura {formatDateTime(report.session.opened_at)} ({report.session.opened_by})
         </div>
@@ -236,6 +241,7 @@ export function CloseReport({ report, company }: { report: SessionReport; compan
         </table>
       </div>
       {report.session.note ? <p>Nota: {report.session.note}</p> : null}
+      {report.session.handed_over_to ? <p>Relevo: siguió el turno N.º {report.session.handed_over_to}.</p> : null}
       {report.later_refunds && report.later_refunds.length > 0 ? (
         <div class="later-refunds">
           <p>
