@@ -120,8 +120,10 @@ export function CloseSession({
         <h1>Cerrar {boxName}</h1>
         {pending > 0 ? (
           <p class="notice" role="status" id="close-pending">
-            Hay {pending} {pending === 1 ? 'venta guardada' : 'ventas guardadas'} sin conexión que todavía no llegaron al
-            servidor. El cierre se guarda y se envía después de ellas, así las cuenta.
+            {pending === 1
+              ? 'Hay 1 venta guardada sin conexión que todavía no llegó al servidor.'
+              : `Hay ${pending} ventas guardadas sin conexión que todavía no llegaron al servidor.`}{' '}
+            El cierre se guarda y se envía después, así las cuenta.
           </p>
         ) : offline ? (
           <p class="notice" role="status" id="close-offline">
