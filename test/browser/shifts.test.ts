@@ -9,6 +9,7 @@ import { buildTestApp, type TestApp } from '../app.ts';
 import { runCliOn } from '../cli/run-cli.ts';
 import { makeCompany, makeProduct, makeUser } from '../factories.ts';
 import { launchChromium } from '../setup/browser.ts';
+import { login, SAME_ORIGIN } from '../sessions.ts';
 import { problemsOf, VIEWPORTS, watch, watchedContext } from './page-checks.ts';
 
 const SHOTS = '/tmp/shots-issue-29-shifts';
@@ -283,6 +284,67 @@ describe("the cashier's own day in a real browser", { timeout: 120_000 }, () => 
       await page.screenshot({ path: `${SHOTS}/07-after-sync-${label}.png`, fullPage: true });
       expect(await problems(page)).toMatchObject({ overflow: 0, csp: [], errors: [] });
       expect((await verifyBooks(s.company.id)).checks.filter((c) => !c.ok)).toEqual([]);
+      await context.close();
+    }
+  });
+
+  it("a new cashier with a temporary password sets her own first, then takes over the owner's shift with her own count (1366 and 390 px)", async () => {
+    for (const [label, viewport] of Object.entries(VIEWPORTS)) {
+      const s = await shop(`Almacén Relevo ${label}`);
+      const asAdmin = { cookie: (await login(t.app, s.admin.email, s.admin.password)).cookie, ...SAME_ORIGIN };
+      const opened = await t.app.inject({
+        method: 'POST',
+        url: '/api/v1/box-sessions',
+        headers: asAdmin,
+        payload: { box_id: 1, opening_cash: 45_500 },
+      });
+      expect(opened.statusCode, opened.body).toBe(201);
+      const reset = await t.app.inject({
+        method: 'POST',
+        url: `/api/settings/members/${s.cashier.id}/reset-password`,
+        headers: asAdmin,
+      });
+      const temporary = reset.json().temporary_password as string;
+
+      const context = await watchedContext(browser, viewport);
+      const page = await signIn(context, { email: s.cashier.email, password: temporary });
+      // Nothing but "Elegí tu contraseña" until she sets her own.
+      await page.waitForSelector('#password-temporary');
+      expect(new URL(page.url()).pathname).toBe('/cuenta');
+      await page.goto(`${base}/caja`);
+      await page.waitForSelector('#password-temporary');
+      await page.screenshot({ path: `${SHOTS}/08-temporary-password-${label}.png`, fullPage: true });
+      expect(await problems(page)).toMatchObject({ overflow: 0, console: [], csp: [], errors: [] });
+      await page.fill('#current-password', temporary);
+      await page.fill('#new-password', 'mi-clave-propia-2026');
+      await page.fill('#repeat-password', 'mi-clave-propia-2026');
+      await page.click('#password-form button[type=submit]');
+
+      // The register: Caja 1 has the owner's shift; she does not land in it, she takes over.
+      await page.waitForSelector('#handover');
+      await expect(page.locator('#handover-owner').textContent()).resolves.toContain(s.admin.email);
+      await page.fill('#handover-efectivo', '45.500');
+      await page.fill('#handover-opening', '1.000');
+      await page.screenshot({ path: `${SHOTS}/09-handover-${label}.png`, fullPage: true });
+      expect((await problems(page)).overflow).toBe(0);
+      await page.click('#handover-confirm');
+      await page.waitForSelector('.register-head :text("turno 2")');
+      await page.waitForSelector('.register-head :text("productos")');
+      const rows = await t.container.db.query<{
+        id: number;
+        status: string;
+        user_id: number;
+        opening_cash: string;
+        handed_over_to: number | null;
+      }>('SELECT id, status, user_id, opening_cash::text, handed_over_to FROM box_sessions WHERE company_id = $1 ORDER BY id', [
+        s.company.id,
+      ]);
+      expect(rows).toEqual([
+        { id: 1, status: 'closed', user_id: s.admin.id, opening_cash: '45500.00', handed_over_to: 2 },
+        { id: 2, status: 'open', user_id: s.cashier.id, opening_cash: '1000.00', handed_over_to: null },
+      ]);
+      await page.screenshot({ path: `${SHOTS}/10-own-shift-${label}.png`, fullPage: true });
+      expect(await problems(page)).toMatchObject({ overflow: 0, console: [], csp: [], errors: [] });
       await context.close();
     }
   });
