@@ -245,6 +245,13 @@ export function Register({ initial, user }: { initial: RegisterState; user: Regi
    * it once, in order, before the sales made in it.
    */
   async function openSession(openingCents: number, chosenBox: number) {
+    // A box with a shift already open: go to it (the person's own sells at once; another's asks for the handover).
+    const already = state.boxes.find((b) => b.id === chosenBox)?.open_session_id ?? null;
+    if (already !== null) {
+      localStorage.setItem('caja:box', String(chosenBox));
+      setBoxId(chosenBox);
+      return;
+    }
     const clientId = crypto.randomUUID();
     const body = {
       box_id: chosenBox,
