@@ -169,6 +169,39 @@ describe('per-person shifts (/api/v1/box-sessions)', () => {
     expect(report.checks.map((c) => c.name)).toContain('shift_people');
   });
 
+  it("a pending sale is paid in the shift of the person who takes the money, never in another's", async () => {
+    const s = await shop();
+    const anaShift = (await call('POST', '/api/v1/box-sessions', s.ana.headers, { box_id: 1, opening_cash: 0 })).json().session;
+    const pending = await call(
+      'POST',
+      '/api/v1/sales',
+      { ...s.ana.headers, 'x-idempotency-key': randomUUID() },
+      {
+        box_id: 1,
+        items: [{ product_id: s.yerba.id, quantity: 1 }],
+      },
+    );
+    expect(pending.json().sale.status).toBe('pending');
+    const saleId = pending.json().sale.id;
+    const betoShift = (
+      await call('POST', `/api/v1/box-sessions/${anaShift.id}/handover`, s.beto.headers, {
+        counted: { efectivo: 0 },
+        opening_cash: 0,
+      })
+    ).json().session;
+    const byAna = await call('POST', `/api/v1/sales/${saleId}/pay`, s.ana.headers, {
+      payments: [{ method: 'efectivo', amount: 3200 }],
+    });
+    expect(byAna.statusCode).toBe(409);
+    expect(byAna.json().code).toBe('shift_of_another_person');
+    const byBeto = await call('POST', `/api/v1/sales/${saleId}/pay`, s.beto.headers, {
+      payments: [{ method: 'efectivo', amount: 3200 }],
+    });
+    expect(byBeto.statusCode, byBeto.body).toBe(200);
+    expect(byBeto.json().sale.payments).toEqual([expect.objectContaining({ box_session_id: betoShift.id, amount: 3200 })]);
+    expect((await verify(s.company.id)).code).toBe(0);
+  });
+
   it("books verify finds a sale booked in another person's shift", async () => {
     const s = await shop();
     const shift = (await call('POST', '/api/v1/box-sessions', s.ana.headers, { box_id: 1, opening_cash: 0 })).json().session;

@@ -326,7 +326,7 @@ export function registerRegisterRoutes(app: App, { register }: { register: Regis
           200: SaleResponse,
           ...errorResponses({
             403: "A price other than the product's without an admin",
-            409: 'The idempotency key was used with another request',
+            409: "The idempotency key was used with another request, or the box's open shift is another person's (shift_of_another_person)",
             422: 'Bad sale: empty, unknown product or box, no open session, payments over the total',
           }),
         },
@@ -435,7 +435,11 @@ export function registerRegisterRoutes(app: App, { register }: { register: Regis
         body: PayBody,
         response: {
           200: SaleResponse,
-          ...errorResponses({ 404: 'No such sale', 422: 'Not pending, no open session, or payments short' }),
+          ...errorResponses({
+            404: 'No such sale',
+            409: "The box's open shift is another person's (shift_of_another_person)",
+            422: 'Not pending, no open session, or payments short',
+          }),
         },
       },
     },
