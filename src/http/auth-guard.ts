@@ -76,6 +76,29 @@ export async function authenticateRequest(
   return session;
 }
 
+/**
+ * What a person with a temporary password may still reach: the account page where they set their
+ * own, the password change itself, who they are, and signing out (issue 29).
+ */
+const PASSWORD_CHANGE_ROUTES = new Set(['/cuenta', '/api/auth/password', '/api/auth/me', '/api/auth/logout']);
+export const PASSWORD_CHANGE_PAGE = '/cuenta';
+
+/**
+ * A session with a temporary password reaches nothing but the password change: APIs answer 403
+ * password_change_required, pages send the person to the account page (which then shows only the
+ * password form). Answers true when the request was refused or redirected.
+ */
+export function refusedForPasswordChange(request: FastifyRequest, reply: FastifyReply, session: AuthSession): boolean {
+  if (!session.mustChangePassword) return false;
+  const route = request.routeOptions.url ?? request.url.split('?')[0]!;
+  if (PASSWORD_CHANGE_ROUTES.has(route)) return false;
+  if (isApiRequest(request)) {
+    throw new AppError('password_change_required', 'your password is a temporary one: change it first (POST /api/auth/password)');
+  }
+  void reply.redirect(PASSWORD_CHANGE_PAGE, 302);
+  return true;
+}
+
 /** What a session surface asks of the person. */
 export type Requirement = 'session' | 'member' | 'admin' | 'superadmin';
 
@@ -119,6 +142,7 @@ export function sessionGuard(requires: Requirement, deps: SessionGuardDeps): Sur
         if (!api) return reply.redirect(loginRedirect(request), 302);
         throw new AppError('unauthenticated', FORBIDDEN.session);
       }
+      if (refusedForPasswordChange(request, reply, session)) return reply;
       if (meetsRequirement(session, requires)) return;
       if (api) throw new AppError('forbidden', FORBIDDEN[requires]);
       if (requires === 'superadmin') return reply.redirect('/', 302);

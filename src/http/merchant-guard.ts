@@ -4,7 +4,7 @@ import { AppError } from '../lib/errors.ts';
 import type { ApiTokenService } from '../modules/api-tokens/api-tokens.service.ts';
 import { API_TOKEN_PREFIX } from '../modules/api-tokens/api-tokens.service.ts';
 import type { AuthService } from '../modules/auth/auth.service.ts';
-import { authenticateRequest } from './auth-guard.ts';
+import { authenticateRequest, refusedForPasswordChange } from './auth-guard.ts';
 import { setActor } from './request-context.ts';
 import type { SurfaceGuard } from './surfaces.ts';
 
@@ -88,6 +88,7 @@ export function merchantGuard(deps: { auth: AuthService; config: Config; tokens:
             : 'send a company API token ("Authorization: Bearer mos_api_…") or sign in',
         );
       }
+      refusedForPasswordChange(request, reply, session);
       if (session.companyId === null || session.role === null) throw new AppError('forbidden', REFUSED.read);
       if (!merchantAllows(access, { via: 'session', role: session.role })) throw new AppError('forbidden', REFUSED[access]);
     },

@@ -34,6 +34,7 @@ export const NAV: readonly NavItem[] = [
   { href: '/settings/people', label: 'Personas', shows: isAdmin },
   { href: '/caja', label: 'Caja', shows: isMember },
   { href: '/ventas', label: 'Ventas', shows: isAdmin },
+  { href: '/mis-ventas', label: 'Mis ventas', shows: isMember },
   { href: '/cierres', label: 'Cierres de caja', shows: isAdmin },
   { href: '/cuentas-corrientes', label: 'Cuentas corrientes', shows: isAdmin },
   { href: '/reportes', label: 'Reportes', shows: isAdmin },

@@ -103,7 +103,7 @@ describe('people and access in a real browser', () => {
     await logIn(page, cashier.email, cashier.password);
     // Refused by /superadmin, sent to `/`, which sends a cashier to the register (never a dead end).
     await page.waitForURL(`${base}/caja`);
-    await expect(page.locator('.shell-nav a').allTextContents()).resolves.toEqual(['Caja', 'Mi cuenta', 'Ayuda']);
+    await expect(page.locator('.shell-nav a').allTextContents()).resolves.toEqual(['Caja', 'Mis ventas', 'Mi cuenta', 'Ayuda']);
     await page.goto(`${base}/superadmin`);
     expect(new URL(page.url()).pathname).toBe('/caja');
     const session = (await context.cookies()).find((c) => c.name === 'mostrador_session');

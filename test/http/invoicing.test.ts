@@ -109,12 +109,16 @@ describe('invoicing with ARCA (/api/v1/fiscal, /api/v1/sales/:id/invoice)', () =
     ]);
     const session = await call('POST', '/api/v1/box-sessions', asCashier, { box_id: 1, opening_cash: 0 });
     expect(session.statusCode, session.body).toBe(201);
-    const sell = async (items: { product_id: number; quantity: number; price?: number }[], headers: Headers = asCashier) => {
+    const sell = async (
+      items: { product_id: number; quantity: number; price?: number }[],
+      headers: Headers = asCashier,
+      boxId = 1,
+    ) => {
       const res = await call(
         'POST',
         '/api/v1/sales',
         { ...headers, 'x-idempotency-key': randomUUID() },
-        { box_id: 1, items, payments: [] },
+        { box_id: boxId, items, payments: [] },
       );
       expect(res.statusCode, res.body).toBe(201);
       return res.json().sale as { id: number; total: number };
@@ -353,7 +357,10 @@ describe('invoicing with ARCA (/api/v1/fiscal, /api/v1/sales/:id/invoice)', () =
 
   it('from $ 10.000.000 a final consumer must be identified (RG 5700); with a DNI it is invoiced', async () => {
     const s = await shop();
-    const big = await s.sell([{ product_id: s.p21.id, quantity: 1, price: 10_000_000 }], s.asAdmin);
+    // The admin sells (another price) in a shift of their own, at a second box (issue 29).
+    await t.container.db.query(`INSERT INTO boxes (company_id, id, name) VALUES ($1, 2, 'Caja 2')`, [s.company.id]);
+    expect((await call('POST', '/api/v1/box-sessions', s.asAdmin, { box_id: 2, opening_cash: 0 })).statusCode).toBe(201);
+    const big = await s.sell([{ product_id: s.p21.id, quantity: 1, price: 10_000_000 }], s.asAdmin, 2);
     const refused = await issue(s.asCashier, big.id);
     expect(refused.statusCode).toBe(422);
     expect(refused.json()).toMatchObject({ code: 'validation_failed' });
@@ -362,7 +369,7 @@ describe('invoicing with ARCA (/api/v1/fiscal, /api/v1/sales/:id/invoice)', () =
     const ok = await issue(s.asCashier, big.id, { buyer: { doc_type: 'dni', doc_number: '30.123.456', name: 'Juan Pérez' } });
     expect(ok.statusCode, ok.body).toBe(201);
     expect(ok.json().invoice).toMatchObject({ type: 'B', buyer: { doc_type: 96, doc_number: '30123456' } });
-    const under = await s.sell([{ product_id: s.p21.id, quantity: 1, price: 9_999_999.99 }], s.asAdmin);
+    const under = await s.sell([{ product_id: s.p21.id, quantity: 1, price: 9_999_999.99 }], s.asAdmin, 2);
     expect((await issue(s.asCashier, under.id)).statusCode).toBe(201);
   });
 

@@ -366,7 +366,10 @@ describe('register API (/api/v1/box-sessions, /api/v1/sales)', () => {
     expect(
       (await sell(s.asCashier, { box_id: 1, items: [{ product_id: s.yerba.id, quantity: 1, price: 3200 }] })).statusCode,
     ).toBe(201);
-    const byAdmin = await sell(s.asAdmin, body);
+    // The admin sells in a shift of their own (issue 29: a person works only in their own shift).
+    await t.container.db.query(`INSERT INTO boxes (company_id, id, name) VALUES ($1, 2, 'Caja 2')`, [s.company.id]);
+    await openSession(s.asAdmin, 2, 0);
+    const byAdmin = await sell(s.asAdmin, { ...body, box_id: 2 });
     expect(byAdmin.statusCode).toBe(201);
     expect(byAdmin.json().sale.items[0]).toMatchObject({ price: 3000, subtotal: 3000 });
     expect((await sell(await s.token('read-write'), body)).statusCode).toBe(201);

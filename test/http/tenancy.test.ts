@@ -15,6 +15,8 @@ import { login, SAME_ORIGIN } from '../sessions.ts';
 const ID_SOURCE: Record<string, string> = {
   'api-tokens': 'api_tokens',
   'box-sessions': 'box_sessions',
+  // A shift by the register's own id (client_id, a uuid).
+  'by-client': 'box_sessions',
   sales: 'sales',
   products: 'products',
   categories: 'categories',
@@ -119,6 +121,7 @@ const BODIES: Record<string, unknown> = {
   'POST /api/settings/integrations/webhooks/:id/retry-failed': { since: '2026-01-01T00:00:00Z' },
   'POST /api/v1/box-sessions/:id/close': { counted: { efectivo: 0 } },
   'POST /api/v1/box-sessions/:id/cash': { kind: 'out', amount: 1, reason: 'retiro' },
+  'POST /api/v1/box-sessions/:id/handover': { counted: { efectivo: 0 }, opening_cash: 0 },
   'POST /api/v1/sales/:id/pay': { payments: [{ method: 'efectivo', amount: 1 }] },
   'POST /api/v1/sales/:id/cancel': { reason: 'prueba' },
   'POST /api/v1/customers/:id/payments': { amount: 1, method: 'efectivo' },
@@ -200,7 +203,7 @@ describe('company B never reaches company A (every /api/v1 and settings route)',
     const invited = await call('POST', '/api/settings/members', asA, { email: `${MARKER}@example.com`, role: 'admin' });
     expect(invited.statusCode, invited.body).toBe(201);
     linkOfA = invited.json().link;
-    const session = await call('POST', '/api/v1/box-sessions', asA, { box_id: 1, opening_cash: 1000 });
+    const session = await call('POST', '/api/v1/box-sessions', asA, { box_id: 1, opening_cash: 1000, client_id: randomUUID() });
     expect(session.statusCode, session.body).toBe(201);
     const [product] = await t.container.db.query<{ id: number }>('SELECT max(id) AS id FROM products WHERE company_id = $1', [
       a.id,
@@ -212,11 +215,11 @@ describe('company B never reaches company A (every /api/v1 and settings route)',
     });
     expect(sale.statusCode, sale.body).toBe(201);
     for (const [segment, table] of Object.entries(ID_SOURCE)) {
-      const column = table === 'memberships' ? 'user_id' : 'id';
+      const column = table === 'memberships' ? 'user_id' : segment === 'by-client' ? 'client_id' : 'id';
       const last = async (companyId: number) =>
         (
           await t.container.db.query<{ id: string }>(
-            `SELECT ${column}::text AS id FROM ${table} WHERE company_id = $1 ORDER BY ${column} DESC LIMIT 1`,
+            `SELECT ${column}::text AS id FROM ${table} WHERE company_id = $1 AND ${column} IS NOT NULL ORDER BY ${column} DESC LIMIT 1`,
             [companyId],
           )
         )[0]?.id;

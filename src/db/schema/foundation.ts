@@ -37,6 +37,8 @@ export const users = pgTable('users', {
   createdAt: tstz('created_at').notNull().defaultNow(),
   /** The company chosen last (migration 0037): where a person with several companies lands. */
   lastCompanyId: integer('last_company_id'),
+  /** A temporary password (an admin's reset) must be changed at the next sign-in (migration 0210). */
+  mustChangePassword: boolean('must_change_password').notNull().default(false),
 });
 
 export const superadmins = pgTable('superadmins', {

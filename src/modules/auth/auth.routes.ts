@@ -40,6 +40,7 @@ export async function describeSession(auth: AuthService, session: AuthSession): 
     company: session.companyId === null ? null : { id: session.companyId, name: session.companyName, role: session.role },
     companies: memberships.map((m) => ({ id: m.companyId, name: m.companyName, role: m.role })),
     session: { kind: session.kind, expires_at: session.expiresAt.toISOString() },
+    must_change_password: session.mustChangePassword,
   };
 }
 

@@ -4,4 +4,6 @@ export interface SessionWire {
   company: { id: number; name: string | null; role: 'admin' | 'cashier' | null } | null;
   companies: { id: number; name: string; role: 'admin' | 'cashier' }[];
   session: { kind: string; expires_at: string };
+  /** A temporary password: nothing else works until the person sets their own (issue 29). */
+  must_change_password: boolean;
 }

@@ -16,6 +16,8 @@ export interface SessionRecord {
   role: MembershipRole | null;
   createdAt: Date;
   expiresAt: Date;
+  /** The password is a temporary one (an admin's reset): it must be changed before anything else. */
+  mustChangePassword: boolean;
 }
 
 interface SessionRow {
@@ -30,6 +32,7 @@ interface SessionRow {
   role: MembershipRole | null;
   created_at: Date | string;
   expires_at: Date | string;
+  must_change_password: boolean;
 }
 
 /**
@@ -41,7 +44,7 @@ interface SessionRow {
 async function findLiveSession(conn: Conn, where: SQL, now: Date): Promise<SessionRecord | null> {
   const [row] = await selectRows<SessionRow>(
     conn,
-    sql`SELECT s.id, s.kind, s.user_id, u.email, u.display_name, s.created_at, s.expires_at,
+    sql`SELECT s.id, s.kind, s.user_id, u.email, u.display_name, s.created_at, s.expires_at, u.must_change_password,
           EXISTS (SELECT 1 FROM superadmins sa WHERE sa.user_id = u.id) AS is_superadmin,
           m.company_id, m.role, c.name AS company_name
         FROM sessions s
@@ -71,6 +74,7 @@ async function findLiveSession(conn: Conn, where: SQL, now: Date): Promise<Sessi
     role: row.role,
     createdAt: new Date(row.created_at),
     expiresAt: new Date(row.expires_at),
+    mustChangePassword: row.must_change_password === true,
   };
 }
 

@@ -441,3 +441,44 @@ export function customerAccountMismatches(conn: Conn, companyId: number, cap: nu
     cap,
   );
 }
+
+export interface ShiftPeopleRow {
+  session_id: number;
+  /** sale_in_another_shift / cash_move_in_another_shift / handover_elsewhere. */
+  problem: string;
+  /** The sale, the cash move or the next shift. */
+  ref_id: number;
+  /** The person who made it (null for a handover). */
+  user_id: number | null;
+  /** The person whose shift it is. */
+  shift_user_id: number | null;
+}
+
+/**
+ * Shifts belong to a person (issue 29): a sale or a cash move a person made sits in that person's
+ * shift (or in one with no person: a token's, or from before); a handover's next shift is at the same box
+ * and opens when the previous one closed, for the next person.
+ */
+export function shiftPeopleProblems(conn: Conn, companyId: number, cap: number) {
+  return capped<ShiftPeopleRow>(
+    conn,
+    sql`SELECT r.box_session_id AS session_id, 'sale_in_another_shift' AS problem, r.sale_id AS ref_id,
+          r.sold_by_user_id AS user_id, s.user_id AS shift_user_id
+        FROM register_sales r JOIN box_sessions s ON s.company_id = r.company_id AND s.id = r.box_session_id
+        WHERE r.company_id = ${companyId} AND r.sold_by_user_id IS NOT NULL AND s.user_id IS NOT NULL
+          AND r.sold_by_user_id <> s.user_id
+      UNION ALL
+      SELECT m.session_id, 'cash_move_in_another_shift', m.id, m.created_by_user_id, s.user_id
+        FROM box_cash_moves m JOIN box_sessions s ON s.company_id = m.company_id AND s.id = m.session_id
+        WHERE m.company_id = ${companyId} AND m.created_by_user_id IS NOT NULL AND s.user_id IS NOT NULL
+          AND m.created_by_user_id <> s.user_id
+      UNION ALL
+      SELECT s.id, 'handover_elsewhere', s.handed_over_to, NULL::int, s.user_id
+        FROM box_sessions s LEFT JOIN box_sessions n ON n.company_id = s.company_id AND n.id = s.handed_over_to
+        WHERE s.company_id = ${companyId} AND s.handed_over_to IS NOT NULL
+          AND (n.id IS NULL OR n.box_id <> s.box_id OR s.status <> 'closed' OR n.opened_at <> s.closed_at
+            OR n.user_id IS DISTINCT FROM s.closed_by_user_id)`,
+    sql`session_id, problem, ref_id`,
+    cap,
+  );
+}

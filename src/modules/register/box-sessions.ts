@@ -6,7 +6,7 @@ import { AppError } from '../../lib/errors.ts';
 import { fromCents, toCents } from '../../lib/money.ts';
 import type { Clock } from '../../lib/time.ts';
 import { auditBy, recordAudit } from '../audit/audit.repo.ts';
-import { actorLabel, iso, money } from './actor.ts';
+import { actorLabel, actsAsAdmin, assertOwnShift, isCashier, iso, money, personOf } from './actor.ts';
 import type { Bound } from '../sales/sales.repo.ts';
 import * as repo from './register.repo.ts';
 
@@ -24,7 +24,48 @@ export function sessionToWire(row: repo.SessionRow) {
     closed_at: iso(row.closed_at),
     closed_by: row.closed_by,
     note: row.note,
+    user_id: row.user_id === null ? null : Number(row.user_id),
+    user_name: row.user_name,
+    handed_over_to: row.handed_over_to === null ? null : Number(row.handed_over_to),
+    client_id: row.client_id,
   };
+}
+
+const MAX_CLIENT_AGE_MS = 7 * 24 * 3600 * 1000;
+
+/** When the register says it did something (offline): never ahead of now, at most 7 days ago. */
+function clientTime(value: string | undefined, now: Date, name: string): Date {
+  if (value === undefined) return now;
+  const at = new Date(value);
+  if (Number.isNaN(at.getTime())) throw new AppError('validation_failed', `${name} must be a date-time`);
+  if (at.getTime() > now.getTime()) return now;
+  if (at.getTime() < now.getTime() - MAX_CLIENT_AGE_MS)
+    throw new AppError('validation_failed', `${name} is more than 7 days ago`);
+  return at;
+}
+
+/** A cashier sees only their own shifts; admins, tokens and the command line see all. */
+function visibleTo(ctx: CompanyCtx, session: repo.SessionRow): boolean {
+  return !isCashier(ctx) || (session.user_id !== null && Number(session.user_id) === personOf(ctx));
+}
+
+/** Who may close a shift: its person, an admin (or read-write token, the command line), or anyone when it has no person. */
+function assertMayClose(ctx: CompanyCtx, session: repo.SessionRow) {
+  if (actsAsAdmin(ctx) || session.user_id === null || Number(session.user_id) === personOf(ctx)) return;
+  assertOwnShift(ctx, { id: session.id, box_id: session.box_id, user_id: Number(session.user_id), user_name: session.user_name });
+}
+
+function checkedCounted(input: Record<string, number>): Record<string, string> {
+  const counted: Record<string, string> = {};
+  for (const [method, amount] of Object.entries(input)) {
+    if (!PAYMENT_METHODS.includes(method as PaymentMethod)) {
+      throw new AppError('validation_failed', `counted.${method} is not a payment method (${PAYMENT_METHODS.join(', ')})`);
+    }
+    const cents = toCents(amount);
+    if (cents < 0) throw new AppError('validation_failed', `counted.${method} must not be negative`);
+    counted[method] = fromCents(cents);
+  }
+  return counted;
 }
 
 type MethodAmounts = Partial<Record<PaymentMethod, number>>;
@@ -108,97 +149,224 @@ export type BoxSessions = ReturnType<typeof createBoxSessions>;
 
 export function createBoxSessions({ db, clock }: { db: Database; clock: Clock }) {
   const orm = db.orm;
+
+  /** Opens the caller's shift at a box (inside the caller's transaction). */
+  async function openIn(
+    tx: Conn,
+    ctx: CompanyCtx,
+    input: { box_id: number; opening_cash: number; client_id?: string | undefined; opened_at?: string | undefined },
+    now: Date,
+  ) {
+    const opening = toCents(input.opening_cash);
+    if (opening < 0) throw new AppError('validation_failed', 'opening_cash must not be negative');
+    const box = await repo.findBox(tx, ctx.companyId, input.box_id, true);
+    if (!box) throw new AppError('invalid_reference', `box ${input.box_id} does not exist`);
+    const open = await repo.findOpenSession(tx, ctx.companyId, box.id);
+    if (open) {
+      const mine = open.user_id !== null && Number(open.user_id) === personOf(ctx);
+      if (open.user_id !== null && !mine) {
+        assertOwnShift(ctx, { id: open.id, box_id: box.id, user_id: Number(open.user_id), user_name: open.user_name });
+      }
+      throw new AppError('conflict', `box ${box.id} already has an open session (${open.id}); close it first`);
+    }
+    const id = await nextId(tx, 'box_sessions', ctx.companyId);
+    await repo.insertSession(tx, {
+      companyId: ctx.companyId,
+      id,
+      boxId: box.id,
+      openingCash: fromCents(opening),
+      openedBy: actorLabel(ctx),
+      userId: personOf(ctx),
+      clientId: input.client_id ?? null,
+      now: clientTime(input.opened_at, now, 'opened_at'),
+    });
+    await recordAudit(tx, {
+      action: 'box_session.opened',
+      ...auditBy(ctx),
+      details: {
+        session_id: id,
+        box_id: box.id,
+        opening_cash: opening / 100,
+        ...(input.client_id !== undefined && { client_id: input.client_id }),
+      },
+    });
+    return id;
+  }
+
+  /** Closes a shift with its count (inside the caller's transaction); answers its report. */
+  async function closeIn(
+    tx: Conn,
+    ctx: CompanyCtx,
+    session: repo.SessionRow,
+    input: {
+      counted: Record<string, number>;
+      note?: string | undefined;
+      client_id?: string | undefined;
+      closed_at?: string | undefined;
+    },
+    now: Date,
+    handoverTo: number | null,
+  ) {
+    const id = session.id;
+    const counted = checkedCounted(input.counted);
+    const totals = await repo.sessionTotals(tx, ctx.companyId, id);
+    const expected = Object.fromEntries(
+      [...expectedCents(session.opening_cash, totals)].map(([m, cents]) => [m, fromCents(cents)]),
+    );
+    const closedAt = clientTime(input.closed_at, now, 'closed_at');
+    await repo.closeSessionRow(tx, {
+      companyId: ctx.companyId,
+      id,
+      counted,
+      expected,
+      closedBy: actorLabel(ctx),
+      closedByUserId: personOf(ctx),
+      closeClientId: input.client_id ?? null,
+      note: input.note?.trim() || null,
+      sales: totals.sales,
+      now: closedAt < new Date(session.opened_at) ? new Date(session.opened_at) : closedAt,
+    });
+    if (handoverTo !== null) await repo.setHandedOver(tx, ctx.companyId, id, handoverTo);
+    const report = await buildSessionReport(tx, ctx.companyId, (await repo.findSession(tx, ctx.companyId, id))!);
+    await recordAudit(tx, {
+      action: 'box_session.closed',
+      ...auditBy(ctx),
+      details: {
+        session_id: id,
+        box_id: session.box_id,
+        expected: report.expected,
+        counted: report.counted,
+        difference: report.difference,
+        ...(handoverTo !== null && { handed_over_to: handoverTo }),
+      },
+    });
+    return report;
+  }
+
   return {
-    async openSession(ctx: CompanyCtx, input: { box_id: number; opening_cash: number }) {
-      const opening = toCents(input.opening_cash);
-      if (opening < 0) throw new AppError('validation_failed', 'opening_cash must not be negative');
+    /**
+     * Opens the caller's own shift with their count. With a client id (a shift opened without
+     * connection) the same id again answers the shift it opened (replayed: true) and changes nothing.
+     */
+    async openSession(
+      ctx: CompanyCtx,
+      input: { box_id: number; opening_cash: number; client_id?: string | undefined; opened_at?: string | undefined },
+    ) {
       return orm.transaction(async (tx) => {
-        const box = await repo.findBox(tx, ctx.companyId, input.box_id, true);
-        if (!box) throw new AppError('invalid_reference', `box ${input.box_id} does not exist`);
-        const open = await repo.findOpenSession(tx, ctx.companyId, box.id);
-        if (open) throw new AppError('conflict', `box ${box.id} already has an open session (${open.id}); close it first`);
-        const id = await nextId(tx, 'box_sessions', ctx.companyId);
-        const now = clock.now();
-        await repo.insertSession(tx, {
-          companyId: ctx.companyId,
-          id,
-          boxId: box.id,
-          openingCash: fromCents(opening),
-          openedBy: actorLabel(ctx),
-          now,
-        });
-        await recordAudit(tx, {
-          action: 'box_session.opened',
-          ...auditBy(ctx),
-          details: { session_id: id, box_id: box.id, opening_cash: opening / 100 },
-        });
-        return sessionToWire((await repo.findSession(tx, ctx.companyId, id))!);
+        if (input.client_id !== undefined) {
+          await repo.lockSessionClientId(tx, ctx.companyId, input.client_id);
+          const seen = await repo.findSessionByClientId(tx, ctx.companyId, input.client_id);
+          if (seen) {
+            if (seen.box_id !== input.box_id || toCents(seen.opening_cash) !== toCents(input.opening_cash)) {
+              throw new AppError('conflict', `client_id ${input.client_id} already opened shift ${seen.id} with other data`);
+            }
+            return { ...sessionToWire(seen), replayed: true };
+          }
+        }
+        const id = await openIn(tx, ctx, input, clock.now());
+        return { ...sessionToWire((await repo.findSession(tx, ctx.companyId, id))!), replayed: false };
       });
     },
 
     async sessionReport(ctx: CompanyCtx, id: number) {
       const session = await repo.findSession(orm, ctx.companyId, id);
-      if (!session) throw new AppError('not_found', `box session ${id} does not exist`);
+      if (!session || !visibleTo(ctx, session)) throw new AppError('not_found', `box session ${id} does not exist`);
       return buildSessionReport(orm, ctx.companyId, session);
     },
 
-    async listSessions(ctx: CompanyCtx, filter: { boxId?: number; from?: Bound; to?: Bound; limit: number }) {
-      const rows = await repo.listSessions(orm, ctx.companyId, filter);
+    /** A shift by the register's own id (one opened without connection). */
+    async sessionByClientId(ctx: CompanyCtx, clientId: string) {
+      const session = await repo.findSessionByClientId(orm, ctx.companyId, clientId);
+      if (!session || !visibleTo(ctx, session)) throw new AppError('not_found', `no box session with client_id ${clientId}`);
+      return buildSessionReport(orm, ctx.companyId, session);
+    },
+
+    /** Shifts with their reports: a cashier's own only; admins all (or one person's with userId). */
+    async listSessions(ctx: CompanyCtx, filter: { boxId?: number; userId?: number; from?: Bound; to?: Bound; limit: number }) {
+      const own = isCashier(ctx) ? { userId: personOf(ctx)! } : {};
+      if (isCashier(ctx) && filter.userId !== undefined && filter.userId !== personOf(ctx)) return [];
+      const rows = await repo.listSessions(orm, ctx.companyId, { ...filter, ...own });
       const reports = [];
       for (const row of rows) reports.push(await buildSessionReport(orm, ctx.companyId, row));
       return reports;
     },
 
-    async closeSession(ctx: CompanyCtx, id: number, input: { counted: Record<string, number>; note?: string }) {
+    /**
+     * Closes a shift with what was counted. Its person, an admin or a token may close it. With a
+     * client id, closing again with the same id answers the same report (a replay from a register
+     * that closed without connection).
+     */
+    async closeSession(
+      ctx: CompanyCtx,
+      id: number,
+      input: {
+        counted: Record<string, number>;
+        note?: string | undefined;
+        client_id?: string | undefined;
+        closed_at?: string | undefined;
+      },
+    ) {
+      return orm.transaction(async (tx) => {
+        const session = await repo.findSession(tx, ctx.companyId, id, true);
+        if (!session || !visibleTo(ctx, session)) throw new AppError('not_found', `box session ${id} does not exist`);
+        if (session.status !== 'open') {
+          if (input.client_id !== undefined && session.close_client_id === input.client_id) {
+            return buildSessionReport(tx, ctx.companyId, session);
+          }
+          throw new AppError('invalid_state', `box session ${id} is already closed`);
+        }
+        assertMayClose(ctx, session);
+        return closeIn(tx, ctx, session, input, clock.now(), null);
+      });
+    },
+
+    /**
+     * A handover: the box's open shift (another person's, or the caller's own) closes with the
+     * outgoing count and the caller's shift opens with their own count, in one transaction.
+     * Any member may take over a box; the close is recorded as theirs (closed_by) and audited.
+     */
+    async handover(
+      ctx: CompanyCtx,
+      id: number,
+      input: { counted: Record<string, number>; note?: string | undefined; opening_cash: number; client_id?: string | undefined },
+    ) {
       return orm.transaction(async (tx) => {
         const session = await repo.findSession(tx, ctx.companyId, id, true);
         if (!session) throw new AppError('not_found', `box session ${id} does not exist`);
+        if (personOf(ctx) === null) throw new AppError('forbidden', 'a handover is between people: sign in to take over a box');
         if (session.status !== 'open') throw new AppError('invalid_state', `box session ${id} is already closed`);
-        const counted: Record<string, string> = {};
-        for (const [method, amount] of Object.entries(input.counted)) {
-          if (!PAYMENT_METHODS.includes(method as PaymentMethod)) {
-            throw new AppError('validation_failed', `counted.${method} is not a payment method (${PAYMENT_METHODS.join(', ')})`);
+        if (input.client_id !== undefined) {
+          await repo.lockSessionClientId(tx, ctx.companyId, input.client_id);
+          if (await repo.findSessionByClientId(tx, ctx.companyId, input.client_id)) {
+            throw new AppError('conflict', `client_id ${input.client_id} already opened a shift`);
           }
-          const cents = toCents(amount);
-          if (cents < 0) throw new AppError('validation_failed', `counted.${method} must not be negative`);
-          counted[method] = fromCents(cents);
         }
-        const totals = await repo.sessionTotals(tx, ctx.companyId, id);
-        const expected = Object.fromEntries(
-          [...expectedCents(session.opening_cash, totals)].map(([m, cents]) => [m, fromCents(cents)]),
-        );
         const now = clock.now();
-        await repo.closeSessionRow(tx, {
-          companyId: ctx.companyId,
-          id,
-          counted,
-          expected,
-          closedBy: actorLabel(ctx),
-          note: input.note?.trim() || null,
-          sales: totals.sales,
+        const nextIdValue = await nextId(tx, 'box_sessions', ctx.companyId);
+        const closed = await closeIn(tx, ctx, session, input, now, nextIdValue);
+        // nextId numbered the new shift already: openIn takes the following number unless we pass it on.
+        const opened = await openWithId(tx, ctx, nextIdValue, {
+          box_id: session.box_id,
+          opening_cash: input.opening_cash,
+          client_id: input.client_id,
           now,
+          handoverFrom: id,
         });
-        const report = await buildSessionReport(tx, ctx.companyId, (await repo.findSession(tx, ctx.companyId, id))!);
-        await recordAudit(tx, {
-          action: 'box_session.closed',
-          ...auditBy(ctx),
-          details: {
-            session_id: id,
-            box_id: session.box_id,
-            expected: report.expected,
-            counted: report.counted,
-            difference: report.difference,
-          },
-        });
-        return report;
+        return { closed, session: sessionToWire(opened) };
       });
     },
 
     async moveCash(ctx: CompanyCtx, id: number, input: { kind: 'in' | 'out'; amount: number; reason: string }) {
       return orm.transaction(async (tx) => {
         const session = await repo.findSession(tx, ctx.companyId, id, true);
-        if (!session) throw new AppError('not_found', `box session ${id} does not exist`);
+        if (!session || !visibleTo(ctx, session)) throw new AppError('not_found', `box session ${id} does not exist`);
         if (session.status !== 'open') throw new AppError('invalid_state', `box session ${id} is closed`);
+        assertOwnShift(ctx, {
+          id,
+          box_id: session.box_id,
+          user_id: session.user_id === null ? null : Number(session.user_id),
+          user_name: session.user_name,
+        });
         const cents = toCents(input.amount);
         if (cents <= 0) throw new AppError('validation_failed', 'amount must be above zero');
         const moveId = await repo.insertCashMove(tx, {
@@ -208,6 +376,7 @@ export function createBoxSessions({ db, clock }: { db: Database; clock: Clock })
           amount: fromCents(cents),
           reason: input.reason.trim(),
           createdBy: actorLabel(ctx),
+          createdByUserId: personOf(ctx),
           now: clock.now(),
         });
         await recordAudit(tx, {
@@ -218,12 +387,31 @@ export function createBoxSessions({ db, clock }: { db: Database; clock: Clock })
         return buildSessionReport(tx, ctx.companyId, session);
       });
     },
-
-    /**
-     * A register sale: the items priced (the product's price unless an admin — or the company's
-     * setting — allows another), payments settled with change, stock out of the box's deposit
-     * through the ledger, events and rows in one transaction. The idempotency key makes a repeat
-     * harmless: the same key with the same body answers the same sale; with another body, 409.
-     */
   };
+
+  /** The incoming shift of a handover, under the number taken before the outgoing one closed. */
+  async function openWithId(
+    tx: Conn,
+    ctx: CompanyCtx,
+    id: number,
+    v: { box_id: number; opening_cash: number; client_id: string | undefined; now: Date; handoverFrom: number },
+  ) {
+    const opening = toCents(v.opening_cash);
+    await repo.insertSession(tx, {
+      companyId: ctx.companyId,
+      id,
+      boxId: v.box_id,
+      openingCash: fromCents(opening),
+      openedBy: actorLabel(ctx),
+      userId: personOf(ctx),
+      clientId: v.client_id ?? null,
+      now: v.now,
+    });
+    await recordAudit(tx, {
+      action: 'box_session.opened',
+      ...auditBy(ctx),
+      details: { session_id: id, box_id: v.box_id, opening_cash: opening / 100, handover_from: v.handoverFrom },
+    });
+    return (await repo.findSession(tx, ctx.companyId, id))!;
+  }
 }

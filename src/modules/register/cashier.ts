@@ -12,7 +12,7 @@ import { findSaleRow, insertPayments, listPayments, listSaleItems, type SaleList
 import { assertTransition } from '../sales/sale-states.ts';
 import { cancelSale, markSalePaid } from '../sales/sales.service.ts';
 import { applyMovements, bookMovementsLocking, runLedgerStatement } from '../stock/stock.ledger.ts';
-import { actorLabel, actsAsAdmin, money } from './actor.ts';
+import { actorLabel, actsAsAdmin, assertOwnShift, money, personOf } from './actor.ts';
 import { type PricedLine, priceLines, type SaleItemInput } from './pricing.ts';
 import {
   applyDiscounts,
@@ -94,13 +94,20 @@ async function replayedSale(tx: Conn, companyId: number, key: string, fingerprin
   return readSale(tx, companyId, seen.sale_id);
 }
 
-/** The box the sale is made at, the deposit it sells from, its open session and the company's settings. */
-async function sellingPointOf(tx: Conn, companyId: number, boxId: number) {
+/** The box the sale is made at, the deposit it sells from, its open session (the seller's own) and the company's settings. */
+async function sellingPointOf(tx: Conn, ctx: CompanyCtx, boxId: number) {
+  const companyId = ctx.companyId;
   const point = await repo.findSellingPoint(tx, companyId, boxId);
   if (!point) {
     if (!(await repo.findBox(tx, companyId, boxId))) throw new AppError('invalid_reference', `box ${boxId} does not exist`);
     throw new AppError('no_open_session', `box ${boxId} has no open session; open it to sell`);
   }
+  assertOwnShift(ctx, {
+    id: point.session_id,
+    box_id: point.box_id,
+    user_id: point.session_user_id === null ? null : Number(point.session_user_id),
+    user_name: point.session_user_name,
+  });
   if (point.sells_from === null) throw new AppError('invalid_state', 'the company has no default deposit to sell from');
   return {
     box: { id: point.box_id, name: point.box_name, sellsFrom: point.sells_from },
@@ -217,7 +224,7 @@ export function createCashier({ db, clock, approver }: { db: Database; clock: Cl
       };
       try {
         const soldAt = soldAtOf(input.sold_at, now);
-        const { settings } = await sellingPointOf(orm, companyId, input.box_id);
+        const { settings } = await sellingPointOf(orm, ctx, input.box_id);
         const lines = await priceLines(orm, ctx, input.items, { settings }, input.catalog_at ? new Date(input.catalog_at) : null);
         const discounted = applyDiscounts(
           lines,
@@ -260,7 +267,7 @@ export function createCashier({ db, clock, approver }: { db: Database; clock: Cl
         if (seen) return { sale: seen, replayed: true };
         if (!numbers) throw new AppError('conflict', `idempotency key "${key}" is being used by another request; retry it`);
         // Again, now holding the session (FOR SHARE): it cannot close under the sale.
-        const { box, sessionId } = await sellingPointOf(tx, companyId, input.box_id);
+        const { box, sessionId } = await sellingPointOf(tx, ctx, input.box_id);
         const { soldAt, lines, totalCents, settled, accountCents, discounted } = checked;
 
         const { saleId: id, firstMovementId } = numbers;
@@ -302,6 +309,7 @@ export function createCashier({ db, clock, approver }: { db: Database; clock: Cl
           sha256: fingerprint,
           customerName,
           soldBy,
+          soldByUserId: personOf(ctx),
           soldAt,
           change: fromCents(settled.changeCents),
           discountReason: discounted.saleReason,
@@ -417,6 +425,12 @@ export function createCashier({ db, clock, approver }: { db: Database; clock: Cl
         const session = await repo.findOpenSession(tx, companyId, sale.box_id!, 'share');
         if (!session)
           throw new AppError('no_open_session', `box ${sale.box_id} has no open session; open it to take the payment`);
+        assertOwnShift(ctx, {
+          id: session.id,
+          box_id: session.box_id,
+          user_id: session.user_id === null ? null : Number(session.user_id),
+          user_name: session.user_name,
+        });
         const remaining = toCents(sale.total) - toCents(sale.paid_total);
         const settled = settlePayments(remaining, input.payments, sale.customer_id !== null);
         if (settled.appliedCents < remaining) {

@@ -17,6 +17,21 @@ export function registerRegisterPage(app: App, { register, shell }: { register: 
       },
     });
   });
+
+  /** Mis ventas: the person's current shift and its sales (reprint, invoice, return). Every member. */
+  app.get('/mis-ventas', { schema: { hide: true } }, async (request, reply) => {
+    const ctx = companyCtx(request.ctx);
+    const session = request.authSession!;
+    const state = await register.registerState(ctx);
+    return shell.send(request, reply, {
+      title: 'Mis ventas',
+      entry: 'mis-ventas',
+      data: {
+        company: state.company,
+        user: { id: session.userId, email: session.email, name: session.displayName, role: session.role },
+      },
+    });
+  });
 }
 
 /** The owner's screens: sales (list, filters, detail, cancel), box closes, the day's summary. Admins. */

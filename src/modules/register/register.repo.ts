@@ -26,6 +26,9 @@ export async function findBox(conn: Conn, companyId: number, boxId: number, lock
 
 export interface BoxWithSession extends BoxRow {
   open_session_id: number | null;
+  /** The person whose shift is open there (null: none, or no person's). */
+  open_session_user_id: number | null;
+  open_session_user_name: string | null;
 }
 
 export function listBoxes(conn: Conn, companyId: number): Promise<BoxWithSession[]> {
@@ -33,8 +36,11 @@ export function listBoxes(conn: Conn, companyId: number): Promise<BoxWithSession
     conn,
     sql`SELECT b.id, b.name, b.deposit_id,
         coalesce(b.deposit_id, (SELECT d.id FROM deposits d WHERE d.company_id = b.company_id AND d.is_default)) AS sells_from,
-        (SELECT s.id FROM box_sessions s WHERE s.company_id = b.company_id AND s.box_id = b.id AND s.status = 'open') AS open_session_id
-      FROM boxes b WHERE b.company_id = ${companyId} ORDER BY b.id`,
+        o.id AS open_session_id, o.user_id AS open_session_user_id, coalesce(u.display_name, u.email) AS open_session_user_name
+      FROM boxes b
+      LEFT JOIN box_sessions o ON o.company_id = b.company_id AND o.box_id = b.id AND o.status = 'open'
+      LEFT JOIN users u ON u.id = o.user_id
+      WHERE b.company_id = ${companyId} ORDER BY b.id`,
   );
 }
 
@@ -55,11 +61,35 @@ export interface SessionRow {
   /** The report's sales figure as fixed at the close (null while open). */
   sales_count: number | null;
   sales_total: string | null;
+  /** The person whose shift it is (null: opened by an API token, the command line, or before shifts had a person). */
+  user_id: number | null;
+  user_name: string | null;
+  closed_by_user_id: number | null;
+  handed_over_to: number | null;
+  client_id: string | null;
+  close_client_id: string | null;
 }
 
 const SESSION_SELECT = sql`SELECT s.company_id, s.id, s.box_id, b.name AS box_name, s.status, s.opening_cash, s.opened_at,
-    s.opened_by, s.counted, s.expected, s.closed_at, s.closed_by, s.note, s.sales_count, s.sales_total
-  FROM box_sessions s JOIN boxes b ON b.company_id = s.company_id AND b.id = s.box_id`;
+    s.opened_by, s.counted, s.expected, s.closed_at, s.closed_by, s.note, s.sales_count, s.sales_total,
+    s.user_id, coalesce(u.display_name, u.email) AS user_name, s.closed_by_user_id, s.handed_over_to, s.client_id::text AS client_id,
+    s.close_client_id::text AS close_client_id
+  FROM box_sessions s JOIN boxes b ON b.company_id = s.company_id AND b.id = s.box_id
+  LEFT JOIN users u ON u.id = s.user_id`;
+
+/** A shift by the register's own id (one opened without connection). */
+export async function findSessionByClientId(conn: Conn, companyId: number, clientId: string): Promise<SessionRow | null> {
+  const [row] = await selectRows<SessionRow>(
+    conn,
+    sql`${SESSION_SELECT} WHERE s.company_id = ${companyId} AND s.client_id = ${clientId}::uuid`,
+  );
+  return row ?? null;
+}
+
+/** Serialises the opens that carry the same client id (to the end of the transaction). */
+export async function lockSessionClientId(conn: Conn, companyId: number, clientId: string) {
+  await conn.execute(sql`SELECT pg_advisory_xact_lock(hashtext(${`shift-client:${companyId}:${clientId}`}))`);
+}
 
 export async function findSession(conn: Conn, companyId: number, id: number, lock = false): Promise<SessionRow | null> {
   const [row] = await selectRows<SessionRow>(
@@ -91,10 +121,11 @@ export async function findOpenSession(
 export function listSessions(
   conn: Conn,
   companyId: number,
-  filter: { boxId?: number; from?: Bound; to?: Bound; limit: number },
+  filter: { boxId?: number; userId?: number; from?: Bound; to?: Bound; limit: number },
 ): Promise<SessionRow[]> {
   const where: SQL[] = [sql`s.company_id = ${companyId}`];
   if (filter.boxId !== undefined) where.push(sql`s.box_id = ${filter.boxId}`);
+  if (filter.userId !== undefined) where.push(sql`s.user_id = ${filter.userId}`);
   if (filter.from) where.push(sql`s.opened_at >= ${boundSql(companyId, filter.from, false)}`);
   if (filter.to) where.push(sql`s.opened_at < ${boundSql(companyId, filter.to, true)}`);
   return selectRows<SessionRow>(
@@ -105,11 +136,21 @@ export function listSessions(
 
 export async function insertSession(
   conn: Conn,
-  values: { companyId: number; id: number; boxId: number; openingCash: string; openedBy: string; now: Date },
+  values: {
+    companyId: number;
+    id: number;
+    boxId: number;
+    openingCash: string;
+    openedBy: string;
+    userId: number | null;
+    clientId: string | null;
+    now: Date;
+  },
 ) {
   await conn.execute(
-    sql`INSERT INTO box_sessions (company_id, id, box_id, status, opening_cash, opened_at, opened_by)
-      VALUES (${values.companyId}, ${values.id}, ${values.boxId}, 'open', ${values.openingCash}, ${values.now.toISOString()}, ${values.openedBy})`,
+    sql`INSERT INTO box_sessions (company_id, id, box_id, status, opening_cash, opened_at, opened_by, user_id, client_id)
+      VALUES (${values.companyId}, ${values.id}, ${values.boxId}, 'open', ${values.openingCash}, ${values.now.toISOString()},
+        ${values.openedBy}, ${values.userId}, ${values.clientId}::uuid)`,
   );
 }
 
@@ -121,6 +162,8 @@ export async function closeSessionRow(
     counted: Record<string, string>;
     expected: Record<string, string>;
     closedBy: string;
+    closedByUserId: number | null;
+    closeClientId: string | null;
     note: string | null;
     sales: { count: number; total: string };
     now: Date;
@@ -129,7 +172,8 @@ export async function closeSessionRow(
   await conn.execute(
     sql`UPDATE box_sessions SET status = 'closed', counted = ${JSON.stringify(values.counted)}::jsonb,
         expected = ${JSON.stringify(values.expected)}::jsonb, closed_at = ${values.now.toISOString()},
-        closed_by = ${values.closedBy}, note = ${values.note},
+        closed_by = ${values.closedBy}, note = ${values.note}, closed_by_user_id = ${values.closedByUserId},
+        close_client_id = ${values.closeClientId}::uuid,
         sales_count = ${values.sales.count}, sales_total = ${values.sales.total}
       WHERE company_id = ${values.companyId} AND id = ${values.id}`,
   );
@@ -154,13 +198,22 @@ export function listCashMoves(conn: Conn, companyId: number, sessionId: number):
 
 export async function insertCashMove(
   conn: Conn,
-  v: { companyId: number; sessionId: number; kind: 'in' | 'out'; amount: string; reason: string; createdBy: string; now: Date },
+  v: {
+    companyId: number;
+    sessionId: number;
+    kind: 'in' | 'out';
+    amount: string;
+    reason: string;
+    createdBy: string;
+    createdByUserId: number | null;
+    now: Date;
+  },
 ): Promise<number> {
   const [row] = await selectRows<{ id: number }>(
     conn,
-    sql`INSERT INTO box_cash_moves (company_id, session_id, id, kind, amount, reason, created_by, created_at)
+    sql`INSERT INTO box_cash_moves (company_id, session_id, id, kind, amount, reason, created_by, created_by_user_id, created_at)
       SELECT ${v.companyId}, ${v.sessionId}, coalesce(max(id), 0) + 1, ${v.kind}, ${v.amount}, ${v.reason}, ${v.createdBy},
-        ${v.now.toISOString()}
+        ${v.createdByUserId}, ${v.now.toISOString()}
       FROM box_cash_moves WHERE company_id = ${v.companyId} AND session_id = ${v.sessionId}
       RETURNING id`,
   );
@@ -295,6 +348,11 @@ export async function addRegisterChange(conn: Conn, companyId: number, saleId: n
   );
 }
 
+/** Records that `nextId` took over from the shift `id` (a handover). */
+export async function setHandedOver(conn: Conn, companyId: number, id: number, nextId: number) {
+  await conn.execute(sql`UPDATE box_sessions SET handed_over_to = ${nextId} WHERE company_id = ${companyId} AND id = ${id}`);
+}
+
 export async function setRefundSession(conn: Conn, companyId: number, saleId: number, sessionId: number) {
   await conn.execute(
     sql`UPDATE register_sales SET refund_session_id = ${sessionId} WHERE company_id = ${companyId} AND sale_id = ${saleId}`,
@@ -337,6 +395,7 @@ export function registerRowStep(v: {
   sha256: string;
   customerName: string | null;
   soldBy: string;
+  soldByUserId: number | null;
   soldAt: Date;
   change: string;
   discountReason?: string | null;
@@ -344,9 +403,9 @@ export function registerRowStep(v: {
 }): SQL {
   return sql`register AS (
       INSERT INTO register_sales (company_id, sale_id, box_session_id, deposit_id, idempotency_key, request_sha256,
-        customer_name, sold_by, sold_at, change, discount_reason, discount_approved_by)
+        customer_name, sold_by, sold_by_user_id, sold_at, change, discount_reason, discount_approved_by)
       VALUES (${v.companyId}, ${v.saleId}, ${v.sessionId}, ${v.depositId}, ${v.key}, ${v.sha256}, ${v.customerName}, ${v.soldBy},
-        ${v.soldAt.toISOString()}::timestamptz, ${v.change}::numeric, ${v.discountReason ?? null}::text,
+        ${v.soldByUserId}::int, ${v.soldAt.toISOString()}::timestamptz, ${v.change}::numeric, ${v.discountReason ?? null}::text,
         ${v.discountApprovedBy ?? null}::text))`;
 }
 
@@ -355,6 +414,9 @@ export interface SellingPoint {
   box_name: string;
   sells_from: number | null;
   session_id: number;
+  /** The person whose shift is open at the box (null: no person's). */
+  session_user_id: number | null;
+  session_user_name: string | null;
   settings: Record<string, unknown>;
 }
 
@@ -368,7 +430,8 @@ export async function findSellingPoint(conn: Conn, companyId: number, boxId: num
     conn,
     sql`SELECT b.id AS box_id, b.name AS box_name,
         coalesce(b.deposit_id, (SELECT d.id FROM deposits d WHERE d.company_id = b.company_id AND d.is_default)) AS sells_from,
-        s.id AS session_id, c.settings
+        s.id AS session_id, s.user_id AS session_user_id, (SELECT coalesce(u.display_name, u.email) FROM users u WHERE u.id = s.user_id) AS session_user_name,
+        c.settings
       FROM boxes b
       JOIN box_sessions s ON s.company_id = b.company_id AND s.box_id = b.id AND s.status = 'open'
       JOIN companies c ON c.id = b.company_id

@@ -13,7 +13,10 @@ import {
   BoxSessionReport,
   CancelBody,
   CashMoveBody,
+  ClientIdParams,
   CloseSessionBody,
+  HandoverBody,
+  HandoverResponse,
   IdParams,
   OpenSessionBody,
   PayBody,
@@ -197,16 +200,60 @@ export function registerRegisterRoutes(app: App, { register }: { register: Regis
       config: { access: 'sell' },
       schema: {
         tags: TAGS,
-        summary: 'Open a box session with the opening cash',
+        summary: "Open the caller's own shift at a box with their own count",
+        description:
+          "A box has at most one open shift, which belongs to the person who opened it. When it is someone else's the answer is 409 shift_of_another_person: take it over with POST /api/v1/box-sessions/{id}/handover. With client_id (a shift opened without connection), the same id again answers the same shift (200, idempotent-replay: true).",
         body: OpenSessionBody,
         response: {
           201: Type.Object({ session: BoxSession }),
-          ...errorResponses({ 409: 'The box already has an open session', 422: 'Unknown box' }),
+          200: Type.Object({ session: BoxSession }),
+          ...errorResponses({
+            409: "The box already has an open shift (shift_of_another_person when it is someone else's)",
+            422: 'Unknown box',
+          }),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { replayed, ...session } = await register.openSession(companyCtx(request.ctx), request.body);
+      if (replayed) reply.header('idempotent-replay', 'true');
+      return reply.code(replayed ? 200 : 201).send({ session });
+    },
+  );
+
+  app.post(
+    '/api/v1/box-sessions/:id/handover',
+    {
+      config: { access: 'sell' },
+      schema: {
+        tags: TAGS,
+        summary: "A handover: close the box's open shift with its count and open the caller's own",
+        description:
+          "One transaction: the shift closes with `counted` (the outgoing person's count; the close is recorded as the caller's) and the caller's shift opens at the same box with `opening_cash` (their own count). Signed-in people only.",
+        params: IdParams,
+        body: HandoverBody,
+        response: {
+          201: HandoverResponse,
+          ...errorResponses({ 403: 'Not a person (an API token)', 404: 'No such session', 422: 'Already closed or bad method' }),
         },
       },
     },
     async (request, reply) =>
-      reply.code(201).send({ session: await register.openSession(companyCtx(request.ctx), request.body) }),
+      reply.code(201).send(await register.handover(companyCtx(request.ctx), request.params.id, request.body)),
+  );
+
+  app.get(
+    '/api/v1/box-sessions/by-client/:client_id',
+    {
+      config: { access: 'read' },
+      schema: {
+        tags: TAGS,
+        summary: "A shift by the register's own id (one opened without connection) and its report",
+        params: ClientIdParams,
+        response: { 200: BoxSessionReport, ...errorResponses({ 404: 'No such session in this company' }) },
+      },
+    },
+    async (request) => register.sessionByClientId(companyCtx(request.ctx), request.params.client_id),
   );
 
   app.get(
@@ -215,7 +262,7 @@ export function registerRegisterRoutes(app: App, { register }: { register: Regis
       config: { access: 'read' },
       schema: {
         tags: TAGS,
-        summary: 'Box sessions with their reports, newest first',
+        summary: 'Box sessions with their reports, newest first (a cashier: only their own)',
         querystring: SessionListQuery,
         response: { 200: Type.Object({ sessions: Type.Array(BoxSessionReport) }) },
       },
@@ -225,6 +272,7 @@ export function registerRegisterRoutes(app: App, { register }: { register: Regis
       return {
         sessions: await register.listSessions(companyCtx(request.ctx), {
           ...(q.box_id !== undefined && { boxId: q.box_id }),
+          ...(q.user_id !== undefined && { userId: q.user_id }),
           ...(q.from !== undefined && { from: { day: q.from } }),
           ...(q.to !== undefined && { to: { day: q.to } }),
           limit: q.limit,
@@ -254,9 +302,18 @@ export function registerRegisterRoutes(app: App, { register }: { register: Regis
       schema: {
         tags: TAGS,
         summary: 'Close a box session with what was counted per method; answers the report',
+        description:
+          'Its person, an admin or a read-write token may close it (another cashier: 409 shift_of_another_person). With client_id, closing again with the same id answers the same report (a close made without connection, sent again).',
         params: IdParams,
         body: CloseSessionBody,
-        response: { 200: BoxSessionReport, ...errorResponses({ 404: 'No such session', 422: 'Already closed or bad method' }) },
+        response: {
+          200: BoxSessionReport,
+          ...errorResponses({
+            404: 'No such session',
+            409: "Another person's shift",
+            422: 'Already closed or bad method',
+          }),
+        },
       },
     },
     async (request) => register.closeSession(companyCtx(request.ctx), request.params.id, request.body),
@@ -271,7 +328,10 @@ export function registerRegisterRoutes(app: App, { register }: { register: Regis
         summary: 'Put cash into (in) or take it out of (out) the drawer',
         params: IdParams,
         body: CashMoveBody,
-        response: { 201: BoxSessionReport, ...errorResponses({ 404: 'No such session', 422: 'Session closed' }) },
+        response: {
+          201: BoxSessionReport,
+          ...errorResponses({ 404: 'No such session', 409: "Another person's shift", 422: 'Session closed' }),
+        },
       },
     },
     async (request, reply) =>
@@ -294,7 +354,7 @@ export function registerRegisterRoutes(app: App, { register }: { register: Regis
           200: SaleResponse,
           ...errorResponses({
             403: "A price other than the product's without an admin; a discount beyond the limit without an admin's approval (discount_needs_approval) or with a refused one (approval_refused)",
-            409: 'The idempotency key was used with another request',
+            409: "The idempotency key was used with another request, or the box's open shift is another person's (shift_of_another_person)",
             422: 'Bad sale: empty, unknown product or box, no open session, payments over the total',
             429: 'Too many refused discount approvals for that approver from this client (Retry-After)',
           }),
@@ -404,7 +464,11 @@ export function registerRegisterRoutes(app: App, { register }: { register: Regis
         body: PayBody,
         response: {
           200: SaleResponse,
-          ...errorResponses({ 404: 'No such sale', 422: 'Not pending, no open session, or payments short' }),
+          ...errorResponses({
+            404: 'No such sale',
+            409: "The box's open shift is another person's (shift_of_another_person)",
+            422: 'Not pending, no open session, or payments short',
+          }),
         },
       },
     },

@@ -145,8 +145,20 @@ export const BoxSession = Type.Object(
     closed_at: Nullable(DateTime),
     closed_by: Nullable(Type.String()),
     note: Nullable(Type.String()),
+    user_id: Nullable(
+      Type.Integer({ description: 'The person whose shift it is (null: opened by an API token or before shifts had a person)' }),
+    ),
+    user_name: Nullable(Type.String({ description: "That person's name (or email)" })),
+    handed_over_to: Nullable(Type.Integer({ description: 'The shift that took over from this one at its close (a handover)' })),
+    client_id: Nullable(
+      Type.String({ format: 'uuid', description: "The register's own id of a shift opened without connection" }),
+    ),
   },
-  { $id: 'BoxSession', description: 'A box session (turno de caja)' },
+  {
+    $id: 'BoxSession',
+    description:
+      "A box session (turno de caja): one person's shift at a box. A box has at most one open shift; a person sells and moves cash only in their own",
+  },
 );
 
 const MethodAmounts = Type.Record(Type.String(), Type.Number(), { description: 'Amount per payment method' });
@@ -193,10 +205,21 @@ export const BoxSessionReport = Type.Object(
   },
 );
 
+const ClientId = Type.String({
+  format: 'uuid',
+  description: "The register's own id for the operation (made without connection): the same id again answers the same result",
+});
+const ClientAt = Type.String({
+  format: 'date-time',
+  description: 'When the register did it (queued offline); a time ahead of the server is taken as now',
+});
+
 export const OpenSessionBody = Type.Object(
   {
     box_id: Type.Integer({ minimum: 1, maximum: 2_147_483_647 }),
-    opening_cash: Type.Number({ minimum: 0, maximum: 999_999_999_999 }),
+    opening_cash: Type.Number({ minimum: 0, maximum: 999_999_999_999, description: "The opener's own count" }),
+    client_id: Type.Optional(ClientId),
+    opened_at: Type.Optional(ClientAt),
   },
   { additionalProperties: false },
 );
@@ -205,8 +228,32 @@ export const CloseSessionBody = Type.Object(
   {
     counted: Type.Record(Type.String(), Type.Number({ minimum: 0, maximum: 999_999_999_999 })),
     note: Type.Optional(Type.String({ maxLength: 500 })),
+    client_id: Type.Optional(ClientId),
+    closed_at: Type.Optional(ClientAt),
   },
   { additionalProperties: false },
+);
+
+export const ClientIdParams = Type.Object({ client_id: Type.String({ format: 'uuid' }) });
+
+export const HandoverBody = Type.Object(
+  {
+    counted: Type.Record(Type.String(), Type.Number({ minimum: 0, maximum: 999_999_999_999 }), {
+      description: 'What the outgoing shift counted, per method',
+    }),
+    note: Type.Optional(Type.String({ maxLength: 500 })),
+    opening_cash: Type.Number({ minimum: 0, maximum: 999_999_999_999, description: "The incoming person's own count" }),
+    client_id: Type.Optional(ClientId),
+  },
+  { additionalProperties: false },
+);
+
+export const HandoverResponse = Type.Object(
+  {
+    closed: BoxSessionReport,
+    session: Type.Object(BoxSession.properties, { description: "The incoming person's shift (a BoxSession)" }),
+  },
+  { description: "The outgoing shift's close report and the incoming person's new shift" },
 );
 
 export const CashMoveBody = Type.Object(
@@ -220,6 +267,13 @@ export const CashMoveBody = Type.Object(
 
 export const SessionListQuery = Type.Object({
   box_id: Type.Optional(Type.Integer({ minimum: 1, maximum: 2_147_483_647 })),
+  user_id: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: 2_147_483_647,
+      description: "One person's shifts (a cashier always sees only their own)",
+    }),
+  ),
   from: Type.Optional(Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$' })),
   to: Type.Optional(Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$' })),
   limit: Type.Integer({ minimum: 1, maximum: 100, default: 30 }),
@@ -234,6 +288,8 @@ export const RegisterState = Type.Object(
         name: Type.String(),
         deposit_id: Nullable(Type.Integer()),
         open_session_id: Nullable(Type.Integer()),
+        open_session_user_id: Nullable(Type.Integer({ description: 'Whose shift is open there' })),
+        open_session_user_name: Nullable(Type.String()),
       }),
     ),
     scale_label: Nullable(
@@ -249,6 +305,7 @@ export const RegisterState = Type.Object(
       description: "Discounts a cashier gives without an admin's approval, in percent (companies' setting, default 10)",
     }),
     can_discount_freely: Type.Boolean({ description: 'The caller is an admin: no limit applies' }),
+    user_id: Nullable(Type.Integer({ description: 'The signed-in person (null for an API token)' })),
   },
   { $id: 'RegisterState', description: 'What the register screen needs to start: the shop, its boxes, the scale-label layout' },
 );

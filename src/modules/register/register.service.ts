@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Database } from '../../db/client.ts';
 import type { CompanyCtx } from '../../http/request-context.ts';
 import type { Clock } from '../../lib/time.ts';
-import { actsAsAdmin, money } from './actor.ts';
+import { actsAsAdmin, money, personOf } from './actor.ts';
 import { createBoxSessions } from './box-sessions.ts';
 import { type AdminApprover, createCashier } from './cashier.ts';
 import { discountLimitOf } from './discounts.ts';
@@ -27,11 +27,19 @@ export function createRegisterService(deps: { db: Database; clock: Clock; approv
       const [company, boxes] = await Promise.all([findCompanySettings(orm, ctx.companyId), repo.listBoxes(orm, ctx.companyId)]);
       return {
         company: { name: company.name, cuit: company.cuit },
-        boxes: boxes.map((b) => ({ id: b.id, name: b.name, deposit_id: b.sells_from, open_session_id: b.open_session_id })),
+        boxes: boxes.map((b) => ({
+          id: b.id,
+          name: b.name,
+          deposit_id: b.sells_from,
+          open_session_id: b.open_session_id,
+          open_session_user_id: b.open_session_user_id,
+          open_session_user_name: b.open_session_user_name,
+        })),
         scale_label: registerScaleLayout(company.settings['scaleLabel']),
         can_change_prices: actsAsAdmin(ctx) || company.settings['registerPriceOverride'] === true,
         discount_limit_percent: discountLimitOf(company.settings),
         can_discount_freely: actsAsAdmin(ctx),
+        user_id: personOf(ctx),
       };
     },
 

@@ -126,7 +126,7 @@ export function createMemberService({ db, clock, users }: { db: Database; clock:
           'this person also has access outside this company: only a Mostrador operator can reset their password',
         );
       }
-      await users.storePasswordHash(tx, userId, passwordHash);
+      await users.storePasswordHash(tx, userId, passwordHash, true);
       const ended = await endUserSessions(tx, userId, clock.now());
       await audit(tx, ctx, 'user.password_reset', member, { ended_sessions: ended });
       return { temporary_password: password, ended_sessions: ended };

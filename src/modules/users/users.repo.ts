@@ -81,7 +81,12 @@ export async function setUserDisabled(conn: Conn, userId: number, at: Date): Pro
   return row!;
 }
 
-export async function setPasswordHash(conn: Conn, userId: number, passwordHash: string): Promise<UserRow> {
-  const [row] = await conn.update(users).set({ passwordHash }).where(eq(users.id, userId)).returning();
+/** Stores a password hash; `temporary`: the person must change it at their next sign-in. */
+export async function setPasswordHash(conn: Conn, userId: number, passwordHash: string, temporary = false): Promise<UserRow> {
+  const [row] = await conn
+    .update(users)
+    .set({ passwordHash, mustChangePassword: temporary })
+    .where(eq(users.id, userId))
+    .returning();
   return row!;
 }

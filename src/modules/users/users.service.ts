@@ -134,8 +134,8 @@ export function createUserService({ db, clock = systemClock }: { db: Database; c
     });
   }
 
-  async function storePasswordHash(conn: Conn, userId: number, passwordHash: string): Promise<void> {
-    await repo.setPasswordHash(conn, userId, passwordHash);
+  async function storePasswordHash(conn: Conn, userId: number, passwordHash: string, temporary = false): Promise<void> {
+    await repo.setPasswordHash(conn, userId, passwordHash, temporary);
   }
 
   async function lockUserByEmail(conn: Conn, email: string) {

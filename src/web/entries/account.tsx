@@ -11,7 +11,14 @@ type AccountData = SessionWire & { min_password: number };
 
 const ROLE: Record<string, string> = { admin: 'administración', cashier: 'caja' };
 
-function Account({ user, company, companies, session, min_password: minPassword }: AccountData) {
+function Account({
+  user,
+  company,
+  companies,
+  session,
+  min_password: minPassword,
+  must_change_password: mustChange,
+}: AccountData) {
   const [busy, setBusy] = useState(false);
   const [notice, say] = useNotice();
   const [sessionsNotice, saySessions] = useNotice();
@@ -59,6 +66,10 @@ function Account({ user, company, companies, session, min_password: minPassword 
         messages: { validation_failed: 'La contraseña actual no es correcta.' },
       });
       form.reset();
+      if (mustChange) {
+        location.assign('/');
+        return;
+      }
       say(
         'ok',
         result.ended_sessions > 0
@@ -71,6 +82,45 @@ function Account({ user, company, companies, session, min_password: minPassword 
       setBusy(false);
     }
   };
+  const passwordForm = (
+    <form id="password-form" onSubmit={submit}>
+      <Field id="current-password" label={mustChange ? 'Contraseña temporal' : 'Contraseña actual'}>
+        <input id="current-password" name="current_password" type="password" autocomplete="current-password" required />
+      </Field>
+      <Field id="new-password" label="Contraseña nueva" hint={`Al menos ${minPassword} caracteres.`}>
+        <input
+          id="new-password"
+          name="new_password"
+          type="password"
+          autocomplete="new-password"
+          required
+          minLength={minPassword}
+        />
+      </Field>
+      <Field id="repeat-password" label="Repetí la contraseña nueva">
+        <input id="repeat-password" name="repeat" type="password" autocomplete="new-password" required />
+      </Field>
+      <BusyButton type="submit" busy={busy}>
+        {mustChange ? 'Guardar y seguir' : 'Cambiar contraseña'}
+      </BusyButton>
+    </form>
+  );
+  if (mustChange) {
+    // A temporary password (an admin reset it): nothing else works until the person sets their own.
+    return (
+      <>
+        <PageTitle>Elegí tu contraseña</PageTitle>
+        <Card title="Tu contraseña es temporal">
+          <p id="password-temporary">
+            Ingresaste con una contraseña temporal que te dio quien administra el negocio. Antes de seguir, elegí una contraseña
+            tuya: solo vos la vas a saber.
+          </p>
+          <Notice notice={notice} id="password-message" />
+          {passwordForm}
+        </Card>
+      </>
+    );
+  }
   return (
     <>
       <PageTitle>Mi cuenta</PageTitle>
@@ -128,27 +178,7 @@ function Account({ user, company, companies, session, min_password: minPassword 
       </Card>
       <Card title="Cambiar la contraseña">
         <Notice notice={notice} id="password-message" />
-        <form id="password-form" onSubmit={submit}>
-          <Field id="current-password" label="Contraseña actual">
-            <input id="current-password" name="current_password" type="password" autocomplete="current-password" required />
-          </Field>
-          <Field id="new-password" label="Contraseña nueva" hint={`Al menos ${minPassword} caracteres.`}>
-            <input
-              id="new-password"
-              name="new_password"
-              type="password"
-              autocomplete="new-password"
-              required
-              minLength={minPassword}
-            />
-          </Field>
-          <Field id="repeat-password" label="Repetí la contraseña nueva">
-            <input id="repeat-password" name="repeat" type="password" autocomplete="new-password" required />
-          </Field>
-          <BusyButton type="submit" busy={busy}>
-            Cambiar contraseña
-          </BusyButton>
-        </form>
+        {passwordForm}
       </Card>
     </>
   );

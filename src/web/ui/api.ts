@@ -90,6 +90,8 @@ export async function api<T>(
   const data = res.status === 204 ? undefined : await res.json().catch(() => null);
   if (!res.ok) {
     const body = (data ?? null) as ErrorBody | null;
+    // A temporary password: the account page is where the person sets their own (issue 29).
+    if (body?.code === 'password_change_required') location.assign('/cuenta');
     throw new ApiError(messageFor(res.status, body, options.messages), res.status, body?.code ?? null, body);
   }
   return data as T;

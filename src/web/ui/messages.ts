@@ -177,6 +177,9 @@ const TEXTS: Record<ErrorCode | 'offline', Text> = {
   unknown_scale_plu: 'La etiqueta de balanza no corresponde a ningún producto.',
   invalid_state: 'No se puede hacer en el estado en que está ahora. Actualizá la página.',
   no_open_session: 'La caja no tiene un turno abierto: abrila para vender.',
+  shift_of_another_person:
+    'La caja tiene abierto el turno de otra persona. Para trabajar en tu propio turno, hacé el relevo: contá su caja y abrí el tuyo.',
+  password_change_required: 'Tenés una contraseña temporal: elegí una nueva para seguir.',
   fiscal_setup_incomplete: 'La empresa todavía no está lista para facturar: completá Configuración → Facturación.',
   window_closed: 'Pasaron más de 24 horas desde el último mensaje de la persona: ya no se le puede escribir.',
   recipient_not_found: 'No encontramos a esa persona en Instagram.',

@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { formatDateTime } from '../../../lib/format.ts';
 import { formatPesos, parseCents } from '../../../lib/money.ts';
 import { api, errorText } from '../../ui/api.ts';
+import { isNetworkError } from './sync.ts';
 import { CashMove } from './cash-move.tsx';
 import { METHODS, methodLabel } from './methods.ts';
 
@@ -17,6 +18,10 @@ export interface SessionReport {
     closed_at: string | null;
     closed_by: string | null;
     note: string | null;
+    /** Whose shift it is (issue 29). */
+    user_id?: number | null;
+    user_name?: string | null;
+    handed_over_to?: number | null;
   };
   sales: { count: number; total: number };
   payments: { method: string; amount: number; count: number }[];
@@ -37,6 +42,8 @@ export function CloseSession({
   boxName,
   company,
   pending,
+  offline,
+  onQueueClose,
   report,
   onClosed,
   onBack,
@@ -46,6 +53,9 @@ export function CloseSession({
   boxName: string;
   company: { name: string };
   pending: number;
+  /** No connection (or a shift opened offline): the close is queued and sent after the sales. */
+  offline: boolean;
+  onQueueClose: (counted: Record<string, number>, note: string) => void;
   report: SessionReport | null;
   onClosed: (report: SessionReport) => void;
   onBack: () => void;
@@ -84,15 +94,21 @@ export function CloseSession({
       }
       values[m.id] = value / 100;
     }
+    if (offline || pending > 0) {
+      onQueueClose(values, note.trim());
+      return;
+    }
     setBusy(true);
+    const closeId = crypto.randomUUID();
     try {
       const closed = await api<SessionReport>('POST', `/api/v1/box-sessions/${sessionId}/close`, {
-        body: { counted: values, ...(note.trim() ? { note: note.trim() } : {}) },
+        body: { counted: values, ...(note.trim() ? { note: note.trim() } : {}), client_id: closeId },
         messages: { invalid_state: 'Este turno ya estaba cerrado. Actualizá la página.' },
       });
       onClosed(closed);
     } catch (err) {
-      setError(errorText(err));
+      if (isNetworkError(err)) onQueueClose(values, note.trim());
+      else setError(errorText(err));
     } finally {
       setBusy(false);
     }
@@ -103,9 +119,15 @@ export function CloseSession({
       <section class="card register-close">
         <h1>Cerrar {boxName}</h1>
         {pending > 0 ? (
-          <p class="notice notice-error" role="alert">
-            Hay {pending} {pending === 1 ? 'venta guardada' : 'ventas guardadas'} sin conexión que todavía no llegaron al
-            servidor. Esperá a que vuelva la conexión para cerrar: si no, el cierre no las cuenta.
+          <p class="notice" role="status" id="close-pending">
+            {pending === 1
+              ? 'Hay 1 venta guardada sin conexión que todavía no llegó al servidor.'
+              : `Hay ${pending} ventas guardadas sin conexión que todavía no llegaron al servidor.`}{' '}
+            El cierre se guarda y se envía después, así las cuenta.
+          </p>
+        ) : offline ? (
+          <p class="notice" role="status" id="close-offline">
+            Sin conexión: el cierre se guarda y se registra cuando vuelva la conexión.
           </p>
         ) : null}
         <p class="muted">Contá lo que hay en la caja por medio de pago. Lo que no contaste queda en cero.</p>
@@ -143,13 +165,13 @@ export function CloseSession({
             <button type="button" class="secondary" onClick={onBack}>
               Volver a vender
             </button>
-            <button type="submit" disabled={busy || pending > 0} id="close-confirm">
+            <button type="submit" disabled={busy} id="close-confirm">
               Cerrar caja
             </button>
           </div>
         </form>
       </section>
-      <CashMove sessionId={sessionId} />
+      {sessionId > 0 && !offline ? <CashMove sessionId={sessionId} /> : null}
     </>
   );
 }
@@ -163,6 +185,7 @@ export function CloseReport({ report, company }: { report: SessionReport; compan
         <div>
           Cierre de {report.session.box_name} · turno {report.session.id}
         </div>
+        {report.session.user_name ? <div id="close-report-person">Turno de {report.session.user_name}</div> : null}
         <div>
           Apertura {formatDateTime(report.session.opened_at)} ({report.session.opened_by})
         </div>
@@ -220,6 +243,7 @@ export function CloseReport({ report, company }: { report: SessionReport; compan
         </table>
       </div>
       {report.session.note ? <p>Nota: {report.session.note}</p> : null}
+      {report.session.handed_over_to ? <p>Relevo: siguió el turno N.º {report.session.handed_over_to}.</p> : null}
       {report.later_refunds && report.later_refunds.length > 0 ? (
         <div class="later-refunds">
           <p>

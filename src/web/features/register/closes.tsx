@@ -8,16 +8,30 @@ import { CloseReport, type SessionReport } from './close.tsx';
 /** Cierres de caja: every session with what was expected, counted and the difference. */
 export function Closes({ boxes, company }: { boxes: { id: number; name: string }[]; company: { name: string } }) {
   const [boxId, setBoxId] = useState('');
+  const [personId, setPersonId] = useState('');
+  const [people, setPeople] = useState<Map<number, string>>(new Map());
   const [sessions, setSessions] = useState<SessionReport[] | null>(null);
   const [open, setOpen] = useState<SessionReport | null>(null);
   const [error, setError] = useState<string | null>(null);
 
   useEffect(() => {
     setSessions(null);
-    api<{ sessions: SessionReport[] }>('GET', `/api/v1/box-sessions?limit=50${boxId ? `&box_id=${boxId}` : ''}`)
-      .then((r) => setSessions(r.sessions))
+    api<{ sessions: SessionReport[] }>(
+      'GET',
+      `/api/v1/box-sessions?limit=50${boxId ? `&box_id=${boxId}` : ''}${personId ? `&user_id=${personId}` : ''}`,
+    )
+      .then((r) => {
+        setSessions(r.sessions);
+        // The people seen so far stay in the filter (it narrows the list, not its own options).
+        setPeople((known) => {
+          const next = new Map(known);
+          for (const s of r.sessions)
+            if (s.session.user_id) next.set(s.session.user_id, s.session.user_name ?? s.session.opened_by);
+          return next;
+        });
+      })
       .catch((err) => setError(errorText(err)));
-  }, [boxId]);
+  }, [boxId, personId]);
 
   const total = (values: Record<string, number> | null) =>
     values ? Object.values(values).reduce((s, v) => s + toCents(v), 0) : null;
@@ -35,16 +49,33 @@ export function Closes({ boxes, company }: { boxes: { id: number; name: string }
       <Card
         title="Turnos"
         actions={
-          boxes.length > 1 ? (
-            <select aria-label="Caja" value={boxId} onChange={(e) => setBoxId((e.target as HTMLSelectElement).value)}>
-              <option value="">Todas las cajas</option>
-              {boxes.map((b) => (
-                <option key={b.id} value={b.id}>
-                  {b.name}
-                </option>
-              ))}
-            </select>
-          ) : null
+          <>
+            {people.size > 1 || personId ? (
+              <select
+                aria-label="Persona"
+                id="closes-person"
+                value={personId}
+                onChange={(e) => setPersonId((e.target as HTMLSelectElement).value)}
+              >
+                <option value="">Todas las personas</option>
+                {[...people].map(([id, name]) => (
+                  <option key={id} value={id}>
+                    {name}
+                  </option>
+                ))}
+              </select>
+            ) : null}
+            {boxes.length > 1 ? (
+              <select aria-label="Caja" value={boxId} onChange={(e) => setBoxId((e.target as HTMLSelectElement).value)}>
+                <option value="">Todas las cajas</option>
+                {boxes.map((b) => (
+                  <option key={b.id} value={b.id}>
+                    {b.name}
+                  </option>
+                ))}
+              </select>
+            ) : null}
+          </>
         }
       >
         {sessions === null ? (
@@ -57,6 +88,7 @@ export function Closes({ boxes, company }: { boxes: { id: number; name: string }
               <tr>
                 <th>Turno</th>
                 <th>Caja</th>
+                <th>Persona</th>
                 <th>Apertura</th>
                 <th>Cierre</th>
                 <th class="num">Ventas</th>
@@ -74,6 +106,7 @@ export function Closes({ boxes, company }: { boxes: { id: number; name: string }
                       </button>
                     </td>
                     <td>{r.session.box_name}</td>
+                    <td>{r.session.user_name ?? r.session.opened_by}</td>
                     <td>{formatDateTime(r.session.opened_at)}</td>
                     <td>{r.session.closed_at ? formatDateTime(r.session.closed_at) : <span class="badge ok">abierta</span>}</td>
                     <td class="num">

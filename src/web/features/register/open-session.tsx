@@ -23,7 +23,7 @@ export function OpenSession({
   return (
     <section class="card register-open">
       <h1>Abrir la caja</h1>
-      <p class="muted">Contá el efectivo con el que empezás el turno.</p>
+      <p class="muted">Contá vos el efectivo con el que empezás tu turno: es tu propia cuenta.</p>
       <form
         class="stack"
         onSubmit={(e) => {
@@ -43,7 +43,7 @@ export function OpenSession({
               {boxes.map((b) => (
                 <option key={b.id} value={b.id}>
                   {b.name}
-                  {b.open_session_id ? ' (abierta)' : ''}
+                  {b.open_session_id ? ` (turno de ${b.open_session_user_name ?? 'otra persona'})` : ''}
                 </option>
               ))}
             </select>

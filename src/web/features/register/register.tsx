@@ -5,6 +5,7 @@ import { useConfirm } from '../../ui/dialog.tsx';
 import { Notice, useNotice } from '../../ui/notice.tsx';
 import { CloseSession, type SessionReport } from './close.tsx';
 import { ConnectionBanner } from './connection-banner.tsx';
+import { Handover } from './handover.tsx';
 import { OpenSession } from './open-session.tsx';
 import type { PickedCustomer } from './customer-picker.tsx';
 import { PayDialog } from './pay-dialog.tsx';
@@ -12,10 +13,10 @@ import { ApprovalDialog } from './approval-dialog.tsx';
 import { DiscountDialog } from './discount-dialog.tsx';
 import { discountInput, initialSale, interpretEntry, needsApproval, pricedSale, saleReducer, saleTotal } from './sale-state.ts';
 import { SaleView } from './sale-view.tsx';
-import { RegisterStore } from './store.ts';
-import { isNetworkError, postSale } from './sync.ts';
+import { type QueuedShift, RegisterStore } from './store.ts';
+import { type FlushResult, isNetworkError, postSale } from './sync.ts';
 import { Ticket } from './ticket.tsx';
-import type { Payment, RegisterState, RegisterUser, TicketData } from './types.ts';
+import { type Line, OFFLINE_SHIFT, type Payment, type RegisterState, type RegisterUser, type TicketData } from './types.ts';
 import { useRegisterKeys } from './use-register-keys.ts';
 import { keepShellOffline, useRegisterLink } from './use-register-link.ts';
 
@@ -26,8 +27,36 @@ export type { Line, RegisterState, RegisterUser } from './types.ts';
  * reducer of sale-state.ts; the server link (catalogue, offline queue) is useRegisterLink; the
  * keyboard is useRegisterKeys; each part of the screen is its own component.
  */
+/** A shift opened here without connection: its own id and box, until the server has it. */
+interface OfflineShift {
+  clientId: string;
+  boxId: number;
+}
+const OFFLINE_SHIFT_KEY = 'caja:offline-shift';
+const readOfflineShift = (): OfflineShift | null => {
+  try {
+    return JSON.parse(localStorage.getItem(OFFLINE_SHIFT_KEY) ?? 'null') as OfflineShift | null;
+  } catch {
+    return null;
+  }
+};
+
+/** The page's state, with a shift opened offline (and not sent yet) shown as open. */
+function withOfflineShift(initial: RegisterState): RegisterState {
+  const shift = readOfflineShift();
+  if (!shift) return initial;
+  return {
+    ...initial,
+    boxes: initial.boxes.map((b) =>
+      b.id === shift.boxId && b.open_session_id === null
+        ? { ...b, open_session_id: OFFLINE_SHIFT, open_session_user_id: initial.user_id ?? null }
+        : b,
+    ),
+  };
+}
+
 export function Register({ initial, user }: { initial: RegisterState; user: RegisterUser }) {
-  const [state, setState] = useState(initial);
+  const [state, setState] = useState(() => withOfflineShift(initial));
   const storedBox = Number(localStorage.getItem('caja:box'));
   const [boxId, setBoxId] = useState<number | null>(
     initial.boxes.find((b) => b.id === storedBox)?.id ?? initial.boxes[0]?.id ?? null,
@@ -41,7 +70,40 @@ export function Register({ initial, user }: { initial: RegisterState; user: Regi
   const [notice, showNotice, clearNotice] = useNotice();
   const { ask, dialog } = useConfirm();
   const input = useRef<HTMLInputElement>(null);
-  const link = useRegisterLink(store, state.scale_label, dispatch);
+  const link = useRegisterLink(store, state.scale_label, dispatch, onShiftsSent);
+
+  /** Shifts opened or closed offline reached the server: the open one gets its real number. */
+  function onShiftsSent(shifts: FlushResult['shifts']) {
+    const offlineShift = readOfflineShift();
+    for (const s of shifts) {
+      if (s.op === 'open' && offlineShift && s.clientId === offlineShift.clientId) {
+        localStorage.removeItem(OFFLINE_SHIFT_KEY);
+        setState((st) => ({
+          ...st,
+          boxes: st.boxes.map((b) =>
+            b.id === offlineShift.boxId && b.open_session_id === OFFLINE_SHIFT ? { ...b, open_session_id: s.sessionId } : b,
+          ),
+        }));
+      }
+    }
+  }
+
+  // The sale being loaded survives a reload: kept in IndexedDB, put back when the page opens.
+  const cartLoaded = useRef(false);
+  useEffect(() => {
+    store
+      .getCart<{ lines: Line[] }>()
+      .then((cart) => {
+        if (cart?.lines?.length) dispatch({ type: 'restore', lines: cart.lines });
+      })
+      .catch(() => {})
+      .finally(() => {
+        cartLoaded.current = true;
+      });
+  }, [store]);
+  useEffect(() => {
+    if (cartLoaded.current) void store.putCart({ lines: sale.lines }).catch(() => {});
+  }, [store, sale.lines]);
   const { catalog, offline, pending, failed } = link;
   const total = saleTotal(sale);
   // The discount dialog: a line's (its index) or the sale's (null); undefined when closed.
@@ -164,14 +226,16 @@ export function Register({ initial, user }: { initial: RegisterState; user: Regi
       }
       return;
     }
-    const queued = (await store.queued()).filter((q) => !q.error).length;
-    if (queued === 0 && !offline) {
+    // Anything still queued (sales, a shift opened offline) goes first: this sale waits its turn.
+    const queued = (await store.queuedAll()).filter((q) => !q.error).length;
+    if (queued === 0 && !offline && sessionId !== OFFLINE_SHIFT) {
       try {
         const { sale: sent } = await postSale(key, body);
         finish({ ...draft, sale: sent });
         return;
       } catch (err) {
         if (!isNetworkError(err)) {
+          if (err instanceof ApiError && err.code === 'shift_of_another_person') void reloadState();
           if (err instanceof ApiError && err.code === 'no_open_session') {
             // Someone closed this box's session elsewhere: open a new one to go on (the sale stays loaded).
             setState((st) => ({ ...st, boxes: st.boxes.map((b) => (b.id === box.id ? { ...b, open_session_id: null } : b)) }));
@@ -192,20 +256,104 @@ export function Register({ initial, user }: { initial: RegisterState; user: Regi
     void link.refreshQueue();
   }
 
-  async function openSession(openingCents: number, chosenBox: number) {
+  async function reloadState() {
     try {
-      const { session } = await api<{ session: { id: number } }>('POST', '/api/v1/box-sessions', {
-        body: { box_id: chosenBox, opening_cash: openingCents / 100 },
-        messages: { conflict: 'Esa caja ya tiene un turno abierto. Actualizá la página.' },
-      });
-      localStorage.setItem('caja:box', String(chosenBox));
-      void keepShellOffline(true);
-      setBoxId(chosenBox);
-      setState((s) => ({ ...s, boxes: s.boxes.map((b) => (b.id === chosenBox ? { ...b, open_session_id: session.id } : b)) }));
-      clearNotice();
-    } catch (err) {
-      showNotice('error', errorText(err));
+      const fresh = await api<RegisterState>('GET', '/api/v1/register');
+      setState((s) => ({ ...withOfflineShift(fresh), scale_label: s.scale_label }));
+    } catch {
+      // Offline: the screen keeps what it had.
     }
+  }
+
+  function takeShift(chosenBox: number, sessionIdOfBox: number) {
+    localStorage.setItem('caja:box', String(chosenBox));
+    setBoxId(chosenBox);
+    setState((s) => ({
+      ...s,
+      boxes: s.boxes.map((b) =>
+        b.id === chosenBox
+          ? { ...b, open_session_id: sessionIdOfBox, open_session_user_id: s.user_id ?? null, open_session_user_name: user.name }
+          : b,
+      ),
+    }));
+    clearNotice();
+  }
+
+  /**
+   * Opens the person's own shift with their count. Without connection (or with operations still
+   * queued) the open is queued with its own id and the register sells at once; the server takes
+   * it once, in order, before the sales made in it.
+   */
+  async function openSession(openingCents: number, chosenBox: number) {
+    // A box with a shift already open: go to it (the person's own sells at once; another's asks for the handover).
+    const already = state.boxes.find((b) => b.id === chosenBox)?.open_session_id ?? null;
+    if (already !== null) {
+      localStorage.setItem('caja:box', String(chosenBox));
+      setBoxId(chosenBox);
+      return;
+    }
+    const clientId = crypto.randomUUID();
+    const body = {
+      box_id: chosenBox,
+      opening_cash: openingCents / 100,
+      client_id: clientId,
+      opened_at: new Date().toISOString(),
+    };
+    const queued = (await store.queuedAll()).filter((q) => !q.error).length;
+    if (queued === 0 && !offline) {
+      try {
+        const { session } = await api<{ session: { id: number } }>('POST', '/api/v1/box-sessions', {
+          body,
+          messages: { conflict: 'Esa caja ya tiene un turno abierto. Actualizá la página.' },
+        });
+        void keepShellOffline(true);
+        takeShift(chosenBox, session.id);
+        return;
+      } catch (err) {
+        if (!isNetworkError(err)) {
+          if (err instanceof ApiError && err.code === 'shift_of_another_person') void reloadState();
+          showNotice('error', errorText(err));
+          return;
+        }
+        link.setOffline(true);
+      }
+    }
+    const entry: QueuedShift = {
+      kind: 'shift',
+      op: 'open',
+      key: clientId,
+      clientId,
+      sessionId: null,
+      body,
+      queuedAt: body.opened_at,
+    };
+    await store.enqueue(entry);
+    localStorage.setItem(OFFLINE_SHIFT_KEY, JSON.stringify({ clientId, boxId: chosenBox } satisfies OfflineShift));
+    takeShift(chosenBox, OFFLINE_SHIFT);
+    showNotice('ok', 'Abriste el turno sin conexión: se registra cuando vuelva la conexión.');
+    void link.refreshQueue();
+  }
+
+  /** A close made without connection (or after sales still queued): queued after them, sent once. */
+  async function queueClose(counted: Record<string, number>, note: string) {
+    const closeId = crypto.randomUUID();
+    const offlineShift = readOfflineShift();
+    const entry: QueuedShift = {
+      kind: 'shift',
+      op: 'close',
+      key: closeId,
+      clientId: offlineShift?.clientId ?? '',
+      sessionId: sessionId !== null && sessionId > 0 ? sessionId : null,
+      body: { counted, ...(note ? { note } : {}), client_id: closeId, closed_at: new Date().toISOString() },
+      queuedAt: new Date().toISOString(),
+    };
+    await store.enqueue(entry);
+    localStorage.removeItem(OFFLINE_SHIFT_KEY);
+    setState((s) => ({ ...s, boxes: s.boxes.map((b) => (b.id === boxId ? { ...b, open_session_id: null } : b)) }));
+    dispatch({ type: 'back' });
+    showNotice('ok', 'Cerraste el turno sin conexión: el cierre se registra cuando vuelva la conexión.');
+    void link.refreshQueue();
+    void link.sync();
   }
 
   if (state.boxes.length === 0) {
@@ -214,6 +362,31 @@ export function Register({ initial, user }: { initial: RegisterState; user: Regi
         <h1>Caja</h1>
         <p>La empresa todavía no tiene cajas. Un administrador puede crearlas en la configuración.</p>
       </section>
+    );
+  }
+  const othersShift =
+    box !== null &&
+    sessionId !== null &&
+    sessionId !== OFFLINE_SHIFT &&
+    box.open_session_user_id != null &&
+    state.user_id != null &&
+    box.open_session_user_id !== state.user_id;
+  if (othersShift && box) {
+    return (
+      <>
+        <Notice notice={notice} />
+        <Handover
+          sessionId={sessionId}
+          boxName={box.name}
+          owner={box.open_session_user_name ?? 'otra persona'}
+          onDone={(id) => takeShift(box.id, id)}
+          onOtherBox={
+            state.boxes.length > 1
+              ? () => setBoxId(state.boxes.find((b) => b.id !== box.id && b.open_session_id === null)?.id ?? box.id)
+              : null
+          }
+        />
+      </>
     );
   }
   if (sessionId === null) {
@@ -233,6 +406,8 @@ export function Register({ initial, user }: { initial: RegisterState; user: Regi
         boxName={box?.name ?? ''}
         company={state.company}
         pending={pending}
+        offline={offline || sessionId === OFFLINE_SHIFT}
+        onQueueClose={(counted, note) => void queueClose(counted, note)}
         report={report}
         onClosed={(r) => {
           setReport(r);
@@ -253,8 +428,11 @@ export function Register({ initial, user }: { initial: RegisterState; user: Regi
       <ConnectionBanner offline={offline} pending={pending} failed={failed} />
       <div class="register-head row">
         <span class="badge ok">
-          {box?.name} · turno {sessionId}
+          {box?.name} · {sessionId === OFFLINE_SHIFT ? 'turno sin conexión' : `turno ${sessionId}`}
         </span>
+        <a class="button secondary" href="/mis-ventas" id="register-my-sales">
+          Mis ventas
+        </a>
         <span class="muted">{catalog ? `${catalog.size.toLocaleString('es-AR')} productos` : 'Cargando catálogo…'}</span>
         <span class="muted register-user">{user.name ?? user.email}</span>
         <button type="button" class="secondary" onClick={() => dispatch({ type: 'close' })} id="register-close">

@@ -52,7 +52,9 @@ export type SaleAction =
   | { type: 'ticket_sent'; key: string; sale: SaleWire }
   | { type: 'next_sale'; firstKey?: string }
   | { type: 'close' }
-  | { type: 'closed' };
+  | { type: 'closed' }
+  /** The sale that was being loaded before a reload (IndexedDB), back on screen. */
+  | { type: 'restore'; lines: Line[] };
 
 export const initialSale: SaleState = {
   mode: 'sell',
@@ -73,6 +75,12 @@ const keep = (selected: number, lines: Line[]) => Math.min(selected, lines.lengt
 
 export function saleReducer(state: SaleState, action: SaleAction): SaleState {
   switch (action.type) {
+    case 'restore': {
+      // Only into an empty sale: a line loaded meanwhile is never overwritten.
+      if (state.lines.length > 0 || action.lines.length === 0) return state;
+      const nextUid = Math.max(state.nextUid, ...action.lines.map((l) => l.uid + 1));
+      return { ...state, lines: action.lines, selected: action.lines.length - 1, nextUid };
+    }
     case 'add': {
       const qtyMilli = action.qtyMilli ?? 1000;
       const { product } = action;

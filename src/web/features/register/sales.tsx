@@ -65,6 +65,15 @@ export function Sales({ boxes }: { boxes: { id: number; name: string }[] }) {
     }
   }
 
+  // /ventas?venta=N (Mis ventas' "Devolver"): that sale's detail opens at once.
+  useEffect(() => {
+    const wanted = Number(new URLSearchParams(location.search).get('venta'));
+    if (!Number.isInteger(wanted) || wanted <= 0) return;
+    api<{ sale: Sale }>('GET', `/api/v1/sales/${wanted}`)
+      .then((r) => setDetail(r.sale))
+      .catch((err) => show('error', errorText(err)));
+  }, []);
+
   useEffect(() => {
     void load();
     if (filters.from) {

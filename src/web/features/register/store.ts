@@ -30,6 +30,30 @@ export interface QueuedSale {
   error?: string;
 }
 
+/**
+ * A shift opened or closed without connection, sent once the server is reachable, in order with
+ * the sales (a shift's open goes before its sales, its close after them). `clientId` is the shift's
+ * own id (the open's client_id); the server answers the same shift to the same id.
+ */
+export interface QueuedShift {
+  seq?: number;
+  kind: 'shift';
+  op: 'open' | 'close';
+  key: string;
+  clientId: string;
+  /** The shift's server id when known (a shift opened online closed offline). */
+  sessionId: number | null;
+  body: Record<string, unknown>;
+  queuedAt: string;
+  error?: string;
+}
+
+/** A sale made offline that has since reached the server: Mis ventas marks it. */
+export interface ArrivedSale {
+  saleId: number;
+  at: string;
+}
+
 function request<T>(req: IDBRequest<T>): Promise<T> {
   return new Promise((resolve, reject) => {
     req.onsuccess = () => resolve(req.result);
@@ -64,20 +88,52 @@ export class RegisterStore {
     await request((await this.store('kv', 'readwrite')).put(catalog, 'catalog'));
   }
 
-  async enqueue(sale: QueuedSale): Promise<number> {
+  async enqueue(sale: QueuedSale | QueuedShift): Promise<number> {
     return Number(await request((await this.store('queue', 'readwrite')).add(sale)));
   }
 
   /** Queued sales in the order they were made. */
   async queued(): Promise<QueuedSale[]> {
-    return (await request((await this.store('queue', 'readonly')).getAll())) as QueuedSale[];
+    return (await this.queuedAll()).filter((q): q is QueuedSale => !isShift(q));
+  }
+
+  /** Every queued operation (sales and shift opens/closes) in the order it was made. */
+  async queuedAll(): Promise<(QueuedSale | QueuedShift)[]> {
+    return (await request((await this.store('queue', 'readonly')).getAll())) as (QueuedSale | QueuedShift)[];
+  }
+
+  async putEntry(entry: QueuedSale | QueuedShift) {
+    await request((await this.store('queue', 'readwrite')).put(entry));
+  }
+
+  /** The sale being loaded, so a reload does not lose it (null: none). */
+  async getCart<T>(): Promise<T | null> {
+    return ((await request((await this.store('kv', 'readonly')).get('cart'))) as T | undefined) ?? null;
+  }
+
+  async putCart(cart: unknown) {
+    await request((await this.store('kv', 'readwrite')).put(cart, 'cart'));
+  }
+
+  /** Sales made offline that reached the server (newest last, at most 200). */
+  async arrived(): Promise<ArrivedSale[]> {
+    return ((await request((await this.store('kv', 'readonly')).get('arrived'))) as ArrivedSale[] | undefined) ?? [];
+  }
+
+  async addArrived(sales: ArrivedSale[]) {
+    if (sales.length === 0) return;
+    const kv = await this.store('kv', 'readwrite');
+    const now = ((await request(kv.get('arrived'))) as ArrivedSale[] | undefined) ?? [];
+    await request(kv.put([...now, ...sales].slice(-200), 'arrived'));
   }
 
   async remove(seq: number) {
     await request((await this.store('queue', 'readwrite')).delete(seq));
   }
 
-  async markFailed(sale: QueuedSale, error: string) {
-    await request((await this.store('queue', 'readwrite')).put({ ...sale, error }));
+  async markFailed(entry: QueuedSale | QueuedShift, error: string) {
+    await request((await this.store('queue', 'readwrite')).put({ ...entry, error }));
   }
 }
+
+export const isShift = (entry: QueuedSale | QueuedShift): entry is QueuedShift => (entry as QueuedShift).kind === 'shift';

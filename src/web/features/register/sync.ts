@@ -1,6 +1,6 @@
 import { ApiError, api, type Messages, messageFor } from '../../ui/api.ts';
 import type { SaleWire } from '../../../modules/sales/sales.schemas.ts';
-import type { QueuedSale, RegisterStore } from './store.ts';
+import { type ArrivedSale, isShift, type QueuedShift, type RegisterStore } from './store.ts';
 
 /** The server's answer to a sale: its one wire shape (/api/v1/sales, modules/sales/sales.schemas.ts). */
 export type { SaleWire };
@@ -25,6 +25,8 @@ export const isNetworkError = (err: unknown) => err instanceof ApiError && (err.
 
 export interface FlushResult {
   sent: { key: string; sale: SaleWire }[];
+  /** Shift opens and closes made offline that the server took. */
+  shifts: { op: 'open' | 'close'; clientId: string; sessionId: number }[];
   failed: { key: string; message: string }[];
   /** True when the server could not be reached (the rest wait). */
   stopped: boolean;
@@ -44,23 +46,49 @@ export function flushQueue(store: RegisterStore): Promise<FlushResult> {
   return flushing;
 }
 
+/**
+ * A shift opened or closed offline, sent once: the open carries the shift's client id (the server
+ * answers the same shift to it again), the close its own client id; a close of a shift opened
+ * offline finds the shift's server id by the open's client id.
+ */
+async function sendShift(entry: QueuedShift): Promise<number> {
+  if (entry.op === 'open') {
+    const { session } = await api<{ session: { id: number } }>('POST', '/api/v1/box-sessions', { body: entry.body });
+    return session.id;
+  }
+  const id =
+    entry.sessionId ??
+    (await api<{ session: { id: number } }>('GET', `/api/v1/box-sessions/by-client/${entry.clientId}`)).session.id;
+  await api('POST', `/api/v1/box-sessions/${id}/close`, { body: entry.body });
+  return id;
+}
+
 async function run(store: RegisterStore): Promise<FlushResult> {
-  const result: FlushResult = { sent: [], failed: [], stopped: false };
-  for (const queued of await store.queued()) {
+  const result: FlushResult = { sent: [], shifts: [], failed: [], stopped: false };
+  const arrived: ArrivedSale[] = [];
+  for (const queued of await store.queuedAll()) {
     if (queued.error) continue;
     try {
+      if (isShift(queued)) {
+        const sessionId = await sendShift(queued);
+        await store.remove(queued.seq!);
+        result.shifts.push({ op: queued.op, clientId: queued.clientId, sessionId });
+        continue;
+      }
       const { sale } = await postSale(queued.key, queued.body);
       await store.remove(queued.seq!);
       result.sent.push({ key: queued.key, sale });
+      arrived.push({ saleId: sale.id, at: new Date().toISOString() });
     } catch (err) {
       if (isNetworkError(err)) {
         result.stopped = true;
         break;
       }
       const message = err instanceof ApiError ? err.message : messageFor(0, null);
-      await store.markFailed(queued as QueuedSale, message);
+      await store.markFailed(queued, message);
       result.failed.push({ key: queued.key, message });
     }
   }
+  await store.addArrived(arrived).catch(() => {});
   return result;
 }

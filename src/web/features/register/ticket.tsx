@@ -18,10 +18,15 @@ export function Ticket({
   data,
   company,
   onNew,
+  doneLabel,
+  doneId = 'ticket-new',
 }: {
   data: TicketData;
   company: { name: string; cuit: string | null };
   onNew: () => void;
+  /** The second button (a reprint from Mis ventas goes back instead of starting a sale); default «Nueva venta (Enter)». */
+  doneLabel?: string;
+  doneId?: string;
 }) {
   // "Nueva venta" takes the focus: Enter (or the scanner's Enter) starts the next sale.
   const newRef = useRef<HTMLButtonElement>(null);
@@ -99,8 +104,12 @@ export function Ticket({
         <button type="button" onClick={() => window.print()}>
           Imprimir<span class="keyboard-hint"> (F9)</span>
         </button>
-        <button type="button" class="secondary" ref={newRef} onClick={onNew} id="ticket-new">
-          Nueva venta<span class="keyboard-hint"> (Enter)</span>
+        <button type="button" class="secondary" ref={newRef} onClick={onNew} id={doneId}>
+          {doneLabel ?? (
+            <>
+              Nueva venta<span class="keyboard-hint"> (Enter)</span>
+            </>
+          )}
         </button>
       </div>
       {data.sale ? (

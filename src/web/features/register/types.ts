@@ -5,9 +5,20 @@ import type { SaleWire } from './sync.ts';
 /** What the /caja page gives the register when it loads. */
 export interface RegisterState {
   company: { name: string; cuit: string | null };
-  boxes: { id: number; name: string; deposit_id: number | null; open_session_id: number | null }[];
+  boxes: {
+    id: number;
+    name: string;
+    deposit_id: number | null;
+    /** The open shift; OFFLINE_SHIFT: one opened here without connection, not yet sent. */
+    open_session_id: number | null;
+    /** Whose shift it is (null: nobody's in particular, e.g. opened by an API token). */
+    open_session_user_id?: number | null;
+    open_session_user_name?: string | null;
+  }[];
   scale_label: ScaleLabelLayout | null;
   can_change_prices: boolean;
+  /** The signed-in person. */
+  user_id?: number | null;
   /** Discounts a cashier gives without an admin (percent); admins give any. */
   discount_limit_percent: number;
   can_discount_freely: boolean;
@@ -20,6 +31,9 @@ export interface Discount {
   value: number;
   reason: string;
 }
+
+/** The open_session_id of a shift opened without connection (its server id comes when it is sent). */
+export const OFFLINE_SHIFT = -1;
 
 export interface RegisterUser {
   email: string;

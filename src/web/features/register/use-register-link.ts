@@ -1,16 +1,23 @@
-import { useCallback, useEffect, useState } from 'preact/hooks';
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import type { ScaleLabelLayout } from '../../../modules/register/scale.ts';
 import { Catalog } from './catalog.ts';
 import type { SaleAction } from './sale-state.ts';
-import type { CachedCatalog, RegisterStore } from './store.ts';
-import { flushQueue } from './sync.ts';
+import { type CachedCatalog, isShift, type RegisterStore } from './store.ts';
+import { type FlushResult, flushQueue } from './sync.ts';
 
 /**
  * The register's link with the server: the catalogue (cached in IndexedDB, refreshed with its
  * ETag every minute), the queue of sales made without connection (sent every 5 s and when the
  * connection comes back) and whether the server is reachable.
  */
-export function useRegisterLink(store: RegisterStore, scaleLabel: ScaleLabelLayout | null, dispatch: (a: SaleAction) => void) {
+export function useRegisterLink(
+  store: RegisterStore,
+  scaleLabel: ScaleLabelLayout | null,
+  dispatch: (a: SaleAction) => void,
+  onShifts?: (shifts: FlushResult['shifts']) => void,
+) {
+  const shiftsRef = useRef(onShifts);
+  shiftsRef.current = onShifts;
   const [catalog, setCatalog] = useState<Catalog | null>(null);
   const [catalogAt, setCatalogAt] = useState<string | null>(null);
   const [offline, setOffline] = useState(!navigator.onLine);
@@ -39,14 +46,15 @@ export function useRegisterLink(store: RegisterStore, scaleLabel: ScaleLabelLayo
   }, [store, catalog, scaleLabel]);
 
   const refreshQueue = useCallback(async () => {
-    const queued = await store.queued();
-    setPending(queued.filter((q) => !q.error).length);
+    const queued = await store.queuedAll();
+    setPending(queued.filter((q) => !q.error && !isShift(q)).length);
     setFailed(queued.filter((q) => q.error).map((q) => ({ key: q.key, message: q.error! })));
   }, [store]);
 
   const sync = useCallback(async () => {
     const result = await flushQueue(store);
-    if (result.sent.length > 0 || result.failed.length > 0) {
+    if (result.shifts.length > 0) shiftsRef.current?.(result.shifts);
+    if (result.sent.length > 0 || result.failed.length > 0 || result.shifts.length > 0) {
       setOffline(result.stopped);
       for (const sent of result.sent) dispatch({ type: 'ticket_sent', key: sent.key, sale: sent.sale });
     } else if (result.stopped) {
