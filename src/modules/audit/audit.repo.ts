@@ -43,6 +43,7 @@ export type AuditAction =
   | 'box_session.cash_moved'
   | 'sale.cancelled'
   | 'sale.refunded'
+  | 'sale.returned'
   | 'sale.price_changed'
   | 'account.credit_limit_overridden'
   | 'account.statement_shared'

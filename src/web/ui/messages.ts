@@ -175,6 +175,8 @@ const TEXTS: Record<ErrorCode | 'offline', Text> = {
   unknown_scale_plu: 'La etiqueta de balanza no corresponde a ningún producto.',
   invalid_state: 'No se puede hacer en el estado en que está ahora. Actualizá la página.',
   no_open_session: 'La caja no tiene un turno abierto: abrila para vender.',
+  return_exceeds_sold: 'No podés devolver más de lo que se vendió (descontando lo que ya se devolvió).',
+  no_refund_session: 'Para devolver dinero tenés que tener un turno de caja abierto: abrí uno y volvé a intentar.',
   fiscal_setup_incomplete: 'La empresa todavía no está lista para facturar: completá Configuración → Facturación.',
   window_closed: 'Pasaron más de 24 horas desde el último mensaje de la persona: ya no se le puede escribir.',
   recipient_not_found: 'No encontramos a esa persona en Instagram.',
