@@ -92,8 +92,7 @@ export function ReturnDialog({
       const sent = /^line:(\d+)$/.exec(place);
       const shown = sent ? `line:${lines[Number(sent[1])]?.n ?? 0}` : place;
       setErrors({ [shown]: err.message });
-    }
-    else setErrors({ submit: 'Algo salió mal en esta página. Actualizala y probá de nuevo.' });
+    } else setErrors({ submit: 'Algo salió mal en esta página. Actualizala y probá de nuevo.' });
   }
 
   async function submit(e: Event) {
