@@ -263,6 +263,7 @@ export function createCashier({ db, clock }: { db: Database; clock: Clock }) {
             quantity: l.quantityMilli / 1000,
             price: l.priceCents / 100,
             subtotal: l.subtotalCents / 100,
+            returned_quantity: 0,
           })),
           payments: settled.rows.map((p, n) => ({
             id: n + 1,
@@ -280,6 +281,8 @@ export function createCashier({ db, clock }: { db: Database; clock: Clock }) {
           paid_at: whole.sale.paidAt?.toISOString() ?? null,
           cancelled_at: null,
           cancellation_reason: null,
+          returned_total: 0,
+          returns: [],
         };
         return { sale, replayed: false };
       });
