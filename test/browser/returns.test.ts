@@ -122,9 +122,9 @@ describe('returns and exchanges in a real browser', { timeout: 120_000 }, () => 
   /** Every amount in the dialog or detail sits on one line (no "$" / "80.239,70" split). */
   async function wrappedAmounts(page: Page): Promise<string[]> {
     return page.evaluate(() =>
-      [...document.querySelectorAll('.money')]
+      Array.from(document.querySelectorAll('.money'))
         .filter((el) => {
-          const rects = [...el.getClientRects()].filter((r) => r.width > 0);
+          const rects = Array.from(el.getClientRects()).filter((r) => r.width > 0);
           const lines = new Set(rects.map((r) => Math.round(r.top)));
           const height = el.getBoundingClientRect().height;
           const line = Number.parseFloat(getComputedStyle(el).lineHeight) || 24;

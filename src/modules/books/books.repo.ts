@@ -95,8 +95,21 @@ export function saleTotalMismatches(conn: Conn, companyId: number, cap: number) 
 
 export interface SalePaymentRow {
   sale_id: number;
-  /** paid_total: payments ≠ total of a paid sale; pending_covered: a pending sale whose money (not its account part) covers its total; cash_change: a cash row's tendered − change ≠ amount; register_change: the sale's change ≠ its rows' change. */
-  problem: 'paid_total' | 'pending_covered' | 'cash_change' | 'register_change';
+  /**
+   * paid_total: payments ≠ total of a paid sale; pending_covered: a pending sale whose money (not its
+   * account part) covers its total; cash_change: a cash row's tendered − change ≠ amount;
+   * register_change: the sale's change ≠ its rows' change; return_lines: a return ≠ the sum of its
+   * lines (payment_id: the return); returned_over_sold: a line gave back more than it sold
+   * (payment_id: the line); returned_state: returned whole but not cancelled, or in part but not paid.
+   */
+  problem:
+    | 'paid_total'
+    | 'pending_covered'
+    | 'cash_change'
+    | 'register_change'
+    | 'return_lines'
+    | 'returned_over_sold'
+    | 'returned_state';
   payment_id: number | null;
   expected_cents: number;
   found_cents: number;
@@ -127,7 +140,29 @@ export function salePaymentMismatches(conn: Conn, companyId: number, cap: number
       UNION ALL
       SELECT r.sale_id, 'register_change', NULL, ${cents(sql`coalesce(p.change, 0)`)}, ${cents(sql`r.change`)}
         FROM register_sales r LEFT JOIN paid p ON p.sale_id = r.sale_id
-        WHERE r.company_id = ${companyId} AND r.change <> coalesce(p.change, 0)`,
+        WHERE r.company_id = ${companyId} AND r.change <> coalesce(p.change, 0)
+      UNION ALL
+      -- Returns (0200): a return is the sum of its lines (payment_id: the return's id) …
+      SELECT x.sale_id, 'return_lines', x.id, ${cents(sql`coalesce(l.amount, 0)`)}, ${cents(sql`x.amount`)}
+        FROM sale_returns x
+        LEFT JOIN (SELECT sale_id, return_id, sum(amount) AS amount FROM sale_return_lines WHERE company_id = ${companyId}
+          GROUP BY sale_id, return_id) l ON l.sale_id = x.sale_id AND l.return_id = x.id
+        WHERE x.company_id = ${companyId} AND x.amount <> coalesce(l.amount, 0)
+      UNION ALL
+      -- … a line never gives back more than it sold, in quantity or money (payment_id: the line) …
+      SELECT i.sale_id, 'returned_over_sold', i.id, ${cents(sql`i.subtotal`)}, ${cents(sql`l.amount`)}
+        FROM sale_items i
+        JOIN (SELECT sale_id, item_id, sum(quantity) AS quantity, sum(amount) AS amount FROM sale_return_lines
+          WHERE company_id = ${companyId} GROUP BY sale_id, item_id) l ON l.sale_id = i.sale_id AND l.item_id = i.id
+        WHERE i.company_id = ${companyId} AND (l.quantity > i.quantity OR l.amount > i.subtotal)
+      UNION ALL
+      -- … and a sale returned whole is cancelled; one returned in part, still paid.
+      SELECT s.id, 'returned_state', NULL, ${cents(sql`s.total`)}, ${cents(sql`x.amount`)}
+        FROM sales s
+        JOIN (SELECT sale_id, sum(amount) AS amount FROM sale_returns WHERE company_id = ${companyId} GROUP BY sale_id) x
+          ON x.sale_id = s.id
+        WHERE s.company_id = ${companyId}
+          AND ((x.amount = s.total AND s.status <> 'cancelled') OR (x.amount < s.total AND s.status <> 'paid'))`,
     sql`sale_id, problem, payment_id`,
     cap,
   );
