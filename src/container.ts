@@ -30,6 +30,7 @@ import { createInstagramModule, type InstagramModule, type InstagramModuleDeps }
 import { createSalesAgentModule, type SalesAgentModule } from './modules/sales-agent/sales-agent.module.ts';
 import { createWhatsappModule, type WhatsappModule } from './modules/whatsapp/whatsapp.module.ts';
 import { createReportsModule, type ReportsModule } from './modules/reports/reports.module.ts';
+import { createReturnsService, type ReturnsService } from './modules/sales/returns.service.ts';
 import { createWebhooksModule, type WebhooksModule, type WebhooksModuleDeps } from './modules/webhooks/webhooks.module.ts';
 
 /** Everything the program shares: one instance per process, passed explicitly (manual DI). */
@@ -53,6 +54,8 @@ export interface Container {
   readonly catalogImport: CatalogImport;
   /** The cash register: box sessions and register sales (/api/v1/sales, /caja). */
   readonly register: RegisterService;
+  /** Returns and exchanges of sales (/api/v1/sales/:id/returns, /exchanges). */
+  readonly returns: ReturnsService;
   /** The merchant CRM: customers (/api/v1/customers, Clientes). */
   readonly customers: CustomersModule;
   /** Electronic invoicing with ARCA: fiscal setup, receipts, credit notes (docs/facturacion.md). */
@@ -160,6 +163,12 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     findCustomer: (companyId, id) => customers.customers.findCustomer(companyId, id),
   });
   const accounts = createAccountsModule({ db, clock, publicBaseUrl: config.http.publicBaseUrl });
+  const returns = createReturnsService({
+    db,
+    clock,
+    creditRefund: (ctx, saleId, returnId) => invoicing.invoicing.creditRefund(ctx, saleId, returnId),
+    sell: (ctx, key, input) => register.createSale(ctx, key, input),
+  });
   const reports = createReportsModule({ db, clock, sales: register });
 
   const metrics = createMetrics({ db, jobs, logger });
@@ -183,6 +192,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     catalog,
     catalogImport,
     register,
+    returns,
     customers,
     invoicing,
     accounts,

@@ -30,6 +30,7 @@ import { merchantGuard } from './merchant-guard.ts';
 import { registerApiTokenRoutes } from '../modules/api-tokens/api-tokens.routes.ts';
 import { registerRegisterPage, registerSalesPages } from '../modules/register/register.pages.ts';
 import { registerRegisterRoutes } from '../modules/register/register.routes.ts';
+import { registerReturnsRoutes } from '../modules/sales/returns.routes.ts';
 import { registerFiscalSettingsPage, registerInvoicePrintPage } from '../modules/invoicing/invoicing.pages.ts';
 import { registerInvoicingRoutes } from '../modules/invoicing/invoicing.routes.ts';
 import { registerCustomerRoutes } from '../modules/customers/customers.routes.ts';
@@ -119,7 +120,8 @@ export async function registerRoutes(app: App, container: Container, assets: Ass
   // The merchant API (/api/v1): a company API token or the session; each route declares its access.
   await registerSurface(app, 'merchant', merchantGuard({ auth, config, tokens: container.apiTokens }), (scope) => {
     registerApiTokenRoutes(scope, { tokens: container.apiTokens, companies: container.companies });
-    registerRegisterRoutes(scope, { register: container.register });
+    registerRegisterRoutes(scope, { register: container.register, creditCancelled: container.returns.creditCancelled });
+    registerReturnsRoutes(scope, { returns: container.returns });
     registerCatalogRoutes(scope, { catalog: container.catalog, imports: container.catalogImport });
     registerCustomerRoutes(scope, container.customers);
     registerInvoicingRoutes(scope, container.invoicing);

@@ -44,6 +44,8 @@ export const ERROR_STATUS = {
   unknown_scale_plu: 422,
   invalid_state: 422,
   no_open_session: 422,
+  return_exceeds_sold: 422,
+  no_refund_session: 422,
   fiscal_setup_incomplete: 422,
   window_closed: 422,
   recipient_not_found: 422,

@@ -234,9 +234,10 @@ describe('books verify over random days of activity (fast-check)', () => {
             a.pick,
           );
           if (!sale) break;
+          // The cancel issues the credit note itself (issue 29); asking for it answers that one.
           await cancel(sale);
           const res = await call('POST', `/api/v1/invoices/${sale.invoiceId}/credit-note`, s.asAdmin);
-          expect(res.statusCode, res.body).toBe(201);
+          expect(res.statusCode, res.body).toBe(200);
           m.receipts.push({ id: res.json().invoice.id, letter: res.json().invoice.type.slice(-1) });
           break;
         }

@@ -165,14 +165,14 @@ describe('invoicing in a real browser', { timeout: 90_000 }, () => {
     await a4.screenshot({ path: `${SHOTS}/05-invoice-a4.png`, fullPage: true });
     expect(await problemsOf(a4)).toMatchObject({ console: [], csp: [], errors: [] });
 
-    // Ventas: the owner opens the sale, cancels it (a refund) and issues the credit note.
+    // Ventas: the owner opens the sale and cancels it (a refund, confirmed first): the credit note
+    // comes with the cancel (issue 29).
     await admin.goto(`${base}/ventas`);
     await admin.click('#sales button.link');
     await admin.waitForSelector('#sale-detail [data-invoice]');
     await admin.fill('#cancel-reason', 'devolución');
     await admin.click('#sale-detail button.danger:has-text("Anular")');
-    await admin.waitForSelector('[data-credit-note]');
-    await admin.click('[data-credit-note]');
+    await admin.click('dialog.confirm [data-confirm]');
     await admin.waitForSelector('[data-invoice] :text("Nota de crédito NC B 0001-00000001")');
     await admin.screenshot({ path: `${SHOTS}/06-credit-note.png`, fullPage: true });
     expect(

@@ -358,6 +358,8 @@ describe('the register in a real browser', () => {
     );
     await page.fill('#cancel-reason', 'devolución: yerba vencida');
     await page.click('#sale-detail button.danger');
+    // A refund is confirmed first (issue 29).
+    await page.click('dialog.confirm [data-confirm]');
     await page.waitForSelector('.notice-ok');
     await expect(page.locator('#sale-detail').textContent()).resolves.toContain('Anulada');
     await page.screenshot({ path: `${SHOTS}/13-ventas.png`, fullPage: true });

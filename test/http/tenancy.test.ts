@@ -124,6 +124,13 @@ const BODIES: Record<string, unknown> = {
   'POST /api/v1/box-sessions/:id/handover': { counted: { efectivo: 0 }, opening_cash: 0 },
   'POST /api/v1/sales/:id/pay': { payments: [{ method: 'efectivo', amount: 1 }] },
   'POST /api/v1/sales/:id/cancel': { reason: 'prueba' },
+  'POST /api/v1/sales/:id/returns': { lines: [{ item_id: 1, quantity: 1 }], refund: { method: 'efectivo' }, reason: 'prueba' },
+  'POST /api/v1/sales/:id/exchanges': {
+    box_id: 1,
+    return_lines: [{ item_id: 1, quantity: 1 }],
+    new_items: [{ product_id: 1, quantity: 1 }],
+    reason: 'prueba',
+  },
   'POST /api/v1/customers/:id/payments': { amount: 1, method: 'efectivo' },
   'PATCH /api/v1/products/:id': { name: 'Cambiado por B' },
   'PATCH /api/v1/categories/:id': { name: 'Cambiada por B' },

@@ -270,6 +270,8 @@ export const invoices = pgTable(
     customerId: integer('customer_id'),
     receiverAddress: text('receiver_address'),
     observations: jsonb('observations').$type<{ code: number; message: string }[]>(),
+    /** 0200: the return a partial credit note is for (null: an invoice, or the whole sale's credit note). */
+    returnId: integer('return_id'),
   },
   (t) => [primaryKey({ columns: [t.companyId, t.id] })],
 );

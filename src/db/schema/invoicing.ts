@@ -70,6 +70,8 @@ export const invoiceAttempts = pgTable(
     /** 0150: carried to the invoice when ARCA approves. */
     customerId: integer('customer_id'),
     receiverAddress: text('receiver_address'),
+    /** 0200: the return a credit note is for (null: an invoice, or the whole sale's credit note). */
+    returnId: integer('return_id'),
     errors: jsonb('errors').$type<ArcaMessage[]>().notNull().default([]),
     observations: jsonb('observations').$type<ArcaMessage[]>().notNull().default([]),
     invoiceId: integer('invoice_id'),

@@ -43,6 +43,7 @@ export type AuditAction =
   | 'box_session.cash_moved'
   | 'sale.cancelled'
   | 'sale.refunded'
+  | 'sale.returned'
   | 'sale.price_changed'
   | 'sale.discounted'
   | 'sale.discount_approved'

@@ -95,8 +95,21 @@ export function saleTotalMismatches(conn: Conn, companyId: number, cap: number) 
 
 export interface SalePaymentRow {
   sale_id: number;
-  /** paid_total: payments ≠ total of a paid sale; pending_covered: a pending sale whose money (not its account part) covers its total; cash_change: a cash row's tendered − change ≠ amount; register_change: the sale's change ≠ its rows' change. */
-  problem: 'paid_total' | 'pending_covered' | 'cash_change' | 'register_change';
+  /**
+   * paid_total: payments ≠ total of a paid sale; pending_covered: a pending sale whose money (not its
+   * account part) covers its total; cash_change: a cash row's tendered − change ≠ amount;
+   * register_change: the sale's change ≠ its rows' change; return_lines: a return ≠ the sum of its
+   * lines (payment_id: the return); returned_over_sold: a line gave back more than it sold
+   * (payment_id: the line); returned_state: returned whole but not cancelled, or in part but not paid.
+   */
+  problem:
+    | 'paid_total'
+    | 'pending_covered'
+    | 'cash_change'
+    | 'register_change'
+    | 'return_lines'
+    | 'returned_over_sold'
+    | 'returned_state';
   payment_id: number | null;
   expected_cents: number;
   found_cents: number;
@@ -127,7 +140,29 @@ export function salePaymentMismatches(conn: Conn, companyId: number, cap: number
       UNION ALL
       SELECT r.sale_id, 'register_change', NULL, ${cents(sql`coalesce(p.change, 0)`)}, ${cents(sql`r.change`)}
         FROM register_sales r LEFT JOIN paid p ON p.sale_id = r.sale_id
-        WHERE r.company_id = ${companyId} AND r.change <> coalesce(p.change, 0)`,
+        WHERE r.company_id = ${companyId} AND r.change <> coalesce(p.change, 0)
+      UNION ALL
+      -- Returns (0200): a return is the sum of its lines (payment_id: the return's id) …
+      SELECT x.sale_id, 'return_lines', x.id, ${cents(sql`coalesce(l.amount, 0)`)}, ${cents(sql`x.amount`)}
+        FROM sale_returns x
+        LEFT JOIN (SELECT sale_id, return_id, sum(amount) AS amount FROM sale_return_lines WHERE company_id = ${companyId}
+          GROUP BY sale_id, return_id) l ON l.sale_id = x.sale_id AND l.return_id = x.id
+        WHERE x.company_id = ${companyId} AND x.amount <> coalesce(l.amount, 0)
+      UNION ALL
+      -- … a line never gives back more than it sold, in quantity or money (payment_id: the line) …
+      SELECT i.sale_id, 'returned_over_sold', i.id, ${cents(sql`i.subtotal`)}, ${cents(sql`l.amount`)}
+        FROM sale_items i
+        JOIN (SELECT sale_id, item_id, sum(quantity) AS quantity, sum(amount) AS amount FROM sale_return_lines
+          WHERE company_id = ${companyId} GROUP BY sale_id, item_id) l ON l.sale_id = i.sale_id AND l.item_id = i.id
+        WHERE i.company_id = ${companyId} AND (l.quantity > i.quantity OR l.amount > i.subtotal)
+      UNION ALL
+      -- … and a sale returned whole is cancelled; one returned in part, still paid.
+      SELECT s.id, 'returned_state', NULL, ${cents(sql`s.total`)}, ${cents(sql`x.amount`)}
+        FROM sales s
+        JOIN (SELECT sale_id, sum(amount) AS amount FROM sale_returns WHERE company_id = ${companyId} GROUP BY sale_id) x
+          ON x.sale_id = s.id
+        WHERE s.company_id = ${companyId}
+          AND ((x.amount = s.total AND s.status <> 'cancelled') OR (x.amount < s.total AND s.status <> 'paid'))`,
     sql`sale_id, problem, payment_id`,
     cap,
   );
@@ -159,10 +194,15 @@ export function closedShiftMismatches(conn: Conn, companyId: number, cap: number
         SELECT p.box_session_id AS sid, p.method, sum(p.amount) AS amount FROM sale_payments p
           WHERE p.company_id = ${companyId} AND p.box_session_id IN (SELECT id FROM s) GROUP BY 1, 2
       ), refunded AS (
-        SELECT r.refund_session_id AS sid, p.method, sum(p.amount) AS amount
-          FROM register_sales r JOIN sale_payments p ON p.company_id = r.company_id AND p.sale_id = r.sale_id
-          WHERE r.company_id = ${companyId} AND r.refund_session_id IN (SELECT id FROM s) AND p.method <> 'cuenta_corriente'
-          GROUP BY 1, 2
+        SELECT sid, method, sum(amount) AS amount FROM (
+          SELECT r.refund_session_id AS sid, p.method, p.amount
+            FROM register_sales r JOIN sale_payments p ON p.company_id = r.company_id AND p.sale_id = r.sale_id
+            WHERE r.company_id = ${companyId} AND r.refund_session_id IN (SELECT id FROM s) AND p.method <> 'cuenta_corriente'
+          UNION ALL
+          -- Returns (0200): the cash (or card, QR…) given back in the shift.
+          SELECT x.refund_session_id, x.refund_method, x.amount FROM sale_returns x
+            WHERE x.company_id = ${companyId} AND x.refund_session_id IN (SELECT id FROM s)
+        ) f GROUP BY 1, 2
       ), moved AS (
         SELECT session_id AS sid, sum(CASE WHEN kind = 'in' THEN amount ELSE -amount END) AS amount
           FROM box_cash_moves WHERE company_id = ${companyId} AND session_id IN (SELECT id FROM s) GROUP BY 1
@@ -273,8 +313,12 @@ export function invoiceTotalMismatches(conn: Conn, companyId: number, cap: numbe
 export interface InvoiceSaleRow {
   invoice_id: number;
   sale_id: number;
-  /** sale: an invoice's total ≠ its sale's; credited: a credit note's total ≠ the invoice it returns (or another sale's). */
-  problem: 'sale' | 'credited';
+  /**
+   * sale: an invoice's total ≠ its sale's; credited: a credit note's total ≠ the invoice (or the
+   * return) it credits, or another sale's; over_credited: credit notes over the invoice's total;
+   * credit_note_missing: a refund of an invoiced sale with no credit note issued or pending.
+   */
+  problem: 'sale' | 'credited' | 'over_credited' | 'credit_note_missing';
   expected_cents: number | null;
   found_cents: number;
 }
@@ -290,8 +334,34 @@ export function invoiceSaleMismatches(conn: Conn, companyId: number, cap: number
       UNION ALL
       SELECT n.id, n.sale_id, 'credited', ${cents(sql`a.total`)}, ${cents(sql`n.total`)}
         FROM invoices n LEFT JOIN invoices a ON a.company_id = n.company_id AND a.id = n.associated_invoice_id
-        WHERE n.company_id = ${companyId} AND n.kind = 'credit_note'
-          AND (a.total IS DISTINCT FROM n.total OR a.sale_id IS DISTINCT FROM n.sale_id)`,
+        WHERE n.company_id = ${companyId} AND n.kind = 'credit_note' AND n.return_id IS NULL
+          AND (a.total IS DISTINCT FROM n.total OR a.sale_id IS DISTINCT FROM n.sale_id)
+      UNION ALL
+      -- A return's credit note (0200) credits exactly the return's amount, on the same sale's invoice.
+      SELECT n.id, n.sale_id, 'credited', ${cents(sql`x.amount`)}, ${cents(sql`n.total`)}
+        FROM invoices n
+        LEFT JOIN sale_returns x ON x.company_id = n.company_id AND x.sale_id = n.sale_id AND x.id = n.return_id
+        LEFT JOIN invoices a ON a.company_id = n.company_id AND a.id = n.associated_invoice_id
+        WHERE n.company_id = ${companyId} AND n.kind = 'credit_note' AND n.return_id IS NOT NULL
+          AND (x.amount IS DISTINCT FROM n.total OR a.sale_id IS DISTINCT FROM n.sale_id)
+      UNION ALL
+      -- Credit notes never credit more than their invoice.
+      SELECT a.id, a.sale_id, 'over_credited', ${cents(sql`a.total`)}, ${cents(sql`sum(n.total)`)}
+        FROM invoices a JOIN invoices n ON n.company_id = a.company_id AND n.associated_invoice_id = a.id AND n.kind = 'credit_note'
+        WHERE a.company_id = ${companyId} AND a.kind = 'invoice'
+        GROUP BY a.id, a.sale_id, a.total HAVING sum(n.total) > a.total
+      UNION ALL
+      -- Never a refund with a live invoice and no credit note: each return (with an amount) of a sale
+      -- invoiced here, and each invoiced sale cancelled whole, has its credit note issued or pending.
+      SELECT a.id, a.sale_id, 'credit_note_missing', ${cents(sql`coalesce(x.amount, a.total)`)}, 0
+        FROM invoices a
+        JOIN sales s ON s.company_id = a.company_id AND s.id = a.sale_id
+        LEFT JOIN sale_returns x ON x.company_id = a.company_id AND x.sale_id = a.sale_id AND x.amount > 0
+        WHERE a.company_id = ${companyId} AND a.kind = 'invoice' AND a.source = 'arca'
+          AND (x.id IS NOT NULL OR (s.status = 'cancelled'
+            AND NOT EXISTS (SELECT 1 FROM sale_returns y WHERE y.company_id = s.company_id AND y.sale_id = s.id)))
+          AND NOT EXISTS (SELECT 1 FROM invoice_attempts t WHERE t.company_id = a.company_id AND t.sale_id = a.sale_id
+            AND t.kind = 'credit_note' AND t.status IN ('pending', 'approved') AND t.return_id IS NOT DISTINCT FROM x.id)`,
     sql`invoice_id, problem`,
     cap,
   );

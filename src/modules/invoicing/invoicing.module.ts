@@ -42,6 +42,8 @@ export function createInvoicingModule({
     handler: async () => {
       const settled = await invoicing.settleStale();
       if (settled > 0) logger.info({ settled }, 'pending receipts settled with ARCA');
+      const credited = await invoicing.settleCreditNotes();
+      if (credited > 0) logger.info({ credited }, 'credit notes of refunds issued');
     },
   });
   return { arca, fiscal, invoicing, close: () => arca.close() };

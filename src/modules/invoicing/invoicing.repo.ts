@@ -67,12 +67,19 @@ export async function saleLines(conn: Conn, companyId: number, saleId: number): 
   );
 }
 
-export async function liveAttempt(conn: Conn, companyId: number, saleId: number, kind: InvoiceKind): Promise<AttemptRow | null> {
+export async function liveAttempt(
+  conn: Conn,
+  companyId: number,
+  saleId: number,
+  kind: InvoiceKind,
+  returnId: number | null = null,
+): Promise<AttemptRow | null> {
   const [row] = await selectTableRows(
     conn,
     invoiceAttempts,
     sql`SELECT ${ATTEMPT} FROM invoice_attempts
-      WHERE company_id = ${companyId} AND sale_id = ${saleId} AND kind = ${kind} AND status IN ('pending', 'approved')`,
+      WHERE company_id = ${companyId} AND sale_id = ${saleId} AND kind = ${kind} AND status IN ('pending', 'approved')
+        AND return_id IS NOT DISTINCT FROM ${returnId}::integer`,
   );
   return row ?? null;
 }
@@ -254,4 +261,59 @@ export async function insertReceivedInvoice(
 ): Promise<IssuedInvoiceRow> {
   const [row] = await selectTableRows(tx, invoices, sql`INSERT INTO invoices ${valuesList(invoices, [v])} RETURNING ${INVOICE}`);
   return row!;
+}
+
+/** The lines of a return with each product's IVA rate: what its credit note credits. */
+export function returnLines(
+  conn: Conn,
+  companyId: number,
+  saleId: number,
+  returnId: number,
+): Promise<{ iva_rate: string; amount: string }[]> {
+  return selectRows(
+    conn,
+    sql`SELECT p.iva_rate, l.amount::text AS amount
+      FROM sale_return_lines l JOIN products p ON p.company_id = l.company_id AND p.id = l.product_id
+      WHERE l.company_id = ${companyId} AND l.sale_id = ${saleId} AND l.return_id = ${returnId} ORDER BY l.item_id`,
+  );
+}
+
+/** Whether the sale has returns (a whole-sale credit note would then credit twice). */
+export async function hasReturns(conn: Conn, companyId: number, saleId: number): Promise<boolean> {
+  const rows = await selectRows(
+    conn,
+    sql`SELECT 1 FROM sale_returns WHERE company_id = ${companyId} AND sale_id = ${saleId} LIMIT 1`,
+  );
+  return rows.length > 0;
+}
+
+/**
+ * Refunds still owing their credit note: returns of a sale with an invoice issued here, and
+ * cancelled invoiced sales without returns, with no credit note attempt pending or approved for
+ * them (ARCA could not be reached when they were made). Oldest first, every company.
+ */
+export function refundsAwaitingCreditNote(
+  conn: Conn,
+  limit: number,
+): Promise<{ company_id: number; sale_id: number; return_id: number | null }[]> {
+  return selectRows(
+    conn,
+    sql`WITH invoiced AS (
+        SELECT DISTINCT company_id, sale_id FROM invoices WHERE kind = 'invoice' AND source = 'arca'
+      ), owed AS (
+        SELECT r.company_id, r.sale_id, r.id AS return_id, r.created_at FROM sale_returns r
+          JOIN invoiced i ON i.company_id = r.company_id AND i.sale_id = r.sale_id
+        UNION ALL
+        SELECT s.company_id, s.id, NULL::integer, s.cancelled_at FROM sales s
+          JOIN invoiced i ON i.company_id = s.company_id AND i.sale_id = s.id
+          WHERE s.status = 'cancelled'
+            AND NOT EXISTS (SELECT 1 FROM sale_returns r WHERE r.company_id = s.company_id AND r.sale_id = s.id)
+      )
+      SELECT o.company_id, o.sale_id, o.return_id FROM owed o
+        WHERE NOT EXISTS (SELECT 1 FROM invoice_attempts a WHERE a.company_id = o.company_id AND a.sale_id = o.sale_id
+            AND a.kind = 'credit_note' AND a.status IN ('pending', 'approved') AND a.return_id IS NOT DISTINCT FROM o.return_id)
+          AND NOT EXISTS (SELECT 1 FROM invoices n WHERE n.company_id = o.company_id AND n.sale_id = o.sale_id
+            AND n.kind = 'credit_note' AND n.return_id IS NOT DISTINCT FROM o.return_id)
+        ORDER BY o.created_at LIMIT ${limit}`,
+  );
 }

@@ -35,6 +35,18 @@ import type { FiscalReady, FiscalService } from './fiscal.service.ts';
 import { explainTransport } from './fiscal.service.ts';
 import * as repo from './invoicing.repo.ts';
 
+/** A whole invoice's amounts, as its credit note repeats them. */
+function wholeInvoiceAmounts(invoice: repo.IssuedInvoiceRow) {
+  return {
+    total: invoice.total,
+    net: invoice.net ?? invoice.total,
+    iva: invoice.iva ?? '0.00',
+    exempt: invoice.exempt ?? '0.00',
+    untaxed: '0.00',
+    ivaLines: invoice.ivaLines ?? [],
+  };
+}
+
 /** What is about to be authorised: everything but the number. */
 interface Draft {
   kind: InvoiceKind;
@@ -49,6 +61,8 @@ interface Draft {
   customerId: number | null;
   receiverAddress: string | null;
   associated: { invoiceId: number; type: number; pointOfSale: number; number: number; cuit: string; date: string } | null;
+  /** A credit note's return (null: an invoice, or the whole sale's credit note). */
+  returnId: number | null;
 }
 
 export interface IssueResult {
@@ -266,6 +280,7 @@ export function createInvoicingService({
         environment: attempt.environment,
         issuerCuit: attempt.issuerCuit,
         associatedInvoiceId: attempt.associatedInvoiceId,
+        returnId: attempt.returnId,
         observations: granted.observations,
       });
       await repo.updateAttempt(
@@ -457,9 +472,9 @@ export function createInvoicingService({
     return withSerialLock(db, repo.seriesKey(series), async () => {
       const { session, auth } = await openSession(setup);
       await settlePending(ctx, session, auth, series);
-      const issued = await issuedOfSale(ctx.companyId, draft.saleId, draft.kind);
+      const issued = await issuedOfSale(ctx.companyId, draft.saleId, draft.kind, draft.returnId);
       if (issued) return { invoice: invoiceDetail(issued), created: false };
-      const live = await repo.liveAttempt(orm, ctx.companyId, draft.saleId, draft.kind);
+      const live = await repo.liveAttempt(orm, ctx.companyId, draft.saleId, draft.kind, draft.returnId);
       if (live?.status === 'pending') {
         throw new AppError(
           'conflict',
@@ -503,6 +518,7 @@ export function createInvoicingService({
               customerId: draft.customerId,
               receiverAddress: draft.receiverAddress,
               associatedInvoiceId: draft.associated?.invoiceId ?? null,
+              returnId: draft.returnId,
               createdBy: auditBy(ctx).actor?.email ?? 'cli',
             },
             clock.now(),
@@ -523,8 +539,89 @@ export function createInvoicingService({
    * The sale's receipt of this kind if it has one: approved here (the approval writes the invoice row
    * with the attempt) or received already issued through invoice.issued from another system.
    */
-  async function issuedOfSale(companyId: number, saleId: number, kind: InvoiceKind) {
-    return (await repo.invoicesOfSale(orm, companyId, saleId)).find((i) => i.kind === kind) ?? null;
+  async function issuedOfSale(companyId: number, saleId: number, kind: InvoiceKind, returnId: number | null = null) {
+    return (
+      (await repo.invoicesOfSale(orm, companyId, saleId)).find(
+        (i) => i.kind === kind && (kind === 'invoice' || (i.returnId ?? null) === returnId),
+      ) ?? null
+    );
+  }
+
+  /**
+   * A credit note of `invoice` for `amounts` (the whole invoice's, or a return's lines): same
+   * class and point of sale, the invoice's buyer, CbtesAsoc naming it.
+   */
+  async function creditInvoice(
+    ctx: CompanyCtx,
+    invoice: repo.IssuedInvoiceRow,
+    amounts: Draft['amounts'],
+    returnId: number | null,
+  ): Promise<IssueResult> {
+    if (invoice.source !== 'arca' || invoice.kind !== 'invoice' || !invoice.receiptCode || !invoice.issueDate) {
+      throw new AppError('invalid_state', `invoice ${invoice.id} was not issued here; its credit note is issued where it was`);
+    }
+    const issued = await issuedOfSale(ctx.companyId, invoice.saleId, 'credit_note', returnId);
+    if (issued) return { invoice: invoiceDetail(issued), created: false };
+    const setup = await fiscal.ready(ctx.companyId);
+    if (setup.cuit !== invoice.issuerCuit || setup.environment !== invoice.environment) {
+      throw new AppError(
+        'invalid_state',
+        `invoice ${invoice.id} was issued by CUIT ${invoice.issuerCuit} in ${invoice.environment}; the company now is set up differently`,
+      );
+    }
+    const letter = invoice.type.slice(-1) as Letter;
+    return authorize(ctx, setup, {
+      kind: 'credit_note',
+      saleId: invoice.saleId,
+      letter,
+      receiptCode: RECEIPT_CODES[letter].credit_note,
+      pointOfSale: invoice.pointOfSale,
+      buyer: {
+        docType: invoice.docType ?? 99,
+        docNumber: invoice.docNumber ?? '0',
+        ivaCondition: invoice.receiverIvaCondition ?? 5,
+        name: invoice.receiverName,
+      },
+      amounts,
+      date: arcaDate(clock.now()),
+      customerId: invoice.customerId,
+      receiverAddress: invoice.receiverAddress,
+      associated: {
+        invoiceId: invoice.id,
+        type: invoice.receiptCode,
+        pointOfSale: invoice.pointOfSale,
+        number: invoice.number,
+        cuit: invoice.issuerCuit!,
+        date: invoice.issueDate.replaceAll('-', ''),
+      },
+      returnId,
+    });
+  }
+
+  /** The sale's invoice issued here, if any (what a refund's credit note credits). */
+  async function ownInvoiceOfSale(companyId: number, saleId: number) {
+    return (await repo.invoicesOfSale(orm, companyId, saleId)).find((i) => i.kind === 'invoice' && i.source === 'arca') ?? null;
+  }
+
+  /**
+   * The credit note a refund owes: a return's (its lines and amounts) or, for a sale cancelled
+   * whole without returns, the whole invoice's. Null when the sale has no invoice issued here.
+   */
+  async function creditRefund(ctx: CompanyCtx, saleId: number, returnId: number | null): Promise<IssueResult | null> {
+    const invoice = await ownInvoiceOfSale(ctx.companyId, saleId);
+    if (!invoice) return null;
+    if (returnId === null) {
+      if (await repo.hasReturns(orm, ctx.companyId, saleId)) return null;
+      return creditInvoice(ctx, invoice, wholeInvoiceAmounts(invoice), null);
+    }
+    const lines = await repo.returnLines(orm, ctx.companyId, saleId, returnId);
+    if (lines.length === 0) throw new AppError('not_found', `return ${returnId} of sale ${saleId} not found`);
+    const letter = invoice.type.slice(-1) as Letter;
+    const amounts = computeAmounts(
+      letter,
+      lines.map((l) => ({ ivaRate: l.iva_rate, subtotalCents: toCents(l.amount) })),
+    );
+    return creditInvoice(ctx, invoice, amounts, returnId);
   }
 
   /** The customer a receipt is issued to (`customer_id`), this company's only; never together with `buyer`. */
@@ -595,6 +692,7 @@ export function createInvoicingService({
         customerId: customer?.id ?? null,
         receiverAddress: customer ? printedAddress(customer) : null,
         associated: null,
+        returnId: null,
       });
     },
 
@@ -602,9 +700,6 @@ export function createInvoicingService({
     async creditNote(ctx: CompanyCtx, invoiceId: number): Promise<IssueResult> {
       const invoice = await repo.findInvoice(orm, ctx.companyId, invoiceId);
       if (!invoice) throw new AppError('not_found', `invoice ${invoiceId} not found`);
-      if (invoice.source !== 'arca' || invoice.kind !== 'invoice' || !invoice.receiptCode || !invoice.issueDate) {
-        throw new AppError('invalid_state', `invoice ${invoiceId} was not issued here; its credit note is issued where it was`);
-      }
       const sale = await loadSale(ctx.companyId, invoice.saleId);
       if (sale.status !== 'cancelled') {
         throw new AppError(
@@ -612,48 +707,38 @@ export function createInvoicingService({
           `sale ${invoice.saleId} is not cancelled: cancel it first, then issue the credit note`,
         );
       }
-      const issued = await issuedOfSale(ctx.companyId, invoice.saleId, 'credit_note');
-      if (issued) return { invoice: invoiceDetail(issued), created: false };
-      const setup = await fiscal.ready(ctx.companyId);
-      if (setup.cuit !== invoice.issuerCuit || setup.environment !== invoice.environment) {
-        throw new AppError(
-          'invalid_state',
-          `invoice ${invoiceId} was issued by CUIT ${invoice.issuerCuit} in ${invoice.environment}; the company now is set up differently`,
-        );
+      if (invoice.kind === 'invoice' && (await repo.hasReturns(orm, ctx.companyId, invoice.saleId))) {
+        throw new AppError('invalid_state', `sale ${invoice.saleId} was returned line by line; each return has its credit note`);
       }
-      const letter = invoice.type.slice(-1) as Letter;
-      return authorize(ctx, setup, {
-        kind: 'credit_note',
-        saleId: invoice.saleId,
-        letter,
-        receiptCode: RECEIPT_CODES[letter].credit_note,
-        pointOfSale: invoice.pointOfSale,
-        buyer: {
-          docType: invoice.docType ?? 99,
-          docNumber: invoice.docNumber ?? '0',
-          ivaCondition: invoice.receiverIvaCondition ?? 5,
-          name: invoice.receiverName,
-        },
-        amounts: {
-          total: invoice.total,
-          net: invoice.net ?? invoice.total,
-          iva: invoice.iva ?? '0.00',
-          exempt: invoice.exempt ?? '0.00',
-          untaxed: '0.00',
-          ivaLines: invoice.ivaLines ?? [],
-        },
-        date: arcaDate(clock.now()),
-        customerId: invoice.customerId,
-        receiverAddress: invoice.receiverAddress,
-        associated: {
-          invoiceId: invoice.id,
-          type: invoice.receiptCode,
-          pointOfSale: invoice.pointOfSale,
-          number: invoice.number,
-          cuit: invoice.issuerCuit!,
-          date: invoice.issueDate.replaceAll('-', ''),
-        },
-      });
+      return creditInvoice(ctx, invoice, wholeInvoiceAmounts(invoice), null);
+    },
+
+    /**
+     * The credit note a refund owes, issued now (a return: its lines; a sale cancelled whole: the
+     * invoice's amounts). Null when the sale has no invoice issued here. When ARCA cannot be reached
+     * the refund stays as made and its credit note is settled later (settleCreditNotes).
+     */
+    creditRefund,
+
+    /**
+     * Refunds whose credit note could not even be reserved (ARCA unreachable at the time), issued
+     * one by one (job `invoices-settle-pending`). Answers how many were issued.
+     */
+    async settleCreditNotes(): Promise<number> {
+      const owed = await repo.refundsAwaitingCreditNote(orm, 20);
+      let issued = 0;
+      for (const refund of owed) {
+        try {
+          const result = await creditRefund(cliCtx(refund.company_id), refund.sale_id, refund.return_id);
+          if (result?.created) issued++;
+        } catch (err) {
+          logger.warn(
+            { companyId: refund.company_id, sale: refund.sale_id, err: err instanceof Error ? err.message : String(err) },
+            'credit note of a refund still not issued',
+          );
+        }
+      }
+      return issued;
     },
 
     /** Settles a pending attempt now (the "Reintentar" button, the background resolver). */

@@ -24,6 +24,7 @@ import {
 } from './discounts.ts';
 import * as repo from './register.repo.ts';
 import { readSale } from '../sales/sales-view.ts';
+import { findRefundSession, listReturns } from '../sales/returns.repo.ts';
 import { accountPart, checkSaleCustomer } from './sale-customer.ts';
 import { chargeSale, releaseSale } from '../accounts/account-ledger.ts';
 
@@ -379,6 +380,7 @@ export function createCashier({ db, clock, approver }: { db: Database; clock: Cl
             discount: discounted.lines[n]!.discountCents / 100,
             sale_discount: discounted.lines[n]!.saleDiscountCents / 100,
             discount_reason: discounted.lines[n]!.reason,
+            returned_quantity: 0,
           })),
           discount: discounted.discountCents / 100,
           sale_discount: discounted.saleDiscountCents / 100,
@@ -400,6 +402,8 @@ export function createCashier({ db, clock, approver }: { db: Database; clock: Cl
           paid_at: whole.sale.paidAt?.toISOString() ?? null,
           cancelled_at: null,
           cancellation_reason: null,
+          returned_total: 0,
+          returns: [],
         };
         return { sale, replayed: false };
       });
@@ -487,6 +491,11 @@ export function createCashier({ db, clock, approver }: { db: Database; clock: Cl
           if (sale.cancellation_reason === reason) return { sale: await readSale(tx, companyId, id), changed: false };
           throw new AppError('invalid_state', `sale ${id} is already cancelled`);
         }
+        if ((await listReturns(tx, companyId, [id])).length > 0) {
+          throw new AppError('invalid_state', `sale ${id} has returns: return its remaining lines instead of cancelling it`, {
+            details: [{ path: 'sale.returns', message: 'return the remaining lines (POST /api/v1/sales/:id/returns)' }],
+          });
+        }
         // The account part is no money to give back: it leaves the customer's balance instead.
         const payments = (await listPayments(tx, companyId, [id])).filter((p) => p.method !== 'cuenta_corriente');
         const refundSessionId = payments.length > 0 ? await bookRefund(tx, ctx, sale) : null;
@@ -525,7 +534,8 @@ export function createCashier({ db, clock, approver }: { db: Database; clock: Cl
 
 /**
  * A sale that took money gives it back: an admin's (or read-write token's) decision, booked in the
- * open session of the sale's box. Answers that session.
+ * open shift of the person cancelling (the latest they opened), else in the open shift of the
+ * sale's box: the sale's own shift may have closed long ago. Answers that session.
  */
 async function bookRefund(tx: Conn, ctx: CompanyCtx, sale: SaleListRow): Promise<number> {
   if (!actsAsAdmin(ctx)) {
@@ -534,8 +544,12 @@ async function bookRefund(tx: Conn, ctx: CompanyCtx, sale: SaleListRow): Promise
       `sale ${sale.id} was ${sale.status === 'paid' ? 'paid' : 'partly paid'}: cancelling it refunds the money and needs a company admin`,
     );
   }
-  const session = await repo.findOpenSession(tx, ctx.companyId, sale.box_id!, 'share');
-  if (!session) throw new AppError('no_open_session', `box ${sale.box_id} has no open session; open it to give the refund`);
-  await repo.setRefundSession(tx, ctx.companyId, sale.id, session.id);
-  return session.id;
+  const sessionId = await findRefundSession(tx, ctx.companyId, { openedBy: actorLabel(ctx), boxId: sale.box_id });
+  if (sessionId === null) {
+    throw new AppError('no_refund_session', 'the refund needs an open shift: open one (at any box) and retry', {
+      details: [{ path: '/reason', message: 'no open shift to give the money back from' }],
+    });
+  }
+  await repo.setRefundSession(tx, ctx.companyId, sale.id, sessionId);
+  return sessionId;
 }

@@ -237,10 +237,15 @@ export async function sessionTotals(conn: Conn, companyId: number, sessionId: nu
   );
   const refunds = await selectRows<{ method: PaymentMethod; amount: string; count: number }>(
     conn,
-    sql`SELECT p.method, sum(p.amount)::text AS amount, count(*)::int AS count
-      FROM register_sales r JOIN sale_payments p ON p.company_id = r.company_id AND p.sale_id = r.sale_id
-      WHERE r.company_id = ${companyId} AND r.refund_session_id = ${sessionId} AND p.method <> 'cuenta_corriente'
-      GROUP BY p.method ORDER BY p.method`,
+    // A whole sale refunded (cancelled) gives back its payments; a return (0200), its amount in its method.
+    sql`SELECT method, sum(amount)::text AS amount, count(*)::int AS count FROM (
+        SELECT p.method, p.amount
+          FROM register_sales r JOIN sale_payments p ON p.company_id = r.company_id AND p.sale_id = r.sale_id
+          WHERE r.company_id = ${companyId} AND r.refund_session_id = ${sessionId} AND p.method <> 'cuenta_corriente'
+        UNION ALL
+        SELECT x.refund_method, x.amount FROM sale_returns x
+          WHERE x.company_id = ${companyId} AND x.refund_session_id = ${sessionId} AND x.amount > 0
+      ) refunds GROUP BY method ORDER BY method`,
   );
   const [sales] = await selectRows<{ count: number; total: string }>(
     conn,

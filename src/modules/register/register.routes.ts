@@ -121,7 +121,17 @@ export function salesCsv(sales: SaleWire[], extras: SalesCsvExtras): string {
  * the day's summary, CSV export, and what the /caja screen needs (its state and catalogue).
  * Selling is `sell` (any member, read-write tokens); reading is `read`.
  */
-export function registerRegisterRoutes(app: App, { register }: { register: RegisterService }) {
+export function registerRegisterRoutes(
+  app: App,
+  {
+    register,
+    creditCancelled,
+  }: {
+    register: RegisterService;
+    /** The credit note of a cancelled invoiced sale, in the same request (pending when ARCA cannot be reached). */
+    creditCancelled?: (ctx: ReturnType<typeof companyCtx>, saleId: number) => Promise<void>;
+  },
+) {
   app.get(
     '/api/v1/register',
     {
@@ -483,7 +493,7 @@ export function registerRegisterRoutes(app: App, { register }: { register: Regis
         tags: TAGS,
         summary: 'Cancel a sale (a paid one is a refund: admins only)',
         description:
-          'Register sales put their stock back. A sale that took money is refunded in the open session of its box and needs a company admin or a read-write token. Integration sales: pending only, stock untouched.',
+          'Register sales put their stock back. A sale that took money is refunded in the open shift of the person cancelling (else of its box) and needs a company admin or a read-write token; an invoiced one gets its credit note in the same request. A sale with returns is finished by returning its remaining lines. Integration sales: pending only, stock untouched.',
         params: IdParams,
         body: CancelBody,
         response: {
@@ -492,7 +502,15 @@ export function registerRegisterRoutes(app: App, { register }: { register: Regis
         },
       },
     },
-    async (request) => ({ sale: (await register.cancelSale(companyCtx(request.ctx), request.params.id, request.body)).sale }),
+    async (request) => {
+      const ctx = companyCtx(request.ctx);
+      const result = await register.cancelSale(ctx, request.params.id, request.body);
+      if (result.changed && creditCancelled) {
+        await creditCancelled(ctx, request.params.id);
+        return { sale: await register.getSale(ctx, request.params.id) };
+      }
+      return { sale: result.sale };
+    },
   );
 }
 

@@ -10,9 +10,10 @@ import { AppError } from '../../lib/errors.ts';
  * - cancel: pending → cancelled (sales.cancelled; the register's cancel of an unpaid sale).
  * - refund: paid → cancelled, only at the register (the money goes back in an open session;
  *   a paid integration sale is still not cancellable: its sender owns the payment).
- * Returns (a later issue) add their own rows here.
+ * - return: paid → paid, a partial return (returns.ts); the return that completes the sale is a
+ *   refund (paid → cancelled).
  */
-export type SaleAction = 'create' | 'pay' | 'cancel' | 'refund';
+export type SaleAction = 'create' | 'pay' | 'cancel' | 'refund' | 'return';
 
 export interface SaleTransition {
   from: SaleStatus | null;
@@ -25,10 +26,11 @@ export const SALE_TRANSITIONS: readonly SaleTransition[] = [
   { from: 'pending', action: 'pay', to: 'paid' },
   { from: 'pending', action: 'cancel', to: 'cancelled' },
   { from: 'paid', action: 'refund', to: 'cancelled' },
+  { from: 'paid', action: 'return', to: 'paid' },
 ];
 
 export const SALE_STATUSES: readonly SaleStatus[] = ['pending', 'paid', 'cancelled'];
-export const SALE_ACTIONS: readonly SaleAction[] = ['create', 'pay', 'cancel', 'refund'];
+export const SALE_ACTIONS: readonly SaleAction[] = ['create', 'pay', 'cancel', 'refund', 'return'];
 
 /** The status `action` leads to from `from`, or null when the table has no such row. */
 export function nextStatus(from: SaleStatus | null, action: SaleAction): SaleStatus | null {
@@ -54,4 +56,10 @@ export function assertTransitions(sale: { id: number; status: SaleStatus | null 
 }
 
 /** The status each action aims at, for the refusal's message. */
-const TARGET: Record<SaleAction, SaleStatus> = { create: 'pending', pay: 'paid', cancel: 'cancelled', refund: 'cancelled' };
+const TARGET: Record<SaleAction, SaleStatus> = {
+  create: 'pending',
+  pay: 'paid',
+  cancel: 'cancelled',
+  refund: 'cancelled',
+  return: 'paid',
+};

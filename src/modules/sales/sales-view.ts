@@ -6,13 +6,22 @@ import { formatReceiptNumber } from '../invoicing/invoices.ts';
 import { findCompanySettings } from '../companies/companies.repo.ts';
 import * as repo from './sales.repo.ts';
 import type { SaleWire } from './sales.schemas.ts';
+import { readReturns } from './returns.ts';
+import type { ReturnWire } from './returns.schemas.ts';
 
 const iso = (value: Date | string | null) => (value === null ? null : new Date(value).toISOString());
 
 // Reading sales as the merchant API shows them (sales.schemas.ts Sale): one, a page, a day's summary.
 
 /** A sale row with its lines and payments, in the one wire shape of a sale. */
-export function saleWire(row: repo.SaleListRow, items: repo.SaleItemDetailRow[], payments: repo.PaymentRow[]): SaleWire {
+export function saleWire(
+  row: repo.SaleListRow,
+  items: repo.SaleItemDetailRow[],
+  payments: repo.PaymentRow[],
+  returns: ReturnWire[] = [],
+): SaleWire {
+  const returned = new Map<number, number>();
+  for (const r of returns) for (const l of r.lines) returned.set(l.item_id, (returned.get(l.item_id) ?? 0) + l.quantity * 1000);
   return {
     id: row.id,
     source: row.box_session_id === null ? ('integration' as const) : ('register' as const),
@@ -42,6 +51,7 @@ export function saleWire(row: repo.SaleListRow, items: repo.SaleItemDetailRow[],
       discount: money(i.discount),
       sale_discount: money(i.sale_discount),
       discount_reason: i.discount_reason,
+      returned_quantity: Math.round(returned.get(i.id) ?? 0) / 1000,
     })),
     payments: payments.map((p) => ({
       id: p.id,
@@ -59,20 +69,24 @@ export function saleWire(row: repo.SaleListRow, items: repo.SaleItemDetailRow[],
     paid_at: iso(row.paid_at),
     cancelled_at: iso(row.cancelled_at),
     cancellation_reason: row.cancellation_reason,
+    returned_total: returns.reduce((sum, r) => sum + Math.round(r.amount * 100), 0) / 100,
+    returns,
   };
 }
 
 async function loadSales(conn: Conn, companyId: number, rows: repo.SaleListRow[]): Promise<SaleWire[]> {
   const ids = rows.map((r) => r.id);
-  const [items, payments] = await Promise.all([
+  const [items, payments, returns] = await Promise.all([
     repo.listSaleItems(conn, companyId, ids),
     repo.listPayments(conn, companyId, ids),
+    readReturns(conn, companyId, ids),
   ]);
   return rows.map((row) =>
     saleWire(
       row,
       items.filter((i) => i.sale_id === row.id),
       payments.filter((p) => p.sale_id === row.id),
+      returns.get(row.id) ?? [],
     ),
   );
 }

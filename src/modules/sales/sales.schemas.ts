@@ -1,4 +1,5 @@
 import { type Static, type TSchema, Type } from 'typebox';
+import { SaleReturn } from './returns.schemas.ts';
 
 /**
  * The sale on the wire, written once. `Sale` is what the merchant API answers (/api/v1/sales…);
@@ -67,6 +68,7 @@ export const SaleLine = Type.Object({
   discount: Type.Number({ description: "The line's own discount, pesos (0: none)" }),
   sale_discount: Type.Number({ description: "The line's share of the sale's discount, pesos" }),
   discount_reason: Nullable(Type.String()),
+  returned_quantity: Type.Optional(Type.Number({ description: 'What its returns gave back so far (0: none)' })),
 });
 
 export const Sale = Type.Object(
@@ -102,6 +104,8 @@ export const Sale = Type.Object(
     paid_at: Nullable(DateTime),
     cancelled_at: Nullable(DateTime),
     cancellation_reason: Nullable(Type.String()),
+    returned_total: Type.Optional(Money),
+    returns: Type.Optional(Type.Array(SaleReturn, { description: 'Its returns, oldest first (docs/api-ventas.md)' })),
   },
   { $id: 'Sale', description: 'A sale with its lines and payments' },
 );

@@ -6,6 +6,7 @@ import { methodFromSender } from './payments.ts';
 import { assertTransition, type SaleAction } from './sale-states.ts';
 import { saleCancelledWire, salePaidWire } from './sale-wire.ts';
 import * as repo from './sales.repo.ts';
+import type { ReturnWire } from './returns.schemas.ts';
 
 // Every change of a sale's status: the state machine (sale-states.ts) is asked, the row written
 // and its outbound event recorded, in the caller's transaction. Creating sales: create-sale.ts.
@@ -140,4 +141,46 @@ export async function cancelSale(
     data: { sale: saleCancelledWire(updated) },
   });
   return { sale: updated, changed: true };
+}
+
+export interface ReturnChange {
+  id: number;
+  /** The return completes the sale: paid → cancelled (a refund). Otherwise it stays paid. */
+  full: boolean;
+  reason: string;
+  /** The return, carried beside the sale in the event (the contract's sale shape stays as it is). */
+  returned: ReturnWire;
+}
+
+/**
+ * A return's effect on the sale: the last one cancels it (sales.cancelled), a partial one keeps it
+ * paid and says so again (sales.paid). Both events carry the return beside the sale: {sale, return}.
+ */
+export async function recordReturn(tx: Conn, companyId: number, input: ReturnChange, options: LedgerOptions) {
+  const sale = await lockExisting(tx, companyId, input.id);
+  if (!input.full) {
+    assertTransition(sale, 'return');
+    await recordOutbound(tx, {
+      companyId,
+      event: 'sales.paid',
+      causedBy: options.causedBy ?? null,
+      data: { sale: salePaidWire(sale), return: input.returned },
+    });
+    return sale;
+  }
+  assertTransition(sale, 'refund');
+  const updated = await repo.updateSaleStatus(
+    tx,
+    companyId,
+    input.id,
+    { status: 'cancelled', cancelledAt: options.now, reason: input.reason },
+    options.now,
+  );
+  await recordOutbound(tx, {
+    companyId,
+    event: 'sales.cancelled',
+    causedBy: options.causedBy ?? null,
+    data: { sale: saleCancelledWire(updated), return: input.returned },
+  });
+  return updated;
 }

@@ -180,6 +180,8 @@ const TEXTS: Record<ErrorCode | 'offline', Text> = {
   shift_of_another_person:
     'La caja tiene abierto el turno de otra persona. Para trabajar en tu propio turno, hacé el relevo: contá su caja y abrí el tuyo.',
   password_change_required: 'Tenés una contraseña temporal: elegí una nueva para seguir.',
+  return_exceeds_sold: 'No podés devolver más de lo que se vendió (descontando lo que ya se devolvió).',
+  no_refund_session: 'Para devolver dinero tenés que tener un turno de caja abierto: abrí uno y volvé a intentar.',
   fiscal_setup_incomplete: 'La empresa todavía no está lista para facturar: completá Configuración → Facturación.',
   window_closed: 'Pasaron más de 24 horas desde el último mensaje de la persona: ya no se le puede escribir.',
   recipient_not_found: 'No encontramos a esa persona en Instagram.',

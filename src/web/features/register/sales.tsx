@@ -7,6 +7,8 @@ import { Notice, useNotice } from '../../ui/notice.tsx';
 import { METHODS, methodLabel } from './methods.ts';
 import type { SaleWire } from './sync.ts';
 import { InvoicePanel } from '../invoicing/invoice-panel.tsx';
+import { useConfirm } from '../../ui/dialog.tsx';
+import { creditNoteText, ReturnDialog } from './return-dialog.tsx';
 
 type Sale = SaleWire & {
   source: 'register' | 'integration';
@@ -45,6 +47,23 @@ export function Sales({ boxes }: { boxes: { id: number; name: string }[] }) {
   const [summary, setSummary] = useState<Summary | null>(null);
   const [detail, setDetail] = useState<Sale | null>(null);
   const [notice, show] = useNotice();
+  const { ask, dialog: confirmDialog } = useConfirm();
+  const [returning, setReturning] = useState<'return' | 'exchange' | null>(null);
+  const [cancelError, setCancelError] = useState<string | null>(null);
+  const [done, setDone] = useState<string | null>(null);
+
+  /** The sale read again (after a return or an exchange) in the detail and the list, and the summary. */
+  async function refresh(id: number) {
+    const { sale: fresh } = await api<{ sale: Sale }>('GET', `/api/v1/sales/${id}`);
+    setDetail(fresh);
+    setSales((list) => list?.map((s) => (s.id === fresh.id ? fresh : s)) ?? null);
+    void load();
+    if (filters.from) {
+      api<Summary>('GET', `/api/v1/sales/summary?date=${filters.from}`)
+        .then(setSummary)
+        .catch(() => {});
+    }
+  }
 
   const query = (extra: Record<string, string> = {}) => {
     const params = new URLSearchParams();
@@ -85,29 +104,35 @@ export function Sales({ boxes }: { boxes: { id: number; name: string }[] }) {
 
   async function cancel(sale: Sale) {
     const reason = (document.getElementById('cancel-reason') as HTMLInputElement | null)?.value.trim() ?? '';
+    setCancelError(null);
+    setDone(null);
     if (!reason) {
-      show('error', 'Escribí el motivo de la anulación.');
+      setCancelError('Escribí el motivo de la anulación.');
       return;
     }
+    const question =
+      sale.status === 'paid'
+        ? `¿Anular la venta N.º ${sale.id} y devolver ${formatPesos(sale.paid_total)}? El stock vuelve al depósito.`
+        : `¿Anular la venta N.º ${sale.id}? El stock vuelve al depósito.`;
+    if (!(await ask(question, { confirmLabel: sale.status === 'paid' ? 'Anular y devolver' : 'Anular', danger: true }))) return;
     try {
       const { sale: updated } = await api<{ sale: Sale }>('POST', `/api/v1/sales/${sale.id}/cancel`, {
         body: { reason },
         messages: {
           forbidden: 'Anular una venta cobrada es una devolución: solo un administrador puede hacerla.',
-          no_open_session: 'Para devolver el dinero, la caja de la venta tiene que tener un turno abierto.',
-          invalid_state: 'Esta venta ya no se puede anular.',
+          invalid_state: 'Esta venta ya no se puede anular (si tuvo devoluciones, devolvé lo que queda).',
         },
       });
       setDetail(updated);
       setSales((list) => list?.map((s) => (s.id === updated.id ? updated : s)) ?? null);
-      show('ok', `Venta N.º ${updated.id} anulada. El stock volvió al depósito.`);
+      setDone(`Venta N.º ${updated.id} anulada. El stock volvió al depósito.`);
       if (filters.from) {
         api<Summary>('GET', `/api/v1/sales/summary?date=${filters.from}`)
           .then(setSummary)
           .catch(() => {});
       }
     } catch (err) {
-      show('error', errorText(err));
+      setCancelError(errorText(err));
     }
   }
 
@@ -220,7 +245,15 @@ export function Sales({ boxes }: { boxes: { id: number; name: string }[] }) {
               {sales.map((s) => (
                 <tr key={s.id} class={detail?.id === s.id ? 'selected' : ''}>
                   <td>
-                    <button type="button" class="link" onClick={() => setDetail(s)}>
+                    <button
+                      type="button"
+                      class="link"
+                      onClick={() => {
+                        setDetail(s);
+                        setCancelError(null);
+                        setDone(null);
+                      }}
+                    >
                       N.º {s.id}
                     </button>
                   </td>
@@ -311,9 +344,33 @@ export function Sales({ boxes }: { boxes: { id: number; name: string }[] }) {
               ))}
             </tbody>
           </TableWrap>
+          {(detail.returns ?? []).length > 0 ? (
+            <>
+              <h3>Devoluciones</h3>
+              <ul class="returns-list" id="sale-returns">
+                {(detail.returns ?? []).map((r) => (
+                  <li key={r.id} data-return={r.id}>
+                    <span>
+                      {formatDateTime(r.created_at)} ·{' '}
+                      {r.lines
+                        .map((l) => {
+                          const item = detail.items.find((i) => i.id === l.item_id);
+                          return `${formatQuantity(l.quantity)} ${item?.name ?? ''}`;
+                        })
+                        .join(', ')}{' '}
+                      · {r.refund.store_credit ? 'saldo a favor' : methodLabel(r.refund.method)} · {r.reason}
+                      {r.exchange_sale_id ? ` · cambio por la venta N.º ${r.exchange_sale_id}` : ''}
+                    </span>
+                    <span class="money">{formatPesos(r.amount)}</span>
+                    {r.credit_note ? <span class="muted">{creditNoteText(r)}</span> : null}
+                  </li>
+                ))}
+              </ul>
+            </>
+          ) : null}
           <h3>Facturación</h3>
           <InvoicePanel
-            key={`${detail.id}-${detail.status}`}
+            key={`${detail.id}-${detail.status}-${(detail.returns ?? []).length}`}
             saleId={detail.id}
             total={detail.total}
             cancelled={detail.status === 'cancelled'}
@@ -321,7 +378,19 @@ export function Sales({ boxes }: { boxes: { id: number; name: string }[] }) {
             customerId={detail.customer_id}
           />
           <div class="row sale-actions" data-sale-actions>
-            {detail.status !== 'cancelled' && (detail.source === 'register' || detail.status === 'pending') ? (
+            {detail.status === 'paid' && detail.source === 'register' ? (
+              <>
+                <button type="button" data-open-return onClick={() => setReturning('return')}>
+                  Devolver
+                </button>
+                <button type="button" class="secondary" data-open-exchange onClick={() => setReturning('exchange')}>
+                  Cambiar
+                </button>
+              </>
+            ) : null}
+            {detail.status !== 'cancelled' &&
+            (detail.source === 'register' || detail.status === 'pending') &&
+            (detail.returns ?? []).length === 0 ? (
               <>
                 <label class="visually-hidden" for="cancel-reason">
                   Motivo de la anulación
@@ -333,6 +402,30 @@ export function Sales({ boxes }: { boxes: { id: number; name: string }[] }) {
               </>
             ) : null}
           </div>
+          {cancelError ? (
+            <p class="error-text" role="alert" data-cancel-error>
+              {cancelError}
+            </p>
+          ) : null}
+          {done ? (
+            <p class="notice notice-ok" role="status" data-sale-done>
+              {done}
+            </p>
+          ) : null}
+          {returning ? (
+            <ReturnDialog
+              sale={detail}
+              mode={returning}
+              boxes={boxes}
+              onClose={() => setReturning(null)}
+              onDone={(message) => {
+                setReturning(null);
+                setDone(message);
+                void refresh(detail.id);
+              }}
+            />
+          ) : null}
+          {confirmDialog}
         </Card>
       ) : null}
     </>

@@ -1,0 +1,150 @@
+import type { Database } from '../../db/client.ts';
+import type { CompanyCtx } from '../../http/request-context.ts';
+import { AppError } from '../../lib/errors.ts';
+import type { Clock } from '../../lib/time.ts';
+import { auditBy } from '../audit/audit.repo.ts';
+import { createReturn, type ReturnActor, type ReturnInput, type ReturnWire, readReturn, readReturns } from './returns.ts';
+import { findSaleRow } from './sales.repo.ts';
+import type { PaymentInput, SaleWire } from './sales.schemas.ts';
+import { readSale } from './sales-view.ts';
+
+// Returns and exchanges as the merchant API offers them (returns.routes.ts): the return in one
+// transaction, then its credit note with ARCA (invoicing, injected), then — for an exchange — the
+// new sale through the register (injected: the register owns selling).
+
+/** The credit note a refund owes (invoicing.creditRefund): null when the sale has no invoice issued here. */
+export type CreditRefund = (ctx: CompanyCtx, saleId: number, returnId: number | null) => Promise<unknown>;
+
+/** Selling at a box (register.createSale). */
+export type Sell = (
+  ctx: CompanyCtx,
+  key: string,
+  input: { box_id: number; items: { product_id?: number; quantity?: number; price?: number }[]; payments?: PaymentInput[] },
+) => Promise<{ sale: SaleWire; replayed: boolean }>;
+
+export interface ExchangeInput {
+  box_id: number;
+  return_lines: ReturnInput['lines'];
+  new_items: { product_id: number; quantity: number; price?: number }[];
+  /** How the returned value goes back (and pays the new sale): efectivo by default. */
+  refund_method?: Extract<ReturnInput['refund'], { method: string }>['method'];
+  /** What the customer pays on top when the new sale costs more than what was returned. */
+  payments?: PaymentInput[];
+  reason: string;
+}
+
+export type ReturnsService = ReturnType<typeof createReturnsService>;
+
+/** Who acts, as the register records it (a person's email or the API token's name). */
+function actorOf(ctx: CompanyCtx, admin?: boolean): ReturnActor {
+  const isAdmin =
+    ctx.actor.kind === 'user'
+      ? ctx.actor.role === 'admin'
+      : ctx.actor.kind === 'api-token'
+        ? ctx.actor.scope === 'read-write'
+        : ctx.actor.kind === 'cli';
+  return { ctx, label: auditBy(ctx).actor?.email ?? 'línea de comandos', admin: admin ?? isAdmin };
+}
+
+/** A sentinel thrown to roll a preview back. */
+class Preview {
+  constructor(readonly value: { ret: ReturnWire; replayed: boolean }) {}
+}
+
+const cents = (pesos: number) => Math.round(pesos * 100);
+
+export function createReturnsService(deps: { db: Database; clock: Clock; creditRefund: CreditRefund; sell: Sell }) {
+  const { orm } = deps.db;
+
+  /**
+   * The credit note right after the refund, in the same request. ARCA unreachable (or slow): the
+   * refund stands and the credit note stays pending, settled by the job (invoicing.settleCreditNotes).
+   */
+  async function credit(ctx: CompanyCtx, saleId: number, returnId: number | null) {
+    try {
+      await deps.creditRefund(ctx, saleId, returnId);
+    } catch (err) {
+      if (err instanceof AppError && ['upstream_timeout', 'upstream_failed', 'unavailable', 'conflict'].includes(err.code))
+        return;
+      if (err instanceof AppError && err.code === 'fiscal_setup_incomplete') return;
+      throw err;
+    }
+  }
+
+  return {
+    /** POST /api/v1/sales/:id/returns. */
+    async returnLines(ctx: CompanyCtx, saleId: number, key: string, input: ReturnInput) {
+      const now = deps.clock.now();
+      const { ret, replayed } = await orm.transaction((tx) => createReturn(tx, actorOf(ctx), saleId, key, input, { now }));
+      if (ret.credit_note && ret.credit_note.status !== 'issued') await credit(ctx, saleId, ret.id);
+      return { ret: await readReturn(orm, ctx.companyId, saleId, ret.id), replayed };
+    },
+
+    async listReturns(ctx: CompanyCtx, saleId: number) {
+      if (!(await findSaleRow(orm, ctx.companyId, saleId))) throw new AppError('not_found', `sale ${saleId} does not exist`);
+      return (await readReturns(orm, ctx.companyId, [saleId])).get(saleId) ?? [];
+    },
+
+    /** After a whole sale was cancelled (the register's cancel): its invoice's credit note, the same way. */
+    creditCancelled: (ctx: CompanyCtx, saleId: number) => credit(ctx, saleId, null),
+
+    /**
+     * POST /api/v1/sales/:id/exchanges: lines returned and a new sale in one request. The returned
+     * value goes back in `refund_method` and pays the new sale in the same method; the customer pays
+     * the difference (payments) or gets it back. The return is checked first (a rolled-back preview),
+     * then the new sale is made (its own key: `<key>:sale`), then the return is recorded naming it.
+     */
+    async exchange(ctx: CompanyCtx, saleId: number, key: string, input: ExchangeInput) {
+      const method = input.refund_method ?? 'efectivo';
+      if (input.new_items.length === 0) {
+        throw new AppError('validation_failed', 'an exchange sells at least one new line', {
+          details: [{ path: '/new_items', message: 'must not be empty' }],
+        });
+      }
+      const returnInput: ReturnInput = { lines: input.return_lines, refund: { method }, reason: input.reason };
+      // Money changes hands only for the difference: a cashier may exchange (an admin may refund).
+      const actor = actorOf(ctx, true);
+      const preview = await orm
+        .transaction(async (tx) => {
+          const result = await createReturn(tx, actor, saleId, key, returnInput, { now: deps.clock.now() });
+          if (result.replayed) return result;
+          throw new Preview(result);
+        })
+        .catch((err: unknown) => {
+          if (err instanceof Preview) return err.value;
+          throw err;
+        });
+      if (preview.replayed) {
+        const sale =
+          preview.ret.exchange_sale_id === null ? null : await readSale(orm, ctx.companyId, preview.ret.exchange_sale_id);
+        if (!sale) throw new AppError('conflict', `idempotency key "${key}" was used for a return, not an exchange`);
+        return { exchange: await exchangeWire(ctx, saleId, preview.ret.id, sale), replayed: true };
+      }
+      const returnedCents = cents(preview.ret.amount);
+      const saleFor = { box_id: input.box_id, items: input.new_items };
+      // The returned value pays the new sale in its method; the rest, the customer's payments.
+      const sold = await deps.sell(ctx, `${key}:sale`, {
+        ...saleFor,
+        payments: [...(returnedCents > 0 ? [{ method, amount: returnedCents / 100 }] : []), ...(input.payments ?? [])],
+      });
+      const { ret } = await orm.transaction((tx) =>
+        createReturn(tx, actor, saleId, key, returnInput, { now: deps.clock.now(), exchangeSaleId: sold.sale.id }),
+      );
+      if (ret.credit_note && ret.credit_note.status !== 'issued') await credit(ctx, saleId, ret.id);
+      return {
+        exchange: await exchangeWire(ctx, saleId, ret.id, await readSale(orm, ctx.companyId, sold.sale.id)),
+        replayed: false,
+      };
+    },
+  };
+
+  async function exchangeWire(ctx: CompanyCtx, saleId: number, returnId: number, sale: SaleWire) {
+    const ret = await readReturn(orm, ctx.companyId, saleId, returnId);
+    return {
+      return: ret,
+      sale,
+      /** Positive: what the customer paid on top; negative: what was given back. */
+      difference: (cents(sale.total) - cents(ret.amount)) / 100,
+    };
+  }
+}
