@@ -254,6 +254,23 @@ export function createFakeArca(options: FakeArcaOptions = {}) {
       state.caeaDenied.push(cuit);
       persist();
     },
+    /** A CAEA ARCA granted earlier (any fortnight, outside the window), optionally with another FchTopeInf. */
+    grantCaea(cuit: string, period: number, order: 1 | 2, caea: string, deadline?: string): FakeCaea {
+      const range = fortnightRange({ period, order });
+      const granted: FakeCaea = {
+        cuit,
+        period,
+        order,
+        caea,
+        from: range.from,
+        to: range.to,
+        deadline: deadline ?? addCaeaDays(range.to, informDays),
+        processedAt: `${range.from}000000`,
+      };
+      state.caeas.push(granted);
+      persist();
+      return { ...granted };
+    },
     caeas(): FakeCaea[] {
       return state.caeas.map((c) => ({ ...c }));
     },
