@@ -11,6 +11,7 @@ import { initialSale, interpretEntry, saleReducer, saleTotal } from './sale-stat
 import { SaleView } from './sale-view.tsx';
 import { RegisterStore } from './store.ts';
 import { isNetworkError, postSale } from './sync.ts';
+import { type OfflineCaea, renewCaea, takeOfflineInvoice } from './caea-offline.ts';
 import { Ticket } from './ticket.tsx';
 import type { Payment, RegisterState, RegisterUser, TicketData } from './types.ts';
 import { useRegisterKeys } from './use-register-keys.ts';
@@ -41,6 +42,14 @@ export function Register({ initial, user }: { initial: RegisterState; user: Regi
   const link = useRegisterLink(store, state.scale_label, dispatch);
   const { catalog, offline, pending, failed } = link;
   const total = saleTotal(sale);
+  // The box's reserved CAEA numbers: renewed whenever it is online with nothing left to send.
+  const [caeaHeld, setCaeaHeld] = useState<OfflineCaea | null>(null);
+  useEffect(() => {
+    if (offline || pending > 0 || !box || sessionId === null) return;
+    void renewCaea(store, box.id)
+      .then(setCaeaHeld)
+      .catch(() => {});
+  }, [offline, pending, box?.id, sessionId]);
 
   const focusInput = useCallback(() => {
     if (sale.mode === 'sell') requestAnimationFrame(() => input.current?.focus());
@@ -142,8 +151,10 @@ export function Register({ initial, user }: { initial: RegisterState; user: Regi
         link.setOffline(true);
       }
     }
-    await store.enqueue({ key, body, totalCents: total, queuedAt: draft.soldAt });
-    finish(draft);
+    // Offline, a consumer's sale is invoiced under the CAEA with the box's next reserved number.
+    const invoice = customer ? null : await takeOfflineInvoice(store, box.id, total).catch(() => null);
+    await store.enqueue({ key, body, totalCents: total, queuedAt: draft.soldAt, ...(invoice ? { invoice } : {}) });
+    finish({ ...draft, offlineInvoice: invoice });
     void link.sync();
   }
 
@@ -217,6 +228,11 @@ export function Register({ initial, user }: { initial: RegisterState; user: Regi
         </span>
         <span class="muted">{catalog ? `${catalog.size.toLocaleString('es-AR')} productos` : 'Cargando catálogo…'}</span>
         <span class="muted">{user.name ?? user.email}</span>
+        {caeaHeld ? (
+          <span class="badge" id="caea-ready" title="Números de factura reservados para vender sin conexión">
+            Factura sin conexión: CAEA
+          </span>
+        ) : null}
         <button type="button" class="secondary" onClick={() => dispatch({ type: 'close' })} id="register-close">
           Cerrar caja
         </button>

@@ -1,5 +1,6 @@
 import { ApiError, api, type Messages, messageFor } from '../../ui/api.ts';
 import type { SaleWire } from '../../../modules/sales/sales.schemas.ts';
+import { sendOfflineInvoice } from './caea-offline.ts';
 import type { QueuedSale, RegisterStore } from './store.ts';
 
 /** The server's answer to a sale: its one wire shape (/api/v1/sales, modules/sales/sales.schemas.ts). */
@@ -26,6 +27,8 @@ export const isNetworkError = (err: unknown) => err instanceof ApiError && (err.
 export interface FlushResult {
   sent: { key: string; sale: SaleWire }[];
   failed: { key: string; message: string }[];
+  /** Receipts printed offline under the CAEA and now recorded. */
+  invoiced: number;
   /** True when the server could not be reached (the rest wait). */
   stopped: boolean;
 }
@@ -45,11 +48,17 @@ export function flushQueue(store: RegisterStore): Promise<FlushResult> {
 }
 
 async function run(store: RegisterStore): Promise<FlushResult> {
-  const result: FlushResult = { sent: [], failed: [], stopped: false };
+  const result: FlushResult = { sent: [], failed: [], invoiced: 0, stopped: false };
   for (const queued of await store.queued()) {
     if (queued.error) continue;
     try {
       const { sale } = await postSale(queued.key, queued.body);
+      if (queued.invoice) {
+        // The receipt printed offline follows its sale (the same call again returns it).
+        await store.markSent(queued as QueuedSale, sale.id);
+        await sendOfflineInvoice(sale.id, queued.invoice);
+        result.invoiced += 1;
+      }
       await store.remove(queued.seq!);
       result.sent.push({ key: queued.key, sale });
     } catch (err) {
