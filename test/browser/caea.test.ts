@@ -116,7 +116,7 @@ describe('the register invoices offline under CAEA', { timeout: 120_000 }, () =>
       await scanAndPay(page, '7790387000011');
       await page.waitForSelector('#ticket-invoice');
       await expect(page.locator('#ticket-invoice').textContent()).resolves.toContain(
-        `FACTURA B N.º 00005-${String(n).padStart(8, '0')}`,
+        `FACTURA B N.º 0005-${String(n).padStart(8, '0')}`,
       );
       await expect(page.locator('#ticket-caea').textContent()).resolves.toBe(code);
       await page.waitForSelector('#ticket-invoice .ticket-qr svg');
@@ -181,5 +181,25 @@ describe('the register invoices offline under CAEA', { timeout: 120_000 }, () =>
     await page.screenshot({ path: `${SHOTS}/03-printout-caea.png`, fullPage: true });
     expect(errors).toEqual([]);
     await context.close();
+
+    // The owner's fiscal screen: this and the next CAEA, nothing left to inform; on a phone too.
+    for (const viewport of [
+      { width: 1366, height: 900 },
+      { width: 390, height: 844 },
+    ]) {
+      const owner = await browser.newContext({ viewport });
+      const screen = await owner.newPage();
+      screen.setDefaultTimeout(20_000);
+      await screen.goto(`${base}/login?next=%2Fsettings%2Ffacturacion`);
+      await screen.fill('#email', admin.email);
+      await screen.fill('#password', admin.password);
+      await screen.click('#login-form button[type=submit]');
+      await screen.waitForSelector('#caea-fortnights');
+      await expect(screen.locator('#caea-fortnights').textContent()).resolves.toContain(code);
+      await screen.waitForSelector('#caea-none');
+      expect(await screen.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
+      await screen.locator('#caea').screenshot({ path: `${SHOTS}/04-fiscal-caea-${viewport.width}.png` });
+      await owner.close();
+    }
   });
 });

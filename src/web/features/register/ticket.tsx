@@ -119,7 +119,7 @@ function OfflineInvoiceBlock({ invoice }: { invoice: OfflineInvoice }) {
     <section class="ticket-fiscal" id="ticket-invoice" aria-label="Factura">
       <p class="ticket-fiscal-title">
         <strong>
-          FACTURA {invoice.letter} N.º {pad(invoice.point_of_sale, 5)}-{pad(invoice.number, 8)}
+          FACTURA {invoice.letter} N.º {pad(invoice.point_of_sale, 4)}-{pad(invoice.number, 8)}
         </strong>
       </p>
       <div>{invoice.issuer.legal_name}</div>
