@@ -176,7 +176,9 @@ export function createFiscalService({
           })),
         );
       }
-      const points = (await repo.listPointsOfSale(tx, companyId)).map((p) => p.number);
+      const pointRows = await repo.listPointsOfSale(tx, companyId);
+      const points = pointRows.map((p) => p.number);
+      const caePoints = pointRows.filter((p) => !isCaeaPoint(p)).map((p) => p.number);
       const defaultPoint =
         input.default_point_of_sale === undefined ? (current?.defaultPointOfSale ?? null) : input.default_point_of_sale;
       if (defaultPoint !== null && !points.includes(defaultPoint)) {
@@ -209,10 +211,7 @@ export function createFiscalService({
           details: [{ path: '/caea_point_of_sale', message: 'required when caea_enabled' }],
         });
       }
-      if (
-        caeaPoint !== null &&
-        (caeaPoint === defaultPoint || (input.points_of_sale !== undefined && input.points_of_sale.includes(caeaPoint)))
-      ) {
+      if (caeaPoint !== null && (caeaPoint === defaultPoint || caePoints.includes(caeaPoint))) {
         throw new AppError(
           'validation_failed',
           `point of sale ${caeaPoint} asks for CAEs; the CAEA one must be another (ARCA: of type CAEA)`,
