@@ -177,6 +177,52 @@ describe('CAEA contingency (/api/v1/fiscal/caea, /api/v1/caea/blocks, contingenc
     expect(await session.wsfe.caea(auth, { period: cur.period + 100, order: 1, consult: true })).toBeNull();
   });
 
+  it('the CAEA series continues after what ARCA already has on the CAEA point of sale (another system used it this fortnight)', async () => {
+    const s = await shop({ obtain: false });
+    const today = arcaDate(new Date());
+    const f = fortnightOf(today);
+    const code = `5${String(Date.now()).slice(-13)}`;
+    fake.control.grantCaea(s.cuit, f.period, f.order, code);
+    const session = await t.container.invoicing.arca.session(
+      (await t.container.invoicing.fiscal.ready(s.company.id)).credentials,
+    );
+    const auth = await session.auth();
+    for (const number of [1, 2]) {
+      const informed = await session.wsfe.caeaInform(
+        auth,
+        {
+          pointOfSale: CAEA_POS,
+          type: 6,
+          concept: 1,
+          docType: 99,
+          docNumber: '0',
+          number,
+          date: today,
+          total: '121.00',
+          untaxed: '0.00',
+          net: '100.00',
+          exempt: '0.00',
+          otherTaxes: '0.00',
+          iva: '21.00',
+          currency: 'PES',
+          currencyRate: '1',
+          receiverIvaConditionId: 5,
+          ivaLines: [{ id: 5, base: '100.00', amount: '21.00' }],
+        },
+        { caea: code, generatedAt: `${today}120000` },
+      );
+      expect(informed.result).toBe('A');
+    }
+    // FECAEASolicitar answers 15008 (granted to this CUIT already): FECAEAConsultar recovers it.
+    const got = await call('POST', '/api/v1/fiscal/caea/request', s.asAdmin);
+    expect(got.json().current.caea).toBe(code);
+    fake.control.startOutage('http', ['FECAESolicitar']);
+    const invoice = (await issue(s.asCashier, (await s.sell()).id)).json().invoice;
+    expect(invoice).toMatchObject({ emission: 'caea', point_of_sale: CAEA_POS, number: 3 });
+    fake.control.endOutage();
+    expect(await t.container.invoicing.caea.informAll(s.company.id)).toEqual({ informed: 1, failed: 0 });
+  });
+
   it('a company without a CAEA point of sale at ARCA gets no CAEA (15003) and the screen keeps alerting', async () => {
     const s = await shop({ obtain: false });
     fake.control.setCaeaPointsOfSale(s.cuit, []);

@@ -21,6 +21,9 @@ CREATE TABLE caea_codes (
   inform_by date NOT NULL,
   processed_at text,
   observations jsonb NOT NULL DEFAULT '[]',
+  -- ARCA's last number of each CAEA series when the CAEA was stored ({"5:6": 12}: point of sale 5,
+  -- type 6): CAEA numbering continues after it (a point of sale used before, by us or another system).
+  series_floor jsonb NOT NULL DEFAULT '{}',
   created_at timestamptz NOT NULL DEFAULT now(),
   UNIQUE (company_id, issuer_cuit, environment, period, fortnight),
   UNIQUE (company_id, id)

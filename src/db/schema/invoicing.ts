@@ -101,6 +101,7 @@ export const caeaCodes = pgTable('caea_codes', {
   informBy: date('inform_by', { mode: 'string' }).notNull(),
   processedAt: text('processed_at'),
   observations: jsonb('observations').$type<ArcaMessage[]>().notNull().default([]),
+  seriesFloor: jsonb('series_floor').$type<Record<string, number>>().notNull().default({}),
   createdAt: tstz('created_at').notNull().defaultNow(),
 });
 

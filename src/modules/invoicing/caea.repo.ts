@@ -77,18 +77,28 @@ export async function recentCaeas(conn: Conn, companyId: number, limit: number):
  * (numbers a returned block did not use are taken first, so the series stays without gaps).
  * Call under the series lock.
  */
+/** ARCA's last number of a CAEA series, as recorded with the company's CAEAs (0 when never asked). */
+const floorOf = (s: Series) =>
+  sql`(SELECT coalesce(max((k.series_floor->>${`${s.pointOfSale}:${s.receiptCode}`})::bigint), 0) FROM caea_codes k
+        WHERE k.issuer_cuit = ${s.issuerCuit} AND k.environment = ${s.environment})`;
+
+/**
+ * The next free number of a CAEA series: the lowest one after ARCA's last (series_floor) neither
+ * issued nor inside an open block (numbers a returned block did not use are taken first, so the
+ * series stays without gaps). Call under the series lock.
+ */
 export async function nextCaeaNumber(conn: Conn, s: Series): Promise<number> {
   const [row] = await selectRows<{ n: string }>(
     conn,
-    sql`WITH used AS (
+    sql`WITH floor AS (SELECT ${floorOf(s)} AS f), used AS (
           SELECT number FROM invoices WHERE emission = 'caea' AND issuer_cuit = ${s.issuerCuit} AND environment = ${s.environment}
             AND point_of_sale = ${s.pointOfSale} AND receipt_code = ${s.receiptCode}
           UNION
           SELECT generate_series(first_number, last_number) FROM caea_blocks WHERE status = 'open'
             AND issuer_cuit = ${s.issuerCuit} AND environment = ${s.environment} AND point_of_sale = ${s.pointOfSale}
             AND receipt_code = ${s.receiptCode}
-        ), candidates AS (SELECT 1::bigint AS n UNION SELECT number + 1 FROM used)
-        SELECT min(n)::text AS n FROM candidates WHERE n NOT IN (SELECT number FROM used)`,
+        ), candidates AS (SELECT f + 1 AS n FROM floor UNION SELECT number + 1 FROM used)
+        SELECT min(n)::text AS n FROM candidates, floor WHERE n > floor.f AND n NOT IN (SELECT number FROM used)`,
   );
   return Number(row!.n);
 }
@@ -98,6 +108,7 @@ export async function caeaSeriesTail(conn: Conn, s: Series): Promise<number> {
   const [row] = await selectRows<{ n: string | null }>(
     conn,
     sql`SELECT greatest(
+          ${floorOf(s)},
           (SELECT max(number) FROM invoices WHERE emission = 'caea' AND issuer_cuit = ${s.issuerCuit} AND environment = ${s.environment}
             AND point_of_sale = ${s.pointOfSale} AND receipt_code = ${s.receiptCode}),
           (SELECT max(last_number) FROM caea_blocks WHERE status = 'open' AND issuer_cuit = ${s.issuerCuit}
@@ -105,6 +116,13 @@ export async function caeaSeriesTail(conn: Conn, s: Series): Promise<number> {
         )::text AS n`,
   );
   return Number(row?.n ?? 0) + 1;
+}
+
+/** Records ARCA's last number of CAEA series with a stored CAEA (FECompUltimoAutorizado on the CAEA point of sale). */
+export async function setSeriesFloor(conn: Conn, companyId: number, caeaId: number, floor: Record<string, number>) {
+  await conn.execute(
+    sql`UPDATE caea_codes SET series_floor = series_floor || ${JSON.stringify(floor)}::jsonb WHERE company_id = ${companyId} AND id = ${caeaId}`,
+  );
 }
 
 export async function insertBlock(tx: Conn, values: Omit<typeof caeaBlocks.$inferInsert, 'id' | 'createdAt'>): Promise<BlockRow> {

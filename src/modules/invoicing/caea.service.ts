@@ -160,7 +160,34 @@ export function createCaeaService({
     });
   }
 
-  async function obtainFor(company: { company_id: number }): Promise<{ got: string[]; missing: string[] }> {
+  /**
+   * ARCA's last number of each receipt type on the CAEA point of sale, kept with the CAEA: the CAEA
+   * series continues after it (ARCA takes only last + 1 when informing, 703). Best effort.
+   */
+  async function recordFloor(
+    s: Awaited<ReturnType<typeof session>>,
+    companyId: number,
+    caeaId: number,
+    pointOfSale: number | null,
+  ) {
+    if (pointOfSale === null) return;
+    const codes = s.setup.ivaCondition === 'responsable_inscripto' ? [1, 6, 3, 8] : [11, 13];
+    const floor: Record<string, number> = {};
+    try {
+      for (const type of codes) floor[`${pointOfSale}:${type}`] = await s.wsfe.lastAuthorized(s.auth, { pointOfSale, type });
+      await repo.setSeriesFloor(orm, companyId, caeaId, floor);
+    } catch (err) {
+      logger.warn(
+        { companyId, err: err instanceof Error ? err.message : String(err) },
+        'CAEA: last numbers not read; asked again next run',
+      );
+    }
+  }
+
+  async function obtainFor(company: {
+    company_id: number;
+    caea_point_of_sale: number | null;
+  }): Promise<{ got: string[]; missing: string[] }> {
     const got: string[] = [];
     const missing: string[] = [];
     let s: Awaited<ReturnType<typeof session>>;
@@ -180,7 +207,12 @@ export function createCaeaService({
     if (now >= requestWindow(next).opens) wanted.push(next);
     for (const f of wanted) {
       const key = { issuerCuit: s.setup.cuit, environment: s.setup.environment, period: f.period, fortnight: f.order };
-      if (await repo.findCaea(orm, company.company_id, key)) continue;
+      const stored = await repo.findCaea(orm, company.company_id, key);
+      if (stored) {
+        if (Object.keys(stored.seriesFloor).length === 0)
+          await recordFloor(s, company.company_id, stored.id, company.caea_point_of_sale);
+        continue;
+      }
       try {
         let grant: Awaited<ReturnType<typeof s.wsfe.caea>>;
         try {
@@ -193,7 +225,7 @@ export function createCaeaService({
         }
         if (!grant) throw new Error('FECAEASolicitar answered without a CAEA');
         const g = grant;
-        await orm.transaction(async (tx) => {
+        const saved = await orm.transaction(async (tx) => {
           const row = await repo.saveCaea(tx, {
             companyId: company.company_id,
             issuerCuit: s.setup.cuit,
@@ -213,7 +245,9 @@ export function createCaeaService({
             companyId: company.company_id,
             details: { caea: row.caea, period: row.period, fortnight: row.fortnight, inform_by: row.informBy },
           });
+          return row;
         });
+        await recordFloor(s, company.company_id, saved.id, company.caea_point_of_sale);
         got.push(`${f.period}/${f.order}`);
       } catch (err) {
         missing.push(`${f.period}/${f.order}`);
@@ -342,7 +376,7 @@ export function createCaeaService({
       if (!row.caea.enabled || row.caea.pointOfSale === null) {
         throw new AppError('invalid_state', 'CAEA is not enabled for this company, or it has no CAEA point of sale');
       }
-      await obtainFor({ company_id: ctx.companyId });
+      await obtainFor({ company_id: ctx.companyId, caea_point_of_sale: row.caea.pointOfSale });
       return this.status(ctx);
     },
 
