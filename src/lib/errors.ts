@@ -51,6 +51,7 @@ export const ERROR_STATUS = {
   recipient_not_found: 422,
   arca_rejected: 422,
   cuit_unavailable: 422,
+  caea_unavailable: 422,
   rate_limited: 429,
   internal: 500,
   upstream_failed: 502,

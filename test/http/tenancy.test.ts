@@ -29,6 +29,7 @@ const ID_SOURCE: Record<string, string> = {
   invitations: 'invitations',
   webhooks: 'webhook_endpoints',
   deliveries: 'webhook_deliveries',
+  blocks: 'caea_blocks',
 };
 
 /** Routes without a record in the path: they act on the caller's own company, chosen by the session. */
@@ -76,6 +77,9 @@ const NO_RECORD_IN_PATH: Record<string, string> = {
   'GET /api/v1/reports/movements': "the caller's company; another company's deposit_id/box_id is 404 (reports.test.ts)",
   'GET /api/v1/reports/movements.csv': "the caller's company (reports.test.ts)",
   'GET /api/v1/fiscal/libro-iva-ventas': "the caller's company receipts (libro-iva.test.ts)",
+  'GET /api/v1/fiscal/caea': "the caller's company CAEA and receipts to inform (caea.test.ts)",
+  'POST /api/v1/fiscal/caea/request': "the caller's company CAEA",
+  'POST /api/v1/fiscal/caea/inform': "the caller's company CAEA receipts",
 };
 
 /** Collections: B lists its own company; listed here so B's answer is checked for A's marker. */
@@ -110,6 +114,7 @@ const COLLECTION_WRITES: Record<string, string> = {
   'POST /api/v1/categories': 'creates in the caller company',
   'POST /api/v1/deposits': 'creates in the caller company',
   'POST /api/v1/boxes': "body deposit_id: checked with A's deposit below",
+  'POST /api/v1/caea/blocks': "body box_id: another company's box is 404 (caea.test.ts)",
   'POST /api/settings/members': 'invites into the caller company',
   'POST /api/settings/integrations/webhooks': 'creates in the caller company',
 };
@@ -131,6 +136,7 @@ const BODIES: Record<string, unknown> = {
     new_items: [{ product_id: 1, quantity: 1 }],
     reason: 'prueba',
   },
+  'POST /api/v1/sales/:id/invoice/offline': { block_id: 1, number: 1, generated_at: '20260101120000', total: 1 },
   'POST /api/v1/customers/:id/payments': { amount: 1, method: 'efectivo' },
   'PATCH /api/v1/products/:id': { name: 'Cambiado por B' },
   'PATCH /api/v1/categories/:id': { name: 'Cambiada por B' },

@@ -272,6 +272,18 @@ export const invoices = pgTable(
     observations: jsonb('observations').$type<{ code: number; message: string }[]>(),
     /** 0200: the return a partial credit note is for (null: an invoice, or the whole sale's credit note). */
     returnId: integer('return_id'),
+    /** 0230_caea.sql: how it was authorised, and for CAEA receipts what informing it needs and got. */
+    emission: text('emission').$type<'cae' | 'caea'>().notNull().default('cae'),
+    caeaId: integer('caea_id'),
+    generatedAt: text('generated_at'),
+    caeaRequest: jsonb('caea_request').$type<Record<string, unknown>>(),
+    caeaBlockId: integer('caea_block_id'),
+    informStatus: text('inform_status').$type<'pending' | 'informed' | 'rejected'>(),
+    informBy: date('inform_by', { mode: 'string' }),
+    informTries: integer('inform_tries').notNull().default(0),
+    informError: text('inform_error'),
+    informAnswer: jsonb('inform_answer').$type<Record<string, unknown>>(),
+    informedAt: tstz('informed_at'),
   },
   (t) => [primaryKey({ columns: [t.companyId, t.id] })],
 );

@@ -1,4 +1,4 @@
-import { boolean, char, date, integer, jsonb, pgTable, primaryKey, text, timestamp, bigint } from 'drizzle-orm/pg-core';
+import { bigint, boolean, char, date, integer, jsonb, pgTable, primaryKey, smallint, text, timestamp } from 'drizzle-orm/pg-core';
 
 // Mirrors src/db/migrations/0020_invoicing.sql; test/db/schema-drift.test.ts keeps them in step.
 const tstz = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
@@ -29,6 +29,9 @@ export const companyFiscal = pgTable('company_fiscal', {
   defaultPointOfSale: integer('default_point_of_sale'),
   lastCheckAt: tstz('last_check_at'),
   lastCheck: jsonb('last_check').$type<FiscalCheck>(),
+  /** 0230: CAEA contingency and the point of sale (of type CAEA) it issues on. */
+  caeaEnabled: boolean('caea_enabled').notNull().default(false),
+  caeaPointOfSale: integer('caea_point_of_sale'),
   updatedAt: tstz('updated_at').notNull().defaultNow(),
 });
 
@@ -77,9 +80,60 @@ export const invoiceAttempts = pgTable(
     invoiceId: integer('invoice_id'),
     tries: integer('tries').notNull().default(0),
     lastError: text('last_error'),
+    /** 0230: the CAEA receipt issued for the sale when this attempt's answer never came. */
+    supersededBy: integer('superseded_by'),
     createdBy: text('created_by').notNull(),
     createdAt: tstz('created_at').notNull().defaultNow(),
     updatedAt: tstz('updated_at').notNull().defaultNow(),
   },
   (t) => [primaryKey({ columns: [t.companyId, t.id] })],
 );
+
+// 0230_caea.sql: CAEA contingency.
+export const caeaCodes = pgTable('caea_codes', {
+  id: integer('id').primaryKey().generatedByDefaultAsIdentity(),
+  companyId: integer('company_id').notNull(),
+  issuerCuit: char('issuer_cuit', { length: 11 }).notNull(),
+  environment: text('environment').$type<FiscalEnvironment>().notNull(),
+  period: integer('period').notNull(),
+  fortnight: smallint('fortnight').notNull(),
+  caea: char('caea', { length: 14 }).notNull(),
+  validFrom: date('valid_from', { mode: 'string' }).notNull(),
+  validTo: date('valid_to', { mode: 'string' }).notNull(),
+  informBy: date('inform_by', { mode: 'string' }).notNull(),
+  processedAt: text('processed_at'),
+  observations: jsonb('observations').$type<ArcaMessage[]>().notNull().default([]),
+  seriesFloor: jsonb('series_floor').$type<Record<string, number>>().notNull().default({}),
+  createdAt: tstz('created_at').notNull().defaultNow(),
+});
+
+export const caeaNoMovement = pgTable(
+  'caea_no_movement',
+  {
+    companyId: integer('company_id').notNull(),
+    caeaId: integer('caea_id').notNull(),
+    pointOfSale: integer('point_of_sale').notNull(),
+    status: text('status').$type<'informed' | 'rejected'>().notNull(),
+    answer: jsonb('answer').$type<Record<string, unknown>>().notNull().default({}),
+    tries: integer('tries').notNull().default(1),
+    updatedAt: tstz('updated_at').notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.companyId, t.caeaId, t.pointOfSale] })],
+);
+
+export const caeaBlocks = pgTable('caea_blocks', {
+  id: integer('id').primaryKey().generatedByDefaultAsIdentity(),
+  companyId: integer('company_id').notNull(),
+  boxId: integer('box_id').notNull(),
+  caeaId: integer('caea_id').notNull(),
+  issuerCuit: char('issuer_cuit', { length: 11 }).notNull(),
+  environment: text('environment').$type<FiscalEnvironment>().notNull(),
+  pointOfSale: integer('point_of_sale').notNull(),
+  receiptCode: integer('receipt_code').notNull(),
+  firstNumber: bigint('first_number', { mode: 'number' }).notNull(),
+  lastNumber: bigint('last_number', { mode: 'number' }).notNull(),
+  status: text('status').$type<'open' | 'returned'>().notNull().default('open'),
+  createdBy: text('created_by').notNull(),
+  createdAt: tstz('created_at').notNull().defaultNow(),
+  returnedAt: tstz('returned_at'),
+});

@@ -14,7 +14,7 @@ const parser = new XMLParser({
   ignoreAttributes: true,
   parseTagValue: false,
   trimValues: true,
-  isArray: (name) => ['Err', 'Obs', 'PtoVenta', 'AlicIva', 'FECAEDetResponse', 'Evt', 'CbteAsoc'].includes(name),
+  isArray: (name) => ['Err', 'Obs', 'PtoVenta', 'AlicIva', 'FECAEDetResponse', 'Evt', 'CbteAsoc', 'FECAEASINMOV'].includes(name),
 });
 
 export function parseXml(text: string): Record<string, unknown> {

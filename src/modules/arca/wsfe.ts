@@ -53,6 +53,25 @@ export interface CaeResponse {
   processedAt: string | null;
 }
 
+/** A CAEA as FECAEASolicitar / FECAEAConsultar answer it (dates YYYYMMDD). */
+export interface CaeaGrant {
+  caea: string;
+  period: number;
+  order: 1 | 2;
+  validFrom: string;
+  validTo: string;
+  informBy: string;
+  processedAt: string;
+  observations: ArcaNote[];
+}
+
+export interface CaeaInformResponse {
+  result: 'A' | 'R' | 'P';
+  observations: ArcaNote[];
+  errors: ArcaNote[];
+  processedAt: string | null;
+}
+
 export interface ConsultedReceipt {
   number: number;
   date: string;
@@ -62,6 +81,8 @@ export interface ConsultedReceipt {
   result: string;
   cae: string;
   caeExpiry: string;
+  /** CAE or CAEA. */
+  emission: string;
   concept: number;
   net: string;
   iva: string;
@@ -77,7 +98,7 @@ const tag = (name: string, value: string | number | undefined) =>
 const authXml = (auth: WsfeAuth) =>
   `<ar:Auth>${tag('Token', auth.token)}${tag('Sign', auth.sign)}${tag('Cuit', auth.cuit)}</ar:Auth>`;
 
-function detailXml(r: CaeRequest): string {
+function detailXml(r: CaeRequest, caea?: { caea: string; generatedAt: string }): string {
   const associated = r.associated?.length
     ? `<ar:CbtesAsoc>${r.associated
         .map(
@@ -89,8 +110,9 @@ function detailXml(r: CaeRequest): string {
   const iva = r.ivaLines.length
     ? `<ar:Iva>${r.ivaLines.map((l) => `<ar:AlicIva>${tag('Id', l.id)}${tag('BaseImp', l.base)}${tag('Importe', l.amount)}</ar:AlicIva>`).join('')}</ar:Iva>`
     : '';
+  const element = caea ? 'FECAEADetRequest' : 'FECAEDetRequest';
   return (
-    '<ar:FECAEDetRequest>' +
+    `<ar:${element}>` +
     tag('Concepto', r.concept) +
     tag('DocTipo', r.docType) +
     tag('DocNro', r.docNumber) +
@@ -111,7 +133,8 @@ function detailXml(r: CaeRequest): string {
     tag('CondicionIVAReceptorId', r.receiverIvaConditionId) +
     associated +
     iva +
-    '</ar:FECAEDetRequest>'
+    (caea ? tag('CAEA', caea.caea) + tag('CbteFchHsGen', caea.generatedAt) : '') +
+    `</ar:${element}>`
   );
 }
 
@@ -204,11 +227,72 @@ export function createWsfeClient({ url, timeoutMs }: { url: string; timeoutMs: n
         result: text(g['Resultado']),
         cae: text(g['CodAutorizacion']),
         caeExpiry: text(g['FchVto']),
+        emission: text(g['EmisionTipo']) || 'CAE',
         concept: Number(text(g['Concepto'])),
         net: text(g['ImpNeto']),
         iva: text(g['ImpIVA']),
       };
       return found;
+    },
+
+    /**
+     * FECAEASolicitar (`consult` false) or FECAEAConsultar: the fortnight's CAEA, or null when
+     * ARCA has none (Consultar's 602). Errors (15006 out of window, 15008 already granted, …) throw.
+     */
+    async caea(auth: WsfeAuth, { period, order, consult }: { period: number; order: 1 | 2; consult: boolean }) {
+      const operation = consult ? 'FECAEAConsultar' : 'FECAEASolicitar';
+      const r = await call(operation, `${authXml(auth)}${tag('Periodo', period)}${tag('Orden', order)}`);
+      if (consult && notes(r['Errors'], 'Err').some((e) => e.code === 602)) return null;
+      throwErrors(operation, r);
+      const g = obj(r['ResultGet']);
+      const caea = text(g['CAEA']);
+      if (!/^\d{14}$/.test(caea)) throw new ArcaTransportError('http', operation, 'answer without a CAEA', 200);
+      const grant: CaeaGrant = {
+        caea,
+        period: Number(text(g['Periodo']) || period),
+        order: (Number(text(g['Orden']) || order) === 2 ? 2 : 1) as 1 | 2,
+        validFrom: text(g['FchVigDesde']),
+        validTo: text(g['FchVigHasta']),
+        informBy: text(g['FchTopeInf']),
+        processedAt: text(g['FchProceso']),
+        observations: notes(g['Observaciones'], 'Obs'),
+      };
+      return grant;
+    },
+
+    /** FECAEARegInformativo of one receipt issued under a CAEA (pyafipws sends one per call too). */
+    async caeaInform(auth: WsfeAuth, req: CaeRequest, caea: { caea: string; generatedAt: string }): Promise<CaeaInformResponse> {
+      const inner =
+        authXml(auth) +
+        `<ar:FeCAEARegInfReq><ar:FeCabReq>${tag('CantReg', 1)}${tag('PtoVta', req.pointOfSale)}${tag('CbteTipo', req.type)}</ar:FeCabReq>` +
+        `<ar:FeDetReq>${detailXml(req, caea)}</ar:FeDetReq></ar:FeCAEARegInfReq>`;
+      const r = await call('FECAEARegInformativo', inner);
+      const head = obj(r['FeCabResp']);
+      const detail = list(obj(r['FeDetResp'])['FECAEADetResponse'])[0] ?? {};
+      return {
+        result: (text(detail['Resultado']) || text(head['Resultado']) || 'R') as CaeaInformResponse['result'],
+        observations: notes(detail['Observaciones'], 'Obs'),
+        errors: notes(r['Errors'], 'Err'),
+        processedAt: text(head['FchProceso']) || null,
+      };
+    },
+
+    /** FECAEASinMovimientoInformar: a CAEA point of sale without receipts in the CAEA's fortnight. */
+    async caeaNoMovement(auth: WsfeAuth, { pointOfSale, caea }: { pointOfSale: number; caea: string }) {
+      const r = await call('FECAEASinMovimientoInformar', `${authXml(auth)}${tag('PtoVta', pointOfSale)}${tag('CAEA', caea)}`);
+      return {
+        result: (text(r['Resultado']) || 'R') as 'A' | 'R',
+        errors: notes(r['Errors'], 'Err'),
+        processedAt: text(r['FchProceso']) || null,
+      };
+    },
+
+    /** FECAEASinMovimientoConsultar: whether this point of sale was informed without movement. */
+    async caeaNoMovementConsult(auth: WsfeAuth, { pointOfSale, caea }: { pointOfSale: number; caea: string }) {
+      const r = await call('FECAEASinMovimientoConsultar', `${authXml(auth)}${tag('CAEA', caea)}${tag('PtoVta', pointOfSale)}`);
+      if (notes(r['Errors'], 'Err').some((e) => e.code === 602)) return false;
+      throwErrors('FECAEASinMovimientoConsultar', r);
+      return list(obj(r['ResultGet'])['FECAEASINMOV']).some((n) => Number(text(n['PtoVta'])) === pointOfSale);
     },
 
     async quotation(auth: WsfeAuth, currency: string) {

@@ -58,7 +58,14 @@ export type AuditAction =
   | 'fiscal.certificate_uploaded'
   | 'fiscal.csr_created'
   | 'invoice.issued'
-  | 'invoice.rejected';
+  | 'invoice.rejected'
+  | 'caea.obtained'
+  | 'caea.informed'
+  | 'caea.no_movement_informed'
+  | 'caea.no_movement_rejected'
+  | 'caea.block_reserved'
+  | 'caea.block_returned'
+  | 'invoice.contingency_duplicate';
 
 /** From where a change was asked: the HTTP client (null fields for the command line). */
 export type AuditOrigin = RequestOrigin;

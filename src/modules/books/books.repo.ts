@@ -370,8 +370,12 @@ export function invoiceSaleMismatches(conn: Conn, companyId: number, cap: number
 export interface InvoiceNumberRow {
   series: string;
   number: number;
-  /** gap: numbers missing before this one (expected is the first missing); duplicate: the number appears `found` times. */
-  problem: 'gap' | 'duplicate';
+  /**
+   * gap: numbers missing before this one (expected is the first missing; numbers a register box
+   * holds in an open CAEA block are not missing); duplicate: the number appears `found` times;
+   * overlap: the point of sale has both CAE and CAEA receipts (ARCA keeps them apart).
+   */
+  problem: 'gap' | 'duplicate' | 'overlap';
   expected: number;
   found: number;
 }
@@ -389,9 +393,19 @@ export function invoiceNumberingProblems(conn: Conn, companyId: number, cap: num
         SELECT series, number, copies, lag(number) OVER (PARTITION BY series ORDER BY number) AS previous FROM n
       )
       SELECT series, number, 'gap' AS problem, previous + 1 AS expected, number AS found
-        FROM ordered WHERE previous IS NOT NULL AND number <> previous + 1
+        FROM ordered o WHERE previous IS NOT NULL AND number <> previous + 1
+          AND NOT EXISTS (SELECT 1 FROM caea_blocks b WHERE b.company_id = ${companyId} AND b.status = 'open'
+            AND o.series = b.issuer_cuit || '/' || b.environment || '/' || (SELECT i.type FROM invoices i
+              WHERE i.company_id = ${companyId} AND i.caea_block_id = b.id LIMIT 1) || ' ' || lpad(b.point_of_sale::text, 4, '0')
+            AND b.first_number <= o.previous + 1 AND b.last_number >= o.number - 1)
       UNION ALL
-      SELECT series, number, 'duplicate', 1, copies FROM ordered WHERE copies > 1`,
+      SELECT series, number, 'duplicate', 1, copies FROM ordered WHERE copies > 1
+      UNION ALL
+      SELECT coalesce(issuer_cuit, '') || '/' || coalesce(environment, '') || ' ' || lpad(point_of_sale::text, 4, '0'),
+          min(number)::float8, 'overlap', count(*) FILTER (WHERE emission = 'cae')::float8, count(*) FILTER (WHERE emission = 'caea')::float8
+        FROM invoices WHERE company_id = ${companyId} AND source = 'arca'
+        GROUP BY issuer_cuit, environment, point_of_sale
+        HAVING count(DISTINCT emission) > 1`,
     sql`series, number, problem`,
     cap,
   );
@@ -549,6 +563,36 @@ export function shiftPeopleProblems(conn: Conn, companyId: number, cap: number) 
           AND (n.id IS NULL OR n.box_id <> s.box_id OR s.status <> 'closed' OR n.opened_at <> s.closed_at
             OR n.user_id IS DISTINCT FROM s.closed_by_user_id)`,
     sql`session_id, problem, ref_id`,
+    cap,
+  );
+}
+
+export interface CaeaUninformedRow {
+  /** The receipt ("B 0005-00000012"), or the CAEA when its point of sale had no movement. */
+  what: string;
+  inform_by: string;
+  status: string;
+}
+
+/**
+ * Nothing issued under a CAEA left uninformed past its deadline (FchTopeInf): every CAEA receipt
+ * informed, and a CAEA whose point of sale issued nothing informed "sin movimiento".
+ */
+export function caeaUninformed(conn: Conn, companyId: number, today: string, cap: number) {
+  return capped<CaeaUninformedRow>(
+    conn,
+    sql`SELECT type || ' ' || lpad(point_of_sale::text, 4, '0') || '-' || lpad(number::text, 8, '0') AS what,
+          inform_by::text AS inform_by, inform_status AS status
+        FROM invoices WHERE company_id = ${companyId} AND emission = 'caea' AND inform_status <> 'informed'
+          AND inform_by < ${today}::date
+      UNION ALL
+      SELECT 'CAEA ' || k.caea, k.inform_by::text, 'sin movimiento no informado'
+        FROM caea_codes k JOIN company_fiscal f ON f.company_id = k.company_id
+        WHERE k.company_id = ${companyId} AND k.inform_by < ${today}::date AND f.caea_point_of_sale IS NOT NULL
+          AND NOT EXISTS (SELECT 1 FROM invoices i WHERE i.company_id = k.company_id AND i.caea_id = k.id)
+          AND NOT EXISTS (SELECT 1 FROM caea_no_movement n WHERE n.company_id = k.company_id AND n.caea_id = k.id
+            AND n.status = 'informed')`,
+    sql`inform_by, what`,
     cap,
   );
 }

@@ -4,6 +4,9 @@ import { toCents } from '../../lib/money.ts';
 import type { Clock } from '../../lib/time.ts';
 import * as repo from './books.repo.ts';
 
+/** Today in Argentina (-03:00), yyyy-mm-dd: ARCA's deadlines are dates there. */
+const argentinaToday = (at: Date) => new Date(at.getTime() - 3 * 3_600_000).toISOString().slice(0, 10);
+
 /** The names of the invariants `books verify` checks, in the order it reports them. */
 export const BOOKS_CHECKS = [
   'stock_ledger',
@@ -16,6 +19,7 @@ export const BOOKS_CHECKS = [
   'invoice_totals',
   'invoice_matches_sale',
   'invoice_numbering',
+  'caea_informed',
   'outbound_events',
   'customer_accounts',
   'report_rollup',
@@ -156,6 +160,7 @@ export function createBooksService(deps: BooksDeps) {
       check('invoice_totals', await repo.invoiceTotalMismatches(orm, companyId, cap)),
       check('invoice_matches_sale', await repo.invoiceSaleMismatches(orm, companyId, cap)),
       check('invoice_numbering', await repo.invoiceNumberingProblems(orm, companyId, cap)),
+      check('caea_informed', await repo.caeaUninformed(orm, companyId, argentinaToday(clock.now()), cap)),
       check('outbound_events', await repo.missingOutboundEvents(orm, companyId, since, cap)),
       check('customer_accounts', await repo.customerAccountMismatches(orm, companyId, cap)),
       await reportRollup(companyId),
@@ -185,7 +190,8 @@ const CHECK_LABELS: Record<BooksCheckName, string> = {
   day_summaries: 'resumen de cada día = suma de sus pagos',
   invoice_totals: 'cada factura: neto + IVA + exento = total',
   invoice_matches_sale: 'cada factura = su venta (nota de crédito = lo devuelto)',
-  invoice_numbering: 'numeración por punto de venta y tipo, sin saltos ni repetidos',
+  invoice_numbering: 'numeración por punto de venta y tipo, sin saltos ni repetidos (CAE y CAEA sin mezclarse)',
+  caea_informed: 'todo lo emitido con CAEA, informado a ARCA antes de su fecha tope',
   outbound_events: 'cada cambio tiene su evento saliente',
   customer_accounts: 'saldo de cada cuenta corriente = ventas a cuenta − anulaciones − pagos; imputaciones coherentes',
   report_rollup: 'acumulado diario de los reportes = líneas de venta de cada día',

@@ -213,6 +213,8 @@ export function qrUrl(receipt: {
   docType: number;
   docNumber: string;
   cae: string;
+  /** "E" for a CAE, "A" for a CAEA (RG 4892's tipoCodAut). */
+  codeKind?: 'E' | 'A';
 }): string {
   const payload = {
     ver: 1,
@@ -226,7 +228,7 @@ export function qrUrl(receipt: {
     ctz: 1,
     tipoDocRec: receipt.docType,
     nroDocRec: Number(receipt.docNumber),
-    tipoCodAut: 'E',
+    tipoCodAut: receipt.codeKind ?? 'E',
     codAut: Number(receipt.cae),
   };
   return `https://www.afip.gob.ar/fe/qr/?p=${Buffer.from(JSON.stringify(payload), 'utf8').toString('base64')}`;

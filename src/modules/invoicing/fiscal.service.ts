@@ -35,6 +35,8 @@ export interface FiscalUpdate {
   environment?: FiscalEnvironment | undefined;
   points_of_sale?: number[] | undefined;
   default_point_of_sale?: number | null | undefined;
+  caea_enabled?: boolean | undefined;
+  caea_point_of_sale?: number | null | undefined;
 }
 
 /** Everything the issuer needs, checked: the company's fiscal data and how to reach ARCA. */
@@ -49,8 +51,13 @@ export interface FiscalReady {
   environment: FiscalEnvironment;
   defaultPointOfSale: number | null;
   pointsOfSale: number[];
+  /** CAEA contingency (0230): on or off, and the point of sale (of type CAEA) it issues on. */
+  caea: { enabled: boolean; pointOfSale: number | null };
   credentials: ArcaCredentials;
 }
+
+/** A point of sale ARCA lists as CAEA ("CAEA - … - Contingencias"): never used to ask for a CAE. */
+const isCaeaPoint = (p: { emissionType: string | null }) => (p.emissionType ?? '').toUpperCase().startsWith('CAEA');
 
 /** Spanish, for the screen: what is still missing before the company can invoice. */
 function missingOf(row: repo.FiscalRow | null, cuit: string | null, points: number, delegationAvailable: boolean): string[] {
@@ -103,6 +110,8 @@ export function createFiscalService({
       environment: row?.environment ?? 'homologacion',
       points_of_sale: points.map((p) => ({ number: p.number, emission_type: p.emissionType, blocked: p.blocked })),
       default_point_of_sale: row?.defaultPointOfSale ?? points[0]?.number ?? null,
+      caea_enabled: row?.caeaEnabled ?? false,
+      caea_point_of_sale: row?.caeaPointOfSale ?? null,
       certificate: certificate
         ? {
             subject: certificate.subject,
@@ -167,7 +176,9 @@ export function createFiscalService({
           })),
         );
       }
-      const points = (await repo.listPointsOfSale(tx, companyId)).map((p) => p.number);
+      const pointRows = await repo.listPointsOfSale(tx, companyId);
+      const points = pointRows.map((p) => p.number);
+      const caePoints = pointRows.filter((p) => !isCaeaPoint(p)).map((p) => p.number);
       const defaultPoint =
         input.default_point_of_sale === undefined ? (current?.defaultPointOfSale ?? null) : input.default_point_of_sale;
       if (defaultPoint !== null && !points.includes(defaultPoint)) {
@@ -191,6 +202,24 @@ export function createFiscalService({
       if (input.gross_income !== undefined) patch.grossIncome = input.gross_income?.trim() || null;
       if (input.activity_start !== undefined) patch.activityStart = input.activity_start || null;
       if (input.auth_mode !== undefined) patch.authMode = input.auth_mode;
+      if (input.caea_enabled !== undefined) patch.caeaEnabled = input.caea_enabled;
+      if (input.caea_point_of_sale !== undefined) patch.caeaPointOfSale = input.caea_point_of_sale;
+      const caeaPoint = input.caea_point_of_sale === undefined ? (current?.caeaPointOfSale ?? null) : input.caea_point_of_sale;
+      const caeaOn = input.caea_enabled ?? current?.caeaEnabled ?? false;
+      if (caeaOn && caeaPoint === null) {
+        throw new AppError('validation_failed', 'CAEA needs its point of sale (of type CAEA in ARCA)', {
+          details: [{ path: '/caea_point_of_sale', message: 'required when caea_enabled' }],
+        });
+      }
+      if (caeaPoint !== null && (caeaPoint === defaultPoint || caePoints.includes(caeaPoint))) {
+        throw new AppError(
+          'validation_failed',
+          `point of sale ${caeaPoint} asks for CAEs; the CAEA one must be another (ARCA: of type CAEA)`,
+          {
+            details: [{ path: '/caea_point_of_sale', message: 'not one of the CAE points of sale' }],
+          },
+        );
+      }
       if (input.environment !== undefined) patch.environment = input.environment;
       patch.defaultPointOfSale = defaultPoint ?? points[0] ?? null;
       await repo.upsertFiscal(tx, companyId, patch, clock.now());
@@ -377,7 +406,7 @@ export function createFiscalService({
       }
       try {
         const points = await session.wsfe.pointsOfSale(auth);
-        const usable = points.filter((p) => !p.blocked && p.removedOn === null);
+        const usable = points.filter((p) => !p.blocked && p.removedOn === null && !isCaeaPoint({ emissionType: p.emissionType }));
         await orm.transaction(async (tx) => {
           await repo.lockFiscal(tx, ctx.companyId);
           await repo.replacePointsOfSale(
@@ -451,7 +480,10 @@ export function createFiscalService({
         activityStart: row.activityStart,
         environment: row.environment,
         defaultPointOfSale: row.defaultPointOfSale,
-        pointsOfSale: points.filter((p) => !p.blocked).map((p) => p.number),
+        pointsOfSale: points
+          .filter((p) => !p.blocked && !isCaeaPoint(p) && p.number !== row.caeaPointOfSale)
+          .map((p) => p.number),
+        caea: { enabled: row.caeaEnabled, pointOfSale: row.caeaPointOfSale },
         credentials: await credentialsOf(row, company.cuit),
       };
     },

@@ -5,6 +5,7 @@ import type { Cipher } from '../../lib/secrets.ts';
 import type { Clock } from '../../lib/time.ts';
 import type { Logger } from '../../logger.ts';
 import { createArcaAccess } from './arca-access.ts';
+import { createCaeaService } from './caea.service.ts';
 import type { FindCustomer } from './customer-buyer.ts';
 import { createFiscalService } from './fiscal.service.ts';
 import { createInvoicingService } from './invoicing.service.ts';
@@ -35,7 +36,8 @@ export function createInvoicingModule({
 }) {
   const arca = createArcaAccess({ config: config.arca, db, logger, dataDir: config.db.dataDir });
   const fiscal = createFiscalService({ db, clock, cipher, arca });
-  const invoicing = createInvoicingService({ db, clock, logger, fiscal, arca, findCustomer });
+  const caea = createCaeaService({ db, clock, logger, fiscal, arca });
+  const invoicing = createInvoicingService({ db, clock, logger, fiscal, arca, findCustomer, caea });
   jobs.define({
     name: 'invoices-settle-pending',
     schedule: '* * * * *',
@@ -46,5 +48,24 @@ export function createInvoicingModule({
       if (credited > 0) logger.info({ credited }, 'credit notes of refunds issued');
     },
   });
-  return { arca, fiscal, invoicing, close: () => arca.close() };
+  // CAEA: the fortnight's code ahead (retried every run until there is one), the receipts issued
+  // under it informed, and "sin movimiento" for a CAEA point of sale that issued nothing.
+  jobs.define({
+    name: 'caea-obtain',
+    schedule: '7,37 * * * *',
+    handler: async () => {
+      const r = await caea.obtainAll();
+      if (r.got > 0 || r.missing > 0) logger.info(r, 'CAEA requests');
+    },
+  });
+  jobs.define({
+    name: 'caea-inform',
+    schedule: '*/5 * * * *',
+    handler: async () => {
+      const r = await caea.informAll();
+      const quiet = await caea.informNoMovement();
+      if (r.informed > 0 || r.failed > 0 || quiet > 0) logger.info({ ...r, noMovement: quiet }, 'CAEA informing');
+    },
+  });
+  return { arca, fiscal, invoicing, caea, close: () => arca.close() };
 }

@@ -1,9 +1,16 @@
 import type { App } from '../../http/app.types.ts';
 import { errorResponses } from '../../http/error-body.schema.ts';
 import { companyCtx } from '../../http/request-context.ts';
+import type { CaeaService } from './caea.service.ts';
 import type { FiscalService } from './fiscal.service.ts';
 import {
   Attempt,
+  CaeaBlockReturned,
+  CaeaBlocksBody,
+  CaeaBlocksResponse,
+  CaeaInformResult,
+  CaeaStatus,
+  OfflineInvoiceBody,
   CertificateBody,
   CsrBody,
   FiscalCheck,
@@ -46,7 +53,10 @@ const ADMIN_ERRORS = errorResponses({
  * Electronic invoicing on the merchant API: the fiscal setup (admins with a session), issuing a
  * sale's invoice (anyone who sells), credit notes (admins and read-write tokens), reading receipts.
  */
-export function registerInvoicingRoutes(app: App, { fiscal, invoicing }: { fiscal: FiscalService; invoicing: InvoicingService }) {
+export function registerInvoicingRoutes(
+  app: App,
+  { fiscal, invoicing, caea }: { fiscal: FiscalService; invoicing: InvoicingService; caea: CaeaService },
+) {
   app.get(
     '/api/v1/fiscal',
     {
@@ -204,5 +214,136 @@ export function registerInvoicingRoutes(app: App, { fiscal, invoicing }: { fisca
       },
     },
     async (request) => invoicing.retry(companyCtx(request.ctx), request.params.id),
+  );
+
+  app.get(
+    '/api/v1/fiscal/caea',
+    {
+      config: { access: 'read' },
+      schema: {
+        tags: INVOICES,
+        summary: 'CAEA contingency: this and the next fortnight, alerts, receipts still to inform ARCA',
+        response: { 200: CaeaStatus, ...READ_ERRORS },
+      },
+    },
+    async (request) => caea.status(companyCtx(request.ctx)),
+  );
+
+  app.post(
+    '/api/v1/fiscal/caea/request',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags: INVOICES,
+        summary:
+          "Ask ARCA now for this (and, inside its window, the next) fortnight's CAEA (FECAEASolicitar, or FECAEAConsultar when granted)",
+        response: { 200: CaeaStatus, ...ADMIN_ERRORS, ...ISSUE_ERRORS },
+      },
+    },
+    async (request) => caea.obtainNow(companyCtx(request.ctx)),
+  );
+
+  app.post(
+    '/api/v1/fiscal/caea/inform',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags: INVOICES,
+        summary: 'Inform ARCA now of the CAEA receipts pending (FECAEARegInformativo, in number order)',
+        response: { 200: CaeaInformResult, ...ADMIN_ERRORS },
+      },
+    },
+    async (request) => {
+      const ctx = companyCtx(request.ctx);
+      const r = await caea.informAll(ctx.companyId);
+      return { ...r, status: await caea.status(ctx) };
+    },
+  );
+
+  const blockWire = (
+    b: {
+      id: number;
+      boxId: number;
+      receiptCode: number;
+      pointOfSale: number;
+      firstNumber: number;
+      lastNumber: number;
+      status: 'open' | 'returned';
+    },
+    used: number[],
+  ) => ({
+    id: b.id,
+    box_id: b.boxId,
+    receipt_code: b.receiptCode,
+    point_of_sale: b.pointOfSale,
+    first: b.firstNumber,
+    last: b.lastNumber,
+    status: b.status,
+    used,
+  });
+
+  app.post(
+    '/api/v1/caea/blocks',
+    {
+      config: { access: 'sell' },
+      schema: {
+        tags: INVOICES,
+        summary: "Reserve (or get again) the box's block of CAEA numbers per receipt type, to invoice while offline",
+        body: CaeaBlocksBody,
+        response: { 200: CaeaBlocksResponse, ...ISSUE_ERRORS },
+      },
+    },
+    async (request) => {
+      const ctx = companyCtx(request.ctx);
+      const r = await caea.reserveBlocks(ctx, request.body.box_id, request.body.size ?? 50);
+      return {
+        caea: { code: r.caea.caea, valid_from: r.caea.validFrom, valid_to: r.caea.validTo },
+        issuer: {
+          cuit: r.setup.cuit,
+          iva_condition: r.setup.ivaCondition,
+          legal_name: r.setup.legalName,
+          address: r.setup.address,
+          gross_income: r.setup.grossIncome,
+          activity_start: r.setup.activityStart,
+          environment: r.setup.environment,
+        },
+        blocks: await Promise.all(r.blocks.map(async (b) => blockWire(b, await caea.usedOfBlock(ctx, b.id)))),
+      };
+    },
+  );
+
+  app.post(
+    '/api/v1/caea/blocks/:id/return',
+    {
+      config: { access: 'sell' },
+      schema: {
+        tags: INVOICES,
+        summary: 'The box is back online: close its block; the numbers it did not use are free for the series again',
+        params: IdParams,
+        response: { 200: CaeaBlockReturned, ...READ_ERRORS },
+      },
+    },
+    async (request) => {
+      const r = await caea.returnBlock(companyCtx(request.ctx), request.params.id);
+      return { block: blockWire(r.block, r.used) };
+    },
+  );
+
+  app.post(
+    '/api/v1/sales/:id/invoice/offline',
+    {
+      config: { access: 'sell' },
+      schema: {
+        tags: INVOICES,
+        summary: 'Record the invoice a box printed offline under the CAEA with a number of its block (201; again: 200)',
+        params: IdParams,
+        body: OfflineInvoiceBody,
+        response: { 200: InvoiceResponse, 201: InvoiceResponse, ...ISSUE_ERRORS },
+      },
+    },
+    async (request, reply) => {
+      const result = await invoicing.issueOffline(companyCtx(request.ctx), request.params.id, request.body);
+      return reply.code(result.created ? 201 : 200).send({ invoice: result.invoice });
+    },
   );
 }

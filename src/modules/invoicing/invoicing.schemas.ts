@@ -91,6 +91,24 @@ export const Invoice = Type.Object(
     iva_lines: Type.Array(Type.Object({ id: Type.Integer(), rate: Type.String(), base: Type.Number(), amount: Type.Number() })),
     associated_invoice_id: Nullable(Type.Integer({ description: 'The invoice a credit note cancels' })),
     observations: Type.Array(PlainMessage),
+    emission: Type.Optional(
+      Type.Union([Type.Literal('cae'), Type.Literal('caea')], {
+        description:
+          'cae: authorised by ARCA on request; caea: issued in contingency under the fortnight CAEA (cae holds the CAEA)',
+      }),
+    ),
+    caea: Type.Optional(
+      Nullable(
+        Type.Object({
+          code: Type.String({ description: 'The 14-digit CAEA' }),
+          valid_to: Day,
+          generated_at: Nullable(Type.String({ description: 'CbteFchHsGen, yyyymmddhhmiss (Argentina)' })),
+          inform_by: Nullable(Day),
+          inform_status: Nullable(Type.Union([Type.Literal('pending'), Type.Literal('informed'), Type.Literal('rejected')])),
+          informed_at: Nullable(DateTime),
+        }),
+      ),
+    ),
     qr_url: Nullable(Type.String({ description: 'The RG 4892 QR link' })),
     print_url: Type.String({ description: 'The printout (A4; ?formato=ticket for 80 mm)' }),
   },
@@ -156,6 +174,10 @@ export const FiscalUpdateBody = Type.Object(
     environment: Type.Optional(Type.Union([Type.Literal('homologacion'), Type.Literal('produccion')])),
     points_of_sale: Type.Optional(Type.Array(Type.Integer({ minimum: 1, maximum: 99998 }), { maxItems: 50 })),
     default_point_of_sale: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: 99998 }))),
+    caea_enabled: Type.Optional(Type.Boolean({ description: 'Issue under CAEA when ARCA cannot give a CAE' })),
+    caea_point_of_sale: Type.Optional(
+      Nullable(Type.Integer({ minimum: 1, maximum: 99998, description: 'The point of sale of type CAEA (not a CAE one)' })),
+    ),
   },
   { additionalProperties: false },
 );
@@ -180,6 +202,8 @@ export const FiscalSetup = Type.Object(
       Type.Object({ number: Type.Integer(), emission_type: Nullable(Type.String()), blocked: Type.Boolean() }),
     ),
     default_point_of_sale: Nullable(Type.Integer()),
+    caea_enabled: Type.Boolean(),
+    caea_point_of_sale: Nullable(Type.Integer()),
     certificate: Nullable(
       Type.Object({
         subject: Type.String(),
@@ -218,3 +242,90 @@ export const CsrBody = Type.Object(
 );
 
 export { Check as FiscalCheck };
+
+const CaeaOfFortnight = Type.Object({
+  period: Type.Integer({ description: 'YYYYMM' }),
+  fortnight: Type.Integer({ description: '1: days 1-15; 2: 16 to the end' }),
+  caea: Nullable(Type.String()),
+  valid_from: Nullable(Day),
+  valid_to: Nullable(Day),
+  inform_by: Nullable(Day),
+  request_from: Day,
+});
+
+export const CaeaStatus = Type.Object(
+  {
+    enabled: Type.Boolean(),
+    point_of_sale: Nullable(Type.Integer()),
+    in_contingency: Type.Boolean({ description: 'Receipts go straight to CAEA now (ARCA failed moments ago)' }),
+    current: CaeaOfFortnight,
+    next: CaeaOfFortnight,
+    alerts: Type.Array(Type.String({ description: 'missing_current, missing_next, inform_overdue, inform_rejected' })),
+    to_inform: Type.Array(
+      Type.Object({
+        invoice_id: Type.Integer(),
+        receipt: Type.String(),
+        issue_date: Nullable(Day),
+        total: Type.Number(),
+        caea: Type.String(),
+        inform_by: Nullable(Day),
+        status: Nullable(Type.String()),
+        tries: Type.Integer(),
+        last_error: Nullable(Type.String()),
+      }),
+    ),
+  },
+  { $id: 'CaeaStatus', description: "The company's CAEA: settings, this and the next fortnight, receipts still to inform" },
+);
+
+export const CaeaInformResult = Type.Object({ informed: Type.Integer(), failed: Type.Integer(), status: CaeaStatus });
+
+export const CaeaBlocksBody = Type.Object(
+  {
+    box_id: Type.Integer({ minimum: 1, maximum: 2_147_483_647 }),
+    size: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, description: 'Numbers per receipt type (default 50)' })),
+  },
+  { additionalProperties: false },
+);
+
+const CaeaBlock = Type.Object({
+  id: Type.Integer(),
+  box_id: Type.Integer(),
+  receipt_code: Type.Integer(),
+  point_of_sale: Type.Integer(),
+  first: Type.Integer(),
+  last: Type.Integer(),
+  status: Type.Union([Type.Literal('open'), Type.Literal('returned')]),
+  used: Type.Array(Type.Integer(), { description: 'Numbers already recorded here' }),
+});
+
+export const CaeaBlocksResponse = Type.Object(
+  {
+    caea: Type.Object({ code: Type.String(), valid_from: Day, valid_to: Day }),
+    issuer: Type.Object({
+      cuit: Type.String(),
+      iva_condition: IvaConditionSchema,
+      legal_name: Type.String(),
+      address: Nullable(Type.String()),
+      gross_income: Nullable(Type.String()),
+      activity_start: Nullable(Type.String()),
+      environment: Type.String(),
+    }),
+    blocks: Type.Array(CaeaBlock),
+  },
+  { $id: 'CaeaBlocks', description: "A register box's reserved CAEA numbers, and what it needs to print offline" },
+);
+
+export const CaeaBlockReturned = Type.Object({ block: CaeaBlock });
+
+export const OfflineInvoiceBody = Type.Object(
+  {
+    block_id: Type.Integer({ minimum: 1, maximum: 2_147_483_647 }),
+    number: Type.Integer({ minimum: 1, maximum: 99_999_999 }),
+    generated_at: Type.String({ pattern: '^\\d{14}$', description: 'When the box printed it, yyyymmddhhmiss (Argentina)' }),
+    total: Type.Number({ description: 'The printed total (checked against the sale)' }),
+    buyer: Type.Optional(BuyerInput),
+    customer_id: Type.Optional(Type.Integer({ minimum: 1, maximum: 2_147_483_647 })),
+  },
+  { additionalProperties: false },
+);

@@ -9,7 +9,8 @@ import { toCents } from '../../lib/money.ts';
 import { type Clock, sleep } from '../../lib/time.ts';
 import type { Logger } from '../../logger.ts';
 import { recordOutbound } from '../../outbox/outbox.repo.ts';
-import { ArcaTransportError } from '../arca/errors.ts';
+import { ArcaServiceError, ArcaTransportError } from '../arca/errors.ts';
+import type { CaeaDraft, CaeaService } from './caea.service.ts';
 import { arcaDate } from '../arca/time.ts';
 import type { CaeRequest, CaeResponse, WsfeAuth } from '../arca/wsfe.ts';
 import { auditBy, recordAudit } from '../audit/audit.repo.ts';
@@ -107,6 +108,18 @@ export function invoiceDetail(row: repo.IssuedInvoiceRow) {
     iva_lines: (row.ivaLines ?? []).map((l) => ({ id: l.id, rate: l.rate, base: Number(l.base), amount: Number(l.amount) })),
     associated_invoice_id: row.associatedInvoiceId,
     observations: row.observations ?? [],
+    emission: row.emission,
+    caea:
+      row.emission === 'caea'
+        ? {
+            code: row.cae,
+            valid_to: isoValidTo(row.caeExpiration),
+            generated_at: row.generatedAt,
+            inform_by: row.informBy,
+            inform_status: row.informStatus,
+            informed_at: row.informedAt?.toISOString() ?? null,
+          }
+        : null,
     qr_url: arca
       ? qrUrl({
           date: row.issueDate!,
@@ -118,11 +131,27 @@ export function invoiceDetail(row: repo.IssuedInvoiceRow) {
           docType: row.docType!,
           docNumber: row.docNumber!,
           cae: row.cae,
+          codeKind: row.emission === 'caea' ? 'A' : 'E',
         })
       : null,
     print_url: `/facturas/${row.id}`,
   };
 }
+
+/** The vigencia's last day (the CAEA's FchVigHasta) as yyyy-mm-dd in Argentina. */
+const isoValidTo = (at: Date) => new Date(at.getTime() - 3 * 3_600_000).toISOString().slice(0, 10);
+
+/** A CAE failure that means "ARCA cannot be had now" (CAEA contingency applies), not "ARCA said no". */
+function isOutage(err: unknown): boolean {
+  if (err instanceof ContingencyNow) return true;
+  if (!(err instanceof AppError)) return false;
+  if (err.code === 'upstream_timeout' || err.code === 'unavailable') return true;
+  const cause = err.cause;
+  return err.code === 'upstream_failed' && cause instanceof ArcaServiceError && cause.code >= 500 && cause.code < 600;
+}
+
+/** Thrown inside a series lock when the company went to contingency while this request waited. */
+class ContingencyNow extends Error {}
 
 const withHints = (messages: ArcaMessage[]) => messages.map((m) => ({ ...m, hint: arcaHint(m.code, m.message) }));
 
@@ -215,6 +244,7 @@ export function createInvoicingService({
   fiscal,
   arca,
   findCustomer,
+  caea,
 }: {
   db: Database;
   clock: Clock;
@@ -222,6 +252,7 @@ export function createInvoicingService({
   fiscal: FiscalService;
   arca: ArcaAccess;
   findCustomer: FindCustomer;
+  caea: CaeaService;
 }) {
   const { orm } = db;
 
@@ -307,6 +338,16 @@ export function createInvoicingService({
           cae: granted.cae,
         },
       });
+      if (attempt.supersededBy) {
+        // ARCA granted the CAE after all, and the sale also has its CAEA receipt: both are real
+        // fiscal receipts; the owner cancels one with a credit note (docs/facturacion.md).
+        await recordAudit(tx, {
+          action: 'invoice.contingency_duplicate',
+          ...auditBy(ctx),
+          companyId: attempt.companyId,
+          details: { invoice_id: invoice.id, caea_invoice_id: attempt.supersededBy, sale_id: attempt.saleId },
+        });
+      }
       return invoice;
     });
   }
@@ -372,6 +413,17 @@ export function createInvoicingService({
     const deadline = clock.now().getTime() + 2 * arca.timeoutMs + 6000;
     for (let round = 0; round <= RECOVERY_BACKOFF_MS.length; round++) {
       if (round > 0 && clock.now().getTime() > deadline) break;
+      if (sendNow && attempt.supersededBy) {
+        // ARCA never took it, and the sale has its CAEA receipt: the number goes back, unsent.
+        await repo.updateAttempt(
+          orm,
+          attempt.companyId,
+          attempt.id,
+          { status: 'rejected', lastError: `superseded by CAEA receipt (invoice ${attempt.supersededBy})` },
+          clock.now(),
+        );
+        return (await repo.findInvoice(orm, attempt.companyId, attempt.supersededBy))!;
+      }
       if (sendNow) {
         const request = attempt.request as unknown as CaeRequest;
         try {
@@ -462,7 +514,53 @@ export function createInvoicingService({
     if (pending) await drive(ctx, session, auth, pending, false);
   }
 
-  async function authorize(ctx: CompanyCtx, setup: FiscalReady, draft: Draft): Promise<IssueResult> {
+  /**
+   * Issues a receipt: with a CAE, or, when ARCA cannot be had and the company has CAEA on, under
+   * the fortnight's CAEA on the CAEA point of sale (the cashier sees a valid receipt either way).
+   * Invoices and credit notes both come through here.
+   */
+  async function authorize(ctx: CompanyCtx, setup: FiscalReady, input: Draft): Promise<IssueResult> {
+    const caeaOn = setup.caea.enabled && setup.caea.pointOfSale !== null;
+    // The credit note of a CAEA receipt asks its CAE on the company's CAE point of sale.
+    const draft =
+      input.pointOfSale === setup.caea.pointOfSale
+        ? { ...input, pointOfSale: setup.defaultPointOfSale ?? setup.pointsOfSale[0] ?? input.pointOfSale }
+        : input;
+    if (caeaOn) {
+      const already = await issuedOfSale(ctx.companyId, draft.saleId, draft.kind);
+      if (already) return { invoice: invoiceDetail(already), created: false };
+    }
+    if (caeaOn && caea.inContingency(ctx.companyId)) {
+      const issued = await contingency(ctx, setup, draft, null);
+      if (issued) return issued;
+    }
+    try {
+      return await authorizeWithCae(ctx, setup, draft, caeaOn);
+    } catch (err) {
+      if (!caeaOn || !isOutage(err)) throw err;
+      caea.enterContingency(ctx.companyId);
+      const pending = await repo.liveAttempt(orm, ctx.companyId, draft.saleId, draft.kind);
+      const issued = await contingency(ctx, setup, draft, pending?.status === 'pending' ? pending.id : null);
+      if (!issued)
+        throw err instanceof ContingencyNow
+          ? new AppError('caea_unavailable', 'ARCA cannot be reached and there is no CAEA for today')
+          : err;
+      logger.warn({ companyId: ctx.companyId, sale: draft.saleId }, 'ARCA unreachable: receipt issued under CAEA');
+      return issued;
+    }
+  }
+
+  async function contingency(
+    ctx: CompanyCtx,
+    setup: FiscalReady,
+    draft: Draft,
+    supersedes: number | null,
+  ): Promise<IssueResult | null> {
+    const row = await caea.issue(ctx, setup, caeaDraftOf(draft), supersedes);
+    return row ? { invoice: invoiceDetail(row), created: true } : null;
+  }
+
+  async function authorizeWithCae(ctx: CompanyCtx, setup: FiscalReady, draft: Draft, caeaOn: boolean): Promise<IssueResult> {
     const series: repo.Series = {
       issuerCuit: setup.cuit,
       environment: setup.environment,
@@ -470,6 +568,7 @@ export function createInvoicingService({
       receiptCode: draft.receiptCode,
     };
     return withSerialLock(db, repo.seriesKey(series), async () => {
+      if (caeaOn && caea.inContingency(ctx.companyId)) throw new ContingencyNow();
       const { session, auth } = await openSession(setup);
       await settlePending(ctx, session, auth, series);
       const issued = await issuedOfSale(ctx.companyId, draft.saleId, draft.kind, draft.returnId);
@@ -643,44 +742,47 @@ export function createInvoicingService({
     return sale;
   }
 
-  return {
-    async issue(
-      ctx: CompanyCtx,
-      saleId: number,
-      input: { buyer?: BuyerInput | undefined; customer_id?: number | undefined; point_of_sale?: number | undefined },
-    ): Promise<IssueResult> {
-      const sale = await loadSale(ctx.companyId, saleId);
-      const issued = await issuedOfSale(ctx.companyId, saleId, 'invoice');
-      if (issued) return { invoice: invoiceDetail(issued), created: false };
-      if (sale.status === 'cancelled') throw new AppError('invalid_state', `sale ${saleId} is cancelled; it cannot be invoiced`);
-      const setup = await fiscal.ready(ctx.companyId);
-      if (sale.items.length === 0) throw new AppError('invalid_state', `sale ${saleId} has no items to invoice`);
-      const lines = sale.items.map((i) => ({ ivaRate: i.iva_rate, subtotalCents: toCents(i.subtotal) }));
-      const totalCents = lines.reduce((sum, l) => sum + l.subtotalCents, 0);
-      if (totalCents !== toCents(sale.total)) {
-        throw new AppError(
-          'invalid_state',
-          `sale ${saleId} total ${sale.total} is not the sum of its items; it cannot be invoiced as it is`,
-        );
-      }
-      if (totalCents <= 0) throw new AppError('invalid_state', `sale ${saleId} has no amount to invoice`);
-      const customer = await customerOf(ctx.companyId, input);
-      const buyer = resolveBuyer(
-        customer ? buyerOfCustomer(customer) : (input.buyer ?? (sale.customer_name ? { name: sale.customer_name } : undefined)),
-        totalCents,
+  /** The sale's invoice as it would be authorised (everything but the number), or the receipt it already has. */
+  async function invoiceDraft(
+    ctx: CompanyCtx,
+    saleId: number,
+    input: { buyer?: BuyerInput | undefined; customer_id?: number | undefined; point_of_sale?: number | undefined },
+    options: { checkPointOfSale: boolean },
+  ): Promise<{ issued: repo.IssuedInvoiceRow } | { setup: FiscalReady; draft: Draft }> {
+    const sale = await loadSale(ctx.companyId, saleId);
+    const issued = await issuedOfSale(ctx.companyId, saleId, 'invoice');
+    if (issued) return { issued };
+    if (sale.status === 'cancelled') throw new AppError('invalid_state', `sale ${saleId} is cancelled; it cannot be invoiced`);
+    const setup = await fiscal.ready(ctx.companyId);
+    if (sale.items.length === 0) throw new AppError('invalid_state', `sale ${saleId} has no items to invoice`);
+    const lines = sale.items.map((i) => ({ ivaRate: i.iva_rate, subtotalCents: toCents(i.subtotal) }));
+    const totalCents = lines.reduce((sum, l) => sum + l.subtotalCents, 0);
+    if (totalCents !== toCents(sale.total)) {
+      throw new AppError(
+        'invalid_state',
+        `sale ${saleId} total ${sale.total} is not the sum of its items; it cannot be invoiced as it is`,
       );
-      const letter = chooseLetter(setup.ivaCondition, buyer);
-      const pointOfSale = input.point_of_sale ?? setup.defaultPointOfSale ?? setup.pointsOfSale[0]!;
-      if (!setup.pointsOfSale.includes(pointOfSale)) {
-        throw new AppError(
-          'validation_failed',
-          `point of sale ${pointOfSale} is not one of the company's (${setup.pointsOfSale.join(', ')})`,
-          {
-            details: [{ path: '/point_of_sale', message: `one of ${setup.pointsOfSale.join(', ')}` }],
-          },
-        );
-      }
-      return authorize(ctx, setup, {
+    }
+    if (totalCents <= 0) throw new AppError('invalid_state', `sale ${saleId} has no amount to invoice`);
+    const customer = await customerOf(ctx.companyId, input);
+    const buyer = resolveBuyer(
+      customer ? buyerOfCustomer(customer) : (input.buyer ?? (sale.customer_name ? { name: sale.customer_name } : undefined)),
+      totalCents,
+    );
+    const letter = chooseLetter(setup.ivaCondition, buyer);
+    const pointOfSale = input.point_of_sale ?? setup.defaultPointOfSale ?? setup.pointsOfSale[0]!;
+    if (options.checkPointOfSale && !setup.pointsOfSale.includes(pointOfSale)) {
+      throw new AppError(
+        'validation_failed',
+        `point of sale ${pointOfSale} is not one of the company's (${setup.pointsOfSale.join(', ')})`,
+        {
+          details: [{ path: '/point_of_sale', message: `one of ${setup.pointsOfSale.join(', ')}` }],
+        },
+      );
+    }
+    return {
+      setup,
+      draft: {
         kind: 'invoice',
         saleId,
         letter,
@@ -693,7 +795,78 @@ export function createInvoicingService({
         receiverAddress: customer ? printedAddress(customer) : null,
         associated: null,
         returnId: null,
+      },
+    };
+  }
+
+  function caeaDraftOf(draft: Draft): CaeaDraft {
+    const { pointOfSale: _p, number: _n, ...request } = caeRequest(draft, 0);
+    return {
+      saleId: draft.saleId,
+      kind: draft.kind,
+      letter: draft.letter,
+      receiptCode: draft.receiptCode,
+      request,
+      receiverName: draft.buyer.name,
+      customerId: draft.customerId,
+      receiverAddress: draft.receiverAddress,
+      associatedInvoiceId: draft.associated?.invoiceId ?? null,
+      returnId: draft.returnId,
+      ivaLines: request.ivaLines.map((l) => ({ id: l.id, rate: ID_RATE.get(l.id) ?? '', base: l.base, amount: l.amount })),
+    };
+  }
+
+  return {
+    async issue(
+      ctx: CompanyCtx,
+      saleId: number,
+      input: { buyer?: BuyerInput | undefined; customer_id?: number | undefined; point_of_sale?: number | undefined },
+    ): Promise<IssueResult> {
+      const prepared = await invoiceDraft(ctx, saleId, input, { checkPointOfSale: true });
+      if ('issued' in prepared) return { invoice: invoiceDetail(prepared.issued), created: false };
+      return authorize(ctx, prepared.setup, prepared.draft);
+    },
+
+    /**
+     * A sale's invoice a register box printed offline under the CAEA, with a number of its reserved
+     * block and the moment it was generated: recorded once (the same call again returns it), with
+     * the amounts computed here from the sale, exactly as the box computes them.
+     */
+    async issueOffline(
+      ctx: CompanyCtx,
+      saleId: number,
+      input: {
+        block_id: number;
+        number: number;
+        generated_at: string;
+        total: number;
+        buyer?: BuyerInput | undefined;
+        customer_id?: number | undefined;
+      },
+    ): Promise<IssueResult> {
+      const { block_id, number, generated_at, total, ...who } = input;
+      const existing = await repo.invoicesOfSale(orm, ctx.companyId, saleId);
+      const mine = existing.find((i) => i.kind === 'invoice');
+      if (mine) {
+        if (mine.caeaBlockId === block_id && mine.number === number) return { invoice: invoiceDetail(mine), created: false };
+        throw new AppError(
+          'conflict',
+          `sale ${saleId} already has receipt ${formatReceiptNumber(mine.type, mine.pointOfSale, mine.number)}`,
+        );
+      }
+      const prepared = await invoiceDraft(ctx, saleId, who, { checkPointOfSale: false });
+      if ('issued' in prepared) return { invoice: invoiceDetail(prepared.issued), created: false };
+      if (toCents(prepared.draft.amounts.total) !== Math.round(total * 100)) {
+        throw new AppError('validation_failed', `the printed total ${total} is not the sale's ${prepared.draft.amounts.total}`, {
+          details: [{ path: '/total', message: 'does not match the sale' }],
+        });
+      }
+      const result = await caea.recordOffline(ctx, prepared.setup, caeaDraftOf(prepared.draft), {
+        blockId: block_id,
+        number,
+        generatedAt: generated_at,
       });
+      return { invoice: invoiceDetail(result.invoice), created: result.created };
     },
 
     /** The credit note of an invoice whose sale was cancelled: same class, same amounts, CbtesAsoc. */

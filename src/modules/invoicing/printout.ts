@@ -136,8 +136,14 @@ export async function renderPrintout(options: {
   <footer class="cae">
     ${qr ? html`<div class="qr" aria-label="Código QR de ARCA">${qr}</div>` : ''}
     <div>
-      <p>CAE N°: <strong id="cae">${invoice.cae}</strong></p>
-      <p>Fecha de vto. de CAE: <strong>${formatDate(invoice.cae_expiration)}</strong></p>
+      ${
+        invoice.caea
+          ? html`<p>CAEA N°: <strong id="cae">${invoice.cae}</strong></p>
+      <p>Vigencia del CAEA hasta: <strong id="caea-valid-to">${formatDate(invoice.cae_expiration)}</strong></p>
+      <p class="muted" id="caea-note">Emitido en contingencia con CAEA; se informa a ARCA.</p>`
+          : html`<p>CAE N°: <strong id="cae">${invoice.cae}</strong></p>
+      <p>Fecha de vto. de CAE: <strong>${formatDate(invoice.cae_expiration)}</strong></p>`
+      }
       <p class="muted">Comprobante autorizado por ARCA${invoice.environment === 'homologacion' ? ' — HOMOLOGACIÓN: sin validez fiscal' : ''}</p>
     </div>
   </footer>

@@ -7,6 +7,7 @@ import { Card, PageTitle } from '../ui/layout.tsx';
 import { Notice, useNotice } from '../ui/notice.tsx';
 import { mountPage } from '../ui/page-data.ts';
 import { CopyButton } from '../ui/secret.tsx';
+import { CaeaPanel } from '../features/invoicing/caea-panel.tsx';
 
 interface Check {
   ok: boolean;
@@ -447,6 +448,7 @@ function FiscalSettings({ setup: initial }: { setup: Setup }) {
           </p>
         </Card>
       )}
+      {setup.ready ? <CaeaPanel canSave /> : null}
     </>
   );
 }

@@ -188,6 +188,8 @@ const TEXTS: Record<ErrorCode | 'offline', Text> = {
   arca_rejected: 'ARCA rechazó el comprobante.',
   rate_limited: 'Demasiados intentos seguidos. Esperá un minuto y probá de nuevo.',
   internal: 'Algo falló de nuestro lado. Probá de nuevo en un rato.',
+  caea_unavailable:
+    'Todavía no hay CAEA para esta quincena: pedilo en Configuración → Facturación (o esperá a que Mostrador lo obtenga).',
   upstream_failed: 'El servicio externo respondió con un error. Probá de nuevo en unos minutos.',
   upstream_timeout: 'El servicio externo no respondió a tiempo. Probá de nuevo en unos minutos.',
   unavailable: 'El servicio no se puede usar en este momento. Probá de nuevo en un rato.',

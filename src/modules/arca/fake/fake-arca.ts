@@ -4,6 +4,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { Socket } from 'node:net';
 import { verifyLoginCms } from '../cms.ts';
 import { list, type Node, obj, parseXml, text, xmlEscape } from '../soap.ts';
+import { addDays as addCaeaDays, fortnightRange, requestWindow, validFortnight } from '../caea-period.ts';
 import { arcaDate, arcaTime, argentinaIso } from '../time.ts';
 
 /**
@@ -37,6 +38,21 @@ export interface FakeReceipt {
   cae: string;
   caeExpiry: string;
   processedAt: string;
+  /** How it was authorised: CAE (FECAESolicitar) or CAEA (informed with FECAEARegInformativo). */
+  emission?: 'CAE' | 'CAEA';
+  /** CbteFchHsGen of a CAEA receipt. */
+  generatedAt?: string;
+}
+
+export interface FakeCaea {
+  cuit: string;
+  period: number;
+  order: 1 | 2;
+  caea: string;
+  from: string;
+  to: string;
+  deadline: string;
+  processedAt: string;
 }
 
 interface Ticket {
@@ -53,6 +69,13 @@ interface State {
   receipts: FakeReceipt[];
   pointsOfSale: Record<string, number[]>;
   represented: Record<string, string[]>;
+  /** Granted CAEAs, per CUIT and fortnight. */
+  caeas: FakeCaea[];
+  /** Points of sale of type "CAEA … Contingencias" per CUIT (none unless set). */
+  caeaPoints: Record<string, number[]>;
+  /** CUITs ARCA does not let request a CAEA (15001: not an "autoimpresor"). */
+  caeaDenied: string[];
+  noMovement: { cuit: string; caea: string; pointOfSale: number; processedAt: string }[];
 }
 
 export type RejectableCode = 10016 | 10242 | 10243 | 10246 | 10048;
@@ -64,6 +87,11 @@ export interface FakeArcaOptions {
   alreadyAuthenticatedWindowMs?: number;
   /** Ticket lifetime: 12 hours. */
   ticketLifetimeMs?: number;
+  /**
+   * Days after a fortnight's end until FchTopeInf (the deadline to inform its receipts). ARCA's
+   * number is not confirmed by the research (8 and 30 are both cited); the fake uses 8 unless told.
+   */
+  caeaInformDays?: number;
   now?: () => Date;
 }
 
@@ -94,6 +122,31 @@ const MESSAGES: Record<number, string> = {
     'El campo de identificación de Condición de IVA del receptor no es valido para la clase de comprobante informado. Para mas detalle consultar el Método: FEParamGetCondicionIvaReceptor',
   10246:
     'Campo Condición Frente al IVA del receptor es obligatorio conforme a lo reglamentado por la Resolución General N° 5616. Para mas información consular método FEParamGetCondicionIvaReceptor.',
+  701: 'El punto de venta informado debe ser del tipo CAEA y no estar bloqueado a la fecha del comprobante.',
+  702: 'La fecha del comprobante debe estar comprendida en el período de vigencia del CAEA.',
+  703: 'El número de comprobante informado debe ser el siguiente al último informado para el punto de venta y tipo.',
+  704: 'La fecha del comprobante debe ser igual o posterior a la del último comprobante informado.',
+  705: 'El CAEA informado no corresponde a la CUIT.',
+  780: 'El CAEA informado no existe.',
+  782: 'El CAEA debe ser numérico de 14 dígitos.',
+  1200: 'El código informado no es un CAEA.',
+  1201: 'La CUIT informada no corresponde al CAEA.',
+  1202: 'El punto de venta informado tiene comprobantes con ese CAEA.',
+  1203: 'La fecha de envío debe ser posterior al inicio de vigencia del CAEA.',
+  1204: 'El punto de venta no es del tipo CAEA.',
+  1209: 'El punto de venta ya fue informado sin movimiento para ese CAEA.',
+  1424: 'El CAEA y punto de venta ya fueron informados sin movimiento.',
+  1440: 'El campo CbteFchHsGen es obligatorio para puntos de venta de contingencia.',
+  1441: 'El campo CbteFchHsGen debe tener formato yyyymmddhhmiss.',
+  1445: 'La fecha del comprobante debe estar dentro de los 5 días de CbteFchHsGen.',
+  // The fake's own: ARCA's code for informing after FchTopeInf is not documented in the manual.
+  1499: '(ARCA simulado) Vencido el plazo para informar los comprobantes de este CAEA (FchTopeInf).',
+  15001: 'La CUIT debe estar registrada como Autoimpresor para solicitar CAEA.',
+  15003: 'La CUIT debe tener al menos un punto de venta CAEA activo.',
+  15004: 'El campo Periodo debe tener formato AAAAMM.',
+  15005: 'El campo Orden debe ser 1 o 2.',
+  15006: 'El CAEA solo puede solicitarse desde 5 días corridos antes del inicio de la quincena hasta su último día.',
+  15008: 'Ya existe un CAEA otorgado para el Periodo y Orden informados.',
 };
 const DATE_WINDOW_MESSAGE =
   'Campo CbteFch Debe estar comprendido  en el  rango  N-5 y N+5 siendo N la fecha de envio del pedido  de autorizacion para 1 - Productos';
@@ -112,7 +165,17 @@ const WSAA_NS = 'http://wsaa.view.sua.dvadac.desein.afip.gov';
 const FE_NS = 'http://ar.gov.afip.dif.FEV1/';
 
 function emptyState(): State {
-  return { tickets: [], logins: {}, receipts: [], pointsOfSale: {}, represented: {} };
+  return {
+    tickets: [],
+    logins: {},
+    receipts: [],
+    pointsOfSale: {},
+    represented: {},
+    caeas: [],
+    caeaPoints: {},
+    caeaDenied: [],
+    noMovement: [],
+  };
 }
 
 function dayNumber(yyyymmdd: string): number {
@@ -149,6 +212,9 @@ export function createFakeArca(options: FakeArcaOptions = {}) {
     fail: [] as { status: number; op: string | null }[],
     drop: 0,
   };
+  /** Operations that fail until the outage ends: 'http' answers 503, 'reset' drops the connection, 'slow' never answers in time. */
+  let outage: { ops: string[] | null; mode: 'http' | 'reset' | 'slow' } | null = null;
+  const informDays = options.caeaInformDays ?? 8;
   const stats = { logins: 0, caeRequests: 0, requests: {} as Record<string, number> };
   const inflight = new Set<string>();
 
@@ -173,6 +239,44 @@ export function createFakeArca(options: FakeArcaOptions = {}) {
     failNext(status: number, op: string | null = null) {
       queue.fail.push({ status, op });
     },
+    /** ARCA "down" for these operations (all when null) until endOutage. */
+    startOutage(mode: 'http' | 'reset' | 'slow' = 'http', ops: string[] | null = null) {
+      outage = { ops, mode };
+    },
+    endOutage() {
+      outage = null;
+    },
+    setCaeaPointsOfSale(cuit: string, points: number[]) {
+      state.caeaPoints[cuit] = points;
+      persist();
+    },
+    denyCaea(cuit: string) {
+      state.caeaDenied.push(cuit);
+      persist();
+    },
+    /** A CAEA ARCA granted earlier (any fortnight, outside the window), optionally with another FchTopeInf. */
+    grantCaea(cuit: string, period: number, order: 1 | 2, caea: string, deadline?: string): FakeCaea {
+      const range = fortnightRange({ period, order });
+      const granted: FakeCaea = {
+        cuit,
+        period,
+        order,
+        caea,
+        from: range.from,
+        to: range.to,
+        deadline: deadline ?? addCaeaDays(range.to, informDays),
+        processedAt: `${range.from}000000`,
+      };
+      state.caeas.push(granted);
+      persist();
+      return { ...granted };
+    },
+    caeas(): FakeCaea[] {
+      return state.caeas.map((c) => ({ ...c }));
+    },
+    noMovement() {
+      return state.noMovement.map((n) => ({ ...n }));
+    },
     setPointsOfSale(cuit: string, points: number[]) {
       state.pointsOfSale[cuit] = points;
       persist();
@@ -190,6 +294,7 @@ export function createFakeArca(options: FakeArcaOptions = {}) {
     },
     /** Drop every pending rejection, delay, failure and drop. */
     clearQueue() {
+      outage = null;
       queue.reject = [];
       queue.delay = [];
       queue.fail = [];
@@ -206,6 +311,7 @@ export function createFakeArca(options: FakeArcaOptions = {}) {
       queue.delay = [];
       queue.fail = [];
       queue.drop = 0;
+      outage = null;
       stats.logins = 0;
       stats.caeRequests = 0;
       stats.requests = {};
@@ -451,7 +557,186 @@ export function createFakeArca(options: FakeArcaOptions = {}) {
       : '';
     return result(
       'FECompConsultar',
-      `<ResultGet><Concepto>${r.concept}</Concepto><DocTipo>${r.docType}</DocTipo><DocNro>${r.docNumber}</DocNro><CbteDesde>${r.number}</CbteDesde><CbteHasta>${r.number}</CbteHasta><CbteFch>${r.date}</CbteFch><ImpTotal>${r.total}</ImpTotal><ImpTotConc>${r.untaxed}</ImpTotConc><ImpNeto>${r.net}</ImpNeto><ImpOpEx>${r.exempt}</ImpOpEx><ImpTrib>${r.otherTaxes}</ImpTrib><ImpIVA>${r.iva}</ImpIVA><FchServDesde /><FchServHasta /><FchVtoPago /><MonId>${r.currency}</MonId><MonCotiz>${r.rate}</MonCotiz>${iva}<Resultado>A</Resultado><CodAutorizacion>${r.cae}</CodAutorizacion><EmisionTipo>CAE</EmisionTipo><FchVto>${r.caeExpiry}</FchVto><FchProceso>${r.processedAt}</FchProceso><PtoVta>${r.pointOfSale}</PtoVta><CbteTipo>${r.type}</CbteTipo></ResultGet>`,
+      `<ResultGet><Concepto>${r.concept}</Concepto><DocTipo>${r.docType}</DocTipo><DocNro>${r.docNumber}</DocNro><CbteDesde>${r.number}</CbteDesde><CbteHasta>${r.number}</CbteHasta><CbteFch>${r.date}</CbteFch><ImpTotal>${r.total}</ImpTotal><ImpTotConc>${r.untaxed}</ImpTotConc><ImpNeto>${r.net}</ImpNeto><ImpOpEx>${r.exempt}</ImpOpEx><ImpTrib>${r.otherTaxes}</ImpTrib><ImpIVA>${r.iva}</ImpIVA><FchServDesde /><FchServHasta /><FchVtoPago /><MonId>${r.currency}</MonId><MonCotiz>${r.rate}</MonCotiz>${iva}<Resultado>A</Resultado><CodAutorizacion>${r.cae}</CodAutorizacion><EmisionTipo>${r.emission ?? 'CAE'}</EmisionTipo><FchVto>${r.caeExpiry}</FchVto><FchProceso>${r.processedAt}</FchProceso><PtoVta>${r.pointOfSale}</PtoVta><CbteTipo>${r.type}</CbteTipo></ResultGet>`,
+      version,
+    );
+  }
+
+  /** FECAEASolicitar / FECAEAConsultar: same request (Periodo, Orden), same FECAEAGet answer. */
+  function caeaGet(operation: 'FECAEASolicitar' | 'FECAEAConsultar', op: Node, version: '1.1' | '1.2'): string {
+    const auth = obj(op['Auth']);
+    const problem = authProblem(auth);
+    if (problem) return result(operation, errorsXml([problem]), version);
+    const cuit = text(auth['Cuit']);
+    const periodText = text(op['Periodo']);
+    const period = Number(periodText);
+    const order = Number(text(op['Orden']));
+    if (!/^\d{6}$/.test(periodText) || !validFortnight(period, 1)) return result(operation, errorsXml([15004]), version);
+    if (order !== 1 && order !== 2) return result(operation, errorsXml([15005]), version);
+    const existing = state.caeas.find((c) => c.cuit === cuit && c.period === period && c.order === order);
+    const answer = (c: FakeCaea) =>
+      result(
+        operation,
+        `<ResultGet><CAEA>${c.caea}</CAEA><Periodo>${c.period}</Periodo><Orden>${c.order}</Orden><FchVigDesde>${c.from}</FchVigDesde><FchVigHasta>${c.to}</FchVigHasta><FchTopeInf>${c.deadline}</FchTopeInf><FchProceso>${c.processedAt}</FchProceso></ResultGet>`,
+        version,
+      );
+    if (operation === 'FECAEAConsultar') return existing ? answer(existing) : result(operation, errorsXml([602]), version);
+    if (state.caeaDenied.includes(cuit)) return result(operation, errorsXml([15001]), version);
+    if ((state.caeaPoints[cuit] ?? []).length === 0) return result(operation, errorsXml([15003]), version);
+    const today = arcaDate(now());
+    const window = requestWindow({ period, order });
+    if (today < window.opens || today > window.closes) return result(operation, errorsXml([15006]), version);
+    if (existing) return result(operation, errorsXml([15008]), version);
+    const range = fortnightRange({ period, order });
+    const granted: FakeCaea = {
+      cuit,
+      period,
+      order,
+      caea: `3${String(period).slice(2)}${order}${String(randomInt(0, 10 ** 8)).padStart(8, '0')}`.slice(0, 14),
+      from: range.from,
+      to: range.to,
+      deadline: addCaeaDays(range.to, informDays),
+      processedAt: `${today}${arcaTime(now())}`,
+    };
+    state.caeas.push(granted);
+    persist();
+    return answer(granted);
+  }
+
+  /** FECAEARegInformativo: each detail checked as ARCA does for CAEA receipts, then stored. */
+  function caeaInform(op: Node, version: '1.1' | '1.2'): string {
+    const auth = obj(op['Auth']);
+    const problem = authProblem(auth);
+    if (problem) return result('FECAEARegInformativo', errorsXml([problem]), version);
+    const cuit = text(auth['Cuit']);
+    const req = obj(op['FeCAEARegInfReq']);
+    const cab = obj(req['FeCabReq']);
+    const pos = Number(text(cab['PtoVta']));
+    const type = Number(text(cab['CbteTipo']));
+    const details = list(obj(req['FeDetReq'])['FECAEADetRequest']);
+    const today = arcaDate(now());
+    const answers: { d: Node; result: 'A' | 'R'; obs: number[] }[] = [];
+    for (const d of details) {
+      const check = (): number | null => {
+        const caea = text(d['CAEA']);
+        if (!/^\d{14}$/.test(caea)) return 782;
+        const granted = state.caeas.find((c) => c.caea === caea);
+        if (!granted) return 780;
+        if (granted.cuit !== cuit) return 705;
+        if (!(state.caeaPoints[cuit] ?? []).includes(pos)) return 701;
+        if (state.noMovement.some((n) => n.caea === caea && n.pointOfSale === pos)) return 1424;
+        const date = text(d['CbteFch']);
+        if (date < granted.from || date > granted.to) return 702;
+        const generated = text(d['CbteFchHsGen']);
+        if (!generated) return 1440;
+        if (!/^\d{14}$/.test(generated)) return 1441;
+        if (Math.abs(dayNumber(date) - dayNumber(generated.slice(0, 8))) > 5) return 1445;
+        if (today > granted.deadline) return 1499;
+        const last = lastOf(cuit, pos, type);
+        if (Number(text(d['CbteDesde'])) !== last + 1) return 703;
+        const previous = state.receipts.find(
+          (r) => r.cuit === cuit && r.pointOfSale === pos && r.type === type && r.number === last,
+        );
+        if (previous && date < previous.date) return 704;
+        const letter = CLASS_OF[type];
+        if (letter === 'C' && d['Iva'] !== undefined) return 10071;
+        const total = cents(d['ImpTotal']);
+        const parts =
+          cents(d['ImpTotConc']) + cents(d['ImpNeto']) + cents(d['ImpOpEx']) + cents(d['ImpTrib']) + cents(d['ImpIVA']);
+        if (Math.abs(total - parts) > 1) return 10048;
+        return null;
+      };
+      const code = check();
+      if (code !== null) {
+        answers.push({ d, result: 'R', obs: [code] });
+        continue;
+      }
+      state.receipts.push({
+        cuit,
+        pointOfSale: pos,
+        type,
+        number: Number(text(d['CbteDesde'])),
+        concept: Number(text(d['Concepto'])),
+        docType: Number(text(d['DocTipo'])),
+        docNumber: text(d['DocNro']),
+        date: text(d['CbteFch']),
+        total: text(d['ImpTotal']),
+        untaxed: text(d['ImpTotConc']),
+        net: text(d['ImpNeto']),
+        exempt: text(d['ImpOpEx']),
+        otherTaxes: text(d['ImpTrib']),
+        iva: text(d['ImpIVA']),
+        ivaLines: list(obj(d['Iva'])['AlicIva']).map((a) => ({
+          id: Number(text(a['Id'])),
+          base: text(a['BaseImp']),
+          amount: text(a['Importe']),
+        })),
+        currency: text(d['MonId']),
+        rate: text(d['MonCotiz']),
+        cae: text(d['CAEA']),
+        caeExpiry: state.caeas.find((c) => c.caea === text(d['CAEA']))!.to,
+        processedAt: `${today}${arcaTime(now())}`,
+        emission: 'CAEA',
+        generatedAt: text(d['CbteFchHsGen']),
+      });
+      answers.push({ d, result: 'A', obs: [] });
+    }
+    persist();
+    const overall = answers.every((a) => a.result === 'A') ? 'A' : answers.some((a) => a.result === 'A') ? 'P' : 'R';
+    const cabResp = `<FeCabResp><Cuit>${cuit}</Cuit><PtoVta>${pos}</PtoVta><CbteTipo>${type}</CbteTipo><FchProceso>${today}${arcaTime(now())}</FchProceso><CantReg>${answers.length}</CantReg><Resultado>${overall}</Resultado><Reproceso>N</Reproceso></FeCabResp>`;
+    const detResp = answers
+      .map(
+        ({ d, result: r, obs }) =>
+          `<FECAEADetResponse><Concepto>${text(d['Concepto'])}</Concepto><DocTipo>${text(d['DocTipo'])}</DocTipo><DocNro>${text(d['DocNro'])}</DocNro><CbteDesde>${text(d['CbteDesde'])}</CbteDesde><CbteHasta>${text(d['CbteHasta'])}</CbteHasta><CbteFch>${text(d['CbteFch'])}</CbteFch><Resultado>${r}</Resultado><CAEA>${text(d['CAEA'])}</CAEA>` +
+          (obs.length
+            ? `<Observaciones>${obs.map((c) => `<Obs><Code>${c}</Code><Msg>${xmlEscape(MESSAGES[c] ?? '')}</Msg></Obs>`).join('')}</Observaciones>`
+            : '') +
+          '</FECAEADetResponse>',
+      )
+      .join('');
+    return result('FECAEARegInformativo', `${cabResp}<FeDetResp>${detResp}</FeDetResp>`, version);
+  }
+
+  function noMovementInform(op: Node, version: '1.1' | '1.2'): string {
+    const name = 'FECAEASinMovimientoInformar';
+    const auth = obj(op['Auth']);
+    const problem = authProblem(auth);
+    if (problem) return result(name, errorsXml([problem]), version);
+    const cuit = text(auth['Cuit']);
+    const caea = text(op['CAEA']);
+    const pos = Number(text(op['PtoVta']));
+    const today = arcaDate(now());
+    const answer = (r: 'A' | 'R', errors: number[]) =>
+      result(
+        name,
+        `<CAEA>${xmlEscape(caea)}</CAEA><FchProceso>${today}${arcaTime(now())}</FchProceso><PtoVta>${pos}</PtoVta><Resultado>${r}</Resultado>${errorsXml(errors)}`,
+        version,
+      );
+    const granted = state.caeas.find((c) => c.caea === caea);
+    if (!granted) return answer('R', [1200]);
+    if (granted.cuit !== cuit) return answer('R', [1201]);
+    if (!(state.caeaPoints[cuit] ?? []).includes(pos)) return answer('R', [1204]);
+    if (today < granted.from) return answer('R', [1203]);
+    if (state.noMovement.some((n) => n.caea === caea && n.pointOfSale === pos)) return answer('R', [1209]);
+    if (state.receipts.some((r) => r.cuit === cuit && r.pointOfSale === pos && r.cae === caea)) return answer('R', [1202]);
+    state.noMovement.push({ cuit, caea, pointOfSale: pos, processedAt: `${today}${arcaTime(now())}` });
+    persist();
+    return answer('A', []);
+  }
+
+  function noMovementConsult(op: Node, version: '1.1' | '1.2'): string {
+    const name = 'FECAEASinMovimientoConsultar';
+    const auth = obj(op['Auth']);
+    const problem = authProblem(auth);
+    if (problem) return result(name, errorsXml([problem]), version);
+    const cuit = text(auth['Cuit']);
+    const caea = text(op['CAEA']);
+    const pos = Number(text(op['PtoVta']) || '0');
+    const found = state.noMovement.filter((n) => n.cuit === cuit && n.caea === caea && (pos === 0 || n.pointOfSale === pos));
+    if (found.length === 0) return result(name, errorsXml([602]), version);
+    return result(
+      name,
+      `<ResultGet>${found.map((n) => `<FECAEASINMOV><CAEA>${n.caea}</CAEA><FchProceso>${n.processedAt}</FchProceso><PtoVta>${n.pointOfSale}</PtoVta></FECAEASINMOV>`).join('')}</ResultGet>`,
       version,
     );
   }
@@ -466,12 +751,16 @@ export function createFakeArca(options: FakeArcaOptions = {}) {
       case 'FEParamGetPtosVenta': {
         const problem = authProblem(obj(op['Auth']));
         if (problem) return { body: result(operation, errorsXml([problem]), version) };
-        const points = state.pointsOfSale[text(obj(op['Auth'])['Cuit'])] ?? DEFAULT_POINTS;
-        if (points.length === 0) return { body: result(operation, errorsXml([602]), version) };
+        const cuit = text(obj(op['Auth'])['Cuit']);
+        const points = state.pointsOfSale[cuit] ?? DEFAULT_POINTS;
+        const caeaPoints = state.caeaPoints[cuit] ?? [];
+        if (points.length + caeaPoints.length === 0) return { body: result(operation, errorsXml([602]), version) };
+        const row = (n: number, kind: string) =>
+          `<PtoVenta><Nro>${n}</Nro><EmisionTipo>${kind}</EmisionTipo><Bloqueado>N</Bloqueado><FchBaja>NULL</FchBaja></PtoVenta>`;
         return {
           body: result(
             operation,
-            `<ResultGet>${points.map((n) => `<PtoVenta><Nro>${n}</Nro><EmisionTipo>CAE - Ri Iva</EmisionTipo><Bloqueado>N</Bloqueado><FchBaja>NULL</FchBaja></PtoVenta>`).join('')}</ResultGet>`,
+            `<ResultGet>${points.map((n) => row(n, 'CAE - Ri Iva')).join('')}${caeaPoints.map((n) => row(n, 'CAEA - Ri Iva - Contingencias')).join('')}</ResultGet>`,
             version,
           ),
         };
@@ -500,6 +789,15 @@ export function createFakeArca(options: FakeArcaOptions = {}) {
         return solicitar(bodyNode, version);
       case 'FECompConsultar':
         return { body: consultar(bodyNode, version) };
+      case 'FECAEASolicitar':
+      case 'FECAEAConsultar':
+        return { body: caeaGet(operation, op, version) };
+      case 'FECAEARegInformativo':
+        return { body: caeaInform(op, version) };
+      case 'FECAEASinMovimientoInformar':
+        return { body: noMovementInform(op, version) };
+      case 'FECAEASinMovimientoConsultar':
+        return { body: noMovementConsult(op, version) };
       case 'FEParamGetCotizacion': {
         const problem = authProblem(obj(op['Auth']));
         if (problem) return { body: result(operation, errorsXml([problem]), version) };
@@ -543,7 +841,15 @@ export function createFakeArca(options: FakeArcaOptions = {}) {
       res.writeHead(status, { 'content-type': 'application/json' });
       res.end(JSON.stringify(value));
     };
-    if (req.method === 'GET') return json(200, { stats, receipts: state.receipts, pointsOfSale: state.pointsOfSale });
+    if (req.method === 'GET')
+      return json(200, {
+        stats,
+        receipts: state.receipts,
+        pointsOfSale: state.pointsOfSale,
+        caeas: state.caeas,
+        caeaPointsOfSale: state.caeaPoints,
+        noMovement: state.noMovement,
+      });
     let command: Node;
     try {
       command = JSON.parse(await readBody(req)) as Node;
@@ -558,6 +864,14 @@ export function createFakeArca(options: FakeArcaOptions = {}) {
       control.failNext(Number(command['status'] ?? 500), command['op'] ? text(command['op']) : null);
     else if (action === 'setPointsOfSale') control.setPointsOfSale(text(command['cuit']), (command['points'] as number[]) ?? []);
     else if (action === 'forgetLogins') control.forgetLogins();
+    else if (action === 'startOutage')
+      control.startOutage(
+        (text(command['mode']) || 'http') as 'http' | 'reset' | 'slow',
+        Array.isArray(command['ops']) ? (command['ops'] as string[]) : null,
+      );
+    else if (action === 'endOutage') control.endOutage();
+    else if (action === 'setCaeaPointsOfSale')
+      control.setCaeaPointsOfSale(text(command['cuit']), (command['points'] as number[]) ?? []);
     else if (action === 'clearQueue') control.clearQueue();
     else if (action === 'reset') control.reset();
     else return json(400, { error: `unknown action ${action}` });
@@ -590,6 +904,12 @@ export function createFakeArca(options: FakeArcaOptions = {}) {
     }
     const operation = path === '/ws/services/LoginCms' ? 'loginCms' : (Object.keys(bodyNode)[0] ?? '');
     stats.requests[operation] = (stats.requests[operation] ?? 0) + 1;
+    if (outage && (outage.ops === null || outage.ops.includes(operation)) && operation !== '') {
+      if (outage.mode === 'reset') return req.socket.destroy();
+      if (outage.mode === 'slow') return; // never answers: the client's time limit runs out
+      res.writeHead(503, { 'content-type': 'text/html' });
+      return res.end('<html><body><h1>503 Service Unavailable</h1></body></html>');
+    }
     const failure = take(queue.fail, operation);
     if (failure) {
       res.writeHead(failure.status, { 'content-type': 'text/html' });

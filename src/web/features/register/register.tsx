@@ -15,6 +15,7 @@ import { discountInput, initialSale, interpretEntry, needsApproval, pricedSale, 
 import { SaleView } from './sale-view.tsx';
 import { type QueuedShift, RegisterStore } from './store.ts';
 import { type FlushResult, isNetworkError, postSale } from './sync.ts';
+import { type OfflineCaea, renewCaea, takeOfflineInvoice } from './caea-offline.ts';
 import { Ticket } from './ticket.tsx';
 import { type Line, OFFLINE_SHIFT, type Payment, type RegisterState, type RegisterUser, type TicketData } from './types.ts';
 import { useRegisterKeys } from './use-register-keys.ts';
@@ -115,6 +116,14 @@ export function Register({ initial, user }: { initial: RegisterState; user: Regi
     error: string | null;
     busy: boolean;
   } | null>(null);
+  // The box's reserved CAEA numbers: renewed whenever it is online with nothing left to send.
+  const [caeaHeld, setCaeaHeld] = useState<OfflineCaea | null>(null);
+  useEffect(() => {
+    if (offline || pending > 0 || !box || sessionId === null) return;
+    void renewCaea(store, box.id)
+      .then(setCaeaHeld)
+      .catch(() => {});
+  }, [offline, pending, box?.id, sessionId]);
 
   const focusInput = useCallback(() => {
     if (sale.mode === 'sell') requestAnimationFrame(() => input.current?.focus());
@@ -246,8 +255,10 @@ export function Register({ initial, user }: { initial: RegisterState; user: Regi
         link.setOffline(true);
       }
     }
-    await store.enqueue({ key, body, totalCents: total, queuedAt: draft.soldAt });
-    finish(draft);
+    // Offline, a consumer's sale is invoiced under the CAEA with the box's next reserved number.
+    const invoice = customer ? null : await takeOfflineInvoice(store, box.id, total).catch(() => null);
+    await store.enqueue({ key, body, totalCents: total, queuedAt: draft.soldAt, ...(invoice ? { invoice } : {}) });
+    finish({ ...draft, offlineInvoice: invoice });
     void link.sync();
   }
 
@@ -435,6 +446,11 @@ export function Register({ initial, user }: { initial: RegisterState; user: Regi
         </a>
         <span class="muted">{catalog ? `${catalog.size.toLocaleString('es-AR')} productos` : 'Cargando catálogo…'}</span>
         <span class="muted register-user">{user.name ?? user.email}</span>
+        {caeaHeld ? (
+          <span class="badge" id="caea-ready" title="Números de factura reservados para vender sin conexión">
+            Factura sin conexión: CAEA
+          </span>
+        ) : null}
         <button type="button" class="secondary" onClick={() => dispatch({ type: 'close' })} id="register-close">
           Cerrar caja
         </button>

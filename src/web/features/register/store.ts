@@ -19,6 +19,48 @@ export interface CachedCatalog {
   products: CatalogProduct[];
 }
 
+export interface CaeaBlock {
+  id: number;
+  receipt_code: number;
+  point_of_sale: number;
+  first: number;
+  last: number;
+  used: number[];
+}
+
+export interface OfflineCaea {
+  caea: { code: string; valid_from: string; valid_to: string };
+  issuer: {
+    cuit: string;
+    iva_condition: 'responsable_inscripto' | 'monotributo' | 'exento';
+    legal_name: string;
+    address: string | null;
+    gross_income: string | null;
+    activity_start: string | null;
+    environment: string;
+  };
+  blocks: CaeaBlock[];
+  /** The next number to print, per block id (kept here so a reload never prints one twice). */
+  next: Record<string, number>;
+  boxId: number;
+}
+
+/** What a receipt printed offline carries, and what is sent for it once the sale is on the server. */
+export interface OfflineInvoice {
+  block_id: number;
+  number: number;
+  receipt_code: number;
+  point_of_sale: number;
+  /** CbteFchHsGen: yyyymmddhhmiss in Argentina. */
+  generated_at: string;
+  total: number;
+  caea: string;
+  valid_to: string;
+  letter: 'B' | 'C';
+  issuer: OfflineCaea['issuer'];
+  qr_url: string;
+}
+
 export interface QueuedSale {
   seq?: number;
   key: string;
@@ -28,6 +70,10 @@ export interface QueuedSale {
   queuedAt: string;
   /** Set when the server refused it (it stays for a person to look at; never sent again). */
   error?: string;
+  /** The receipt printed offline under the CAEA (caea-offline.ts): recorded after the sale. */
+  invoice?: OfflineInvoice;
+  /** The sale the server made of it, once sent (its receipt may still be waiting). */
+  saleId?: number;
 }
 
 /**
@@ -78,6 +124,19 @@ export class RegisterStore {
 
   private async store(name: 'kv' | 'queue', mode: IDBTransactionMode) {
     return (await this.db).transaction(name, mode).objectStore(name);
+  }
+
+  async getKv<T>(key: string): Promise<T | null> {
+    return ((await request((await this.store('kv', 'readonly')).get(key))) as T | undefined) ?? null;
+  }
+
+  async putKv(key: string, value: unknown) {
+    await request((await this.store('kv', 'readwrite')).put(value, key));
+  }
+
+  /** Remembers that the queued sale reached the server (its receipt still to send). */
+  async markSent(sale: QueuedSale, saleId: number) {
+    await request((await this.store('queue', 'readwrite')).put({ ...sale, saleId }));
   }
 
   async getCatalog(): Promise<CachedCatalog | null> {

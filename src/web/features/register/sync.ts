@@ -1,6 +1,7 @@
 import { ApiError, api, type Messages, messageFor } from '../../ui/api.ts';
 import type { SaleWire } from '../../../modules/sales/sales.schemas.ts';
-import { type ArrivedSale, isShift, type QueuedShift, type RegisterStore } from './store.ts';
+import { sendOfflineInvoice } from './caea-offline.ts';
+import { type ArrivedSale, isShift, type QueuedSale, type QueuedShift, type RegisterStore } from './store.ts';
 
 /** The server's answer to a sale: its one wire shape (/api/v1/sales, modules/sales/sales.schemas.ts). */
 export type { SaleWire };
@@ -28,6 +29,8 @@ export interface FlushResult {
   /** Shift opens and closes made offline that the server took. */
   shifts: { op: 'open' | 'close'; clientId: string; sessionId: number }[];
   failed: { key: string; message: string }[];
+  /** Receipts printed offline under the CAEA and now recorded. */
+  invoiced: number;
   /** True when the server could not be reached (the rest wait). */
   stopped: boolean;
 }
@@ -64,7 +67,7 @@ async function sendShift(entry: QueuedShift): Promise<number> {
 }
 
 async function run(store: RegisterStore): Promise<FlushResult> {
-  const result: FlushResult = { sent: [], shifts: [], failed: [], stopped: false };
+  const result: FlushResult = { sent: [], shifts: [], failed: [], invoiced: 0, stopped: false };
   const arrived: ArrivedSale[] = [];
   for (const queued of await store.queuedAll()) {
     if (queued.error) continue;
@@ -76,6 +79,12 @@ async function run(store: RegisterStore): Promise<FlushResult> {
         continue;
       }
       const { sale } = await postSale(queued.key, queued.body);
+      if (queued.invoice) {
+        // The receipt printed offline follows its sale (the same call again returns it).
+        await store.markSent(queued as QueuedSale, sale.id);
+        await sendOfflineInvoice(sale.id, queued.invoice);
+        result.invoiced += 1;
+      }
       await store.remove(queued.seq!);
       result.sent.push({ key: queued.key, sale });
       arrived.push({ saleId: sale.id, at: new Date().toISOString() });

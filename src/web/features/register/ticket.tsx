@@ -1,5 +1,8 @@
-import { useEffect, useRef } from 'preact/hooks';
-import { formatDateTime } from '../../../lib/format.ts';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import QRCode from 'qrcode';
+import { formatCuit } from '../../../lib/cuit.ts';
+import type { OfflineInvoice } from './store.ts';
+import { formatDate, formatDateTime } from '../../../lib/format.ts';
 import { formatArs, formatQuantity, fromMilli } from '../../../lib/money.ts';
 import { methodLabel } from './methods.ts';
 import { pricedSale } from './sale-state.ts';
@@ -97,7 +100,11 @@ export function Ticket({
             </li>
           ) : null}
         </ul>
-        <p class="ticket-legal">Comprobante no válido como factura</p>
+        {data.offlineInvoice ? (
+          <OfflineInvoiceBlock invoice={data.offlineInvoice} />
+        ) : (
+          <p class="ticket-legal">Comprobante no válido como factura</p>
+        )}
         <p class="ticket-thanks">¡Gracias por su compra!</p>
       </article>
       <div class="row ticket-actions no-print" data-ticket-actions>
@@ -112,7 +119,7 @@ export function Ticket({
           )}
         </button>
       </div>
-      {data.sale ? (
+      {data.offlineInvoice ? null : data.sale ? (
         <div class="ticket-invoice no-print">
           <InvoicePanel saleId={data.sale.id} total={data.sale.total} cancelled={false} canCreditNote={false} />
         </div>
@@ -120,5 +127,39 @@ export function Ticket({
         <p class="muted no-print">La factura se emite cuando la venta llegue al servidor.</p>
       )}
     </div>
+  );
+}
+
+const pad = (n: number, width: number) => String(n).padStart(width, '0');
+
+/**
+ * The Factura B/C printed without connection under the CAEA: issuer, number, CAEA and its vigencia,
+ * and the QR (tipoCodAut "A"). The full A4 printout is at /facturas/:id once the receipt is sent.
+ */
+function OfflineInvoiceBlock({ invoice }: { invoice: OfflineInvoice }) {
+  const [qr, setQr] = useState<string | null>(null);
+  useEffect(() => {
+    QRCode.toString(invoice.qr_url, { type: 'svg', margin: 0, width: 120 })
+      .then(setQr)
+      .catch(() => setQr(null));
+  }, [invoice.qr_url]);
+  return (
+    <section class="ticket-fiscal" id="ticket-invoice" aria-label="Factura">
+      <p class="ticket-fiscal-title">
+        <strong>
+          FACTURA {invoice.letter} N.º {pad(invoice.point_of_sale, 4)}-{pad(invoice.number, 8)}
+        </strong>
+      </p>
+      <div>{invoice.issuer.legal_name}</div>
+      <div>CUIT {formatCuit(invoice.issuer.cuit)}</div>
+      {invoice.issuer.address ? <div>{invoice.issuer.address}</div> : null}
+      <div>A consumidor final</div>
+      {qr ? <div class="ticket-qr" dangerouslySetInnerHTML={{ __html: qr }} /> : null}
+      <div>
+        CAEA N.º <strong id="ticket-caea">{invoice.caea}</strong>
+      </div>
+      <div>Vigencia del CAEA hasta {formatDate(invoice.valid_to)}</div>
+      {invoice.issuer.environment === 'homologacion' ? <div class="muted">HOMOLOGACIÓN: sin validez fiscal</div> : null}
+    </section>
   );
 }

@@ -1,3 +1,4 @@
+import type { OfflineInvoice } from './store.ts';
 import type { ScaleLabelLayout } from '../../../modules/register/scale.ts';
 import type { Product } from './catalog.ts';
 import type { SaleWire } from './sync.ts';
@@ -75,4 +76,6 @@ export interface TicketData {
   changeCents: number;
   /** The server's sale; null while it waits to be sent (no connection). */
   sale: SaleWire | null;
+  /** The Factura printed offline under the CAEA (caea-offline.ts), if the box held numbers. */
+  offlineInvoice?: OfflineInvoice | null;
 }

@@ -1,0 +1,123 @@
+import { api } from '../../ui/api.ts';
+import type { OfflineCaea, OfflineInvoice, RegisterStore } from './store.ts';
+
+export type { OfflineCaea, OfflineInvoice } from './store.ts';
+
+/**
+ * Invoicing without connection (issue 32): while online, the box holds a reserved block of the
+ * company's CAEA numbers (POST /api/v1/caea/blocks) with what a receipt needs; offline, a consumer
+ * sale takes the block's next number and prints a Factura B (or C) under the CAEA; back online,
+ * the sale is sent, then its receipt (POST /api/v1/sales/:id/invoice/offline), once.
+ */
+
+const KEY = 'caea';
+
+/** Reserves (or gets again) the box's blocks; null when the company has no CAEA for now. */
+export async function refreshCaea(store: RegisterStore, boxId: number): Promise<OfflineCaea | null> {
+  const current = (await store.getKv<OfflineCaea>(KEY)) ?? null;
+  try {
+    const got = await api<Omit<OfflineCaea, 'next' | 'boxId'>>('POST', '/api/v1/caea/blocks', { body: { box_id: boxId } });
+    const next: Record<string, number> = {};
+    for (const b of got.blocks) {
+      const mine = current?.boxId === boxId ? current.next[String(b.id)] : undefined;
+      const afterUsed = b.used.length ? Math.max(...b.used) + 1 : b.first;
+      next[String(b.id)] = Math.max(mine ?? b.first, afterUsed);
+    }
+    const value: OfflineCaea = { ...got, next, boxId };
+    await store.putKv(KEY, value);
+    return value;
+  } catch {
+    // Offline (keep what is stored) or CAEA not available (nothing to keep).
+    if (navigator.onLine === false) return current;
+    return current && current.boxId === boxId ? current : null;
+  }
+}
+
+export async function storedCaea(store: RegisterStore): Promise<OfflineCaea | null> {
+  return (await store.getKv<OfflineCaea>(KEY)) ?? null;
+}
+
+/** ARCA's date and time in Argentina (-03:00): yyyymmddhhmiss. */
+function arcaStamp(at: Date): string {
+  return new Date(at.getTime() - 3 * 3_600_000).toISOString().slice(0, 19).replace(/[-T:]/g, '');
+}
+
+/**
+ * Takes the next number of the box's block for a consumer receipt of `totalCents`; null when the
+ * box holds none (no CAEA, block used up, or outside the CAEA's fortnight).
+ */
+export async function takeOfflineInvoice(
+  store: RegisterStore,
+  boxId: number,
+  totalCents: number,
+  at = new Date(),
+): Promise<OfflineInvoice | null> {
+  const held = await storedCaea(store);
+  if (!held || held.boxId !== boxId) return null;
+  const stamp = arcaStamp(at);
+  const day = `${stamp.slice(0, 4)}-${stamp.slice(4, 6)}-${stamp.slice(6, 8)}`;
+  if (day < held.caea.valid_from || day > held.caea.valid_to) return null;
+  const letter: 'B' | 'C' = held.issuer.iva_condition === 'responsable_inscripto' ? 'B' : 'C';
+  const code = letter === 'B' ? 6 : 11;
+  const block = held.blocks.find((b) => b.receipt_code === code);
+  if (!block) return null;
+  const number = held.next[String(block.id)] ?? block.first;
+  if (number > block.last) return null;
+  await store.putKv(KEY, { ...held, next: { ...held.next, [String(block.id)]: number + 1 } });
+  const total = totalCents / 100;
+  const payload = {
+    ver: 1,
+    fecha: day,
+    cuit: Number(held.issuer.cuit),
+    ptoVta: block.point_of_sale,
+    tipoCmp: code,
+    nroCmp: number,
+    importe: total,
+    moneda: 'PES',
+    ctz: 1,
+    tipoDocRec: 99,
+    nroDocRec: 0,
+    tipoCodAut: 'A',
+    codAut: Number(held.caea.code),
+  };
+  return {
+    block_id: block.id,
+    number,
+    receipt_code: code,
+    point_of_sale: block.point_of_sale,
+    generated_at: stamp,
+    total,
+    caea: held.caea.code,
+    valid_to: held.caea.valid_to,
+    letter,
+    issuer: held.issuer,
+    qr_url: `https://www.afip.gob.ar/fe/qr/?p=${btoa(JSON.stringify(payload))}`,
+  };
+}
+
+/** Records the receipt of a sale the server now has; true when recorded (now or before). */
+export async function sendOfflineInvoice(saleId: number, invoice: OfflineInvoice): Promise<void> {
+  await api('POST', `/api/v1/sales/${saleId}/invoice/offline`, {
+    body: {
+      block_id: invoice.block_id,
+      number: invoice.number,
+      generated_at: invoice.generated_at,
+      total: invoice.total,
+    },
+  });
+}
+
+/**
+ * Back online with everything sent: the box gives its blocks back (the numbers it did not use are
+ * free again) and takes fresh ones for the next outage.
+ */
+export async function renewCaea(store: RegisterStore, boxId: number): Promise<OfflineCaea | null> {
+  const held = await storedCaea(store);
+  if (held && held.boxId === boxId) {
+    const used = held.blocks.some((b) => (held.next[String(b.id)] ?? b.first) > b.first);
+    if (!used) return held;
+    for (const b of held.blocks) await api('POST', `/api/v1/caea/blocks/${b.id}/return`, {});
+    await store.putKv(KEY, null);
+  }
+  return refreshCaea(store, boxId);
+}
