@@ -38,6 +38,13 @@ describe('register discounts (/api/v1/sales, /api/v1/register/settings)', () => 
     );
   }
 
+  /** Admins sell in a shift of their own (issue 29): box 2, opened by the admin. */
+  async function openAdminBox(s: { companyId: number; asAdmin: Headers }) {
+    await b.t.container.db.query(`INSERT INTO boxes (company_id, id, name) VALUES ($1, 2, 'Caja 2')`, [s.companyId]);
+    const res = await b.call('POST', '/api/v1/box-sessions', s.asAdmin, { box_id: 2, opening_cash: 0 });
+    expect(res.statusCode, res.body).toBe(201);
+  }
+
   async function saleCount(companyId: number) {
     const [row] = await b.t.container.db.query<{ n: number }>('SELECT count(*)::int AS n FROM sales WHERE company_id = $1', [
       companyId,
@@ -182,8 +189,9 @@ describe('register discounts (/api/v1/sales, /api/v1/register/settings)', () => 
     expect(replay.statusCode).toBe(200);
     expect(replay.json().sale.id).toBe(sale.id);
 
-    // An admin selling gives any discount without asking anyone.
-    const byAdmin = await sell(s.asAdmin, body);
+    // An admin selling (in a shift of their own) gives any discount without asking anyone.
+    await openAdminBox(s);
+    const byAdmin = await sell(s.asAdmin, { ...body, box_id: 2 });
     expect(byAdmin.statusCode, byAdmin.body).toBe(201);
     expect(byAdmin.json().sale.discount_approved_by).toBeNull();
     expect((await verifyBooks(b, s.companyId)).code).toBe(0);
@@ -191,16 +199,20 @@ describe('register discounts (/api/v1/sales, /api/v1/register/settings)', () => 
 
   it('malformed discounts are 422 and write nothing', async () => {
     const s = await makeShop(b);
-    await openBox(b, s);
+    await openAdminBox(s);
     const before = await saleCount(s.companyId);
-    const line = (discount: unknown) => ({ items: [{ product_id: s.products.p105, quantity: 1, discount }] });
+    const line = (discount: unknown) => ({ box_id: 2, items: [{ product_id: s.products.p105, quantity: 1, discount }] });
     for (const body of [
       line({ percent: 5, amount: 10, reason: 'x' }),
       line({ reason: 'x' }),
       line({ amount: 2000, reason: 'más que la línea' }),
       line({ percent: 5, reason: '   ' }),
       line({ percent: 5.555, reason: 'tres decimales' }),
-      { items: [{ product_id: s.products.p105, quantity: 1 }], discount: { amount: 1105.51, reason: 'más que la venta' } },
+      {
+        box_id: 2,
+        items: [{ product_id: s.products.p105, quantity: 1 }],
+        discount: { amount: 1105.51, reason: 'más que la venta' },
+      },
     ]) {
       const res = await sell(s.asAdmin, body);
       expect(res.statusCode, JSON.stringify(body)).toBe(422);
