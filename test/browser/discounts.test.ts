@@ -112,6 +112,7 @@ describe('register discounts and the register on a phone', () => {
       // $ 5.000 more off the sale: 13.023,97 of 83.439,70 is beyond 10 %, the dialog says so.
       await discount(page, '#sale-discount', 'amount', '5000', 'Cliente mayorista');
       await page.waitForSelector('#discount-beyond');
+      await page.screenshot({ path: `${SHOTS}/00-discount-dialog-${size}.png` });
       await page.click('#discount-apply');
       await expect(page.locator('#register-total').textContent()).resolves.toBe('$\u00a070.415,73');
       await expect(page.locator('#register-discount').textContent()).resolves.toBe('−$\u00a013.023,97');

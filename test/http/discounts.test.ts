@@ -2,7 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type BooksApp,
+  checkOf,
   closeBox,
+  failing,
   type Headers,
   makeShop,
   openBox,
@@ -189,8 +191,33 @@ describe('register discounts (/api/v1/sales, /api/v1/register/settings)', () => 
     expect(replay.statusCode).toBe(200);
     expect(replay.json().sale.id).toBe(sale.id);
 
-    // An admin selling (in a shift of their own) gives any discount without asking anyone.
+    // books verify notices a sale discount whose reason went missing.
+    expect((await verifyBooks(b, s.companyId)).code).toBe(0);
+    // Admins sell in a shift of their own (issue 29): box 2.
     await openAdminBox(s);
+    const stacked2 = await sell(s.asAdmin, {
+      box_id: 2,
+      items: [{ product_id: s.products.p105, quantity: 1 }],
+      discount: { percent: 20, reason: 'Promo' },
+    });
+    expect(stacked2.statusCode, stacked2.body).toBe(201);
+    const broken = stacked2.json().sale.id;
+    await b.t.container.db.query('UPDATE register_sales SET discount_reason = NULL WHERE company_id = $1 AND sale_id = $2', [
+      s.companyId,
+      broken,
+    ]);
+    const { code, report } = await verifyBooks(b, s.companyId);
+    expect(code).toBe(1);
+    expect(failing(report)).toEqual(['sale_discounts']);
+    expect(checkOf(report, 'sale_discounts').detail.rows).toEqual([
+      { sale_id: broken, problem: 'sale_reason', found_cents: 22_110 },
+    ]);
+    await b.t.container.db.query("UPDATE register_sales SET discount_reason = 'Promo' WHERE company_id = $1 AND sale_id = $2", [
+      s.companyId,
+      broken,
+    ]);
+
+    // An admin selling gives any discount without asking anyone.
     const byAdmin = await sell(s.asAdmin, { ...body, box_id: 2 });
     expect(byAdmin.statusCode, byAdmin.body).toBe(201);
     expect(byAdmin.json().sale.discount_approved_by).toBeNull();

@@ -93,6 +93,32 @@ export function saleTotalMismatches(conn: Conn, companyId: number, cap: number) 
   );
 }
 
+export interface SaleDiscountRow {
+  sale_id: number;
+  /** integration_discount: a sale received through the integration with register discounts on its lines; sale_reason: a register sale whose lines carry shares of a sale discount and no reason for it (or a reason and no shares). */
+  problem: 'integration_discount' | 'sale_reason';
+  found_cents: number;
+}
+
+/** Discounts that do not hold together (issue 29): see SaleDiscountRow. */
+export function saleDiscountProblems(conn: Conn, companyId: number, cap: number) {
+  return capped<SaleDiscountRow>(
+    conn,
+    sql`SELECT s.id AS sale_id,
+        CASE WHEN r.sale_id IS NULL THEN 'integration_discount' ELSE 'sale_reason' END AS problem,
+        ${cents(sql`i.own + i.shares`)} AS found_cents
+      FROM sales s
+      JOIN (SELECT sale_id, sum(discount) AS own, sum(sale_discount) AS shares FROM sale_items
+        WHERE company_id = ${companyId} GROUP BY sale_id) i ON i.sale_id = s.id
+      LEFT JOIN register_sales r ON r.company_id = s.company_id AND r.sale_id = s.id
+      WHERE s.company_id = ${companyId} AND (
+        (r.sale_id IS NULL AND i.own + i.shares > 0)
+        OR (r.sale_id IS NOT NULL AND (i.shares > 0) <> (r.discount_reason IS NOT NULL)))`,
+    sql`sale_id`,
+    cap,
+  );
+}
+
 export interface SalePaymentRow {
   sale_id: number;
   /**

@@ -139,12 +139,12 @@ export function DiscountDialog({
         {off !== null && draft ? (
           <p id="discount-preview">
             Descuenta <strong class="money">{formatArs(off)}</strong>
-            {beyond ? (
-              <span class="badge warn" id="discount-beyond">
-                {' '}
-                Supera el límite de {String(limitPercent).replace('.', ',')}&nbsp;%: al cobrar lo aprueba un administrador
-              </span>
-            ) : null}
+          </p>
+        ) : null}
+        {off !== null && draft && beyond ? (
+          <p class="discount-warning" id="discount-beyond" role="status">
+            Supera el límite de {String(limitPercent).replace('.', ',')}&nbsp;% para cajeros: al cobrar lo aprueba un
+            administrador.
           </p>
         ) : null}
         <div class="row end">
