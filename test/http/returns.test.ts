@@ -477,6 +477,29 @@ describe('returns and exchanges (/api/v1/sales/:id/returns, /api/v1/sales/:id/ex
       .invoices.filter((r: { kind: string }) => r.kind === 'credit_note');
     expect(notes.reduce((sum: number, n: { total: number }) => sum + n.total, 0)).toBe(2700);
 
+    // ARCA rejects a credit note: the return stands (201), its note says so, the sweep leaves it to a
+    // person, books verify points at it, and trying again issues it.
+    const rejectedSale = await sell(s, [{ product_id: s.pan.id, quantity: 1 }]);
+    expect((await call('POST', `/api/v1/sales/${rejectedSale.id}/invoice`, s.asCashier, {})).statusCode).toBe(201);
+    fake.control.rejectNext(10048);
+    const rejected = await giveBack(s.asAdmin, rejectedSale.id, {
+      lines: [{ item_id: rejectedSale.items[0]!.id, quantity: 1 }],
+      refund: { method: 'efectivo' },
+      reason: 'rechazada',
+    });
+    expect(rejected.statusCode, rejected.body).toBe(201);
+    expect(rejected.json().return.credit_note.status).toBe('rejected');
+    expect(await t.container.invoicing.invoicing.settleCreditNotes()).toBe(0);
+    const { out } = await runCliOn(t.container, ['books', 'verify', '--company', String(s.company.id), '--json']);
+    const flagged = (
+      JSON.parse(out) as { checks: { name: string; ok: boolean; detail: { rows: { problem: string }[] } }[] }
+    ).checks.find((c) => c.name === 'invoice_matches_sale')!;
+    expect(flagged.detail.rows.map((r) => r.problem)).toEqual(['credit_note_missing']);
+    expect((await call('POST', `/api/v1/sales/${rejectedSale.id}/returns/1/credit-note`, s.asCashier)).statusCode).toBe(403);
+    const retried = await call('POST', `/api/v1/sales/${rejectedSale.id}/returns/1/credit-note`, s.asAdmin);
+    expect(retried.statusCode, retried.body).toBe(200);
+    expect(retried.json().return.credit_note).toMatchObject({ status: 'issued', number: 'NC B 0001-00000004' });
+
     // A whole cancel of an invoiced sale issues its credit note in the same request.
     const whole = await sell(s, [{ product_id: s.yerba.id, quantity: 1 }]);
     expect((await call('POST', `/api/v1/sales/${whole.id}/invoice`, s.asCashier, {})).statusCode).toBe(201);
