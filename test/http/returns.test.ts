@@ -513,6 +513,63 @@ describe('returns and exchanges (/api/v1/sales/:id/returns, /api/v1/sales/:id/ex
     await expectBooksClean(s.company.id);
   });
 
+  it('by weight: parts of a kilo give back their share, the last one what is left; two returns of the last unit at once: one wins', async () => {
+    const s = await shop();
+    await openSession(s.asCashier);
+    const queso = await makeProduct(t.container, s.company.id, {
+      name: 'Queso',
+      bc: '7790001000042',
+      basePrice: 999.99,
+      stock: 10,
+    });
+    await t.container.db.query(`UPDATE products SET unit = 'kg' WHERE company_id = $1 AND id = $2`, [s.company.id, queso.id]);
+    const res = await call(
+      'POST',
+      '/api/v1/sales',
+      { ...s.asCashier, 'x-idempotency-key': randomUUID() },
+      {
+        box_id: 1,
+        items: [
+          { product_id: queso.id, quantity: 1.5 },
+          { product_id: s.pan.id, quantity: 1 },
+        ],
+        payments: [{ method: 'efectivo', amount: 5000 }],
+      },
+    );
+    expect(res.statusCode, res.body).toBe(201);
+    const sale = res.json().sale as { id: number; items: { id: number; subtotal: number }[] };
+    const [cheese, bread] = sale.items;
+    const parts: number[] = [];
+    for (const quantity of [0.333, 0.667, 0.5]) {
+      const r = await giveBack(s.asAdmin, sale.id, {
+        lines: [{ item_id: cheese!.id, quantity }],
+        refund: { method: 'efectivo' },
+        reason: 'pesado de más',
+      });
+      expect(r.statusCode, r.body).toBe(201);
+      parts.push(r.json().return.amount);
+    }
+    expect(parts[0]).toBe(Math.round(cheese!.subtotal * 100 * (0.333 / 1.5)) / 100);
+    expect(Math.round(parts.reduce((sum, p) => sum + p, 0) * 100)).toBe(Math.round(cheese!.subtotal * 100));
+    expect(await stockOf(s.company.id, queso.id)).toBe(10);
+
+    // The last bread twice at once: one return, one 422; the sale ends cancelled once.
+    const both = await Promise.all(
+      [1, 2].map(() =>
+        giveBack(s.asAdmin, sale.id, {
+          lines: [{ item_id: bread!.id, quantity: 1 }],
+          refund: { method: 'efectivo' },
+          reason: 'a la vez',
+        }),
+      ),
+    );
+    expect(both.map((r) => r.statusCode).sort()).toEqual([201, 422]);
+    expect((await call('GET', `/api/v1/sales/${sale.id}`, s.asAdmin)).json().sale).toMatchObject({ status: 'cancelled' });
+    const cancelledEvents = (await eventsOf(s.company.id)).filter((e) => e.event === 'sales.cancelled');
+    expect(cancelledEvents).toHaveLength(1);
+    await expectBooksClean(s.company.id);
+  });
+
   it('tenancy: another company’s sale is 404 for returns, their list and exchanges, and nothing about it leaks', async () => {
     const mine = await shop();
     const theirs = await shop();
