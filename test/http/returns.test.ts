@@ -307,6 +307,17 @@ describe('returns and exchanges (/api/v1/sales/:id/returns, /api/v1/sales/:id/ex
     // The closed shift's figures do not move.
     const closedReport = (await call('GET', `/api/v1/box-sessions/${first.id}`, s.asAdmin)).json();
     expect(closedReport.expected.efectivo).toBe(10_000 + 6400 + 1000);
+    // Its note of later refunds names the return and the cancel, and the shift they came from.
+    expect(
+      closedReport.later_refunds.map((x: { sale_id: number; refunded: number; refund_session_id: number }) => [
+        x.sale_id,
+        x.refunded,
+        x.refund_session_id,
+      ]),
+    ).toEqual([
+      [sale.id, 3200, mine.id],
+      [other.id, 1000, mine.id],
+    ]);
     // A sale with returns is finished by returning its lines, not cancelled.
     expect((await call('POST', `/api/v1/sales/${sale.id}/cancel`, s.asAdmin, { reason: 'todo' })).json().code).toBe(
       'invalid_state',
