@@ -307,6 +307,17 @@ describe('returns and exchanges (/api/v1/sales/:id/returns, /api/v1/sales/:id/ex
     // The closed shift's figures do not move.
     const closedReport = (await call('GET', `/api/v1/box-sessions/${first.id}`, s.asAdmin)).json();
     expect(closedReport.expected.efectivo).toBe(10_000 + 6400 + 1000);
+    // Its note of later refunds names the return and the cancel, and the shift they came from.
+    expect(
+      closedReport.later_refunds.map((x: { sale_id: number; refunded: number; refund_session_id: number }) => [
+        x.sale_id,
+        x.refunded,
+        x.refund_session_id,
+      ]),
+    ).toEqual([
+      [sale.id, 3200, mine.id],
+      [other.id, 1000, mine.id],
+    ]);
     // A sale with returns is finished by returning its lines, not cancelled.
     expect((await call('POST', `/api/v1/sales/${sale.id}/cancel`, s.asAdmin, { reason: 'todo' })).json().code).toBe(
       'invalid_state',
@@ -477,6 +488,29 @@ describe('returns and exchanges (/api/v1/sales/:id/returns, /api/v1/sales/:id/ex
       .invoices.filter((r: { kind: string }) => r.kind === 'credit_note');
     expect(notes.reduce((sum: number, n: { total: number }) => sum + n.total, 0)).toBe(2700);
 
+    // ARCA rejects a credit note: the return stands (201), its note says so, the sweep leaves it to a
+    // person, books verify points at it, and trying again issues it.
+    const rejectedSale = await sell(s, [{ product_id: s.pan.id, quantity: 1 }]);
+    expect((await call('POST', `/api/v1/sales/${rejectedSale.id}/invoice`, s.asCashier, {})).statusCode).toBe(201);
+    fake.control.rejectNext(10048);
+    const rejected = await giveBack(s.asAdmin, rejectedSale.id, {
+      lines: [{ item_id: rejectedSale.items[0]!.id, quantity: 1 }],
+      refund: { method: 'efectivo' },
+      reason: 'rechazada',
+    });
+    expect(rejected.statusCode, rejected.body).toBe(201);
+    expect(rejected.json().return.credit_note.status).toBe('rejected');
+    expect(await t.container.invoicing.invoicing.settleCreditNotes()).toBe(0);
+    const { out } = await runCliOn(t.container, ['books', 'verify', '--company', String(s.company.id), '--json']);
+    const flagged = (
+      JSON.parse(out) as { checks: { name: string; ok: boolean; detail: { rows: { problem: string }[] } }[] }
+    ).checks.find((c) => c.name === 'invoice_matches_sale')!;
+    expect(flagged.detail.rows.map((r) => r.problem)).toEqual(['credit_note_missing']);
+    expect((await call('POST', `/api/v1/sales/${rejectedSale.id}/returns/1/credit-note`, s.asCashier)).statusCode).toBe(403);
+    const retried = await call('POST', `/api/v1/sales/${rejectedSale.id}/returns/1/credit-note`, s.asAdmin);
+    expect(retried.statusCode, retried.body).toBe(200);
+    expect(retried.json().return.credit_note).toMatchObject({ status: 'issued', number: 'NC B 0001-00000004' });
+
     // A whole cancel of an invoiced sale issues its credit note in the same request.
     const whole = await sell(s, [{ product_id: s.yerba.id, quantity: 1 }]);
     expect((await call('POST', `/api/v1/sales/${whole.id}/invoice`, s.asCashier, {})).statusCode).toBe(201);
@@ -487,6 +521,63 @@ describe('returns and exchanges (/api/v1/sales/:id/returns, /api/v1/sales/:id/ex
       ['B', 3200],
       ['NC B', 3200],
     ]);
+    await expectBooksClean(s.company.id);
+  });
+
+  it('by weight: parts of a kilo give back their share, the last one what is left; two returns of the last unit at once: one wins', async () => {
+    const s = await shop();
+    await openSession(s.asCashier);
+    const queso = await makeProduct(t.container, s.company.id, {
+      name: 'Queso',
+      bc: '7790001000042',
+      basePrice: 999.99,
+      stock: 10,
+    });
+    await t.container.db.query(`UPDATE products SET unit = 'kg' WHERE company_id = $1 AND id = $2`, [s.company.id, queso.id]);
+    const res = await call(
+      'POST',
+      '/api/v1/sales',
+      { ...s.asCashier, 'x-idempotency-key': randomUUID() },
+      {
+        box_id: 1,
+        items: [
+          { product_id: queso.id, quantity: 1.5 },
+          { product_id: s.pan.id, quantity: 1 },
+        ],
+        payments: [{ method: 'efectivo', amount: 5000 }],
+      },
+    );
+    expect(res.statusCode, res.body).toBe(201);
+    const sale = res.json().sale as { id: number; items: { id: number; subtotal: number }[] };
+    const [cheese, bread] = sale.items;
+    const parts: number[] = [];
+    for (const quantity of [0.333, 0.667, 0.5]) {
+      const r = await giveBack(s.asAdmin, sale.id, {
+        lines: [{ item_id: cheese!.id, quantity }],
+        refund: { method: 'efectivo' },
+        reason: 'pesado de más',
+      });
+      expect(r.statusCode, r.body).toBe(201);
+      parts.push(r.json().return.amount);
+    }
+    expect(parts[0]).toBe(Math.round(cheese!.subtotal * 100 * (0.333 / 1.5)) / 100);
+    expect(Math.round(parts.reduce((sum, p) => sum + p, 0) * 100)).toBe(Math.round(cheese!.subtotal * 100));
+    expect(await stockOf(s.company.id, queso.id)).toBe(10);
+
+    // The last bread twice at once: one return, one 422; the sale ends cancelled once.
+    const both = await Promise.all(
+      [1, 2].map(() =>
+        giveBack(s.asAdmin, sale.id, {
+          lines: [{ item_id: bread!.id, quantity: 1 }],
+          refund: { method: 'efectivo' },
+          reason: 'a la vez',
+        }),
+      ),
+    );
+    expect(both.map((r) => r.statusCode).sort()).toEqual([201, 422]);
+    expect((await call('GET', `/api/v1/sales/${sale.id}`, s.asAdmin)).json().sale).toMatchObject({ status: 'cancelled' });
+    const cancelledEvents = (await eventsOf(s.company.id)).filter((e) => e.event === 'sales.cancelled');
+    expect(cancelledEvents).toHaveLength(1);
     await expectBooksClean(s.company.id);
   });
 

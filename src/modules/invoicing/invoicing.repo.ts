@@ -310,8 +310,9 @@ export function refundsAwaitingCreditNote(
             AND NOT EXISTS (SELECT 1 FROM sale_returns r WHERE r.company_id = s.company_id AND r.sale_id = s.id)
       )
       SELECT o.company_id, o.sale_id, o.return_id FROM owed o
+        -- A live attempt settles itself; a rejected one waits for a person (ARCA would reject it again).
         WHERE NOT EXISTS (SELECT 1 FROM invoice_attempts a WHERE a.company_id = o.company_id AND a.sale_id = o.sale_id
-            AND a.kind = 'credit_note' AND a.status IN ('pending', 'approved') AND a.return_id IS NOT DISTINCT FROM o.return_id)
+            AND a.kind = 'credit_note' AND a.return_id IS NOT DISTINCT FROM o.return_id)
           AND NOT EXISTS (SELECT 1 FROM invoices n WHERE n.company_id = o.company_id AND n.sale_id = o.sale_id
             AND n.kind = 'credit_note' AND n.return_id IS NOT DISTINCT FROM o.return_id)
         ORDER BY o.created_at LIMIT ${limit}`,

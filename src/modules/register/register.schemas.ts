@@ -194,7 +194,7 @@ export const BoxSessionReport = Type.Object(
       }),
       {
         description:
-          'Sales of this shift cancelled after its close ("devoluciones posteriores"); the figures above stay as closed',
+          'Sales of this shift cancelled after its close, and returns of its sales made after it, one row each ("devoluciones posteriores"; refunded: what was given back, refund_session_id: from which shift, null for store credit); the figures above stay as closed',
       },
     ),
   },

@@ -92,6 +92,34 @@ export function registerReturnsRoutes(app: App, { returns }: { returns: ReturnsS
   );
 
   app.post(
+    '/api/v1/sales/:id/returns/:returnId/credit-note',
+    {
+      config: { access: 'write' },
+      schema: {
+        tags: TAGS,
+        summary: "A return's credit note, tried again (after ARCA rejected it or could not be reached)",
+        description:
+          'Issued in the same request as the return; when it was left pending it is settled by the background job; a rejected one is tried again here.',
+        params: Type.Object({
+          id: Type.Integer({ minimum: 1, maximum: 2_147_483_647 }),
+          returnId: Type.Integer({ minimum: 1, maximum: 2_147_483_647 }),
+        }),
+        response: {
+          200: Type.Object({ return: SaleReturn }),
+          ...errorResponses({
+            404: 'No such sale or return',
+            422: 'The sale has no invoice issued here, or ARCA rejected the credit note',
+            504: 'ARCA did not answer: the credit note stays pending',
+          }),
+        },
+      },
+    },
+    async (request) => ({
+      return: await returns.retryCreditNote(companyCtx(request.ctx), request.params.id, request.params.returnId),
+    }),
+  );
+
+  app.post(
     '/api/v1/sales/:id/exchanges',
     {
       config: { access: 'sell' },

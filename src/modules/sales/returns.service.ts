@@ -64,9 +64,9 @@ export function createReturnsService(deps: { db: Database; clock: Clock; creditR
     try {
       await deps.creditRefund(ctx, saleId, returnId);
     } catch (err) {
-      if (err instanceof AppError && ['upstream_timeout', 'upstream_failed', 'unavailable', 'conflict'].includes(err.code))
-        return;
-      if (err instanceof AppError && err.code === 'fiscal_setup_incomplete') return;
+      // The refund is made and answered as made: its credit note says where it stands (pending, or
+      // rejected by ARCA: POST …/returns/:returnId/credit-note tries again). Anything else is a bug.
+      if (err instanceof AppError) return;
       throw err;
     }
   }
@@ -83,6 +83,16 @@ export function createReturnsService(deps: { db: Database; clock: Clock; creditR
     async listReturns(ctx: CompanyCtx, saleId: number) {
       if (!(await findSaleRow(orm, ctx.companyId, saleId))) throw new AppError('not_found', `sale ${saleId} does not exist`);
       return (await readReturns(orm, ctx.companyId, [saleId])).get(saleId) ?? [];
+    },
+
+    /** POST /api/v1/sales/:id/returns/:returnId/credit-note: the return's credit note again (after a rejection); errors are answered. */
+    async retryCreditNote(ctx: CompanyCtx, saleId: number, returnId: number) {
+      const ret = await readReturn(orm, ctx.companyId, saleId, returnId);
+      if (ret.credit_note === null) {
+        throw new AppError('invalid_state', `sale ${saleId} has no invoice issued here: its returns need no credit note`);
+      }
+      if (ret.credit_note.status !== 'issued') await deps.creditRefund(ctx, saleId, returnId);
+      return readReturn(orm, ctx.companyId, saleId, returnId);
     },
 
     /** After a whole sale was cancelled (the register's cancel): its invoice's credit note, the same way. */

@@ -52,6 +52,19 @@ export function Sales({ boxes }: { boxes: { id: number; name: string }[] }) {
   const [cancelError, setCancelError] = useState<string | null>(null);
   const [done, setDone] = useState<string | null>(null);
 
+  const [retryError, setRetryError] = useState<{ returnId: number; text: string } | null>(null);
+
+  /** A return's credit note tried again (pending, or rejected by ARCA); its error beside its button. */
+  async function retryCreditNote(saleId: number, returnId: number) {
+    setRetryError(null);
+    try {
+      await api('POST', `/api/v1/sales/${saleId}/returns/${returnId}/credit-note`);
+      await refresh(saleId);
+    } catch (err) {
+      setRetryError({ returnId, text: errorText(err) });
+    }
+  }
+
   /** The sale read again (after a return or an exchange) in the detail and the list, and the summary. */
   async function refresh(id: number) {
     const { sale: fresh } = await api<{ sale: Sale }>('GET', `/api/v1/sales/${id}`);
@@ -363,6 +376,23 @@ export function Sales({ boxes }: { boxes: { id: number; name: string }[] }) {
                     </span>
                     <span class="money">{formatPesos(r.amount)}</span>
                     {r.credit_note ? <span class="muted">{creditNoteText(r)}</span> : null}
+                    {r.credit_note && r.credit_note.status !== 'issued' ? (
+                      <>
+                        <button
+                          type="button"
+                          class="secondary"
+                          data-retry-credit-note={r.id}
+                          onClick={() => void retryCreditNote(detail.id, r.id)}
+                        >
+                          Reintentar nota de crédito
+                        </button>
+                        {retryError?.returnId === r.id ? (
+                          <span class="error-text" role="alert">
+                            {retryError.text}
+                          </span>
+                        ) : null}
+                      </>
+                    ) : null}
                   </li>
                 ))}
               </ul>
