@@ -115,3 +115,18 @@ describe('interpretEntry', () => {
     expect(interpretEntry('fideos', catalog)).toEqual({ error: 'Ningún producto se llama "fideos".' });
   });
 });
+
+describe('restore (the sale kept across a reload, issue 29)', () => {
+  it('puts the kept lines back into an empty sale, never over lines loaded meanwhile', () => {
+    const yerba = catalog.byId(1)!;
+    const kept = saleReducer(saleReducer(initialSale, { type: 'add', product: yerba }), { type: 'add', product: yerba });
+    const restored = saleReducer(initialSale, { type: 'restore', lines: kept.lines });
+    expect(restored.lines).toEqual(kept.lines);
+    expect(saleTotal(restored)).toBe(saleTotal(kept));
+    // New lines after a restore get new uids.
+    const more = saleReducer(restored, { type: 'add', product: catalog.byId(3)! });
+    expect(new Set(more.lines.map((l) => l.uid)).size).toBe(2);
+    const busy = saleReducer(initialSale, { type: 'add', product: catalog.byId(3)! });
+    expect(saleReducer(busy, { type: 'restore', lines: kept.lines })).toBe(busy);
+  });
+});
