@@ -345,7 +345,20 @@ describe("the cashier's own day in a real browser", { timeout: 120_000 }, () => 
       ]);
       await page.screenshot({ path: `${SHOTS}/10-own-shift-${label}.png`, fullPage: true });
       expect(await problems(page)).toMatchObject({ overflow: 0, console: [], csp: [], errors: [] });
+      // Her Mis ventas has her shift only; the owner's closed shift is his, with its close per person.
+      await page.goto(`${base}/mis-ventas`);
+      await page.waitForSelector('#my-sales :text("Todavía no hay ventas")');
+      await expect(page.locator('#my-closes').count()).resolves.toBe(0);
       await context.close();
+
+      const ownerContext = await watchedContext(browser, viewport);
+      const owner = await signIn(ownerContext, s.admin, '/mis-ventas');
+      await owner.click('#my-closes [data-shift="1"] button');
+      await expect(owner.locator('#close-report-person').textContent()).resolves.toBe(`Turno de ${s.admin.email}`);
+      await expect(owner.locator('#close-report').textContent()).resolves.toContain('siguió el turno N.º 2');
+      await owner.screenshot({ path: `${SHOTS}/11-owner-close-${label}.png`, fullPage: true });
+      expect(await problems(owner)).toMatchObject({ overflow: 0, console: [], csp: [], errors: [] });
+      await ownerContext.close();
     }
   });
 });

@@ -138,12 +138,14 @@ describe('per-person shifts (/api/v1/box-sessions)', () => {
     expect(bySystem.json().sale.box_session_id).toBe(anaShift.id);
 
     // Beto takes over from Ana; Ana's close is hers to read, Beto's is his, the owner sees all.
-    const second = await call('POST', `/api/v1/box-sessions/${anaShift.id}/handover`, s.beto.headers, {
-      counted: { efectivo: 48_700 + 3200 * 2 - 500 },
-      opening_cash: 0,
-    });
+    const handoverBody = { counted: { efectivo: 48_700 + 3200 * 2 - 500 }, opening_cash: 0, client_id: randomUUID() };
+    const second = await call('POST', `/api/v1/box-sessions/${anaShift.id}/handover`, s.beto.headers, handoverBody);
     expect(second.statusCode, second.body).toBe(201);
     const betoShift = second.json().session;
+    // The same handover sent again (its answer was lost) answers the same two shifts and opens nothing.
+    const again = await call('POST', `/api/v1/box-sessions/${anaShift.id}/handover`, s.beto.headers, handoverBody);
+    expect(again.statusCode, again.body).toBe(201);
+    expect(again.json()).toEqual(second.json());
     const list = async (h: Headers, q = '') =>
       ((await call('GET', `/api/v1/box-sessions${q}`, h)).json().sessions as { session: { id: number; user_id: number } }[]).map(
         (r) => r.session.id,

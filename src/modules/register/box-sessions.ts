@@ -334,13 +334,23 @@ export function createBoxSessions({ db, clock }: { db: Database; clock: Clock })
         const session = await repo.findSession(tx, ctx.companyId, id, true);
         if (!session) throw new AppError('not_found', `box session ${id} does not exist`);
         if (personOf(ctx) === null) throw new AppError('forbidden', 'a handover is between people: sign in to take over a box');
-        if (session.status !== 'open') throw new AppError('invalid_state', `box session ${id} is already closed`);
         if (input.client_id !== undefined) {
           await repo.lockSessionClientId(tx, ctx.companyId, input.client_id);
-          if (await repo.findSessionByClientId(tx, ctx.companyId, input.client_id)) {
-            throw new AppError('conflict', `client_id ${input.client_id} already opened a shift`);
+          const seen = await repo.findSessionByClientId(tx, ctx.companyId, input.client_id);
+          if (seen) {
+            // The same handover sent again (a lost answer): the same two shifts, nothing new.
+            if (
+              session.handed_over_to !== null &&
+              Number(session.handed_over_to) === Number(seen.id) &&
+              seen.user_id !== null &&
+              Number(seen.user_id) === personOf(ctx)
+            ) {
+              return { closed: await buildSessionReport(tx, ctx.companyId, session), session: sessionToWire(seen) };
+            }
+            throw new AppError('conflict', `client_id ${input.client_id} already opened another shift`);
           }
         }
+        if (session.status !== 'open') throw new AppError('invalid_state', `box session ${id} is already closed`);
         const now = clock.now();
         const nextIdValue = await nextId(tx, 'box_sessions', ctx.companyId);
         const closed = await closeIn(tx, ctx, session, input, now, nextIdValue);

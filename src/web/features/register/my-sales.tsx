@@ -4,7 +4,7 @@ import { formatArs, formatPesos, toCents } from '../../../lib/money.ts';
 import { api, errorText } from '../../ui/api.ts';
 import { Card, PageTitle } from '../../ui/layout.tsx';
 import { InvoicePanel } from '../invoicing/invoice-panel.tsx';
-import type { SessionReport } from './close.tsx';
+import { CloseReport, type SessionReport } from './close.tsx';
 import { type ArrivedSale, type QueuedSale, RegisterStore } from './store.ts';
 import type { SaleWire } from './sync.ts';
 import { Ticket } from './ticket.tsx';
@@ -68,6 +68,8 @@ export function ticketOf(sale: SaleWire, boxName: string): TicketData {
 export function MySales({ company, user }: MySalesData) {
   const store = useMemo(() => new RegisterStore(companyStoreKey(company.name)), [company.name]);
   const [shift, setShift] = useState<SessionReport | null | undefined>(undefined);
+  const [shifts, setShifts] = useState<SessionReport[]>([]);
+  const [report, setReport] = useState<SessionReport | null>(null);
   const [sales, setSales] = useState<SaleWire[] | null>(null);
   const [queued, setQueued] = useState<QueuedSale[]>([]);
   const [arrived, setArrived] = useState<Map<number, ArrivedSale>>(new Map());
@@ -80,6 +82,7 @@ export function MySales({ company, user }: MySalesData) {
       const { sessions } = await api<{ sessions: SessionReport[] }>('GET', `/api/v1/box-sessions?user_id=${user.id}&limit=5`);
       const current = sessions.find((s) => s.session.status === 'open') ?? sessions[0] ?? null;
       setShift(current);
+      setShifts(sessions);
       if (current) {
         const page = await api<{ sales: SaleWire[] }>('GET', `/api/v1/sales?box_session_id=${current.session.id}&limit=200`);
         setSales(page.sales);
@@ -120,9 +123,11 @@ export function MySales({ company, user }: MySalesData) {
       <PageTitle
         lead={
           shift
-            ? `${shift.session.box_name} · turno ${shift.session.id} · ${open ? 'abierto' : 'cerrado'} desde ${formatDateTime(
-                shift.session.opened_at,
-              )}`
+            ? `${shift.session.box_name} · turno ${shift.session.id} · ${
+                open
+                  ? `abierto desde ${formatDateTime(shift.session.opened_at)}`
+                  : `cerrado el ${formatDateTime(shift.session.closed_at ?? shift.session.opened_at)}`
+              }`
             : undefined
         }
       >
@@ -220,6 +225,38 @@ export function MySales({ company, user }: MySalesData) {
           </ul>
         )}
       </Card>
+      {shifts.some((s) => s.session.status === 'closed') ? (
+        <Card title="Tus cierres" id="my-closes">
+          <ul class="my-sales">
+            {shifts
+              .filter((s) => s.session.status === 'closed')
+              .map((s) => {
+                const diff = s.difference ? Object.values(s.difference).reduce((sum, v) => sum + toCents(v), 0) : null;
+                return (
+                  <li key={s.session.id} class="my-sale" data-shift={s.session.id}>
+                    <span class="my-sale-main">
+                      <strong>Turno {s.session.id}</strong>
+                      <span>{s.session.box_name}</span>
+                      <span>{s.session.closed_at ? formatDateTime(s.session.closed_at) : ''}</span>
+                      <span class={`amount ${diff ? (diff < 0 ? 'error' : 'ok') : ''}`}>
+                        {diff === null ? '—' : diff === 0 ? 'Sin diferencia' : formatArs(diff)}
+                      </span>
+                    </span>
+                    <button
+                      type="button"
+                      class="secondary"
+                      aria-expanded={report?.session.id === s.session.id}
+                      onClick={() => setReport(report?.session.id === s.session.id ? null : s)}
+                    >
+                      Ver cierre
+                    </button>
+                  </li>
+                );
+              })}
+          </ul>
+        </Card>
+      ) : null}
+      {report ? <CloseReport report={report} company={company} /> : null}
       <p>
         <a href="/caja">Volver a la caja</a>
       </p>

@@ -160,3 +160,18 @@ describe('discounts in the sale being loaded', () => {
     expect(discountOff({ kind: 'amount', value: 500_000, reason: 'x' }, 425_050)).toBeNull();
   });
 });
+
+describe('restore (the sale kept across a reload, issue 29)', () => {
+  it('puts the kept lines back into an empty sale, never over lines loaded meanwhile', () => {
+    const yerba = catalog.byId(1)!;
+    const kept = saleReducer(saleReducer(initialSale, { type: 'add', product: yerba }), { type: 'add', product: yerba });
+    const restored = saleReducer(initialSale, { type: 'restore', lines: kept.lines });
+    expect(restored.lines).toEqual(kept.lines);
+    expect(saleTotal(restored)).toBe(saleTotal(kept));
+    // New lines after a restore get new uids.
+    const more = saleReducer(restored, { type: 'add', product: catalog.byId(3)! });
+    expect(new Set(more.lines.map((l) => l.uid)).size).toBe(2);
+    const busy = saleReducer(initialSale, { type: 'add', product: catalog.byId(3)! });
+    expect(saleReducer(busy, { type: 'restore', lines: kept.lines })).toBe(busy);
+  });
+});
