@@ -17,7 +17,15 @@ import { type QueuedShift, RegisterStore } from './store.ts';
 import { type FlushResult, isNetworkError, postSale } from './sync.ts';
 import { type OfflineCaea, renewCaea, takeOfflineInvoice } from './caea-offline.ts';
 import { Ticket } from './ticket.tsx';
-import { type Line, OFFLINE_SHIFT, type Payment, type RegisterState, type RegisterUser, type TicketData } from './types.ts';
+import {
+  type Discount,
+  type Line,
+  OFFLINE_SHIFT,
+  type Payment,
+  type RegisterState,
+  type RegisterUser,
+  type TicketData,
+} from './types.ts';
 import { useRegisterKeys } from './use-register-keys.ts';
 import { keepShellOffline, useRegisterLink } from './use-register-link.ts';
 
@@ -93,9 +101,9 @@ export function Register({ initial, user }: { initial: RegisterState; user: Regi
   const cartLoaded = useRef(false);
   useEffect(() => {
     store
-      .getCart<{ lines: Line[] }>()
+      .getCart<{ lines: Line[]; saleDiscount?: Discount | null }>()
       .then((cart) => {
-        if (cart?.lines?.length) dispatch({ type: 'restore', lines: cart.lines });
+        if (cart?.lines?.length) dispatch({ type: 'restore', lines: cart.lines, saleDiscount: cart.saleDiscount ?? null });
       })
       .catch(() => {})
       .finally(() => {
@@ -103,8 +111,8 @@ export function Register({ initial, user }: { initial: RegisterState; user: Regi
       });
   }, [store]);
   useEffect(() => {
-    if (cartLoaded.current) void store.putCart({ lines: sale.lines }).catch(() => {});
-  }, [store, sale.lines]);
+    if (cartLoaded.current) void store.putCart({ lines: sale.lines, saleDiscount: sale.saleDiscount }).catch(() => {});
+  }, [store, sale.lines, sale.saleDiscount]);
   const { catalog, offline, pending, failed } = link;
   const total = saleTotal(sale);
   // The discount dialog: a line's (its index) or the sale's (null); undefined when closed.

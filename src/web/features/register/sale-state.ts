@@ -54,7 +54,7 @@ export type SaleAction =
   | { type: 'close' }
   | { type: 'closed' }
   /** The sale that was being loaded before a reload (IndexedDB), back on screen. */
-  | { type: 'restore'; lines: Line[] };
+  | { type: 'restore'; lines: Line[]; saleDiscount?: Discount | null };
 
 export const initialSale: SaleState = {
   mode: 'sell',
@@ -79,7 +79,13 @@ export function saleReducer(state: SaleState, action: SaleAction): SaleState {
       // Only into an empty sale: a line loaded meanwhile is never overwritten.
       if (state.lines.length > 0 || action.lines.length === 0) return state;
       const nextUid = Math.max(state.nextUid, ...action.lines.map((l) => l.uid + 1));
-      return { ...state, lines: action.lines, selected: action.lines.length - 1, nextUid };
+      return {
+        ...state,
+        lines: action.lines,
+        selected: action.lines.length - 1,
+        nextUid,
+        saleDiscount: action.saleDiscount ?? null,
+      };
     }
     case 'add': {
       const qtyMilli = action.qtyMilli ?? 1000;
