@@ -16,6 +16,12 @@ const KEY = 'caea';
 export async function refreshCaea(store: RegisterStore, boxId: number): Promise<OfflineCaea | null> {
   const current = (await store.getKv<OfflineCaea>(KEY)) ?? null;
   try {
+    // Only a company with CAEA on and this fortnight's code reserves numbers (no refusals to log).
+    const status = await api<{ enabled: boolean; current: { caea: string | null } }>('GET', '/api/v1/fiscal/caea');
+    if (!status.enabled || !status.current.caea) {
+      await store.putKv(KEY, null);
+      return null;
+    }
     const got = await api<Omit<OfflineCaea, 'next' | 'boxId'>>('POST', '/api/v1/caea/blocks', { body: { box_id: boxId } });
     const next: Record<string, number> = {};
     for (const b of got.blocks) {
