@@ -122,6 +122,9 @@ export async function renewCaea(store: RegisterStore, boxId: number): Promise<Of
   if (held && held.boxId === boxId) {
     const used = held.blocks.some((b) => (held.next[String(b.id)] ?? b.first) > b.first);
     if (!used) return held;
+    // A printed receipt not yet recorded (even one the server refused, waiting for a person) keeps
+    // its block: returning it would free a number a customer already holds on paper.
+    if ((await store.queued()).some((q) => q.invoice)) return held;
     for (const b of held.blocks) await api('POST', `/api/v1/caea/blocks/${b.id}/return`, {});
     await store.putKv(KEY, null);
   }
