@@ -287,6 +287,10 @@ describe('CAEA contingency (/api/v1/fiscal/caea, /api/v1/caea/blocks, contingenc
     expect(settled.json().last_error).toMatch(/superseded by CAEA/);
     expect((await call('GET', `/api/v1/sales/${sale.id}/invoices`, s.asAdmin)).json().invoices).toHaveLength(1);
 
+    const cliStatus = await runCliOn(t.container, ['caea', 'status', '--company', String(s.company.id)]);
+    expect(cliStatus.code).toBe(0);
+    expect(cliStatus.out).toContain('Pendientes de informar: 1');
+    expect(cliStatus.out).toContain(caea.caea);
     const informed = await call('POST', '/api/v1/fiscal/caea/inform', s.asAdmin);
     expect(informed.statusCode, informed.body).toBe(200);
     expect(informed.json()).toMatchObject({ informed: 1, failed: 0 });
