@@ -532,6 +532,23 @@ describe('CAEA contingency (/api/v1/fiscal/caea, /api/v1/caea/blocks, contingenc
     expect(fake.control.receipts().filter((r) => r.cuit === s.cuit && r.type === 8)).toMatchObject([
       { emission: 'CAEA', pointOfSale: CAEA_POS },
     ]);
+    // The credit note of a CAEA invoice, once ARCA answers: a CAE on point of sale 1, the CAEA receipt informed first.
+    const other = await s.sell(2);
+    fake.control.startOutage('http', ['FECAESolicitar']);
+    const underCaea = (await issue(s.asCashier, other.id)).json().invoice;
+    expect(underCaea).toMatchObject({ emission: 'caea', point_of_sale: CAEA_POS, number: 1 });
+    fake.control.endOutage();
+    t.container.invoicing.caea.leaveContingency(s.company.id);
+    expect((await call('POST', `/api/v1/sales/${other.id}/cancel`, s.asAdmin, { reason: 'devolución' })).statusCode).toBe(200);
+    const ncOfCaea = await call('POST', `/api/v1/invoices/${underCaea.id}/credit-note`, s.asAdmin);
+    expect(ncOfCaea.statusCode, ncOfCaea.body).toBe(201);
+    expect(ncOfCaea.json().invoice).toMatchObject({
+      emission: 'cae',
+      type: 'NC B',
+      point_of_sale: 1,
+      associated_invoice_id: underCaea.id,
+    });
+    expect((await call('GET', `/api/v1/invoices/${underCaea.id}`, s.asAdmin)).json().invoice.caea.inform_status).toBe('informed');
     expect((await books(s.company.id)).failing).toEqual([]);
   });
 
