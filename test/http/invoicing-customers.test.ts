@@ -1,16 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSelfSignedCertificate, generateKeyPair } from '../../src/modules/arca/certs.ts';
-import { createFakeArca, type FakeArca } from '../../src/modules/arca/fake/fake-arca.ts';
-import { buildTestApp, type TestApp } from '../app.ts';
+import type { FakeArca } from '../../src/modules/arca/fake/fake-arca.ts';
+import type { TestApp } from '../app.ts';
+import { buildArcaTestApp } from '../arca-app.ts';
 import { makeCompany, makeProduct, makeUser } from '../factories.ts';
 import { tableCounter } from '../fuzz/fuzz.ts';
 import { login, SAME_ORIGIN } from '../sessions.ts';
 
-const SERVICE_CUIT = '20111111112';
+const _SERVICE_CUIT = '20111111112';
 const ISSUERS = ['30712345671', '20123456786', '27284567892', '30500000003'];
 
 // Issue 28: a receipt issued to a customer of the company takes its document, IVA condition, name and
@@ -21,26 +18,7 @@ describe('invoicing from a customer (POST /api/v1/sales/:id/invoice with custome
   let fake: FakeArca;
   let issuer = 0;
   beforeAll(async () => {
-    fake = createFakeArca();
-    const urls = await fake.listen();
-    const dir = mkdtempSync(join(tmpdir(), 'mostrador-arca-customers-'));
-    const { keyPem } = generateKeyPair();
-    writeFileSync(join(dir, 'service.key'), keyPem);
-    writeFileSync(
-      join(dir, 'service.crt'),
-      createSelfSignedCertificate({ keyPem, cuit: SERVICE_CUIT, organization: 'Mostrador', commonName: 'm', days: 30 }),
-    );
-    t = await buildTestApp({
-      env: {
-        ARCA_CUIT: SERVICE_CUIT,
-        ARCA_CERT_FILE: join(dir, 'service.crt'),
-        ARCA_KEY_FILE: join(dir, 'service.key'),
-        ARCA_WSAA_URL: urls.wsaaUrl,
-        ARCA_WSFE_URL: urls.wsfeUrl,
-        AUTH_LOGIN_LIMIT_PER_CLIENT: '1000',
-        AUTH_LOGIN_LIMIT_PER_ACCOUNT: '1000',
-      },
-    });
+    ({ t, fake } = await buildArcaTestApp());
   });
   afterAll(async () => {
     await t.close();

@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createSelfSignedCertificate, generateKeyPair } from '../../src/modules/arca/certs.ts';
-import { createFakeArca, type FakeArca } from '../../src/modules/arca/fake/fake-arca.ts';
+import type { FakeArca } from '../../src/modules/arca/fake/fake-arca.ts';
 import { buildTestApp, type TestApp } from '../app.ts';
+import { buildArcaTestApp } from '../arca-app.ts';
 import { cliCtx } from '../../src/http/request-context.ts';
 import { cuitCheckDigit } from '../../src/lib/cuit.ts';
 import { seedDemo } from '../../src/modules/demo/demo.service.ts';
@@ -32,31 +33,7 @@ describe('invoicing with ARCA (/api/v1/fiscal, /api/v1/sales/:id/invoice)', () =
   let fake: FakeArca;
   let cuitIndex = 0;
   beforeAll(async () => {
-    fake = createFakeArca();
-    const urls = await fake.listen();
-    const dir = mkdtempSync(join(tmpdir(), 'mostrador-arca-'));
-    const { keyPem } = generateKeyPair();
-    const certPem = createSelfSignedCertificate({
-      keyPem,
-      cuit: SERVICE_CUIT,
-      organization: 'Mostrador',
-      commonName: 'mostrador-test',
-      days: 30,
-    });
-    writeFileSync(join(dir, 'service.key'), keyPem);
-    writeFileSync(join(dir, 'service.crt'), certPem);
-    t = await buildTestApp({
-      env: {
-        ARCA_CUIT: SERVICE_CUIT,
-        ARCA_CERT_FILE: join(dir, 'service.crt'),
-        ARCA_KEY_FILE: join(dir, 'service.key'),
-        ARCA_WSAA_URL: urls.wsaaUrl,
-        ARCA_WSFE_URL: urls.wsfeUrl,
-        ARCA_TIMEOUT_MS: '1500',
-        AUTH_LOGIN_LIMIT_PER_CLIENT: '1000',
-        AUTH_LOGIN_LIMIT_PER_ACCOUNT: '1000',
-      },
-    });
+    ({ t, fake } = await buildArcaTestApp({ timeoutMs: 1500 }));
   });
   afterAll(async () => {
     await t.close();

@@ -387,7 +387,10 @@ export function invoiceSaleMismatches(conn: Conn, companyId: number, cap: number
           AND (x.id IS NOT NULL OR (s.status = 'cancelled'
             AND NOT EXISTS (SELECT 1 FROM sale_returns y WHERE y.company_id = s.company_id AND y.sale_id = s.id)))
           AND NOT EXISTS (SELECT 1 FROM invoice_attempts t WHERE t.company_id = a.company_id AND t.sale_id = a.sale_id
-            AND t.kind = 'credit_note' AND t.status IN ('pending', 'approved') AND t.return_id IS NOT DISTINCT FROM x.id)`,
+            AND t.kind = 'credit_note' AND t.status IN ('pending', 'approved') AND t.return_id IS NOT DISTINCT FROM x.id)
+          -- A credit note issued without an attempt of its own (under a CAEA, issue 32) counts too.
+          AND NOT EXISTS (SELECT 1 FROM invoices n WHERE n.company_id = a.company_id AND n.sale_id = a.sale_id
+            AND n.kind = 'credit_note' AND n.return_id IS NOT DISTINCT FROM x.id)`,
     sql`invoice_id, problem`,
     cap,
   );
