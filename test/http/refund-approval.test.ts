@@ -95,7 +95,12 @@ describe("a cashier's refund with an admin's approval; exchanges all or nothing"
     expect(await audits(s.company.id, 'sale.returned')).toHaveLength(0);
 
     // A wrong password, or a cashier approving: 403 approval_refused, audited with its reason, nothing written.
-    const wrong = await giveBack(s.asCashier, sale.id, { ...body, approval: { email: s.admin.email, password: 'wrong-pass' } }, key);
+    const wrong = await giveBack(
+      s.asCashier,
+      sale.id,
+      { ...body, approval: { email: s.admin.email, password: 'wrong-pass' } },
+      key,
+    );
     expect(wrong.statusCode, wrong.body).toBe(403);
     expect(wrong.json().code).toBe('approval_refused');
     const byCashier = await giveBack(
@@ -112,7 +117,12 @@ describe("a cashier's refund with an admin's approval; exchanges all or nothing"
     expect(await count('sale_returns', s.company.id)).toBe(0);
 
     // The admin's email and password: 201, the money leaves the cashier's shift, audited with who approved.
-    const right = await giveBack(s.asCashier, sale.id, { ...body, approval: { email: s.admin.email, password: s.admin.password } }, key);
+    const right = await giveBack(
+      s.asCashier,
+      sale.id,
+      { ...body, approval: { email: s.admin.email, password: s.admin.password } },
+      key,
+    );
     expect(right.statusCode, right.body).toBe(201);
     expect(right.json().return).toMatchObject({ amount: 1000, refund: { store_credit: false, method: 'efectivo' } });
     const [approved] = await audits(s.company.id, 'sale.refund_approved');
@@ -274,14 +284,29 @@ describe("a cashier's refund with an admin's approval; exchanges all or nothing"
       reason: 'cambio',
     });
     const before = await count('sales', s.company.id);
-    const refused = await call('POST', `/api/v1/sales/${sale.id}/exchanges`, { ...s.asCashier, 'x-idempotency-key': key }, body(999_999));
+    const refused = await call(
+      'POST',
+      `/api/v1/sales/${sale.id}/exchanges`,
+      { ...s.asCashier, 'x-idempotency-key': key },
+      body(999_999),
+    );
     expect(refused.statusCode, refused.body).toBeGreaterThanOrEqual(400);
     expect(await count('sale_returns', s.company.id)).toBe(0);
     expect(await count('sales', s.company.id)).toBe(before);
     expect(await stockOf(s.company.id, s.yerba.id)).toBe(49);
-    const ok = await call('POST', `/api/v1/sales/${sale.id}/exchanges`, { ...s.asCashier, 'x-idempotency-key': key }, body(s.pan.id));
+    const ok = await call(
+      'POST',
+      `/api/v1/sales/${sale.id}/exchanges`,
+      { ...s.asCashier, 'x-idempotency-key': key },
+      body(s.pan.id),
+    );
     expect(ok.statusCode, ok.body).toBe(201);
-    const again = await call('POST', `/api/v1/sales/${sale.id}/exchanges`, { ...s.asCashier, 'x-idempotency-key': key }, body(s.pan.id));
+    const again = await call(
+      'POST',
+      `/api/v1/sales/${sale.id}/exchanges`,
+      { ...s.asCashier, 'x-idempotency-key': key },
+      body(s.pan.id),
+    );
     expect(again.statusCode).toBe(200);
     expect(again.json().exchange.sale.id).toBe(ok.json().exchange.sale.id);
     expect(await count('sales', s.company.id)).toBe(before + 1);

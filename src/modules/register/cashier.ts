@@ -235,7 +235,13 @@ export function createCashier({ db, clock, approver }: { db: Database; clock: Cl
       try {
         const soldAt = soldAtOf(input.sold_at, now);
         const { settings } = await sellingPointOf(conn, ctx, input.box_id);
-        const lines = await priceLines(conn, ctx, input.items, { settings }, input.catalog_at ? new Date(input.catalog_at) : null);
+        const lines = await priceLines(
+          conn,
+          ctx,
+          input.items,
+          { settings },
+          input.catalog_at ? new Date(input.catalog_at) : null,
+        );
         const discounted = applyDiscounts(
           lines,
           input.items.map((i) => i.discount),

@@ -61,7 +61,13 @@ class Preview {
 
 const cents = (pesos: number) => Math.round(pesos * 100);
 
-export function createReturnsService(deps: { db: Database; clock: Clock; creditRefund: CreditRefund; sell: Sell; approver: Approver }) {
+export function createReturnsService(deps: {
+  db: Database;
+  clock: Clock;
+  creditRefund: CreditRefund;
+  sell: Sell;
+  approver: Approver;
+}) {
   const { orm } = deps.db;
 
   /**
@@ -147,7 +153,11 @@ export function createReturnsService(deps: { db: Database; clock: Clock; creditR
       // by the value returned in that method and the customer's payments) and the return recorded
       // naming it. A concurrent return of the same lines waits for it (the sale's row is locked)
       // and then finds them returned; nothing is left half done.
-      const { ret, replayed, saleId: newSaleId } = await orm.transaction(async (tx) => {
+      const {
+        ret,
+        replayed,
+        saleId: newSaleId,
+      } = await orm.transaction(async (tx) => {
         const sold = { id: null as number | null };
         const result = await createReturn(tx, actor, saleId, key, returnInput, {
           now: deps.clock.now(),
