@@ -17,8 +17,25 @@ function describe(setup: Setup): string {
     `Empresa: ${setup.company_name} · CUIT ${setup.cuit ?? '(sin CUIT)'}`,
     `Condición frente al IVA: ${setup.iva_condition ?? '(sin cargar)'} · ambiente: ${setup.environment} · conexión: ${setup.auth_mode === 'delegation' ? `delegación en ${setup.service_cuit ?? '(el servicio no tiene certificado)'}` : 'certificado propio'}`,
     `Puntos de venta: ${setup.points_of_sale.map((p) => p.number).join(', ') || '(ninguno)'} · por defecto: ${setup.default_point_of_sale ?? '-'}`,
+    `Contingencia CAEA: ${setup.caea_enabled ? `sí, punto de venta ${setup.caea_point_of_sale}` : 'no'}`,
     setup.certificate ? `Certificado: ${setup.certificate.subject}, vence ${setup.certificate.not_after}` : null,
     setup.ready ? 'Lista para facturar.' : `Falta: ${setup.missing.join('; ')}`,
+  ]
+    .filter(Boolean)
+    .join('\n');
+}
+
+type CaeaStatus = Awaited<ReturnType<Container['invoicing']['caea']['status']>>;
+
+function describeCaea(s: CaeaStatus): string {
+  const one = (name: string, f: CaeaStatus['current']) =>
+    `${name} (${f.period}/${f.fortnight}): ${f.caea ? `${f.caea}, vigente ${f.valid_from} a ${f.valid_to}, informar hasta ${f.inform_by}` : 'sin CAEA'}`;
+  return [
+    `Contingencia CAEA: ${s.enabled ? `sí, punto de venta ${s.point_of_sale}` : 'no'}`,
+    one('Quincena actual', s.current),
+    one('Próxima quincena', s.next),
+    `Pendientes de informar: ${s.to_inform.length}`,
+    s.alerts.length ? `Avisos: ${s.alerts.join(', ')}` : null,
   ]
     .filter(Boolean)
     .join('\n');
@@ -66,7 +83,10 @@ export const FISCAL_COMMANDS: Command[] = [
         environment: { type: 'string' },
         'points-of-sale': { type: 'string' },
         'default-point-of-sale': { type: 'string' },
+        caea: { type: 'string' },
+        'caea-point-of-sale': { type: 'string' },
       });
+      if (o.caea !== undefined && o.caea !== 'on' && o.caea !== 'off') throw new UsageError('--caea must be on or off');
       const update: FiscalUpdate = {
         cuit: o.cuit,
         iva_condition: oneOf('iva-condition', o['iva-condition']),
@@ -79,6 +99,9 @@ export const FISCAL_COMMANDS: Command[] = [
         points_of_sale: o['points-of-sale']?.split(',').map((p) => positiveInt(p.trim(), 'points-of-sale')),
         default_point_of_sale:
           o['default-point-of-sale'] === undefined ? undefined : positiveInt(o['default-point-of-sale'], 'default-point-of-sale'),
+        caea_enabled: o.caea === undefined ? undefined : o.caea === 'on',
+        caea_point_of_sale:
+          o['caea-point-of-sale'] === undefined ? undefined : positiveInt(o['caea-point-of-sale'], 'caea-point-of-sale'),
       };
       return { companyId: positiveInt(o.company, 'company'), update, json: o.json };
     },
@@ -116,6 +139,46 @@ export const FISCAL_COMMANDS: Command[] = [
       return {
         json: { check },
         text: check.steps.map((s) => `${s.ok ? '✓' : '✗'} ${s.step}: ${s.message}`).join('\n'),
+      };
+    },
+  }),
+  define({
+    words: ['caea', 'status'],
+    parse: (args) => {
+      const o = parseOptions(args, { company: { type: 'string' } });
+      return { companyId: positiveInt(o.company, 'company'), json: o.json };
+    },
+    async run(container, { companyId }) {
+      await requireCompany(container, companyId);
+      const status = await container.invoicing.caea.status(cliCtx(companyId));
+      return { json: { caea: status }, text: describeCaea(status) };
+    },
+  }),
+  define({
+    words: ['caea', 'request'],
+    parse: (args) => {
+      const o = parseOptions(args, { company: { type: 'string' } });
+      return { companyId: positiveInt(o.company, 'company'), json: o.json };
+    },
+    async run(container, { companyId }) {
+      await requireCompany(container, companyId);
+      const status = await container.invoicing.caea.obtainNow(cliCtx(companyId));
+      return { json: { caea: status }, text: describeCaea(status) };
+    },
+  }),
+  define({
+    words: ['caea', 'inform'],
+    parse: (args) => {
+      const o = parseOptions(args, { company: { type: 'string' } });
+      return { companyId: positiveInt(o.company, 'company'), json: o.json };
+    },
+    async run(container, { companyId }) {
+      await requireCompany(container, companyId);
+      const r = await container.invoicing.caea.informAll(companyId);
+      const status = await container.invoicing.caea.status(cliCtx(companyId));
+      return {
+        json: { ...r, caea: status },
+        text: `Informados: ${r.informed} · sin informar: ${r.failed}\n${describeCaea(status)}`,
       };
     },
   }),

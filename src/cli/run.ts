@@ -42,11 +42,13 @@ Commands:
   fiscal set --company ID [--cuit C] [--iva-condition responsable_inscripto|monotributo|exento]
       [--legal-name N] [--address A] [--gross-income N] [--activity-start yyyy-mm-dd]
       [--auth-mode delegation|own_certificate] [--environment homologacion|produccion]
-      [--points-of-sale 1,2] [--default-point-of-sale N]
+      [--points-of-sale 1,2] [--default-point-of-sale N] [--caea on|off] [--caea-point-of-sale N]
                                             change the fiscal setup
   fiscal certificate --company ID --cert FILE [--key FILE]
                                             the company's own ARCA certificate (PEM) and key
   fiscal check --company ID                 "Probar conexión": FEDummy, login, points of sale
+  caea status|request|inform --company ID   CAEA contingency: this and next fortnight's CAEA, ask ARCA
+                                            for it now, inform the receipts issued under it now
   invoice issue --company ID --sale N [--doc-type cuit|cuil|dni --doc-number N] [--iva-condition ID]
       [--name N] [--point-of-sale N]        issue a sale's invoice with ARCA (CAE)
   books verify --company ID | --all         recompute the books from the raw rows and report each

@@ -287,6 +287,10 @@ describe('CAEA contingency (/api/v1/fiscal/caea, /api/v1/caea/blocks, contingenc
     expect(settled.json().last_error).toMatch(/superseded by CAEA/);
     expect((await call('GET', `/api/v1/sales/${sale.id}/invoices`, s.asAdmin)).json().invoices).toHaveLength(1);
 
+    const cliStatus = await runCliOn(t.container, ['caea', 'status', '--company', String(s.company.id)]);
+    expect(cliStatus.code).toBe(0);
+    expect(cliStatus.out).toContain('Pendientes de informar: 1');
+    expect(cliStatus.out).toContain(caea.caea);
     const informed = await call('POST', '/api/v1/fiscal/caea/inform', s.asAdmin);
     expect(informed.statusCode, informed.body).toBe(200);
     expect(informed.json()).toMatchObject({ informed: 1, failed: 0 });
@@ -304,6 +308,39 @@ describe('CAEA contingency (/api/v1/fiscal/caea, /api/v1/caea/blocks, contingenc
     expect(back.json().invoice).toMatchObject({ emission: 'cae', point_of_sale: 1, number: first.json().invoice.number + 1 });
     const verify = await books(s.company.id);
     expect(verify.failing).toEqual([]);
+  });
+
+  it('ARCA granted the CAE but nobody heard it: the CAEA receipt stands, the CAE is recorded when ARCA answers, and the owner is told to cancel one', async () => {
+    const s = await shop();
+    const sale = await s.sell();
+    // The CAE request is granted late and its connection dropped; meanwhile ARCA stops answering.
+    fake.control.delayNext(400, 'FECAESolicitar');
+    fake.control.dropAfterGrant();
+    const before = fake.stats.requests['FECAESolicitar'] ?? 0;
+    const pending = issue(s.asCashier, sale.id);
+    await vi.waitFor(() => expect(fake.stats.requests['FECAESolicitar'] ?? 0).toBeGreaterThan(before), { timeout: 5000 });
+    fake.control.startOutage('http', ['FECAESolicitar', 'FECompUltimoAutorizado', 'FECompConsultar']);
+    const res = await pending;
+    expect(res.statusCode, res.body).toBe(201);
+    expect(res.json().invoice).toMatchObject({ emission: 'caea', number: 1 });
+    fake.control.endOutage();
+    t.container.invoicing.caea.leaveContingency(s.company.id);
+    const [attempt] = (await call('GET', `/api/v1/sales/${sale.id}/invoices`, s.asAdmin)).json().attempts;
+    const settled = await call('POST', `/api/v1/invoice-attempts/${attempt.id}/retry`, s.asAdmin);
+    expect(settled.json()).toMatchObject({ status: 'approved' });
+    const invoices = (await call('GET', `/api/v1/sales/${sale.id}/invoices`, s.asAdmin)).json().invoices;
+    expect(invoices.map((i: { emission: string }) => i.emission).sort()).toEqual(['cae', 'caea']);
+    const audit = await t.container.db.query<{ details: { caea_invoice_id: number } }>(
+      `SELECT details FROM audit_log WHERE company_id = $1 AND action = 'invoice.contingency_duplicate'`,
+      [s.company.id],
+    );
+    expect(audit).toHaveLength(1);
+    expect(audit[0]!.details.caea_invoice_id).toBe(res.json().invoice.id);
+    const status = (await call('GET', '/api/v1/fiscal/caea', s.asAdmin)).json();
+    expect(status.alerts).toContain('contingency_duplicate');
+    expect(status.duplicates).toEqual([
+      { sale_id: sale.id, cae_invoice_id: settled.json().invoice_id, caea_invoice_id: res.json().invoice.id },
+    ]);
   });
 
   it('20 concurrent receipts during an outage are consecutive CAEA numbers; transport errors and dropped connections count as no answer', async () => {
@@ -502,6 +539,23 @@ describe('CAEA contingency (/api/v1/fiscal/caea, /api/v1/caea/blocks, contingenc
     expect(fake.control.receipts().filter((r) => r.cuit === s.cuit && r.type === 8)).toMatchObject([
       { emission: 'CAEA', pointOfSale: CAEA_POS },
     ]);
+    // The credit note of a CAEA invoice, once ARCA answers: a CAE on point of sale 1, the CAEA receipt informed first.
+    const other = await s.sell(2);
+    fake.control.startOutage('http', ['FECAESolicitar']);
+    const underCaea = (await issue(s.asCashier, other.id)).json().invoice;
+    expect(underCaea).toMatchObject({ emission: 'caea', point_of_sale: CAEA_POS, number: 1 });
+    fake.control.endOutage();
+    t.container.invoicing.caea.leaveContingency(s.company.id);
+    expect((await call('POST', `/api/v1/sales/${other.id}/cancel`, s.asAdmin, { reason: 'devolución' })).statusCode).toBe(200);
+    const ncOfCaea = await call('POST', `/api/v1/invoices/${underCaea.id}/credit-note`, s.asAdmin);
+    expect(ncOfCaea.statusCode, ncOfCaea.body).toBe(201);
+    expect(ncOfCaea.json().invoice).toMatchObject({
+      emission: 'cae',
+      type: 'NC B',
+      point_of_sale: 1,
+      associated_invoice_id: underCaea.id,
+    });
+    expect((await call('GET', `/api/v1/invoices/${underCaea.id}`, s.asAdmin)).json().invoice.caea.inform_status).toBe('informed');
     expect((await books(s.company.id)).failing).toEqual([]);
   });
 

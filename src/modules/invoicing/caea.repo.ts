@@ -276,3 +276,15 @@ export async function boxExists(conn: Conn, companyId: number, boxId: number): P
   const rows = await selectRows(conn, sql`SELECT 1 FROM boxes WHERE company_id = ${companyId} AND id = ${boxId}`);
   return rows.length > 0;
 }
+
+/** Sales that ended with both a CAE (granted after all) and the CAEA receipt issued meanwhile, neither cancelled yet. */
+export async function contingencyDuplicates(conn: Conn, companyId: number) {
+  return selectRows<{ sale_id: number; cae_invoice_id: number; caea_invoice_id: number }>(
+    conn,
+    sql`SELECT a.sale_id, a.invoice_id AS cae_invoice_id, a.superseded_by AS caea_invoice_id FROM invoice_attempts a
+        WHERE a.company_id = ${companyId} AND a.status = 'approved' AND a.superseded_by IS NOT NULL
+          AND NOT EXISTS (SELECT 1 FROM invoices n WHERE n.company_id = a.company_id AND n.kind = 'credit_note'
+            AND n.associated_invoice_id IN (a.invoice_id, a.superseded_by))
+        ORDER BY a.sale_id`,
+  );
+}

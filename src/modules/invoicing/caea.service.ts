@@ -501,7 +501,9 @@ export function createCaeaService({
         request_from: isoOf(requestWindow(f).opens),
       });
       const pending = await repo.toInform(orm, ctx.companyId, 200);
+      const duplicates = await repo.contingencyDuplicates(orm, ctx.companyId);
       const alerts: string[] = [];
+      if (duplicates.length > 0) alerts.push('contingency_duplicate');
       if (setup.caea_enabled) {
         if (!pick(cur)) alerts.push('missing_current');
         if (!pick(next) && now >= requestWindow(next).opens) alerts.push('missing_next');
@@ -515,6 +517,7 @@ export function createCaeaService({
         current: wire(pick(cur), cur),
         next: wire(pick(next), next),
         alerts,
+        duplicates,
         to_inform: pending.map((p) => ({
           invoice_id: p.id,
           receipt: formatReceiptNumber(p.type, p.pointOfSale, p.number),

@@ -260,7 +260,13 @@ export const CaeaStatus = Type.Object(
     in_contingency: Type.Boolean({ description: 'Receipts go straight to CAEA now (ARCA failed moments ago)' }),
     current: CaeaOfFortnight,
     next: CaeaOfFortnight,
-    alerts: Type.Array(Type.String({ description: 'missing_current, missing_next, inform_overdue, inform_rejected' })),
+    alerts: Type.Array(
+      Type.String({ description: 'missing_current, missing_next, inform_overdue, inform_rejected, contingency_duplicate' }),
+    ),
+    duplicates: Type.Array(
+      Type.Object({ sale_id: Type.Integer(), cae_invoice_id: Type.Integer(), caea_invoice_id: Type.Integer() }),
+      { description: 'Sales with a CAE granted after all and the CAEA receipt issued meanwhile: cancel one with a credit note' },
+    ),
     to_inform: Type.Array(
       Type.Object({
         invoice_id: Type.Integer(),

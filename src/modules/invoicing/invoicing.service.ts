@@ -534,6 +534,13 @@ export function createInvoicingService({
       const issued = await contingency(ctx, setup, draft, null);
       if (issued) return issued;
     }
+    if (draft.associated) {
+      // ARCA checks a credit note's associated receipt exists (10041): a CAEA one must be informed first.
+      const associated = await repo.findInvoice(orm, ctx.companyId, draft.associated.invoiceId);
+      if (associated?.emission === 'caea' && associated.informStatus !== 'informed') {
+        await caea.informAll(ctx.companyId).catch(() => undefined);
+      }
+    }
     try {
       return await authorizeWithCae(ctx, setup, draft, caeaOn);
     } catch (err) {

@@ -14,6 +14,7 @@ process.stdout.write(
     `  ARCA_WSAA_URL=${wsaaUrl}`,
     `  ARCA_WSFE_URL=${wsfeUrl}`,
     `  control: POST ${baseUrl}/__control {"action":"rejectNext","code":10243} · GET ${baseUrl}/__control`,
+    `  CAEA: {"action":"setCaeaPointsOfSale","cuit":"…","points":[5]} · ARCA caído: {"action":"startOutage","mode":"http","ops":["FECAESolicitar"]}`,
     '',
   ].join('\n'),
 );

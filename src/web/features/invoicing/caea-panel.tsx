@@ -23,6 +23,7 @@ interface CaeaStatus {
   current: Fortnight;
   next: Fortnight;
   alerts: string[];
+  duplicates: { sale_id: number; cae_invoice_id: number; caea_invoice_id: number }[];
   to_inform: {
     invoice_id: number;
     receipt: string;
@@ -42,6 +43,8 @@ const ALERTS: Record<string, string> = {
   missing_next: 'Todavía no hay CAEA para la próxima quincena (Mostrador lo sigue pidiendo).',
   inform_overdue: 'Hay comprobantes emitidos con CAEA sin informar y con la fecha tope vencida.',
   inform_rejected: 'ARCA rechazó informar algún comprobante emitido con CAEA: mirá el detalle abajo.',
+  contingency_duplicate:
+    'ARCA terminó autorizando con CAE una venta que ya tenía su comprobante con CAEA: quedaron dos comprobantes válidos. Anulá uno con una nota de crédito.',
 };
 
 const MONTHS = [
@@ -140,6 +143,16 @@ export function CaeaPanel({ canSave }: { canSave: boolean }) {
           {ALERTS[a] ?? a}
         </p>
       ))}
+      {status?.duplicates.length ? (
+        <ul id="caea-duplicates">
+          {status.duplicates.map((d) => (
+            <li key={d.sale_id}>
+              Venta {d.sale_id}: <a href={`/facturas/${d.cae_invoice_id}`}>comprobante con CAE</a> y{' '}
+              <a href={`/facturas/${d.caea_invoice_id}`}>comprobante con CAEA</a>
+            </li>
+          ))}
+        </ul>
+      ) : null}
       {status?.in_contingency ? (
         <p class="warn" id="caea-contingency">
           ARCA no respondió hace instantes: las facturas se están emitiendo con CAEA.

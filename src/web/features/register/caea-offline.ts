@@ -16,6 +16,12 @@ const KEY = 'caea';
 export async function refreshCaea(store: RegisterStore, boxId: number): Promise<OfflineCaea | null> {
   const current = (await store.getKv<OfflineCaea>(KEY)) ?? null;
   try {
+    // Only a company with CAEA on and this fortnight's code reserves numbers (no refusals to log).
+    const status = await api<{ enabled: boolean; current: { caea: string | null } }>('GET', '/api/v1/fiscal/caea');
+    if (!status.enabled || !status.current.caea) {
+      await store.putKv(KEY, null);
+      return null;
+    }
     const got = await api<Omit<OfflineCaea, 'next' | 'boxId'>>('POST', '/api/v1/caea/blocks', { body: { box_id: boxId } });
     const next: Record<string, number> = {};
     for (const b of got.blocks) {
@@ -116,6 +122,9 @@ export async function renewCaea(store: RegisterStore, boxId: number): Promise<Of
   if (held && held.boxId === boxId) {
     const used = held.blocks.some((b) => (held.next[String(b.id)] ?? b.first) > b.first);
     if (!used) return held;
+    // A printed receipt not yet recorded (even one the server refused, waiting for a person) keeps
+    // its block: returning it would free a number a customer already holds on paper.
+    if ((await store.queued()).some((q) => q.invoice)) return held;
     for (const b of held.blocks) await api('POST', `/api/v1/caea/blocks/${b.id}/return`, {});
     await store.putKv(KEY, null);
   }
