@@ -167,7 +167,9 @@ export async function createContainer(config: Config, overrides: ContainerOverri
     db,
     clock,
     creditRefund: (ctx, saleId, returnId) => invoicing.invoicing.creditRefund(ctx, saleId, returnId),
-    sell: (ctx, key, input) => register.createSale(ctx, key, input),
+    sell: (ctx, key, input, options) => register.createSale(ctx, key, input, options),
+    // A cashier's refund of money: an admin approves on the spot, as a discount beyond the limit.
+    approver: (ctx, credentials, action) => auth.verifyAdminApproval(ctx, credentials, action),
   });
   const reports = createReportsModule({ db, clock, sales: register });
 

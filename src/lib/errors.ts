@@ -15,6 +15,7 @@ export const ERROR_STATUS = {
   price_needs_admin: 403,
   discount_needs_approval: 403,
   approval_refused: 403,
+  refund_needs_approval: 403,
   password_change_required: 403,
   invalid_signature: 403,
   send_disabled: 403,

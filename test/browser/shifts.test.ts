@@ -183,7 +183,11 @@ describe("the cashier's own day in a real browser", { timeout: 120_000 }, () => 
       await offlineSale.locator('input[id^="buyer-name-"]').fill('Juan Pérez');
       await offlineSale.locator('[data-issue]').click();
       await offlineSale.locator('[data-invoice] :text("Factura B 0001-00000001")').waitFor();
-      await expect(offlineSale.locator('[data-action="return"]').getAttribute('href')).resolves.toMatch(/^\/ventas\?venta=\d+$/);
+      // "Devolver" opens the return dialog right here (not Ventas, which is for admins).
+      await offlineSale.locator('[data-action="return"]').click();
+      await page.waitForSelector('dialog.return-dialog[open]');
+      await page.click('dialog.return-dialog button:text-is("Cerrar")');
+      await page.waitForSelector('dialog.return-dialog', { state: 'detached' });
       await page.screenshot({ path: `${SHOTS}/04-mis-ventas-invoiced-${label}.png`, fullPage: true });
       expect(await wrappedAmounts(page)).toEqual([]);
       expect(await problems(page)).toMatchObject({ overflow: 0, console: [], csp: [], errors: [] });

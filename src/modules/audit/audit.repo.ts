@@ -48,6 +48,8 @@ export type AuditAction =
   | 'sale.discounted'
   | 'sale.discount_approved'
   | 'sale.discount_approval_failed'
+  | 'sale.refund_approved'
+  | 'sale.refund_approval_failed'
   | 'settings.discount_limit_changed'
   | 'account.credit_limit_overridden'
   | 'account.statement_shared'

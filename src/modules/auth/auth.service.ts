@@ -164,7 +164,7 @@ export function createAuthService(deps: AuthServiceDeps) {
     if (reason === null && user && (await users.findActiveRole(user.id, ctx.companyId)) !== 'admin') reason = 'not_admin';
     if (reason !== null || !user) {
       await recordAudit(db.orm, {
-        action: 'sale.discount_approval_failed',
+        action: action.what === 'refund' ? 'sale.refund_approval_failed' : 'sale.discount_approval_failed',
         ...auditOf(ctx),
         details: { approver_email: email, reason, what: action.what, ...action.details },
       });

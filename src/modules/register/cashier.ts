@@ -199,7 +199,16 @@ export function createCashier({ db, clock, approver }: { db: Database; clock: Cl
      * through the ledger, events and rows in one transaction. The idempotency key makes a repeat
      * harmless: the same key with the same body answers the same sale; with another body, 409.
      */
-    async createSale(ctx: CompanyCtx, key: string, input: RegisterSaleInput): Promise<{ sale: SaleWire; replayed: boolean }> {
+    async createSale(
+      ctx: CompanyCtx,
+      key: string,
+      input: RegisterSaleInput,
+      options: { tx?: Conn } = {},
+    ): Promise<{ sale: SaleWire; replayed: boolean }> {
+      // Inside the caller's transaction (an exchange: the return and its new sale, all or nothing)
+      // or in its own; in the caller's, the sale's numbers are taken there too (rolled back with it).
+      const conn: Conn = options.tx ?? orm;
+      const inTransaction = <T>(fn: (tx: Conn) => Promise<T>): Promise<T> => (options.tx ? fn(options.tx) : orm.transaction(fn));
       const fingerprint = fingerprintOf(input);
       const companyId = ctx.companyId;
       if (input.items.length === 0) {
@@ -225,8 +234,14 @@ export function createCashier({ db, clock, approver }: { db: Database; clock: Cl
       };
       try {
         const soldAt = soldAtOf(input.sold_at, now);
-        const { settings } = await sellingPointOf(orm, ctx, input.box_id);
-        const lines = await priceLines(orm, ctx, input.items, { settings }, input.catalog_at ? new Date(input.catalog_at) : null);
+        const { settings } = await sellingPointOf(conn, ctx, input.box_id);
+        const lines = await priceLines(
+          conn,
+          ctx,
+          input.items,
+          { settings },
+          input.catalog_at ? new Date(input.catalog_at) : null,
+        );
         const discounted = applyDiscounts(
           lines,
           input.items.map((i) => i.discount),
@@ -235,7 +250,7 @@ export function createCashier({ db, clock, approver }: { db: Database; clock: Cl
         const totalCents = discounted.totalCents;
         const limit = discountLimitOf(settings);
         const settled = settlePayments(totalCents, input.payments ?? [], input.customer?.id !== undefined);
-        const sold = await checkSaleCustomer(orm, ctx, input, settled, totalCents, actsAsAdmin(ctx));
+        const sold = await checkSaleCustomer(conn, ctx, input, settled, totalCents, actsAsAdmin(ctx));
         let approvedBy: string | null = null;
         if (!actsAsAdmin(ctx) && beyondLimit(lines, discounted, limit)) {
           // Beyond the owner's limit a cashier needs an admin on the spot; the replay of a sale
@@ -255,15 +270,17 @@ export function createCashier({ db, clock, approver }: { db: Database; clock: Cl
         }
         checked = { soldAt, lines, totalCents, settled, ...sold, discounted, limit, approvedBy };
       } catch (err) {
-        const seen = await orm.transaction((tx) => replayedSale(tx, companyId, key, fingerprint));
+        const seen = await inTransaction((tx) => replayedSale(tx, companyId, key, fingerprint));
         if (seen) return { sale: seen, replayed: true };
         throw err;
       }
       // Then the numbers, in their own short statement on the pool (not in the transaction): the
       // counter rows are held for that statement only, so registers do not queue on them for a
       // whole sale (docs/decisiones.md).
-      const numbers = await repo.takeRegisterSaleIds(orm, companyId, key, input.items.length);
-      return orm.transaction(async (tx) => {
+      const numbers = options.tx
+        ? await repo.takeRegisterSaleIdsInTransaction(options.tx, companyId, key, input.items.length)
+        : await repo.takeRegisterSaleIds(orm, companyId, key, input.items.length);
+      return inTransaction(async (tx) => {
         const seen = await replayedSale(tx, companyId, key, fingerprint);
         if (seen) return { sale: seen, replayed: true };
         if (!numbers) throw new AppError('conflict', `idempotency key "${key}" is being used by another request; retry it`);
@@ -468,10 +485,12 @@ export function createCashier({ db, clock, approver }: { db: Database; clock: Cl
      * stock moved). The same reason again is a no-op. The sale's status changes in the sales module
      * (cancel for a pending sale, refund for a paid one).
      */
-    async cancelSale(ctx: CompanyCtx, id: number, input: { reason: string }) {
+    async cancelSale(ctx: CompanyCtx, id: number, input: { reason: string; approval?: { email: string; password: string } }) {
       const companyId = ctx.companyId;
       const reason = input.reason.trim();
       if (reason.length === 0) throw new AppError('validation_failed', 'reason must not be empty');
+      // A cashier cancelling a sale that took money gives it back: an admin approves on the spot.
+      const approvedBy = actsAsAdmin(ctx) ? null : await refundApproval(ctx, id, input.approval);
       return orm.transaction(async (tx) => {
         const sale = await findSaleRow(tx, companyId, id, true);
         if (!sale) throw new AppError('not_found', `sale ${id} does not exist`);
@@ -498,7 +517,7 @@ export function createCashier({ db, clock, approver }: { db: Database; clock: Cl
         }
         // The account part is no money to give back: it leaves the customer's balance instead.
         const payments = (await listPayments(tx, companyId, [id])).filter((p) => p.method !== 'cuenta_corriente');
-        const refundSessionId = payments.length > 0 ? await bookRefund(tx, ctx, sale) : null;
+        const refundSessionId = payments.length > 0 ? await bookRefund(tx, ctx, sale, approvedBy) : null;
         await releaseSale(tx, companyId, id, now);
         await cancelSale(tx, companyId, { id, reason, action: sale.status === 'paid' ? 'refund' : 'cancel' }, { now });
         const items = await listSaleItems(tx, companyId, [id]);
@@ -526,10 +545,52 @@ export function createCashier({ db, clock, approver }: { db: Database; clock: Cl
             }),
           },
         });
+        if (refundSessionId !== null && approvedBy !== null) {
+          await recordAudit(tx, {
+            action: 'sale.refund_approved',
+            ...auditBy(ctx),
+            details: {
+              sale_id: id,
+              cancelled: true,
+              amount: payments.reduce((sum, p) => sum + toCents(p.amount), 0) / 100,
+              approved_by: approvedBy,
+            },
+          });
+        }
         return { sale: await readSale(tx, companyId, id), changed: true };
       });
     },
   };
+
+  /**
+   * Whether cancelling the sale gives money back (a register sale, not cancelled, paid or partly
+   * paid other than on account, without returns); if so the admin who approves it (403
+   * refund_needs_approval without an approval, approval_refused with a wrong one). Null: nothing
+   * to approve (the transaction checks again and refuses what does not hold).
+   */
+  async function refundApproval(
+    ctx: CompanyCtx,
+    id: number,
+    approval: { email: string; password: string } | undefined,
+  ): Promise<string | null> {
+    const sale = await findSaleRow(orm, ctx.companyId, id);
+    if (!sale || sale.box_session_id === null || sale.status === 'cancelled') return null;
+    if ((await listReturns(orm, ctx.companyId, [id])).length > 0) return null;
+    const payments = (await listPayments(orm, ctx.companyId, [id])).filter((p) => p.method !== 'cuenta_corriente');
+    if (payments.length === 0) return null;
+    if (!approval || !approver) {
+      throw new AppError(
+        'refund_needs_approval',
+        `sale ${id} took money: cancelling it gives it back and needs an admin's approval (approval)`,
+        { details: [{ path: '/approval', message: 'an admin must approve the refund' }] },
+      );
+    }
+    const approved = await approver(ctx, approval, {
+      what: 'refund',
+      details: { sale_id: id, cancel: true, amount: payments.reduce((sum, p) => sum + toCents(p.amount), 0) / 100 },
+    });
+    return approved.email;
+  }
 }
 
 /**
@@ -537,8 +598,8 @@ export function createCashier({ db, clock, approver }: { db: Database; clock: Cl
  * open shift of the person cancelling (the latest they opened), else in the open shift of the
  * sale's box: the sale's own shift may have closed long ago. Answers that session.
  */
-async function bookRefund(tx: Conn, ctx: CompanyCtx, sale: SaleListRow): Promise<number> {
-  if (!actsAsAdmin(ctx)) {
+async function bookRefund(tx: Conn, ctx: CompanyCtx, sale: SaleListRow, approvedBy: string | null): Promise<number> {
+  if (!actsAsAdmin(ctx) && approvedBy === null) {
     throw new AppError(
       'forbidden',
       `sale ${sale.id} was ${sale.status === 'paid' ? 'paid' : 'partly paid'}: cancelling it refunds the money and needs a company admin`,

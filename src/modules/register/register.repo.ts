@@ -484,6 +484,24 @@ export async function takeRegisterSaleIds(
   return row ? { saleId: Number(row.sale), firstMovementId: Number(row.movement) } : null;
 }
 
+/**
+ * The same numbers inside the caller's transaction (an exchange): the counters stay held until it
+ * commits, and a rollback gives them back; the commit stays synchronous (it also records a return).
+ */
+export async function takeRegisterSaleIdsInTransaction(
+  tx: Conn,
+  companyId: number,
+  key: string,
+  movements: number,
+): Promise<{ saleId: number; firstMovementId: number } | null> {
+  const [row] = await selectRowsPrepared<{ sale: number; movement: number }>(
+    tx,
+    sql`SELECT take_company_ids(${companyId}, 'sales', 1) AS sale, take_company_ids(${companyId}, 'movements', ${movements}::int) AS movement
+      WHERE NOT EXISTS (SELECT 1 FROM register_sales r WHERE r.company_id = ${companyId} AND r.idempotency_key = ${key})`,
+  );
+  return row ? { saleId: Number(row.sale), firstMovementId: Number(row.movement) } : null;
+}
+
 /** Sets the company's discount limit for cashiers (companies.settings.discountLimitPercent); the old one, or null. */
 export async function setDiscountLimit(conn: Conn, companyId: number, percent: number): Promise<{ previous: unknown } | null> {
   const [row] = await selectRows<{ previous: unknown }>(

@@ -491,14 +491,18 @@ export function registerRegisterRoutes(
       config: { access: 'sell' },
       schema: {
         tags: TAGS,
-        summary: 'Cancel a sale (a paid one is a refund: admins only)',
+        summary: "Cancel a sale (a paid one is a refund: admins, or a cashier with an admin's approval)",
         description:
-          'Register sales put their stock back. A sale that took money is refunded in the open shift of the person cancelling (else of its box) and needs a company admin or a read-write token; an invoiced one gets its credit note in the same request. A sale with returns is finished by returning its remaining lines. Integration sales: pending only, stock untouched.',
+          'Register sales put their stock back. A sale that took money is refunded in the open shift of the person cancelling (else of its box) and needs a company admin or a read-write token, or a cashier with the approval of an admin on the spot (approval: {email, password}; without it 403 refund_needs_approval, a wrong one 403 approval_refused); an invoiced one gets its credit note in the same request. A sale with returns is finished by returning its remaining lines. Integration sales: pending only, stock untouched.',
         params: IdParams,
         body: CancelBody,
         response: {
           200: SaleResponse,
-          ...errorResponses({ 403: 'A refund needs an admin', 404: 'No such sale', 422: 'Cannot be cancelled' }),
+          ...errorResponses({
+            403: "A cashier's refund without an admin's approval (refund_needs_approval) or with a refused one (approval_refused)",
+            404: 'No such sale',
+            422: 'Cannot be cancelled',
+          }),
         },
       },
     },

@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import { PaymentInputSchema, PaymentMethodSchema, Sale } from '../sales/sales.schemas.ts';
+import { ApprovalSchema } from '../sales/returns.schemas.ts';
 
 // The register's wire schemas (merchant API, /api/v1). Named ones ($id) become OpenAPI components.
 
@@ -81,7 +82,10 @@ export const PayBody = Type.Object(
   { payments: Type.Array(PaymentInputSchema, { minItems: 1, maxItems: 20 }) },
   { additionalProperties: false },
 );
-export const CancelBody = Type.Object({ reason: Type.String({ minLength: 1, maxLength: 500 }) }, { additionalProperties: false });
+export const CancelBody = Type.Object(
+  { reason: Type.String({ minLength: 1, maxLength: 500 }), approval: Type.Optional(ApprovalSchema) },
+  { additionalProperties: false },
+);
 
 export const IdParams = Type.Object({ id: Type.Integer({ minimum: 1, maximum: 2_147_483_647 }) });
 

@@ -53,7 +53,7 @@ export function registerReturnsRoutes(app: App, { returns }: { returns: ReturnsS
         tags: TAGS,
         summary: 'Return lines of a paid sale (x-idempotency-key required)',
         description:
-          'The quantities go back to the deposit the sale left; the money back in an open shift (refund.method: admins and read-write tokens) or to the customer\'s account ("store_credit"). Never beyond what was sold (422 return_exceeds_sold). The last return cancels the sale. An invoiced sale gets its credit note in the same request; if ARCA cannot be reached the return stands and credit_note.status is pending until it is settled.',
+          'The quantities go back to the deposit the sale left; the money back in an open shift (refund.method) or to the customer\'s account ("store_credit"). Money back by a cashier needs an admin\'s approval on the spot (approval: {email, password}; admins and read-write tokens need none): without it 403 refund_needs_approval, a wrong one 403 approval_refused (audited sale.refund_approval_failed); the approval is checked after everything else and is not part of the idempotency fingerprint. Never beyond what was sold (422 return_exceeds_sold). The last return cancels the sale. An invoiced sale gets its credit note in the same request; if ARCA cannot be reached the return stands and credit_note.status is pending until it is settled.',
         params: IdParams,
         headers: KeyHeader,
         body: ReturnBody,
@@ -61,7 +61,7 @@ export function registerReturnsRoutes(app: App, { returns }: { returns: ReturnsS
           201: Type.Object({ return: SaleReturn }),
           200: Type.Object({ return: SaleReturn }),
           ...errorResponses({
-            403: 'Giving money back needs an admin',
+            403: "A cashier's money back without an admin's approval (refund_needs_approval) or with a refused one (approval_refused)",
             404: 'No such sale',
             409: 'The idempotency key was used with another request',
             422: 'Beyond what was sold, not a paid register sale, no open shift, store credit without a customer',
@@ -127,7 +127,7 @@ export function registerReturnsRoutes(app: App, { returns }: { returns: ReturnsS
         tags: TAGS,
         summary: 'Exchange: return lines and sell new ones in one request (x-idempotency-key required)',
         description:
-          'The returned value goes back in refund_method (efectivo by default) and pays the new sale in the same method; payments cover what the new sale costs on top. The new sale is linked from the return (exchange_sale_id).',
+          'The returned value goes back in refund_method (efectivo by default) and pays the new sale in the same method; payments cover what the new sale costs on top. The new sale is linked from the return (exchange_sale_id). The return and the new sale are one transaction: both are made or neither; the credit note of an invoiced sale comes after it, as for a return.',
         params: IdParams,
         headers: KeyHeader,
         body: ExchangeBody,

@@ -19,6 +19,19 @@ export const ReturnLineInput = Type.Object(
   { additionalProperties: false },
 );
 
+/** An admin's email and password approving, on the spot, money a cashier gives back (never stored). */
+export const ApprovalSchema = Type.Object(
+  {
+    email: Type.String({ minLength: 3, maxLength: 254 }),
+    password: Type.String({ minLength: 1, maxLength: 200 }),
+  },
+  {
+    additionalProperties: false,
+    description:
+      "An admin's email and password: a cashier's refund of money needs it (403 refund_needs_approval without it, approval_refused when wrong); never stored, not part of the idempotency fingerprint",
+  },
+);
+
 export const ReturnBody = Type.Object(
   {
     lines: Type.Array(ReturnLineInput, { minItems: 1, maxItems: 500 }),
@@ -30,6 +43,7 @@ export const ReturnBody = Type.Object(
       },
     ),
     reason: Type.String({ minLength: 1, maxLength: 500 }),
+    approval: Type.Optional(ApprovalSchema),
     box_session_id: Type.Optional(
       Type.Integer({
         minimum: 1,

@@ -1,4 +1,4 @@
-import type { Database } from '../../db/client.ts';
+import type { Conn, Database } from '../../db/client.ts';
 import type { CompanyCtx } from '../../http/request-context.ts';
 import { AppError } from '../../lib/errors.ts';
 import type { Clock } from '../../lib/time.ts';
@@ -15,12 +15,20 @@ import { readSale } from './sales-view.ts';
 /** The credit note a refund owes (invoicing.creditRefund): null when the sale has no invoice issued here. */
 export type CreditRefund = (ctx: CompanyCtx, saleId: number, returnId: number | null) => Promise<unknown>;
 
-/** Selling at a box (register.createSale). */
+/** Selling at a box (register.createSale), in the caller's transaction. */
 export type Sell = (
   ctx: CompanyCtx,
   key: string,
   input: { box_id: number; items: { product_id?: number; quantity?: number; price?: number }[]; payments?: PaymentInput[] },
+  options: { tx: Conn },
 ) => Promise<{ sale: SaleWire; replayed: boolean }>;
+
+/** Checks an admin's email and password on the spot (auth.verifyAdminApproval): who approved, or 403 approval_refused / 429. */
+export type Approver = (
+  ctx: CompanyCtx,
+  credentials: { email: string; password: string },
+  action: { what: string; details?: Record<string, unknown> },
+) => Promise<{ userId: number; email: string }>;
 
 export interface ExchangeInput {
   box_id: number;
@@ -53,7 +61,13 @@ class Preview {
 
 const cents = (pesos: number) => Math.round(pesos * 100);
 
-export function createReturnsService(deps: { db: Database; clock: Clock; creditRefund: CreditRefund; sell: Sell }) {
+export function createReturnsService(deps: {
+  db: Database;
+  clock: Clock;
+  creditRefund: CreditRefund;
+  sell: Sell;
+  approver: Approver;
+}) {
   const { orm } = deps.db;
 
   /**
@@ -72,10 +86,32 @@ export function createReturnsService(deps: { db: Database; clock: Clock; creditR
   }
 
   return {
-    /** POST /api/v1/sales/:id/returns. */
+    /**
+     * POST /api/v1/sales/:id/returns. Money back by a cashier needs an admin on the spot
+     * (`approval`): the return is checked first in a rolled-back preview, so the admin is asked only
+     * for a return that would be made; a retry of one already made answers it without asking.
+     */
     async returnLines(ctx: CompanyCtx, saleId: number, key: string, input: ReturnInput) {
+      let actor = actorOf(ctx);
+      if (!actor.admin && input.refund !== 'store_credit') {
+        const preview = await previewReturn({ ...actor, admin: true }, saleId, key, input);
+        if (!preview.replayed) {
+          if (!input.approval) {
+            throw new AppError(
+              'refund_needs_approval',
+              `giving money back for sale ${saleId} needs an admin: send an admin's email and password (approval)`,
+              { details: [{ path: '/approval', message: 'an admin must approve the refund' }] },
+            );
+          }
+          const approved = await deps.approver(ctx, input.approval, {
+            what: 'refund',
+            details: { sale_id: saleId, amount: preview.ret.amount, method: input.refund.method },
+          });
+          actor = { ...actor, admin: true, approvedBy: approved.email };
+        }
+      }
       const now = deps.clock.now();
-      const { ret, replayed } = await orm.transaction((tx) => createReturn(tx, actorOf(ctx), saleId, key, input, { now }));
+      const { ret, replayed } = await orm.transaction((tx) => createReturn(tx, actor, saleId, key, input, { now }));
       if (ret.credit_note && ret.credit_note.status !== 'issued') await credit(ctx, saleId, ret.id);
       return { ret: await readReturn(orm, ctx.companyId, saleId, ret.id), replayed };
     },
@@ -101,8 +137,7 @@ export function createReturnsService(deps: { db: Database; clock: Clock; creditR
     /**
      * POST /api/v1/sales/:id/exchanges: lines returned and a new sale in one request. The returned
      * value goes back in `refund_method` and pays the new sale in the same method; the customer pays
-     * the difference (payments) or gets it back. The return is checked first (a rolled-back preview),
-     * then the new sale is made (its own key: `<key>:sale`), then the return is recorded naming it.
+     * the difference (payments) or gets it back. All in one transaction; the credit note after it.
      */
     async exchange(ctx: CompanyCtx, saleId: number, key: string, input: ExchangeInput) {
       const method = input.refund_method ?? 'efectivo';
@@ -114,39 +149,57 @@ export function createReturnsService(deps: { db: Database; clock: Clock; creditR
       const returnInput: ReturnInput = { lines: input.return_lines, refund: { method }, reason: input.reason };
       // Money changes hands only for the difference: a cashier may exchange (an admin may refund).
       const actor = actorOf(ctx, true);
-      const preview = await orm
-        .transaction(async (tx) => {
-          const result = await createReturn(tx, actor, saleId, key, returnInput, { now: deps.clock.now() });
-          if (result.replayed) return result;
-          throw new Preview(result);
-        })
-        .catch((err: unknown) => {
-          if (err instanceof Preview) return err.value;
-          throw err;
+      // One transaction: the return is checked, the new sale made (its own key, `<key>:sale`, paid
+      // by the value returned in that method and the customer's payments) and the return recorded
+      // naming it. A concurrent return of the same lines waits for it (the sale's row is locked)
+      // and then finds them returned; nothing is left half done.
+      const {
+        ret,
+        replayed,
+        saleId: newSaleId,
+      } = await orm.transaction(async (tx) => {
+        const sold = { id: null as number | null };
+        const result = await createReturn(tx, actor, saleId, key, returnInput, {
+          now: deps.clock.now(),
+          exchangeSale: async (returnedCents) => {
+            const made = await deps.sell(
+              ctx,
+              `${key}:sale`,
+              {
+                box_id: input.box_id,
+                items: input.new_items,
+                payments: [...(returnedCents > 0 ? [{ method, amount: returnedCents / 100 }] : []), ...(input.payments ?? [])],
+              },
+              { tx },
+            );
+            sold.id = made.sale.id;
+            return made.sale.id;
+          },
         });
-      if (preview.replayed) {
-        const sale =
-          preview.ret.exchange_sale_id === null ? null : await readSale(orm, ctx.companyId, preview.ret.exchange_sale_id);
-        if (!sale) throw new AppError('conflict', `idempotency key "${key}" was used for a return, not an exchange`);
-        return { exchange: await exchangeWire(ctx, saleId, preview.ret.id, sale), replayed: true };
-      }
-      const returnedCents = cents(preview.ret.amount);
-      const saleFor = { box_id: input.box_id, items: input.new_items };
-      // The returned value pays the new sale in its method; the rest, the customer's payments.
-      const sold = await deps.sell(ctx, `${key}:sale`, {
-        ...saleFor,
-        payments: [...(returnedCents > 0 ? [{ method, amount: returnedCents / 100 }] : []), ...(input.payments ?? [])],
+        return { ...result, saleId: result.replayed ? result.ret.exchange_sale_id : sold.id };
       });
-      const { ret } = await orm.transaction((tx) =>
-        createReturn(tx, actor, saleId, key, returnInput, { now: deps.clock.now(), exchangeSaleId: sold.sale.id }),
-      );
-      if (ret.credit_note && ret.credit_note.status !== 'issued') await credit(ctx, saleId, ret.id);
+      if (newSaleId === null) throw new AppError('conflict', `idempotency key "${key}" was used for a return, not an exchange`);
+      if (!replayed && ret.credit_note && ret.credit_note.status !== 'issued') await credit(ctx, saleId, ret.id);
       return {
-        exchange: await exchangeWire(ctx, saleId, ret.id, await readSale(orm, ctx.companyId, sold.sale.id)),
-        replayed: false,
+        exchange: await exchangeWire(ctx, saleId, ret.id, await readSale(orm, ctx.companyId, newSaleId)),
+        replayed,
       };
     },
   };
+
+  /** The return checked with every rule and rolled back: what it would be (or the one this key already made). */
+  async function previewReturn(actor: ReturnActor, saleId: number, key: string, input: ReturnInput) {
+    return orm
+      .transaction(async (tx) => {
+        const result = await createReturn(tx, actor, saleId, key, input, { now: deps.clock.now() });
+        if (result.replayed) return result;
+        throw new Preview(result);
+      })
+      .catch((err: unknown) => {
+        if (err instanceof Preview) return err.value;
+        throw err;
+      });
+  }
 
   async function exchangeWire(ctx: CompanyCtx, saleId: number, returnId: number, sale: SaleWire) {
     const ret = await readReturn(orm, ctx.companyId, saleId, returnId);

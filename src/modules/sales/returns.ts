@@ -27,6 +27,8 @@ export interface ReturnActor {
   ctx: CompanyCtx;
   label: string;
   admin: boolean;
+  /** The admin who approved, on the spot, a cashier giving money back (audited sale.refund_approved). */
+  approvedBy?: string | null;
 }
 
 const iso = (value: Date | string) => new Date(value).toISOString();
@@ -157,10 +159,12 @@ export async function createReturn(
   saleId: number,
   key: string,
   input: ReturnInput,
-  options: { now: Date; exchangeSaleId?: number | null },
+  options: { now: Date; exchangeSaleId?: number | null; exchangeSale?: (amountCents: number) => Promise<number> },
 ): Promise<{ ret: ReturnWire; replayed: boolean; full: boolean }> {
   const companyId = actor.ctx.companyId;
-  const sha = fingerprint({ sale_id: saleId, ...input });
+  // The approval (an admin's password) is never part of the fingerprint: a retry without it is the same return.
+  const { approval: _approval, ...request } = input;
+  const sha = fingerprint({ sale_id: saleId, ...request });
   await returnsRepo.lockReturnKey(tx, companyId, key);
   const seen = await returnsRepo.findReturnByKey(tx, companyId, key);
   if (seen) {
@@ -278,6 +282,9 @@ export async function createReturn(
       );
     }
   }
+  // An exchange sells the new lines here, in the same transaction, once the return is known good:
+  // the value returned pays for them.
+  const exchangeSaleId = options.exchangeSale ? await options.exchangeSale(amountCents) : (options.exchangeSaleId ?? null);
   await returnsRepo.insertReturn(tx, {
     companyId,
     saleId,
@@ -289,7 +296,7 @@ export async function createReturn(
     creditCustomerId: storeCredit ? sale.customer_id : null,
     creditPaymentId,
     reason,
-    exchangeSaleId: options.exchangeSaleId ?? null,
+    exchangeSaleId,
     createdBy: actor.label,
     key,
     sha256: sha,
@@ -330,5 +337,12 @@ export async function createReturn(
       lines: ret.lines,
     },
   });
+  if (actor.approvedBy && !storeCredit) {
+    await recordAudit(tx, {
+      action: 'sale.refund_approved',
+      ...auditBy(actor.ctx),
+      details: { sale_id: saleId, return_id: id, amount: amountCents / 100, method: refundMethod, approved_by: actor.approvedBy },
+    });
+  }
   return { ret, replayed: false, full };
 }

@@ -144,6 +144,7 @@ const TEXTS: Record<ErrorCode | 'offline', Text> = {
   forbidden: 'No tenés permiso para hacer esto con tu usuario.',
   price_needs_admin: 'Cambiar el precio de un producto necesita a un administrador.',
   discount_needs_approval: 'Ese descuento supera el límite de la empresa: tiene que aprobarlo un administrador.',
+  refund_needs_approval: 'Devolver dinero lo aprueba un administrador: que ingrese su email y su contraseña.',
   approval_refused: 'No se pudo aprobar: el email o la contraseña no son correctos, o esa persona no administra la empresa.',
   invalid_signature: 'La firma del pedido no es válida.',
   send_disabled: 'El envío de mensajes está apagado para esta cuenta.',

@@ -1,8 +1,8 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 
 /**
- * An admin approves, on the cashier's screen, discounts beyond the company's limit: their email
- * and password go with the sale (checked by the server, never kept by the register). A refusal is
+ * An admin approves, on the cashier's screen, discounts beyond the company's limit or money a
+ * cashier gives back: their email and password go with the request (checked by the server, never kept by the register). A refusal is
  * shown here, next to the fields.
  */
 export function ApprovalDialog({
@@ -11,8 +11,11 @@ export function ApprovalDialog({
   busy,
   onApprove,
   onCancel,
+  confirmLabel = 'Aprobar y cobrar',
 }: {
   summary: string;
+  /** The confirm button: "Aprobar y cobrar" for a sale, "Aprobar y devolver" for a refund. */
+  confirmLabel?: string;
   error: string | null;
   busy: boolean;
   onApprove: (email: string, password: string) => void;
@@ -76,7 +79,7 @@ export function ApprovalDialog({
             Cancelar
           </button>
           <button type="submit" id="approval-confirm" disabled={busy}>
-            {busy ? 'Aprobando…' : 'Aprobar y cobrar'}
+            {busy ? 'Aprobando…' : confirmLabel}
           </button>
         </div>
       </form>

@@ -5,6 +5,7 @@ import { api, errorText } from '../../ui/api.ts';
 import { Card, PageTitle } from '../../ui/layout.tsx';
 import { InvoicePanel } from '../invoicing/invoice-panel.tsx';
 import { CloseReport, type SessionReport } from './close.tsx';
+import { ReturnDialog } from './return-dialog.tsx';
 import { type ArrivedSale, type QueuedSale, RegisterStore } from './store.ts';
 import type { SaleWire } from './sync.ts';
 import { Ticket } from './ticket.tsx';
@@ -62,8 +63,9 @@ export function ticketOf(sale: SaleWire, boxName: string): TicketData {
 
 /**
  * "Mis ventas": the person's current shift (or their last one) with its sales: print a ticket
- * again, invoice a sale (also one made offline, once it reached the server: marked), start a
- * return from the sale's view. Sales still waiting for connection on this computer show apart.
+ * again, invoice a sale (also one made offline, once it reached the server: marked), return or
+ * exchange its lines in place (the ReturnDialog of Ventas; a cashier's money back, with an admin's
+ * approval on the spot). Sales still waiting for connection on this computer show apart.
  */
 export function MySales({ company, user }: MySalesData) {
   const store = useMemo(() => new RegisterStore(companyStoreKey(company.name)), [company.name]);
@@ -76,6 +78,9 @@ export function MySales({ company, user }: MySalesData) {
   const [ticket, setTicket] = useState<TicketData | null>(null);
   const [invoicing, setInvoicing] = useState<number | null>(null);
   const [error, setError] = useState<string | null>(null);
+  // "Devolver" / "Cambiar" of a sale, in place (the same dialog as Ventas); what it did, after.
+  const [returning, setReturning] = useState<{ sale: SaleWire; mode: 'return' | 'exchange' } | null>(null);
+  const [done, setDone] = useState<string | null>(null);
 
   async function load() {
     try {
@@ -157,6 +162,25 @@ export function MySales({ company, user }: MySalesData) {
           </ul>
         </Card>
       ) : null}
+      {done ? (
+        <p class="notice notice-ok" role="status" data-my-sales-done>
+          {done}
+        </p>
+      ) : null}
+      {returning && shift ? (
+        <ReturnDialog
+          key={`${returning.sale.id}-${returning.mode}`}
+          sale={returning.sale}
+          mode={returning.mode}
+          boxes={[{ id: shift.session.box_id, name: shift.session.box_name }]}
+          onClose={() => setReturning(null)}
+          onDone={(message) => {
+            setReturning(null);
+            setDone(message);
+            void load();
+          }}
+        />
+      ) : null}
       <Card title={open ? 'Ventas de tu turno' : 'Ventas de tu último turno'} id="my-sales">
         {shift === undefined || sales === null ? (
           <p class="muted">Cargando…</p>
@@ -203,10 +227,31 @@ export function MySales({ company, user }: MySalesData) {
                       Facturar
                     </button>
                   ) : null}
-                  {sale.status !== 'cancelled' ? (
-                    <a class="button secondary" data-action="return" href={`/ventas?venta=${sale.id}`}>
-                      Devolver
-                    </a>
+                  {sale.status === 'paid' && sale.source === 'register' ? (
+                    <>
+                      <button
+                        type="button"
+                        class="secondary"
+                        data-action="return"
+                        onClick={() => {
+                          setDone(null);
+                          setReturning({ sale, mode: 'return' });
+                        }}
+                      >
+                        Devolver
+                      </button>
+                      <button
+                        type="button"
+                        class="secondary"
+                        data-action="exchange"
+                        onClick={() => {
+                          setDone(null);
+                          setReturning({ sale, mode: 'exchange' });
+                        }}
+                      >
+                        Cambiar
+                      </button>
+                    </>
                   ) : null}
                 </span>
                 {invoicing === sale.id ? (

@@ -3,6 +3,7 @@ import { formatPesos, formatQuantity } from '../../../lib/money.ts';
 import type { SaleWire } from '../../../modules/sales/sales.schemas.ts';
 import { ApiError, api } from '../../ui/api.ts';
 import { useConfirm } from '../../ui/dialog.tsx';
+import { ApprovalDialog } from './approval-dialog.tsx';
 import { MONEY_METHODS, methodLabel } from './methods.ts';
 
 type ReturnWire = NonNullable<SaleWire['returns']>[number];
@@ -64,6 +65,8 @@ export function ReturnDialog({
   const [pick, setPick] = useState('');
   const [boxId, setBoxId] = useState(String(sale.box_id ?? boxes[0]?.id ?? 1));
   const [key] = useState(() => crypto.randomUUID());
+  // A cashier's refund of money waiting for an admin's email and password (the same request again).
+  const [approval, setApproval] = useState<{ error: string | null; busy: boolean } | null>(null);
 
   useEffect(() => {
     const d = ref.current;
@@ -111,7 +114,13 @@ export function ReturnDialog({
           ? `¿Hacer el cambio? Lo devuelto (${formatPesos(back)}) paga lo nuevo (${formatPesos(newTotal)}); el cliente paga ${formatPesos(newTotal - back)} ${how}.`
           : `¿Hacer el cambio? Lo nuevo cuesta ${formatPesos(newTotal)}: le devolvés ${formatPesos(back - newTotal)} ${how}.`;
     if (!(await ask(question, { confirmLabel: mode === 'return' ? 'Devolver' : 'Hacer el cambio', danger: true }))) return;
+    await send();
+  }
+
+  /** The request (again with the same key after an admin approved the refund). */
+  async function send(approvedBy?: { email: string; password: string }) {
     setBusy(true);
+    if (approvedBy) setApproval({ error: null, busy: true });
     try {
       const returnLines = lines.map((l) => ({ item_id: l.item.id, quantity: l.quantity }));
       if (mode === 'return') {
@@ -120,10 +129,12 @@ export function ReturnDialog({
             lines: returnLines,
             refund: refund === 'store_credit' ? 'store_credit' : { method: refund },
             reason: reason.trim(),
+            ...(approvedBy ? { approval: approvedBy } : {}),
           },
           headers: { 'x-idempotency-key': key },
           messages: RETURN_MESSAGES,
         });
+        setApproval(null);
         onDone(`Devolución registrada: ${formatPesos(ret.amount)}. ${creditNoteText(ret)}`.trim());
       } else {
         const extra = newTotal - back;
@@ -152,7 +163,14 @@ export function ReturnDialog({
         );
       }
     } catch (err) {
-      fail(err);
+      // Money back by a cashier: an admin approves here, on the spot; a refusal shows in that dialog.
+      if (err instanceof ApiError && err.code === 'refund_needs_approval') setApproval({ error: null, busy: false });
+      else if (err instanceof ApiError && approvedBy && (err.code === 'approval_refused' || err.code === 'rate_limited')) {
+        setApproval({ error: err.message, busy: false });
+      } else {
+        setApproval(null);
+        fail(err);
+      }
     } finally {
       setBusy(false);
     }
@@ -321,6 +339,16 @@ export function ReturnDialog({
         {errorOf('submit')}
       </form>
       {confirm}
+      {approval ? (
+        <ApprovalDialog
+          summary={`Devolver ${formatPesos(back)} en ${methodLabel(refund).toLowerCase()} lo aprueba un administrador: que ingrese su email y su contraseña.`}
+          error={approval.error}
+          busy={approval.busy}
+          confirmLabel="Aprobar y devolver"
+          onCancel={() => setApproval(null)}
+          onApprove={(email, password) => void send({ email, password })}
+        />
+      ) : null}
     </dialog>
   );
 }
