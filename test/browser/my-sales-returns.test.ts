@@ -1,12 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { mkdirSync } from 'node:fs';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSelfSignedCertificate, generateKeyPair } from '../../src/modules/arca/certs.ts';
-import { createFakeArca, type FakeArca } from '../../src/modules/arca/fake/fake-arca.ts';
-import { buildTestApp, type TestApp } from '../app.ts';
+import type { FakeArca } from '../../src/modules/arca/fake/fake-arca.ts';
+import type { TestApp } from '../app.ts';
+import { buildArcaTestApp } from '../arca-app.ts';
 import { makeCompany, makeProduct, makeUser } from '../factories.ts';
 import { login, SAME_ORIGIN } from '../sessions.ts';
 import { launchChromium } from '../setup/browser.ts';
@@ -25,26 +23,7 @@ describe("a cashier's return from Mis ventas in a real browser", { timeout: 120_
   let base: string;
   beforeAll(async () => {
     mkdirSync(SHOTS, { recursive: true });
-    fake = createFakeArca();
-    const urls = await fake.listen();
-    const dir = mkdtempSync(join(tmpdir(), 'mostrador-my-sales-returns-'));
-    const { keyPem } = generateKeyPair();
-    writeFileSync(join(dir, 'service.key'), keyPem);
-    writeFileSync(
-      join(dir, 'service.crt'),
-      createSelfSignedCertificate({ keyPem, cuit: '20111111112', organization: 'Mostrador', commonName: 'm', days: 30 }),
-    );
-    t = await buildTestApp({
-      env: {
-        ARCA_CUIT: '20111111112',
-        ARCA_CERT_FILE: join(dir, 'service.crt'),
-        ARCA_KEY_FILE: join(dir, 'service.key'),
-        ARCA_WSAA_URL: urls.wsaaUrl,
-        ARCA_WSFE_URL: urls.wsfeUrl,
-        AUTH_LOGIN_LIMIT_PER_CLIENT: '1000',
-        AUTH_LOGIN_LIMIT_PER_ACCOUNT: '1000',
-      },
-    });
+    ({ t, fake } = await buildArcaTestApp());
     base = await t.app.listen({ port: 0, host: '127.0.0.1' });
     browser = await launchChromium();
   });

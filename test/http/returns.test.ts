@@ -1,48 +1,21 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createSelfSignedCertificate, generateKeyPair } from '../../src/modules/arca/certs.ts';
-import { createFakeArca, type FakeArca } from '../../src/modules/arca/fake/fake-arca.ts';
+import type { FakeArca } from '../../src/modules/arca/fake/fake-arca.ts';
 import { cuitCheckDigit } from '../../src/lib/cuit.ts';
-import { buildTestApp, type TestApp } from '../app.ts';
+import type { TestApp } from '../app.ts';
+import { buildArcaTestApp } from '../arca-app.ts';
 import { runCliOn } from '../cli/run-cli.ts';
 import { makeCompany, makeProduct, makeUser } from '../factories.ts';
 import { login, SAME_ORIGIN } from '../sessions.ts';
 
-const SERVICE_CUIT = '20111111112';
+const _SERVICE_CUIT = '20111111112';
 
 /** Returns, exchanges and their credit notes (issue 29): /api/v1/sales/:id/returns, /exchanges, cancel. */
 describe('returns and exchanges (/api/v1/sales/:id/returns, /api/v1/sales/:id/exchanges)', () => {
   let t: TestApp;
   let fake: FakeArca;
   beforeAll(async () => {
-    fake = createFakeArca();
-    const urls = await fake.listen();
-    const dir = mkdtempSync(join(tmpdir(), 'mostrador-returns-'));
-    const { keyPem } = generateKeyPair();
-    const certPem = createSelfSignedCertificate({
-      keyPem,
-      cuit: SERVICE_CUIT,
-      organization: 'Mostrador',
-      commonName: 'mostrador-test',
-      days: 30,
-    });
-    writeFileSync(join(dir, 'service.key'), keyPem);
-    writeFileSync(join(dir, 'service.crt'), certPem);
-    t = await buildTestApp({
-      env: {
-        ARCA_CUIT: SERVICE_CUIT,
-        ARCA_CERT_FILE: join(dir, 'service.crt'),
-        ARCA_KEY_FILE: join(dir, 'service.key'),
-        ARCA_WSAA_URL: urls.wsaaUrl,
-        ARCA_WSFE_URL: urls.wsfeUrl,
-        ARCA_TIMEOUT_MS: '1500',
-        AUTH_LOGIN_LIMIT_PER_CLIENT: '1000',
-        AUTH_LOGIN_LIMIT_PER_ACCOUNT: '1000',
-      },
-    });
+    ({ t, fake } = await buildArcaTestApp({ timeoutMs: 1500 }));
   });
   afterAll(async () => {
     await t.close();

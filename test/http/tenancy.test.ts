@@ -30,6 +30,7 @@ const ID_SOURCE: Record<string, string> = {
   webhooks: 'webhook_endpoints',
   deliveries: 'webhook_deliveries',
   blocks: 'caea_blocks',
+  returns: 'sale_returns',
 };
 
 /** Routes without a record in the path: they act on the caller's own company, chosen by the session. */
@@ -227,6 +228,13 @@ describe('company B never reaches company A (every /api/v1 and settings route)',
       payments: [{ method: 'efectivo', amount: 100 }],
     });
     expect(sale.statusCode, sale.body).toBe(201);
+    // A return of A's sale (its credit-note route names it).
+    const returned = await call('POST', `/api/v1/sales/${sale.json().sale.id}/returns`, asA, {
+      lines: [{ item_id: sale.json().sale.items[0].id, quantity: 1 }],
+      refund: { method: 'efectivo' },
+      reason: `${MARKER} devolución`,
+    });
+    expect(returned.statusCode, returned.body).toBe(201);
     for (const [segment, table] of Object.entries(ID_SOURCE)) {
       const column = table === 'memberships' ? 'user_id' : segment === 'by-client' ? 'client_id' : 'id';
       const last = async (companyId: number) =>

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { requestFingerprint } from '../../lib/fingerprint.ts';
 import type { Conn, Database } from '../../db/client.ts';
 import type { CompanyCtx } from '../../http/request-context.ts';
 import { AppError } from '../../lib/errors.ts';
@@ -48,24 +48,6 @@ export interface RegisterSaleInput {
   sold_at?: string;
   /** The time of the catalogue the register priced the sale with (its ETag's time). */
   catalog_at?: string;
-}
-
-/** The request's fingerprint for the idempotency key: its canonical JSON (keys sorted). */
-export function requestFingerprint(body: unknown): string {
-  const canonical = (value: unknown): unknown => {
-    if (Array.isArray(value)) return value.map(canonical);
-    if (value && typeof value === 'object') {
-      return Object.fromEntries(
-        Object.keys(value as object)
-          .sort()
-          .map((k) => [k, canonical((value as Record<string, unknown>)[k])]),
-      );
-    }
-    return value;
-  };
-  return createHash('sha256')
-    .update(JSON.stringify(canonical(body)))
-    .digest('hex');
 }
 
 const MAX_SOLD_AT_AGE_MS = 7 * 24 * 3600 * 1000;

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { requestFingerprint } from '../../lib/fingerprint.ts';
 import type { Conn } from '../../db/client.ts';
 import { nextId } from '../../db/ids.ts';
 import type { CompanyCtx } from '../../http/request-context.ts';
@@ -34,24 +34,6 @@ export interface ReturnActor {
 const iso = (value: Date | string) => new Date(value).toISOString();
 /** A quantity in thousandths as people write it: 1, 0.25. */
 const qty = (milli: number) => String(milli / 1000);
-
-/** The request's fingerprint for its idempotency key: canonical JSON (keys sorted). */
-function fingerprint(body: unknown): string {
-  const canonical = (value: unknown): unknown => {
-    if (Array.isArray(value)) return value.map(canonical);
-    if (value && typeof value === 'object') {
-      return Object.fromEntries(
-        Object.keys(value as object)
-          .sort()
-          .map((k) => [k, canonical((value as Record<string, unknown>)[k])]),
-      );
-    }
-    return value;
-  };
-  return createHash('sha256')
-    .update(JSON.stringify(canonical(body)))
-    .digest('hex');
-}
 
 /** A sale's returns on the wire, with their lines and credit notes. */
 export async function readReturns(conn: Conn, companyId: number, saleIds: number[]): Promise<Map<number, ReturnWire[]>> {
@@ -164,7 +146,7 @@ export async function createReturn(
   const companyId = actor.ctx.companyId;
   // The approval (an admin's password) is never part of the fingerprint: a retry without it is the same return.
   const { approval: _approval, ...request } = input;
-  const sha = fingerprint({ sale_id: saleId, ...request });
+  const sha = requestFingerprint({ sale_id: saleId, ...request });
   await returnsRepo.lockReturnKey(tx, companyId, key);
   const seen = await returnsRepo.findReturnByKey(tx, companyId, key);
   if (seen) {

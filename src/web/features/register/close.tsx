@@ -1,4 +1,5 @@
 import { useState } from 'preact/hooks';
+import { CountGrid } from './count-grid.tsx';
 import { formatDateTime } from '../../../lib/format.ts';
 import { formatPesos, parseCents } from '../../../lib/money.ts';
 import { api, errorText } from '../../ui/api.ts';
@@ -138,20 +139,7 @@ export function CloseSession({
             void close();
           }}
         >
-          <div class="close-grid">
-            {METHODS.map((m) => (
-              <div class="field" key={m.id}>
-                <label for={`count-${m.id}`}>{m.label}</label>
-                <input
-                  id={`count-${m.id}`}
-                  inputMode="decimal"
-                  value={counted[m.id] ?? ''}
-                  placeholder="0"
-                  onInput={(e) => setCounted((c) => ({ ...c, [m.id]: (e.target as HTMLInputElement).value }))}
-                />
-              </div>
-            ))}
-          </div>
+          <CountGrid idPrefix="count" counted={counted} onChange={setCounted} />
           <div class="field">
             <label for="count-note">Nota (opcional)</label>
             <input id="count-note" value={note} maxLength={500} onInput={(e) => setNote((e.target as HTMLInputElement).value)} />

@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { parseCents } from '../../../lib/money.ts';
 import { api, errorText } from '../../ui/api.ts';
+import { CountGrid } from './count-grid.tsx';
 import { METHODS } from './methods.ts';
 
 /**
@@ -72,20 +73,7 @@ export function Handover({
           void submit();
         }}
       >
-        <div class="close-grid">
-          {METHODS.map((m) => (
-            <div class="field" key={m.id}>
-              <label for={`handover-${m.id}`}>{m.label}</label>
-              <input
-                id={`handover-${m.id}`}
-                inputMode="decimal"
-                value={counted[m.id] ?? ''}
-                placeholder="0"
-                onInput={(e) => setCounted((c) => ({ ...c, [m.id]: (e.target as HTMLInputElement).value }))}
-              />
-            </div>
-          ))}
-        </div>
+        <CountGrid idPrefix="handover" counted={counted} onChange={setCounted} />
         <div class="field">
           <label for="handover-opening">Tu efectivo inicial</label>
           <input
