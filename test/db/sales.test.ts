@@ -40,12 +40,13 @@ describe('sales and invoices', () => {
     );
   }
 
-  it('keeps the state machine as data: pending pays or cancels, paid only refunds, cancelled is final', () => {
+  it('keeps the state machine as data: pending pays or cancels, paid refunds or returns lines, cancelled is final', () => {
     expect(SALE_TRANSITIONS.map((t) => `${t.from ?? 'new'} -${t.action}-> ${t.to}`)).toEqual([
       'new -create-> pending',
       'pending -pay-> paid',
       'pending -cancel-> cancelled',
       'paid -refund-> cancelled',
+      'paid -return-> paid',
     ]);
   });
 
