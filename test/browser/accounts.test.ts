@@ -144,7 +144,8 @@ describe('cuenta corriente in a real browser', () => {
       await expect(page.locator('#customer-picked').textContent()).resolves.toContain('Carlos Gómez');
       await page.screenshot({ path: `${SHOTS}/${label}-04-register-customer.png`, fullPage: true });
       await page.click('#pay-confirm');
-      await page.waitForFunction(() => !document.querySelector('#pay-amount'));
+      // Sold when the ticket shows (the dialog closes before the server answers).
+      await page.waitForSelector('#ticket-new');
       await page.screenshot({ path: `${SHOTS}/${label}-05-register-sold.png`, fullPage: true });
       const [sale] = await t.container.db.query<{ status: string; customer_id: number; name: string }>(
         `SELECT s.status, s.customer_id, c.name FROM sales s JOIN customers c ON c.company_id = s.company_id AND c.id = s.customer_id
