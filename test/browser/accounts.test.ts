@@ -146,6 +146,7 @@ describe('cuenta corriente in a real browser', () => {
       await page.click('#pay-confirm');
       // Sold when the ticket shows (the dialog closes before the server answers).
       await page.waitForSelector('#ticket-new');
+      await expect(page.locator('#ticket-customer').textContent()).resolves.toBe('Cliente: Carlos Gómez');
       await page.screenshot({ path: `${SHOTS}/${label}-05-register-sold.png`, fullPage: true });
       const [sale] = await t.container.db.query<{ status: string; customer_id: number; name: string }>(
         `SELECT s.status, s.customer_id, c.name FROM sales s JOIN customers c ON c.company_id = s.company_id AND c.id = s.customer_id

@@ -52,6 +52,7 @@ export function checkout(
     boxName: box.name,
     lines,
     saleDiscount: priced.saleDiscountCents > 0 ? sale.saleDiscount : null,
+    customerName: customer?.name ?? null,
     payments,
     totalCents: total,
     changeCents: Math.max(0, paidCents - total),

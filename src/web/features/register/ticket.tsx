@@ -34,6 +34,7 @@ export function Ticket({
   // "Nueva venta" takes the focus: Enter (or the scanner's Enter) starts the next sale.
   const newRef = useRef<HTMLButtonElement>(null);
   const priced = pricedSale(data.lines, data.saleDiscount ?? null);
+  const customerName = data.sale?.customer_name ?? data.customerName ?? null;
   useEffect(() => newRef.current?.focus(), []);
   return (
     <div class="ticket-screen">
@@ -45,6 +46,7 @@ export function Ticket({
           <div>
             {data.boxName} · {data.sale ? `Venta N.º ${data.sale.id}` : 'Venta sin enviar (sin conexión)'}
           </div>
+          {customerName ? <div id="ticket-customer">Cliente: {customerName}</div> : null}
         </header>
         <table>
           <tbody>

@@ -71,6 +71,8 @@ export interface TicketData {
   lines: Line[];
   /** The sale's own discount. */
   saleDiscount?: Discount | null;
+  /** The customer the sale was made to (a sale on account always has one). */
+  customerName?: string | null;
   payments: Payment[];
   totalCents: number;
   changeCents: number;
