@@ -239,7 +239,7 @@ describe('per-person shifts (/api/v1/box-sessions)', () => {
     expect(again.json().session.id).toBe(first.json().session.id);
     // Another body with the same client id is refused.
     expect((await call('POST', '/api/v1/box-sessions', s.ana.headers, { ...body, opening_cash: 1 })).statusCode).toBe(409);
-    const byClient = await call('GET', `/api/v1/box-sessions/by-client/${clientId}`, s.ana.headers);
+    const byClient = await call('GET', `/api/v1/register/offline-shifts/${clientId}`, s.ana.headers);
     expect(byClient.json().session.id).toBe(first.json().session.id);
 
     const id = first.json().session.id;
@@ -270,7 +270,7 @@ describe('per-person shifts (/api/v1/box-sessions)', () => {
     const before = await counts(a.company.id);
     for (const [method, url, payload] of [
       ['GET', `/api/v1/box-sessions/${shift.id}`, undefined],
-      ['GET', `/api/v1/box-sessions/by-client/${clientId}`, undefined],
+      ['GET', `/api/v1/register/offline-shifts/${clientId}`, undefined],
       ['POST', `/api/v1/box-sessions/${shift.id}/handover`, { counted: { efectivo: 0 }, opening_cash: 0 }],
       ['POST', `/api/v1/box-sessions/${shift.id}/close`, { counted: { efectivo: 0 } }],
     ] as const) {

@@ -16,7 +16,7 @@ const ID_SOURCE: Record<string, string> = {
   'api-tokens': 'api_tokens',
   'box-sessions': 'box_sessions',
   // A shift by the register's own id (client_id, a uuid).
-  'by-client': 'box_sessions',
+  'offline-shifts': 'box_sessions',
   sales: 'sales',
   products: 'products',
   categories: 'categories',
@@ -236,7 +236,7 @@ describe('company B never reaches company A (every /api/v1 and settings route)',
     });
     expect(returned.statusCode, returned.body).toBe(201);
     for (const [segment, table] of Object.entries(ID_SOURCE)) {
-      const column = table === 'memberships' ? 'user_id' : segment === 'by-client' ? 'client_id' : 'id';
+      const column = table === 'memberships' ? 'user_id' : segment === 'offline-shifts' ? 'client_id' : 'id';
       const last = async (companyId: number) =>
         (
           await t.container.db.query<{ id: string }>(

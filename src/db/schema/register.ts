@@ -1,4 +1,4 @@
-import { char, integer, jsonb, numeric, pgTable, primaryKey, text, timestamp, unique } from 'drizzle-orm/pg-core';
+import { char, integer, jsonb, numeric, pgTable, primaryKey, text, timestamp, unique, uuid } from 'drizzle-orm/pg-core';
 
 // Mirrors src/db/migrations/0018_register.sql (and 0030 for sale_payments); test/db/schema-drift.test.ts keeps them in step.
 const tstz = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
@@ -25,6 +25,13 @@ export const boxSessions = pgTable(
     /** The report's sales figure, fixed at the close (null while open). */
     salesCount: integer('sales_count'),
     salesTotal: money('sales_total'),
+    /** 0210: the person whose shift it is (null: a token's, or from before), who closed it, the next shift of a handover. */
+    userId: integer('user_id'),
+    closedByUserId: integer('closed_by_user_id'),
+    handedOverTo: integer('handed_over_to'),
+    /** 0210: the register's own ids for an open and a close made offline (sent once). */
+    clientId: uuid('client_id'),
+    closeClientId: uuid('close_client_id'),
   },
   (t) => [primaryKey({ columns: [t.companyId, t.id] })],
 );
@@ -40,6 +47,8 @@ export const boxCashMoves = pgTable(
     reason: text('reason').notNull(),
     createdBy: text('created_by').notNull(),
     createdAt: tstz('created_at').notNull().defaultNow(),
+    /** 0210: the person who moved the cash. */
+    createdByUserId: integer('created_by_user_id'),
   },
   (t) => [primaryKey({ columns: [t.companyId, t.sessionId, t.id] })],
 );
@@ -55,6 +64,8 @@ export const registerSales = pgTable(
     requestSha256: char('request_sha256', { length: 64 }).notNull(),
     customerName: text('customer_name'),
     soldBy: text('sold_by').notNull(),
+    /** 0210: the person who sold (null for a token). */
+    soldByUserId: integer('sold_by_user_id'),
     soldAt: tstz('sold_at').notNull(),
     change: money('change').notNull().default('0'),
     refundSessionId: integer('refund_session_id'),

@@ -253,7 +253,7 @@ export function registerRegisterRoutes(
   );
 
   app.get(
-    '/api/v1/box-sessions/by-client/:client_id',
+    '/api/v1/register/offline-shifts/:client_id',
     {
       config: { access: 'read' },
       schema: {

@@ -61,7 +61,7 @@ async function sendShift(entry: QueuedShift): Promise<number> {
   }
   const id =
     entry.sessionId ??
-    (await api<{ session: { id: number } }>('GET', `/api/v1/box-sessions/by-client/${entry.clientId}`)).session.id;
+    (await api<{ session: { id: number } }>('GET', `/api/v1/register/offline-shifts/${entry.clientId}`)).session.id;
   await api('POST', `/api/v1/box-sessions/${id}/close`, { body: entry.body });
   return id;
 }
