@@ -156,6 +156,11 @@ describe("a cashier's return from Mis ventas in a real browser", { timeout: 120_
       );
       await expect(page.locator('[data-my-sales-done]').textContent()).resolves.toContain('Nota de crédito NC B 0001-00000001');
       expect(await page.locator('dialog[open]').count()).toBe(0);
+      // The sale's row says what went back.
+      await page.waitForSelector(`#my-sales [data-sale="${s.sale.id}"] [data-returned]`);
+      await expect(page.locator(`#my-sales [data-sale="${s.sale.id}"] [data-returned]`).textContent()).resolves.toBe(
+        'Devuelto $\u00a01.200,00',
+      );
       expect(await wrappedAmounts(page)).toEqual([]);
       await page.screenshot({ path: `${SHOTS}/02-return-done-${label}.png`, fullPage: true });
       expect(fake.control.receipts().filter((r) => r.type === 8 && r.cuit === cuits[label])).toHaveLength(1);

@@ -201,6 +201,11 @@ export function MySales({ company, user }: MySalesData) {
                   <span class={`badge ${sale.status === 'cancelled' ? 'error' : sale.status === 'paid' ? 'ok' : ''}`}>
                     {STATUS[sale.status] ?? sale.status}
                   </span>
+                  {sale.status === 'paid' && (sale.returned_total ?? 0) > 0 ? (
+                    <span class="badge warn" data-returned>
+                      Devuelto {formatPesos(sale.returned_total ?? 0)}
+                    </span>
+                  ) : null}
                   {arrived.has(sale.id) ? (
                     <span class="badge info" data-arrived>
                       Llegó sin conexión

@@ -41,7 +41,7 @@ export function Ticket({
       <article class="ticket" id="ticket" aria-label="Ticket">
         <header>
           <strong>{company.name}</strong>
-          {company.cuit ? <div>CUIT {company.cuit}</div> : null}
+          {company.cuit ? <div>CUIT {formatCuit(company.cuit)}</div> : null}
           <div>{formatDateTime(data.soldAt)}</div>
           <div>
             {data.boxName} · {data.sale ? `Venta N.º ${data.sale.id}` : 'Venta sin enviar (sin conexión)'}
