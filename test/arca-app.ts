@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createSelfSignedCertificate, generateKeyPair } from '../src/modules/arca/certs.ts';
 import { createFakeArca, type FakeArca } from '../src/modules/arca/fake/fake-arca.ts';
-import { buildTestApp, type TestApp } from './app.ts';
+import { buildTestApp, type TestApp, type TestAppOptions } from './app.ts';
 
 /** The CUIT of the service itself: companies delegate their invoicing to it (auth_mode delegation). */
 export const SERVICE_CUIT = '20111111112';
@@ -11,10 +11,11 @@ export const SERVICE_CUIT = '20111111112';
 /**
  * A test app wired to its own fake ARCA (WSAA and WSFEv1 on local ports) through the service's
  * certificate, self-signed for the occasion; login limits raised for tests that sign in often.
- * `timeoutMs` is ARCA_TIMEOUT_MS (how long a request to ARCA may take); `env` adds to the rest.
+ * `timeoutMs` is ARCA_TIMEOUT_MS (how long a request to ARCA may take); `env` adds to the rest;
+ * `overrides` replace parts of the container (as buildTestApp's do).
  */
 export async function buildArcaTestApp(
-  options: { timeoutMs?: number; env?: Record<string, string> } = {},
+  options: { timeoutMs?: number; env?: Record<string, string>; overrides?: TestAppOptions['overrides'] } = {},
 ): Promise<{ t: TestApp; fake: FakeArca; close: () => Promise<void> }> {
   const fake = createFakeArca();
   const urls = await fake.listen();
@@ -43,6 +44,7 @@ export async function buildArcaTestApp(
       AUTH_LOGIN_LIMIT_PER_ACCOUNT: '1000',
       ...options.env,
     },
+    ...(options.overrides ? { overrides: options.overrides } : {}),
   });
   return {
     t,

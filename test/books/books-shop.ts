@@ -1,19 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { expect } from 'vitest';
 import { cuitCheckDigit } from '../../src/lib/cuit.ts';
-import { createSelfSignedCertificate, generateKeyPair } from '../../src/modules/arca/certs.ts';
-import { createFakeArca, type FakeArca } from '../../src/modules/arca/fake/fake-arca.ts';
+import type { FakeArca } from '../../src/modules/arca/fake/fake-arca.ts';
 import type { BooksCheck } from '../../src/modules/books/books.service.ts';
-import { buildTestApp, type TestApp, type TestAppOptions } from '../app.ts';
+import type { Container } from '../../src/container.ts';
+import type { TestApp, TestAppOptions } from '../app.ts';
+import { buildArcaTestApp } from '../arca-app.ts';
 import { runCliOn } from '../cli/run-cli.ts';
 import { makeCompany, makeProduct, makeUser } from '../factories.ts';
 import { sendEvent } from '../integration-helpers.ts';
 import { login, SAME_ORIGIN } from '../sessions.ts';
-
-const SERVICE_CUIT = '20111111112';
 
 export type Headers = Record<string, string>;
 
@@ -26,30 +22,9 @@ export interface BooksApp {
 
 /** The whole app on its own database, invoicing against the in-process fake ARCA (as the invoicing tests do). */
 export async function startBooksApp(options: { overrides?: TestAppOptions['overrides'] } = {}): Promise<BooksApp> {
-  const fake = createFakeArca();
-  const urls = await fake.listen();
-  const dir = mkdtempSync(join(tmpdir(), 'mostrador-books-'));
-  const { keyPem } = generateKeyPair();
-  const certPem = createSelfSignedCertificate({
-    keyPem,
-    cuit: SERVICE_CUIT,
-    organization: 'Mostrador',
-    commonName: 'books',
-    days: 30,
-  });
-  writeFileSync(join(dir, 'service.key'), keyPem);
-  writeFileSync(join(dir, 'service.crt'), certPem);
-  const t = await buildTestApp({
-    env: {
-      ARCA_CUIT: SERVICE_CUIT,
-      ARCA_CERT_FILE: join(dir, 'service.crt'),
-      ARCA_KEY_FILE: join(dir, 'service.key'),
-      ARCA_WSAA_URL: urls.wsaaUrl,
-      ARCA_WSFE_URL: urls.wsfeUrl,
-      ARCA_TIMEOUT_MS: '5000',
-      AUTH_LOGIN_LIMIT_PER_CLIENT: '10000',
-      AUTH_LOGIN_LIMIT_PER_ACCOUNT: '1000',
-    },
+  const { t, fake } = await buildArcaTestApp({
+    timeoutMs: 5000,
+    env: { AUTH_LOGIN_LIMIT_PER_CLIENT: '10000' },
     ...(options.overrides ? { overrides: options.overrides } : {}),
   });
   const call = (method: string, url: string, headers: Headers, payload?: unknown) =>
@@ -180,9 +155,21 @@ export interface VerifyJson {
 
 /** `books verify --company ID --json` through the CLI, in-process on the test's container. */
 export async function verifyBooks(b: BooksApp, companyId: number): Promise<{ code: number; report: VerifyJson }> {
-  const { code, out, err } = await runCliOn(b.t.container, ['books', 'verify', '--company', String(companyId), '--json']);
+  return verifyBooksOn(b.t.container, companyId);
+}
+
+/** `books verify --company ID --json` through the CLI, in-process on `container`. */
+export async function verifyBooksOn(container: Container, companyId: number): Promise<{ code: number; report: VerifyJson }> {
+  const { code, out, err } = await runCliOn(container, ['books', 'verify', '--company', String(companyId), '--json']);
   expect(err).toBe('');
   return { code, report: JSON.parse(out) as VerifyJson };
+}
+
+/** Every check of `books verify` passes for the company (the failing ones shown with their detail). */
+export async function expectBooksClean(container: Container, companyId: number) {
+  const { code, report } = await verifyBooksOn(container, companyId);
+  expect(report.checks.filter((c) => !c.ok)).toEqual([]);
+  expect(code).toBe(0);
 }
 
 /** The names of the checks that failed. */

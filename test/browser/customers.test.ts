@@ -8,7 +8,7 @@ import { buildArcaTestApp } from '../arca-app.ts';
 import { makeCompany, makeProduct, makeUser } from '../factories.ts';
 import { launchChromium } from '../setup/browser.ts';
 import { login, SAME_ORIGIN } from '../sessions.ts';
-import { problemsOf, VIEWPORTS, watch, watchedContext } from './page-checks.ts';
+import { problemsOf, VIEWPORTS, watch, watchedContext, signedInPage } from './page-checks.ts';
 
 const SHOTS = '/tmp/shots-issue-28-customers';
 const ISSUER_CUIT = { desktop: '30-71234567-1', phone: '20-12345678-6' } as const;
@@ -31,16 +31,8 @@ describe('customers in a real browser (issue 28)', { timeout: 120_000 }, () => {
     await fake?.close();
   });
 
-  async function signIn(context: BrowserContext, user: { email: string; password: string }, next = '/') {
-    const page = watch(await context.newPage());
-    page.setDefaultTimeout(20_000);
-    await page.goto(`${base}/login?next=${encodeURIComponent(next)}`);
-    await page.fill('#email', user.email);
-    await page.fill('#password', user.password);
-    await page.click('#login-form button[type=submit]');
-    await page.waitForURL((url) => !url.pathname.startsWith('/login'));
-    return page;
-  }
+  const signIn = (context: BrowserContext, user: { email: string; password: string }, next = '/') =>
+    signedInPage(context, base, user, next);
 
   async function configure(page: Page, cuit: string) {
     await page.goto(`${base}/settings/facturacion`);

@@ -6,7 +6,7 @@ import type { TestApp } from '../app.ts';
 import { buildArcaTestApp } from '../arca-app.ts';
 import { makeCompany, makeProduct, makeUser } from '../factories.ts';
 import { launchChromium } from '../setup/browser.ts';
-import { problemsOf, VIEWPORTS, watch, watchedContext } from './page-checks.ts';
+import { problemsOf, VIEWPORTS, watch, watchedContext, signedInPage } from './page-checks.ts';
 
 const SHOTS = '/tmp/shots-issue-15';
 
@@ -42,16 +42,8 @@ describe('invoicing in a real browser', { timeout: 90_000 }, () => {
     return { company, cashier, admin };
   }
 
-  async function signIn(context: BrowserContext, user: { email: string; password: string }, next = '/') {
-    const page = watch(await context.newPage());
-    page.setDefaultTimeout(20_000);
-    await page.goto(`${base}/login?next=${encodeURIComponent(next)}`);
-    await page.fill('#email', user.email);
-    await page.fill('#password', user.password);
-    await page.click('#login-form button[type=submit]');
-    await page.waitForURL((url) => !url.pathname.startsWith('/login'));
-    return page;
-  }
+  const signIn = (context: BrowserContext, user: { email: string; password: string }, next = '/') =>
+    signedInPage(context, base, user, next);
 
   async function configure(page: Page, cuit: string) {
     await page.goto(`${base}/settings/facturacion`);

@@ -8,7 +8,7 @@ import { buildArcaTestApp } from '../arca-app.ts';
 import { makeCompany, makeProduct, makeUser } from '../factories.ts';
 import { login, SAME_ORIGIN } from '../sessions.ts';
 import { launchChromium } from '../setup/browser.ts';
-import { problemsOf, VIEWPORTS, watch, watchedContext, wrappedAmounts } from './page-checks.ts';
+import { problemsOf, VIEWPORTS, watchedContext, wrappedAmounts, signedInPage } from './page-checks.ts';
 
 const SHOTS = '/tmp/shots-issue-29-my-sales-returns';
 
@@ -89,16 +89,8 @@ describe("a cashier's return from Mis ventas in a real browser", { timeout: 120_
     return { company, admin, cashier, sale };
   }
 
-  async function signIn(context: BrowserContext, user: { email: string; password: string }, next = '/') {
-    const page = watch(await context.newPage());
-    page.setDefaultTimeout(20_000);
-    await page.goto(`${base}/login?next=${encodeURIComponent(next)}`);
-    await page.fill('#email', user.email);
-    await page.fill('#password', user.password);
-    await page.click('#login-form button[type=submit]');
-    await page.waitForURL((url) => !url.pathname.startsWith('/login'));
-    return page;
-  }
+  const signIn = (context: BrowserContext, user: { email: string; password: string }, next = '/') =>
+    signedInPage(context, base, user, next);
 
   /** The page's problems; the refusals this test provokes on purpose (403: approval needed, then refused) are not. */
   async function problems(page: Page) {

@@ -51,6 +51,19 @@ export async function logIn(page: Page, base: string, email: string, password: s
   await page.waitForURL((url) => url.pathname !== '/login');
 }
 
+/** A watched page of `context`, signed in as `user` and landed where the app sends them after `next`. */
+export async function signedInPage(
+  context: BrowserContext,
+  base: string,
+  user: { email: string; password: string },
+  next = '/',
+): Promise<Page> {
+  const page = watch(await context.newPage());
+  page.setDefaultTimeout(20_000);
+  await logIn(page, base, user.email, user.password, next);
+  return page;
+}
+
 /**
  * Amounts ("$ 1.234,56") shown on more than one line: for each amount in the page's text, the
  * line boxes of just its characters are measured (a range over them); boxes further apart than

@@ -8,7 +8,7 @@ import { buildArcaTestApp } from '../arca-app.ts';
 import { makeCompany, makeProduct, makeUser } from '../factories.ts';
 import { login, SAME_ORIGIN } from '../sessions.ts';
 import { launchChromium } from '../setup/browser.ts';
-import { problemsOf, VIEWPORTS, watch, watchedContext } from './page-checks.ts';
+import { problemsOf, VIEWPORTS, watchedContext, signedInPage } from './page-checks.ts';
 
 const SHOTS = '/tmp/shots-issue-29-returns';
 
@@ -87,16 +87,8 @@ describe('returns and exchanges in a real browser', { timeout: 120_000 }, () => 
     return { company, admin, invoiced, plain };
   }
 
-  async function signIn(context: BrowserContext, user: { email: string; password: string }, next = '/') {
-    const page = watch(await context.newPage());
-    page.setDefaultTimeout(20_000);
-    await page.goto(`${base}/login?next=${encodeURIComponent(next)}`);
-    await page.fill('#email', user.email);
-    await page.fill('#password', user.password);
-    await page.click('#login-form button[type=submit]');
-    await page.waitForURL((url) => !url.pathname.startsWith('/login'));
-    return page;
-  }
+  const signIn = (context: BrowserContext, user: { email: string; password: string }, next = '/') =>
+    signedInPage(context, base, user, next);
 
   /** Every amount in the dialog or detail sits on one line (no "$" / "80.239,70" split). */
   async function wrappedAmounts(page: Page): Promise<string[]> {

@@ -1,7 +1,7 @@
+import { expectBooksClean } from '../books/books-shop.ts';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../app.ts';
-import { runCliOn } from '../cli/run-cli.ts';
 import { makeCompany, makeProduct, makeUser } from '../factories.ts';
 import { login, manualClock, SAME_ORIGIN } from '../sessions.ts';
 
@@ -94,13 +94,6 @@ describe('cuenta corriente (/api/v1/customers/:id/account, payments, statement; 
     return res.json();
   };
 
-  async function expectBooksClean(companyId: number) {
-    const { code, out } = await runCliOn(t.container, ['books', 'verify', '--company', String(companyId), '--json']);
-    const report = JSON.parse(out) as { ok: boolean; checks: { name: string; ok: boolean; detail: unknown }[] };
-    expect(report.checks.filter((c) => !c.ok)).toEqual([]);
-    expect(code).toBe(0);
-  }
-
   const eventsOf = (companyId: number, event: string) =>
     t.container.db.query<{ payload: { data: { sale: { id: number } } } }>(
       'SELECT payload FROM outbox_events WHERE company_id = $1 AND event = $2 ORDER BY seq',
@@ -135,7 +128,7 @@ describe('cuenta corriente (/api/v1/customers/:id/account, payments, statement; 
     // Part cash, part on account: only the account part counts against the limit.
     const mixed = await sellOnAccount(s, s.asCashier, customer, 3, 0.01, {});
     expect(mixed.statusCode).toBe(409);
-    await expectBooksClean(s.company.id);
+    await expectBooksClean(t.container, s.company.id);
   });
 
   it('an admin overrides the limit, and the override is audited', async () => {
@@ -151,7 +144,7 @@ describe('cuenta corriente (/api/v1/customers/:id/account, payments, statement; 
       { details: { customer_id: customer, sale_id: res.json().sale.id, amount: 2000, balance: 0, credit_limit: 1000 } },
     ]);
     expect((await account(s.asAdmin, customer)).account).toMatchObject({ balance: 2000, available: 0 });
-    await expectBooksClean(s.company.id);
+    await expectBooksClean(t.container, s.company.id);
   });
 
   it('refuses a sale on account to a customer without an account, a disabled one, or one not wholly paid', async () => {
@@ -237,7 +230,7 @@ describe('cuenta corriente (/api/v1/customers/:id/account, payments, statement; 
 
     const paid = (await eventsOf(s.company.id, 'sales.paid')).map((e) => e.payload.data.sale.id).sort((x, y) => x - y);
     expect(paid).toEqual([a.id, b.id, c.id, d.json().sale.id].sort((x, y) => x - y));
-    await expectBooksClean(s.company.id);
+    await expectBooksClean(t.container, s.company.id);
   });
 
   it('a payment received at the register counts in the shift and the day summary; the close report adds up', async () => {
@@ -258,7 +251,7 @@ describe('cuenta corriente (/api/v1/customers/:id/account, payments, statement; 
     const closed = await call('POST', `/api/v1/box-sessions/${s.sessionId}/close`, s.asToken, { counted: { efectivo: 1500 } });
     expect(closed.statusCode, closed.body).toBe(200);
     expect(closed.json().difference).toEqual({ efectivo: 0 });
-    await expectBooksClean(s.company.id);
+    await expectBooksClean(t.container, s.company.id);
   });
 
   it('a payment on account is idempotent by key; another body with the same key is 409; a closed or foreign session is refused', async () => {
@@ -279,7 +272,7 @@ describe('cuenta corriente (/api/v1/customers/:id/account, payments, statement; 
     expect(bad.json().code).toBe('no_open_session');
     expect((await pay(s.asToken, customer, { amount: 0, method: 'efectivo' })).statusCode).toBe(422);
     expect((await pay(s.asToken, customer, { amount: 10, method: 'cuenta_corriente' })).statusCode).toBe(422);
-    await expectBooksClean(s.company.id);
+    await expectBooksClean(t.container, s.company.id);
   });
 
   it('cancelling a sale on account takes it off the balance and frees what covered it as credit', async () => {
@@ -301,7 +294,7 @@ describe('cuenta corriente (/api/v1/customers/:id/account, payments, statement; 
       ['payment', -1500],
       ['credit_note', -1000],
     ]);
-    await expectBooksClean(s.company.id);
+    await expectBooksClean(t.container, s.company.id);
   });
 
   it('the statement has the opening balance, movements with running balance, closing balance and aging buckets', async () => {
@@ -346,7 +339,7 @@ describe('cuenta corriente (/api/v1/customers/:id/account, payments, statement; 
       [other, 1000],
     ]);
     expect(list).toMatchObject({ total_owed: 7000, count: 2 });
-    await expectBooksClean(s.company.id);
+    await expectBooksClean(t.container, s.company.id);
     clock.set(new Date('2026-03-02T15:00:00Z'));
   });
 
@@ -414,7 +407,7 @@ describe('cuenta corriente (/api/v1/customers/:id/account, payments, statement; 
     ]);
     // 6.000 sold on account, 3.400 paid.
     expect((await account(s.asToken, customer)).account.balance).toBe(2600);
-    await expectBooksClean(s.company.id);
+    await expectBooksClean(t.container, s.company.id);
   });
 
   it("another company's customer is 404 everywhere: account, payments, statement, share, printout and as a sale's customer", async () => {
@@ -459,7 +452,7 @@ describe('cuenta corriente (/api/v1/customers/:id/account, payments, statement; 
     expect(list.accounts).toEqual([]);
     // Nothing was written for either company.
     expect(await t.container.db.query('SELECT 1 FROM account_payments WHERE company_id = $1', [theirs.company.id])).toEqual([]);
-    await expectBooksClean(mine.company.id);
-    await expectBooksClean(theirs.company.id);
+    await expectBooksClean(t.container, mine.company.id);
+    await expectBooksClean(t.container, theirs.company.id);
   });
 });

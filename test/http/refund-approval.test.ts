@@ -1,7 +1,7 @@
+import { expectBooksClean } from '../books/books-shop.ts';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../app.ts';
-import { runCliOn } from '../cli/run-cli.ts';
 import { makeCompany, makeProduct, makeUser } from '../factories.ts';
 import { login, SAME_ORIGIN } from '../sessions.ts';
 
@@ -68,13 +68,6 @@ describe("a cashier's refund with an admin's approval; exchanges all or nothing"
       [companyId, productId],
     );
     return Number(row?.quantity ?? 0);
-  }
-
-  async function expectBooksClean(companyId: number) {
-    const { code, out } = await runCliOn(t.container, ['books', 'verify', '--company', String(companyId), '--json']);
-    const report = JSON.parse(out) as { ok: boolean; checks: { name: string; ok: boolean; detail: unknown }[] };
-    expect(report.checks.filter((c) => !c.ok)).toEqual([]);
-    expect(code).toBe(0);
   }
 
   it('a cashier gives money back only with an admin approving: none → 403, wrong → 403 audited, right → 201 audited', async () => {
@@ -145,7 +138,7 @@ describe("a cashier's refund with an admin's approval; exchanges all or nothing"
     const byAdmin = await giveBack(s.asAdmin, sale.id, { ...body, lines: [{ item_id: sale.items[1]!.id, quantity: 1 }] });
     expect(byAdmin.statusCode, byAdmin.body).toBe(201);
     expect(await audits(s.company.id, 'sale.refund_approved')).toHaveLength(1);
-    await expectBooksClean(s.company.id);
+    await expectBooksClean(t.container, s.company.id);
   });
 
   it('a read-write token gives money back without an approval', async () => {
@@ -180,7 +173,7 @@ describe("a cashier's refund with an admin's approval; exchanges all or nothing"
     expect(await stockOf(s.company.id, s.yerba.id)).toBe(50);
     const [approved] = await audits(s.company.id, 'sale.refund_approved');
     expect(approved!.details).toMatchObject({ sale_id: sale.id, cancelled: true, amount: 3200, approved_by: s.admin.email });
-    await expectBooksClean(s.company.id);
+    await expectBooksClean(t.container, s.company.id);
   });
 
   it("tenancy: another company's sale is 404 even with its own admin approving, and nothing is leaked", async () => {
@@ -279,7 +272,7 @@ describe("a cashier's refund with an admin's approval; exchanges all or nothing"
       [s.company.id],
     );
     expect(orphans!.n).toBe(0);
-    await expectBooksClean(s.company.id);
+    await expectBooksClean(t.container, s.company.id);
   });
 
   it('an exchange racing a return of the same last unit: exactly one wins, in either order', async () => {
@@ -312,7 +305,7 @@ describe("a cashier's refund with an admin's approval; exchanges all or nothing"
       expect([ex.statusCode, rt.statusCode].sort(), `${ex.body} ${rt.body}`).toEqual([201, 422]);
       expect(await count('sales', s.company.id)).toBe(before + (ex.statusCode === 201 ? 1 : 0));
     }
-    await expectBooksClean(s.company.id);
+    await expectBooksClean(t.container, s.company.id);
   });
 
   it('an exchange whose new sale is refused returns nothing (one transaction), and a retry with the same key works', async () => {
@@ -352,6 +345,6 @@ describe("a cashier's refund with an admin's approval; exchanges all or nothing"
     expect(again.statusCode).toBe(200);
     expect(again.json().exchange.sale.id).toBe(ok.json().exchange.sale.id);
     expect(await count('sales', s.company.id)).toBe(before + 1);
-    await expectBooksClean(s.company.id);
+    await expectBooksClean(t.container, s.company.id);
   });
 });

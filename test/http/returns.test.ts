@@ -1,3 +1,4 @@
+import { expectBooksClean } from '../books/books-shop.ts';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { FakeArca } from '../../src/modules/arca/fake/fake-arca.ts';
@@ -101,13 +102,6 @@ describe('returns and exchanges (/api/v1/sales/:id/returns, /api/v1/sales/:id/ex
       [companyId, productId],
     );
     return Number(row?.quantity ?? 0);
-  }
-
-  async function expectBooksClean(companyId: number) {
-    const { code, out } = await runCliOn(t.container, ['books', 'verify', '--company', String(companyId), '--json']);
-    const report = JSON.parse(out) as { ok: boolean; checks: { name: string; ok: boolean; detail: unknown }[] };
-    expect(report.checks.filter((c) => !c.ok)).toEqual([]);
-    expect(code).toBe(0);
   }
 
   const eventsOf = (companyId: number) =>
@@ -243,7 +237,7 @@ describe('returns and exchanges (/api/v1/sales/:id/returns, /api/v1/sales/:id/ex
       counted: { efectivo: 12_700 },
     });
     expect(closed.statusCode, closed.body).toBe(200);
-    await expectBooksClean(s.company.id);
+    await expectBooksClean(t.container, s.company.id);
   });
 
   it('after the sale’s shift closed: the money leaves the refunding person’s open shift (another box); cancel too', async () => {
@@ -298,7 +292,7 @@ describe('returns and exchanges (/api/v1/sales/:id/returns, /api/v1/sales/:id/ex
     expect(
       (await call('POST', `/api/v1/box-sessions/${mine.id}/close`, s.asAdmin, { counted: { efectivo: 800 } })).statusCode,
     ).toBe(200);
-    await expectBooksClean(s.company.id);
+    await expectBooksClean(t.container, s.company.id);
   });
 
   it('store credit: the returned amount goes to the customer’s account (a cashier may do it); without a customer, 422', async () => {
@@ -330,7 +324,7 @@ describe('returns and exchanges (/api/v1/sales/:id/returns, /api/v1/sales/:id/ex
     });
     expect(refused.statusCode).toBe(422);
     expect(refused.json()).toMatchObject({ code: 'validation_failed', details: [{ path: '/refund' }] });
-    await expectBooksClean(s.company.id);
+    await expectBooksClean(t.container, s.company.id);
   });
 
   it('exchanges: one request returns lines and sells new ones; the difference is given back or paid', async () => {
@@ -392,7 +386,7 @@ describe('returns and exchanges (/api/v1/sales/:id/returns, /api/v1/sales/:id/ex
     // Cash: 10.000 + 3.200 (yerba) + 2.000 (breads, paid with the returned value) − 3.200 (returned) + 1.000 − 1.000.
     expect(report.expected.efectivo).toBe(10_000 + 3200 + 2000 - 3200 + 1000 - 1000);
     expect(report.expected.debito).toBe(2200);
-    await expectBooksClean(s.company.id);
+    await expectBooksClean(t.container, s.company.id);
   });
 
   it('an invoiced sale: each return gets its credit note in the same request; ARCA down leaves it pending, settled later; a cancel too', async () => {
@@ -494,7 +488,7 @@ describe('returns and exchanges (/api/v1/sales/:id/returns, /api/v1/sales/:id/ex
       ['B', 3200],
       ['NC B', 3200],
     ]);
-    await expectBooksClean(s.company.id);
+    await expectBooksClean(t.container, s.company.id);
   });
 
   it('by weight: parts of a kilo give back their share, the last one what is left; two returns of the last unit at once: one wins', async () => {
@@ -551,7 +545,7 @@ describe('returns and exchanges (/api/v1/sales/:id/returns, /api/v1/sales/:id/ex
     expect((await call('GET', `/api/v1/sales/${sale.id}`, s.asAdmin)).json().sale).toMatchObject({ status: 'cancelled' });
     const cancelledEvents = (await eventsOf(s.company.id)).filter((e) => e.event === 'sales.cancelled');
     expect(cancelledEvents).toHaveLength(1);
-    await expectBooksClean(s.company.id);
+    await expectBooksClean(t.container, s.company.id);
   });
 
   it('tenancy: another company’s sale is 404 for returns, their list and exchanges, and nothing about it leaks', async () => {
