@@ -2,6 +2,7 @@
 // (catalog, ingest, pos): settings from the environment, the scratch database and its container,
 // one HTTP call, the baseline INSERT route and the summary of timed rounds.
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { type Agent, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -99,7 +100,7 @@ export function call(
 
 /** A Fastify route doing one INSERT of the body through its own pool: what a write costs at least. */
 export async function startInsertBaseline(url: string, poolMax: number, status: 200 | 201) {
-  const pool = new pg.Pool({ connectionString: url, max: poolMax });
+  const pool = new pg.Pool({ connectionString: url, max: poolMax, application_name: 'bench-baseline' });
   pool.on('error', () => {}); // as the application's pool: a dropped idle connection is not fatal
   await pool.query(
     'CREATE TABLE bench_baseline (id bigserial PRIMARY KEY, body jsonb NOT NULL, received_at timestamptz NOT NULL DEFAULT now())',
@@ -127,4 +128,54 @@ export function summarize(results: TimedRun[]) {
     p50: latencies[Math.ceil(latencies.length * 0.5) - 1]!,
     p99: latencies[Math.ceil(latencies.length * 0.99) - 1]!,
   };
+}
+
+/** CPU seconds (user + system) a process has used so far, from /proc (Linux); null when unreadable. */
+function processCpuSeconds(pid: number): number | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // utime and stime are the 12th and 13th fields after the command (clock ticks, USER_HZ = 100 on Linux).
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Where the CPU of a timed section goes: this process (the service and the load generator) and the
+ * PostgreSQL backends connected to `database`, per application_name. Read from /proc, so only on a
+ * local Linux server; load elsewhere on the machine does not change these figures the way it
+ * changes the wall clock. Backends that connect and disconnect inside the section are not counted.
+ */
+export async function cpuOf<T>(
+  url: string,
+  fn: () => Promise<T>,
+): Promise<{ result: T; nodeMs: number; postgresMs: Record<string, number> }> {
+  const database = new URL(url).pathname.slice(1);
+  const client = new pg.Client({ connectionString: url, application_name: 'bench-cpu-meter' });
+  await client.connect();
+  const backends = async () => {
+    const { rows } = await client.query<{ pid: number; app: string }>(
+      'SELECT pid, application_name AS app FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()',
+      [database],
+    );
+    return new Map(rows.map((r) => [r.pid, { app: r.app || 'other', seconds: processCpuSeconds(r.pid) }]));
+  };
+  try {
+    const before = await backends();
+    const nodeBefore = process.cpuUsage();
+    const result = await fn();
+    const node = process.cpuUsage(nodeBefore);
+    const after = await backends();
+    const postgresMs: Record<string, number> = {};
+    for (const [pid, { app, seconds }] of after) {
+      if (seconds === null) continue;
+      const start = before.get(pid)?.seconds ?? 0;
+      postgresMs[app] = (postgresMs[app] ?? 0) + (seconds - (start ?? 0)) * 1000;
+    }
+    return { result, nodeMs: (node.user + node.system) / 1000, postgresMs };
+  } finally {
+    await client.end();
+  }
 }

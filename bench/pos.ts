@@ -14,6 +14,7 @@ import { cliCtx } from '../src/http/request-context.ts';
 import { upsertProduct } from '../src/modules/catalog/products.service.ts';
 import {
   call,
+  cpuOf,
   positiveInt,
   runCleanups,
   SERVER_SHOWN,
@@ -127,10 +128,17 @@ export async function run(): Promise<Figure[]> {
     await load(baseline.port, '/baseline', warm, 201);
     const baseRuns: TimedRun[] = [];
     const posRuns: TimedRun[] = [];
+    const cpu = { base: { node: 0, postgres: 0 }, pos: { node: 0, postgres: 0 } };
     for (let round = 0; round < ROUNDS; round++) {
       const items = batch(Math.ceil(SALES / ROUNDS));
-      baseRuns.push(await load(baseline.port, '/baseline', items, 201));
-      posRuns.push(await load(port, '/api/v1/sales', items, 201));
+      const b = await cpuOf(url, () => load(baseline.port, '/baseline', items, 201));
+      baseRuns.push(b.result);
+      cpu.base.node += b.nodeMs;
+      cpu.base.postgres += b.postgresMs['bench-baseline'] ?? 0;
+      const p = await cpuOf(url, () => load(port, '/api/v1/sales', items, 201));
+      posRuns.push(p.result);
+      cpu.pos.node += p.nodeMs;
+      cpu.pos.postgres += p.postgresMs['mostrador'] ?? 0;
     }
     const base = summarize(baseRuns);
     const pos = summarize(posRuns);
@@ -156,6 +164,12 @@ export async function run(): Promise<Figure[]> {
       `sales ${posRuns.reduce((s, r) => s + r.latencies.length, 0)} (+${warm.flat().length} warm-up) in ${ROUNDS} alternating rounds, ` +
         `${REGISTERS} registers (one box and session each, one sale after another), pool ${POOL_MAX}, ` +
         `PostgreSQL ${SERVER_SHOWN}; p50 ${pos.p50.toFixed(1)} ms; ratio ${(pos.perSecond / base.perSecond).toFixed(2)}\n`,
+    );
+    const sales = posRuns.reduce((s, r) => s + r.latencies.length, 0);
+    const per = (ms: number) => (ms / sales).toFixed(2);
+    process.stdout.write(
+      `CPU per request (this process incl. the load generator / PostgreSQL backends): sale ${per(cpu.pos.node)} / ${per(cpu.pos.postgres)} ms, ` +
+        `baseline insert ${per(cpu.base.node)} / ${per(cpu.base.postgres)} ms\n`,
     );
     process.stdout.write(
       `pos: ${Math.round(pos.perSecond)} sales/s p99 ${pos.p99.toFixed(1)} ms at ${REGISTERS} registers; ` +

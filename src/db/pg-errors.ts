@@ -1,14 +1,37 @@
 import { AppError } from '../lib/errors.ts';
 
-/** The SQLSTATE of a PostgreSQL error (node-postgres and PGlite both expose `code`), looking through `cause`. */
-export function pgErrorCode(err: unknown): string | undefined {
+interface PgErrorFields {
+  code: string;
+  constraint?: string;
+  hint?: string;
+}
+
+/** The PostgreSQL error itself (node-postgres and PGlite both expose `code`), looking through `cause`. */
+function pgErrorOf(err: unknown): PgErrorFields | undefined {
   let current: unknown = err;
   for (let depth = 0; depth < 5 && current && typeof current === 'object'; depth++) {
     const code = (current as { code?: unknown }).code;
-    if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) return code;
+    if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) return current as PgErrorFields;
     current = (current as { cause?: unknown }).cause;
   }
   return undefined;
+}
+
+/** The SQLSTATE of a PostgreSQL error, looking through `cause`. */
+export function pgErrorCode(err: unknown): string | undefined {
+  return pgErrorOf(err)?.code;
+}
+
+/** Whether the error is the unique violation of that index or constraint. */
+export const violates = (err: unknown, constraint: string) => {
+  const pgError = pgErrorOf(err);
+  return pgError?.code === '23505' && pgError.constraint === constraint;
+};
+
+/** The code a database function raised with (RAISE … USING HINT = code, SQLSTATE P0001), if it did. */
+export function raisedCode(err: unknown): string | undefined {
+  const pgError = pgErrorOf(err);
+  return pgError?.code === 'P0001' ? pgError.hint : undefined;
 }
 
 export const isUniqueViolation = (err: unknown) => pgErrorCode(err) === '23505';

@@ -2,6 +2,7 @@ import { requestFingerprint } from '../../lib/fingerprint.ts';
 import type { Conn, Database } from '../../db/client.ts';
 import type { CompanyCtx } from '../../http/request-context.ts';
 import { AppError } from '../../lib/errors.ts';
+import { raisedCode, violates } from '../../db/pg-errors.ts';
 import { fromCents, fromMilli, toCents } from '../../lib/money.ts';
 import type { Clock } from '../../lib/time.ts';
 import { auditBy, recordAudit } from '../audit/audit.repo.ts';
@@ -204,6 +205,7 @@ export function createCashier({ db, clock, approver }: { db: Database; clock: Cl
       // the check would now refuse it (its box closed since, a product disabled since).
       const now = clock.now();
       let checked: {
+        point: Awaited<ReturnType<typeof sellingPointOf>>;
         soldAt: Date;
         lines: PricedLine[];
         totalCents: number;
@@ -216,7 +218,8 @@ export function createCashier({ db, clock, approver }: { db: Database; clock: Cl
       };
       try {
         const soldAt = soldAtOf(input.sold_at, now);
-        const { settings } = await sellingPointOf(conn, ctx, input.box_id);
+        const point = await sellingPointOf(conn, ctx, input.box_id);
+        const { settings } = point;
         const lines = await priceLines(
           conn,
           ctx,
@@ -250,7 +253,7 @@ export function createCashier({ db, clock, approver }: { db: Database; clock: Cl
             })
           ).email;
         }
-        checked = { soldAt, lines, totalCents, settled, ...sold, discounted, limit, approvedBy };
+        checked = { point, soldAt, lines, totalCents, settled, ...sold, discounted, limit, approvedBy };
       } catch (err) {
         const seen = await inTransaction((tx) => replayedSale(tx, companyId, key, fingerprint));
         if (seen) return { sale: seen, replayed: true };
@@ -262,85 +265,97 @@ export function createCashier({ db, clock, approver }: { db: Database; clock: Cl
       const numbers = options.tx
         ? await repo.takeRegisterSaleIdsInTransaction(options.tx, companyId, key, input.items.length)
         : await repo.takeRegisterSaleIds(orm, companyId, key, input.items.length);
-      return inTransaction(async (tx) => {
-        const seen = await replayedSale(tx, companyId, key, fingerprint);
-        if (seen) return { sale: seen, replayed: true };
-        if (!numbers) throw new AppError('conflict', `idempotency key "${key}" is being used by another request; retry it`);
-        // Again, now holding the session (FOR SHARE): it cannot close under the sale.
-        const { box, sessionId } = await sellingPointOf(tx, ctx, input.box_id);
-        const { soldAt, lines, totalCents, settled, accountCents, discounted } = checked;
-
-        const { saleId: id, firstMovementId } = numbers;
-        const items = lines.map((l, n) => {
-          const d = discounted.lines[n]!;
-          return {
-            id: n + 1,
-            productId: l.productId,
-            quantity: fromMilli(l.quantityMilli),
-            price: fromCents(l.priceCents),
-            subtotal: fromCents(d.netCents),
-            discount: fromCents(d.discountCents),
-            saleDiscount: fromCents(d.saleDiscountCents),
-            discountReason: d.reason,
-          };
-        });
-        const whole = wholeSaleSteps({
-          companyId,
-          id,
-          customerId: input.customer?.id ?? null,
-          boxId: box.id,
-          sessionId,
-          items,
-          totalCents,
-          payments: settled.rows,
-          // A sale on account stays pending until payments on account cover its account part.
-          paid: settled.appliedCents >= totalCents && accountCents === 0,
-          soldAt,
-          now,
-        });
-        const customerName = checked.customerName;
-        const soldBy = actorLabel(ctx);
-        const register = repo.registerRowStep({
-          companyId,
-          saleId: id,
-          sessionId,
+      const replay = async (): Promise<{ sale: SaleWire; replayed: true } | null> => {
+        const seen = await inTransaction((tx) => replayedSale(tx, companyId, key, fingerprint));
+        return seen && { sale: seen, replayed: true };
+      };
+      if (!numbers) {
+        // The key made a sale already: answer it (or 409 when it was another request).
+        const seen = await replay();
+        if (seen) return seen;
+        throw new AppError('conflict', `idempotency key "${key}" is being used by another request; retry it`);
+      }
+      const { point, soldAt, lines, totalCents, settled, accountCents, discounted } = checked;
+      const { box, sessionId } = point;
+      const { saleId: id, firstMovementId } = numbers;
+      const items = lines.map((l, n) => {
+        const d = discounted.lines[n]!;
+        return {
+          id: n + 1,
+          productId: l.productId,
+          quantity: fromMilli(l.quantityMilli),
+          price: fromCents(l.priceCents),
+          subtotal: fromCents(d.netCents),
+          discount: fromCents(d.discountCents),
+          saleDiscount: fromCents(d.saleDiscountCents),
+          discountReason: d.reason,
+        };
+      });
+      const whole = wholeSaleSteps({
+        companyId,
+        id,
+        customerId: input.customer?.id ?? null,
+        boxId: box.id,
+        sessionId,
+        items,
+        totalCents,
+        payments: settled.rows,
+        // A sale on account stays pending until payments on account cover its account part.
+        paid: settled.appliedCents >= totalCents && accountCents === 0,
+        soldAt,
+        now,
+      });
+      const customerName = checked.customerName;
+      const soldBy = actorLabel(ctx);
+      // The register's row also guards the statement: it holds the session open (or the statement
+      // fails with no_open_session) and its key's unique index refuses a second sale with the key.
+      const register = repo.registerRowStep({
+        companyId,
+        saleId: id,
+        sessionId,
+        depositId: box.sellsFrom,
+        key,
+        sha256: fingerprint,
+        customerName,
+        soldBy,
+        soldByUserId: personOf(ctx),
+        soldAt,
+        change: fromCents(settled.changeCents),
+        discountReason: discounted.saleReason,
+        discountApprovedBy: checked.approvedBy,
+      });
+      // The products' rows are locked by the sale's statement itself, in id order (the ledger's
+      // order), and held only for that statement and the commit right after it.
+      const stockOut = bookMovementsLocking(
+        companyId,
+        firstMovementId,
+        items.map((item) => ({
+          type: 'OUT' as const,
           depositId: box.sellsFrom,
-          key,
-          sha256: fingerprint,
-          customerName,
-          soldBy,
-          soldByUserId: personOf(ctx),
-          soldAt,
-          change: fromCents(settled.changeCents),
-          discountReason: discounted.saleReason,
-          discountApprovedBy: checked.approvedBy,
-        });
-        // The products' rows are locked by the sale's statement itself, in id order (the ledger's
-        // order), and held only for that statement and the commit right after it.
-        const stockOut = bookMovementsLocking(
-          companyId,
-          firstMovementId,
-          items.map((item) => ({
-            type: 'OUT' as const,
-            depositId: box.sellsFrom,
-            productId: item.productId,
-            amount: item.quantity,
-            reason: `venta ${id}`,
-          })),
-          { now },
-        );
-        // The audit of changed prices goes first: after the sale's statement comes the commit.
-        await auditPriceChanges(tx, ctx, id, lines);
-        await auditDiscounts(tx, ctx, id, lines, discounted, checked.limit, checked.approvedBy);
+          productId: item.productId,
+          amount: item.quantity,
+          reason: `venta ${id}`,
+        })),
+        { now },
+      );
+      const [created, ...paidEvents] = whole.events;
+      const audited = lines.some((l) => l.overridden) || discounted.discountCents > 0;
+      const write = async (tx: Conn): Promise<{ sale: SaleWire; replayed: boolean }> => {
+        if (options.tx) {
+          // Inside an exchange the key is held for its transaction (a failed statement would end it).
+          const seen = await replayedSale(tx, companyId, key, fingerprint);
+          if (seen) return { sale: seen, replayed: true };
+        }
         // The sale, its items, its payments, the register's row, the stock movements and every
         // event (sales.created, the movements', sales.paid): one statement.
-        const [created, ...paidEvents] = whole.events;
         await runLedgerStatement(
           tx,
           companyId,
           [...whole.steps, register, ...stockOut.steps],
           [created!, ...stockOut.events, ...paidEvents],
         );
+        await auditPriceChanges(tx, ctx, id, lines);
+        await auditDiscounts(tx, ctx, id, lines, discounted, checked.limit, checked.approvedBy);
         // A sale on account is charged to the customer's account in the same transaction (the
         // account row is its lock); it answers as stored.
         if (accountCents > 0) {
@@ -354,58 +369,74 @@ export function createCashier({ db, clock, approver }: { db: Database; clock: Cl
           });
           return { sale: await readSale(tx, companyId, id), replayed: false };
         }
-        const sale: SaleWire = {
-          id,
-          source: 'register',
-          status: whole.sale.status,
-          box_id: box.id,
-          box_name: box.name,
+        return { sale: registerSaleWire(), replayed: false };
+      };
+      const registerSaleWire = (): SaleWire => ({
+        id,
+        source: 'register',
+        status: whole.sale.status,
+        box_id: box.id,
+        box_name: box.name,
+        box_session_id: sessionId,
+        deposit_id: box.sellsFrom,
+        customer_id: whole.sale.customerId,
+        customer_name: customerName,
+        total: totalCents / 100,
+        paid_total: settled.appliedCents / 100,
+        change: settled.changeCents / 100,
+        payment_method: whole.sale.paymentMethod,
+        items: lines.map((l, n) => ({
+          id: n + 1,
+          product_id: l.productId,
+          name: l.name,
+          unit: l.unit,
+          quantity: l.quantityMilli / 1000,
+          price: l.priceCents / 100,
+          subtotal: discounted.lines[n]!.netCents / 100,
+          discount: discounted.lines[n]!.discountCents / 100,
+          sale_discount: discounted.lines[n]!.saleDiscountCents / 100,
+          discount_reason: discounted.lines[n]!.reason,
+          returned_quantity: 0,
+        })),
+        discount: discounted.discountCents / 100,
+        sale_discount: discounted.saleDiscountCents / 100,
+        discount_reason: discounted.saleReason,
+        discount_approved_by: checked.approvedBy,
+        payments: settled.rows.map((p, n) => ({
+          id: n + 1,
+          method: p.method,
+          amount: money(p.amount),
+          tendered: p.tendered === null ? null : money(p.tendered),
+          change: money(p.change),
+          reference: p.reference,
           box_session_id: sessionId,
-          deposit_id: box.sellsFrom,
-          customer_id: whole.sale.customerId,
-          customer_name: customerName,
-          total: totalCents / 100,
-          paid_total: settled.appliedCents / 100,
-          change: settled.changeCents / 100,
-          payment_method: whole.sale.paymentMethod,
-          items: lines.map((l, n) => ({
-            id: n + 1,
-            product_id: l.productId,
-            name: l.name,
-            unit: l.unit,
-            quantity: l.quantityMilli / 1000,
-            price: l.priceCents / 100,
-            subtotal: discounted.lines[n]!.netCents / 100,
-            discount: discounted.lines[n]!.discountCents / 100,
-            sale_discount: discounted.lines[n]!.saleDiscountCents / 100,
-            discount_reason: discounted.lines[n]!.reason,
-            returned_quantity: 0,
-          })),
-          discount: discounted.discountCents / 100,
-          sale_discount: discounted.saleDiscountCents / 100,
-          discount_reason: discounted.saleReason,
-          discount_approved_by: checked.approvedBy,
-          payments: settled.rows.map((p, n) => ({
-            id: n + 1,
-            method: p.method,
-            amount: money(p.amount),
-            tendered: p.tendered === null ? null : money(p.tendered),
-            change: money(p.change),
-            reference: p.reference,
-            box_session_id: sessionId,
-            created_at: now.toISOString(),
-          })),
-          sold_by: soldBy,
-          refund_session_id: null,
-          created_at: soldAt.toISOString(),
-          paid_at: whole.sale.paidAt?.toISOString() ?? null,
-          cancelled_at: null,
-          cancellation_reason: null,
-          returned_total: 0,
-          returns: [],
-        };
-        return { sale, replayed: false };
+          created_at: now.toISOString(),
+        })),
+        sold_by: soldBy,
+        refund_session_id: null,
+        created_at: soldAt.toISOString(),
+        paid_at: whole.sale.paidAt?.toISOString() ?? null,
+        cancelled_at: null,
+        cancellation_reason: null,
+        returned_total: 0,
+        returns: [],
       });
+      try {
+        // A plain sale is its one statement, committed on its own: no BEGIN, no COMMIT round trip.
+        // With audit rows or a charge on account it runs in a transaction with them.
+        if (options.tx) return await write(options.tx);
+        return audited || accountCents > 0 ? await orm.transaction(write) : await write(orm);
+      } catch (err) {
+        if (raisedCode(err) === 'no_open_session') {
+          throw new AppError('no_open_session', `box ${input.box_id} has no open session; open it to sell`);
+        }
+        if (!options.tx && violates(err, 'register_sales_key')) {
+          // Another request with the same key made its sale first: answer that one.
+          const seen = await replay();
+          if (seen) return seen;
+        }
+        throw err;
+      }
     },
 
     /** Pays what a pending register sale still owes (cash may exceed it: change). */

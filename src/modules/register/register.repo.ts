@@ -315,7 +315,7 @@ export async function findSaleByKey(conn: Conn, companyId: number, key: string):
   return row ?? null;
 }
 
-/** Serialises requests that carry the same idempotency key (to the end of the transaction). */
+/** Serialises requests that carry the same idempotency key (to the end of the transaction): an exchange's sale. */
 export async function lockIdempotencyKey(conn: Conn, companyId: number, key: string) {
   await conn.execute(sql`SELECT pg_advisory_xact_lock(hashtext(${`sale-key:${companyId}:${key}`}))`);
 }
@@ -399,6 +399,9 @@ export function catalogRows(conn: Conn, companyId: number) {
 /**
  * The register's own row of a sale (box session, deposit, idempotency key, who sold it, change) as
  * a CTE step of the statement that creates the sale (sales.repo saleInsertSteps, the ledger's steps).
+ * It is also the statement's guard (migration 0270): the session is held open through
+ * lock_open_box_session, which raises `no_open_session` when it has closed, and the key's unique
+ * index refuses a second sale with the same key; either way the statement writes nothing.
  */
 export function registerRowStep(v: {
   companyId: number;
@@ -418,7 +421,8 @@ export function registerRowStep(v: {
   return sql`register AS (
       INSERT INTO register_sales (company_id, sale_id, box_session_id, deposit_id, idempotency_key, request_sha256,
         customer_name, sold_by, sold_by_user_id, sold_at, change, discount_reason, discount_approved_by)
-      VALUES (${v.companyId}, ${v.saleId}, ${v.sessionId}, ${v.depositId}, ${v.key}, ${v.sha256}, ${v.customerName}, ${v.soldBy},
+      VALUES (${v.companyId}, ${v.saleId}, lock_open_box_session(${v.companyId}::integer, ${v.sessionId}::integer), ${v.depositId},
+        ${v.key}, ${v.sha256}, ${v.customerName}, ${v.soldBy},
         ${v.soldByUserId}::int, ${v.soldAt.toISOString()}::timestamptz, ${v.change}::numeric, ${v.discountReason ?? null}::text,
         ${v.discountApprovedBy ?? null}::text))`;
 }
@@ -435,9 +439,10 @@ export interface SellingPoint {
 }
 
 /**
- * Where a sale is made, in one read: the box, the deposit it sells from, its open session (held
- * open to the end of the transaction, as findOpenSession 'share') and the company's settings.
- * Null when the box does not exist or has no open session (findBox tells which).
+ * Where a sale is made, in one read: the box, the deposit it sells from, its open session and the
+ * company's settings. Null when the box does not exist or has no open session (findBox tells which).
+ * It locks nothing (a lock would give the read a transaction id and a WAL flush of its own): the
+ * sale's statement holds the session itself (registerRowStep).
  */
 export async function findSellingPoint(conn: Conn, companyId: number, boxId: number): Promise<SellingPoint | null> {
   const [row] = await selectRows<SellingPoint>(
@@ -449,8 +454,7 @@ export async function findSellingPoint(conn: Conn, companyId: number, boxId: num
       FROM boxes b
       JOIN box_sessions s ON s.company_id = b.company_id AND s.box_id = b.id AND s.status = 'open'
       JOIN companies c ON c.id = b.company_id
-      WHERE b.company_id = ${companyId} AND b.id = ${boxId}
-      FOR SHARE OF s`,
+      WHERE b.company_id = ${companyId} AND b.id = ${boxId}`,
   );
   return row ?? null;
 }
