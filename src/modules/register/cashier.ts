@@ -78,10 +78,13 @@ async function replayedSale(tx: Conn, companyId: number, key: string, fingerprin
   return readSale(tx, companyId, seen.sale_id);
 }
 
-/** The box the sale is made at, the deposit it sells from, its open session (the seller's own) and the company's settings. */
-async function sellingPointOf(tx: Conn, ctx: CompanyCtx, boxId: number) {
+/**
+ * The box the sale is made at, the deposit it sells from, its open session (the seller's own), the
+ * company's settings and the products the sale names: one read.
+ */
+async function sellingPointOf(tx: Conn, ctx: CompanyCtx, boxId: number, productIds: number[]) {
   const companyId = ctx.companyId;
-  const point = await repo.findSellingPoint(tx, companyId, boxId);
+  const point = await repo.findSellingPoint(tx, companyId, boxId, productIds);
   if (!point) {
     if (!(await repo.findBox(tx, companyId, boxId))) throw new AppError('invalid_reference', `box ${boxId} does not exist`);
     throw new AppError('no_open_session', `box ${boxId} has no open session; open it to sell`);
@@ -97,6 +100,7 @@ async function sellingPointOf(tx: Conn, ctx: CompanyCtx, boxId: number) {
     box: { id: point.box_id, name: point.box_name, sellsFrom: point.sells_from },
     sessionId: point.session_id,
     settings: point.settings,
+    products: point.products,
   };
 }
 
@@ -218,13 +222,18 @@ export function createCashier({ db, clock, approver }: { db: Database; clock: Cl
       };
       try {
         const soldAt = soldAtOf(input.sold_at, now);
-        const point = await sellingPointOf(conn, ctx, input.box_id);
-        const { settings } = point;
+        const point = await sellingPointOf(
+          conn,
+          ctx,
+          input.box_id,
+          input.items.flatMap((i) => (i.product_id === undefined ? [] : [i.product_id])),
+        );
+        const { settings, products } = point;
         const lines = await priceLines(
           conn,
           ctx,
           input.items,
-          { settings },
+          { settings, products },
           input.catalog_at ? new Date(input.catalog_at) : null,
         );
         const discounted = applyDiscounts(

@@ -25,15 +25,12 @@ export async function priceLines(
   tx: Conn,
   ctx: CompanyCtx,
   items: SaleItemInput[],
-  company: { settings: Record<string, unknown> },
+  /** The company's settings and the products the items name (read with the selling point). */
+  company: { settings: Record<string, unknown>; products: repo.ProductForSale[] },
   catalogAt: Date | null,
 ) {
   const layout = registerScaleLayout(company.settings['scaleLabel']);
-  const byId = new Map(
-    (
-      await repo.findProductsForSale(tx, ctx.companyId, [...new Set(items.flatMap((i) => (i.product_id ? [i.product_id] : [])))])
-    ).map((p) => [p.id, p]),
-  );
+  const byId = new Map(company.products.map((p) => [p.id, p]));
   const mayChange = actsAsAdmin(ctx) || company.settings['registerPriceOverride'] === true;
   const lines = [];
   for (const [n, item] of items.entries()) {

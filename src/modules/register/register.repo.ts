@@ -331,18 +331,6 @@ export interface ProductForSale {
   updated_at: Date | string;
 }
 
-export function findProductsForSale(conn: Conn, companyId: number, ids: number[]): Promise<ProductForSale[]> {
-  if (ids.length === 0) return Promise.resolve([]);
-  return selectRows<ProductForSale>(
-    conn,
-    sql`SELECT id, name, sku, bc, base_price, unit, enable, updated_at FROM products
-      WHERE company_id = ${companyId} AND id IN (${sql.join(
-        ids.map((id) => sql`${id}`),
-        sql`, `,
-      )})`,
-  );
-}
-
 /** A product by its scale PLU (as printed or without leading zeros), in `sku`. */
 export async function findProductByPlu(conn: Conn, companyId: number, candidates: string[]): Promise<ProductForSale | null> {
   const [row] = await selectRows<ProductForSale>(
@@ -439,18 +427,27 @@ export interface SellingPoint {
 }
 
 /**
- * Where a sale is made, in one read: the box, the deposit it sells from, its open session and the
- * company's settings. Null when the box does not exist or has no open session (findBox tells which).
- * It locks nothing (a lock would give the read a transaction id and a WAL flush of its own): the
- * sale's statement holds the session itself (registerRowStep).
+ * Where a sale is made, in one read: the box, the deposit it sells from, its open session, the
+ * company's settings and the products the sale names (by id; the others are not read). Null when
+ * the box does not exist or has no open session (findBox tells which). It locks nothing (a lock
+ * would give the read a transaction id and a WAL flush of its own): the sale's statement holds the
+ * session itself (registerRowStep).
  */
-export async function findSellingPoint(conn: Conn, companyId: number, boxId: number): Promise<SellingPoint | null> {
-  const [row] = await selectRows<SellingPoint>(
+export async function findSellingPoint(
+  conn: Conn,
+  companyId: number,
+  boxId: number,
+  productIds: number[] = [],
+): Promise<(SellingPoint & { products: ProductForSale[] }) | null> {
+  const [row] = await selectRowsPrepared<SellingPoint & { products: ProductForSale[] }>(
     conn,
     sql`SELECT b.id AS box_id, b.name AS box_name,
         coalesce(b.deposit_id, (SELECT d.id FROM deposits d WHERE d.company_id = b.company_id AND d.is_default)) AS sells_from,
         s.id AS session_id, s.user_id AS session_user_id, (SELECT coalesce(u.display_name, u.email) FROM users u WHERE u.id = s.user_id) AS session_user_name,
-        c.settings
+        c.settings,
+        (SELECT coalesce(json_agg(json_build_object('id', p.id, 'name', p.name, 'sku', p.sku, 'bc', p.bc,
+            'base_price', p.base_price::text, 'unit', p.unit, 'enable', p.enable, 'updated_at', p.updated_at)), '[]'::json)
+          FROM products p WHERE p.company_id = b.company_id AND p.id = ANY(${sql.param(productIds)}::int[])) AS products
       FROM boxes b
       JOIN box_sessions s ON s.company_id = b.company_id AND s.box_id = b.id AND s.status = 'open'
       JOIN companies c ON c.id = b.company_id
