@@ -11,8 +11,10 @@ import {
   parseAmountText,
   parseCents,
   parseDecimal,
+  textToUnits,
   toCents,
   toMilli,
+  toUnits,
 } from './money.ts';
 
 describe('money', () => {
@@ -27,6 +29,49 @@ describe('money', () => {
     ['999999999999.99', 99999999999999],
   ])('reads %s as %i cents', (input, cents) => {
     expect(toCents(input)).toBe(cents);
+  });
+
+  it('reads numbers the same way as their decimal text (fast path for numbers)', () => {
+    const values = [0, -0, 0.5, 1250.25, 4550.5, 0.1 + 0.2, 1.005, 2.675, -12.345, 0.0005, 1e-7, 99_999_999_999.999];
+    let seed = 42;
+    const random = () => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+      return seed / 2 ** 31;
+    };
+    for (let n = 0; n < 4000; n++) {
+      const decimals = n % 6;
+      const magnitude = 10 ** (n % 13);
+      const value = Number(((random() - 0.5) * magnitude).toFixed(decimals));
+      values.push(value, random() * magnitude);
+    }
+    for (const value of values) {
+      for (const scale of [0, 2, 3]) {
+        expect([value, scale, toUnits(value, scale)]).toEqual([value, scale, textToUnits(value, scale)]);
+        for (const text of [String(value), value.toFixed(scale), ` ${value.toFixed(scale + 1)} `]) {
+          if (/e/.test(text)) continue;
+          expect([text, scale, toUnits(text, scale)]).toEqual([text, scale, textToUnits(text, scale)]);
+        }
+      }
+    }
+    for (const text of ['-0', '-0.00', '007.5', '5.', '.5', '1e3', '', ' 12.50 ', '999999999999.99', '99999999999.999']) {
+      for (const scale of [0, 2, 3]) {
+        const fast = (() => {
+          try {
+            return toUnits(text, scale);
+          } catch {
+            return 'throws';
+          }
+        })();
+        const reference = (() => {
+          try {
+            return textToUnits(text, scale);
+          } catch {
+            return 'throws';
+          }
+        })();
+        expect([text, scale, fast]).toEqual([text, scale, reference]);
+      }
+    }
   });
 
   it('rejects what is not a decimal', () => {

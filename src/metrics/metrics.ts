@@ -51,6 +51,7 @@ export function createMetrics({ db, jobs, logger }: MetricsDeps): Metrics {
     labelNames: ['result', 'code'] as const,
     registers: [registry],
   });
+  const eventSeries = new Map<string, ReturnType<typeof events.labels>>();
 
   // A gauge read from the database at scrape time; a failing read leaves it out of the answer.
   const fromDatabase = (name: string, help: string, read: (gauge: Gauge) => Promise<void>, labelNames: string[] = []) =>
@@ -135,7 +136,14 @@ export function createMetrics({ db, jobs, logger }: MetricsDeps): Metrics {
       series.time.observe(seconds);
     },
     countEvent(result, code) {
-      events.inc({ result, code });
+      // Kept like the request series: one labelled child per (result, code), not a label hash per event.
+      const key = `${result} ${code}`;
+      let child = eventSeries.get(key);
+      if (!child) {
+        child = events.labels(result, code);
+        eventSeries.set(key, child);
+      }
+      child.inc();
     },
     render: () => registry.metrics(),
   };

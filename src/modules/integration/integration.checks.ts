@@ -34,15 +34,16 @@ export function verifySignature(header: string | undefined, rawBody: Buffer, key
 /** x-sent-at, when present: RFC 3339 with offset, within ±5 minutes of the server clock. */
 export function checkSentAt(header: string | undefined, now: Date): void {
   if (header === undefined) return;
-  const serverTime = now.toISOString();
   const sentAt = parseRfc3339(header.trim());
   if (!sentAt) {
+    const serverTime = now.toISOString();
     throw new AppError('bad_request', `x-sent-at must be an RFC 3339 date-time with offset, like ${serverTime} (server time)`, {
       details: [{ path: 'headers.x-sent-at', message: `"${header.slice(0, 64)}" is not an RFC 3339 date-time` }],
     });
   }
   const skewSeconds = Math.round((now.getTime() - sentAt.getTime()) / 1000);
   if (Math.abs(now.getTime() - sentAt.getTime()) > SENT_AT_TOLERANCE_MS) {
+    const serverTime = now.toISOString();
     throw new AppError(
       'timestamp_out_of_window',
       `x-sent-at ${header} is ${Math.abs(skewSeconds)} s ${skewSeconds > 0 ? 'in the past' : 'in the future'}; ` +

@@ -87,7 +87,7 @@ export function createIntegrationService({ db, clock, logger, companies, jobs, c
     const senderKey = checkIdempotencyKey(input.idempotencyKey);
     // A byte order mark is ignored (RFC 8259 §8.1), and not stored: PostgreSQL's json refuses it.
     const text = input.rawBody.toString('utf8').replace(/^\uFEFF/, '');
-    const valid = validateEnvelope(parseJson(text), input.companyId);
+    const valid = validateEnvelope(parseJson(text), input.companyId, text);
     const bodySha256 = createHash('sha256').update(input.rawBody).digest('hex');
 
     const body = { text, bodySha256, signatureValid, senderKey };

@@ -80,8 +80,13 @@ export type ValidEvent = { [E in EventName]: { event: E; data: EventData<E> } }[
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/** Checks the envelope in the contract's order: event supported (422), then data (422, every problem with its path). */
-export function validateEnvelope(body: unknown, companyId: number): ValidEvent {
+/**
+ * Checks the envelope in the contract's order: event supported (422), then data (422, every problem with its path).
+ * `text` is the JSON the body was parsed from, when the caller has it: without a `\u` escape in it
+ * no string of the body can hold a NUL or an unpaired surrogate (JSON carries a control character
+ * only escaped, and UTF-8 decoding never yields a lone surrogate), so the walk looking for them is skipped.
+ */
+export function validateEnvelope(body: unknown, companyId: number, text?: string): ValidEvent {
   if (!isObject(body)) throw new AppError('unsupported_event', 'the body must be a JSON object {event, data}');
   const event = body['event'];
   if (event === undefined) throw new AppError('unsupported_event', 'event is missing; send {event, data}');
@@ -120,7 +125,7 @@ export function validateEnvelope(body: unknown, companyId: number): ValidEvent {
   if (event === 'movement.created' && isObject(record) && record['type'] === 'ADJUSTMENT' && record['amount'] === 0) {
     details.push({ path: 'data.movement.amount', message: 'must not be 0: an ADJUSTMENT of 0 changes nothing' });
   }
-  details.push(...unstorableStrings(data, 'data'));
+  if (text === undefined || text.includes('\\u')) details.push(...unstorableStrings(data, 'data'));
   if (details.length > 0) throw invalidData(event, details);
   return { event, data } as ValidEvent;
 }
@@ -194,12 +199,6 @@ export function deeperThan(body: Record<string, unknown>, limit: number): string
  */
 function unstorableStrings(value: unknown, path: string, found: ErrorDetail[] = []): ErrorDetail[] {
   if (found.length >= MAX_STRING_DETAILS) return found;
-  const problem = (text: string) =>
-    text.includes('\u0000')
-      ? 'must not contain the NUL character (\\u0000)'
-      : LONE_SURROGATE.test(text)
-        ? 'must not contain an unpaired UTF-16 surrogate'
-        : null;
   if (typeof value === 'string') {
     const message = problem(value);
     if (message) found.push({ path, message });
@@ -213,4 +212,11 @@ function unstorableStrings(value: unknown, path: string, found: ErrorDetail[] = 
     }
   }
   return found.slice(0, MAX_STRING_DETAILS);
+}
+
+/** Why a string cannot be stored (PostgreSQL text and json refuse it), or null. */
+function problem(text: string): string | null {
+  if (text.includes('\u0000')) return 'must not contain the NUL character (\\u0000)';
+  if (LONE_SURROGATE.test(text)) return 'must not contain an unpaired UTF-16 surrogate';
+  return null;
 }
