@@ -26,6 +26,8 @@ export interface ProductFilter {
 /**
  * `q` over name (accent- and case-insensitive), sku and barcode; the other filters as given. Values
  * go in as parameters, or through `bind` as the placeholders of a prepared template (listProducts).
+ * Every condition binds a value under a name of its own, so the names bound say which conditions
+ * the statement has: listProducts keys its prepared statements by them.
  */
 export function productWhere(companyId: number, filter: ProductFilter, bind: Bind = asParam): SQL {
   const parts: SQL[] = [sql`p.company_id = ${bind('company', companyId)}`];
@@ -37,7 +39,9 @@ export function productWhere(companyId: number, filter: ProductFilter, bind: Bin
   if (filter.mark?.trim()) parts.push(sql`lower(p.mark) = lower(${bind('mark', filter.mark.trim())})`);
   if (filter.enabled !== undefined) parts.push(sql`p.enable = ${bind('enabled', filter.enabled)}`);
   // Low: at or under its minimum, or below zero whatever its minimum (the shelf sold what the books lacked).
-  if (filter.lowStock) parts.push(sql`(p.stock < 0 OR (p.min_stock IS NOT NULL AND p.stock <= p.min_stock))`);
+  if (filter.lowStock) {
+    parts.push(sql`(p.stock < ${bind('lowStock', 0)} OR (p.min_stock IS NOT NULL AND p.stock <= p.min_stock))`);
+  }
   return sql.join(parts, sql` AND `);
 }
 
@@ -67,7 +71,7 @@ function toProductRow(raw: RawProductRow): ProductRow {
 /** Rows a search reads in id order before it asks the trigram index instead (see listProducts). */
 const DENSE_WINDOW_PER_ROW = 40;
 
-/** The list statement of each shape of filter (its WHERE text), prepared once; see listProducts. */
+/** The list statement of each shape of filter (the names its WHERE binds), prepared once; see listProducts. */
 const listStatements = new Map<string, ReturnType<typeof preparedTemplate<RawProductRow>>>();
 /** Shapes kept (a shape is which filters and how many words of which kind): far more than a shop uses. */
 const MAX_LIST_SHAPES = 200;
@@ -93,13 +97,17 @@ export async function listProducts(
   limit: number,
 ): Promise<ProductRow[]> {
   const values: Record<string, unknown> = { after: afterId, limit, window: limit * DENSE_WINDOW_PER_ROW };
+  const names: string[] = [];
   const where = productWhere(companyId, filter, (name, value) => {
     values[name] = value;
+    names.push(name);
     return sql.placeholder(name);
   });
-  const key = placeholderText(where);
+  // The names bound are the shape (compiling the WHERE to key by its text cost as much as the SQL saved).
+  const key = names.join(' ');
   let statement = listStatements.get(key);
   if (!statement) {
+    placeholderText(where); // throws if a value went in without bind: it would be baked into the statement
     statement = preparedTemplate<RawProductRow>(listStatement(where, searchWords(filter.q).length > 0));
     if (listStatements.size < MAX_LIST_SHAPES) listStatements.set(key, statement);
   }
