@@ -4,7 +4,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { btree_gist } from '@electric-sql/pglite/contrib/btree_gist';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { unaccent } from '@electric-sql/pglite/contrib/unaccent';
-import { type ExtractTablesWithRelations, getTableColumns, type SQL, sql } from 'drizzle-orm';
+import { type ExtractTablesWithRelations, fillPlaceholders, getTableColumns, is, Placeholder, type SQL, sql } from 'drizzle-orm';
 import { drizzle as drizzleNodePg } from 'drizzle-orm/node-postgres';
 import {
   type PgColumn,
@@ -248,6 +248,27 @@ export function preparedStatement<T>(text: string): PreparedStatement<T> {
       return result.rows;
     },
   };
+}
+
+/**
+ * The text of a `sql` fragment whose every value is a `sql.placeholder`: its shape, to key the
+ * statements of preparedTemplate by. A plain value would be baked into a cached statement, so it throws.
+ */
+export function placeholderText(query: SQL): string {
+  const built = dialect.sqlToQuery(query);
+  if (!built.params.every((p) => is(p, Placeholder))) throw new Error('placeholderText: a value is not a placeholder');
+  return built.sql;
+}
+
+/**
+ * A prepared statement built once from a `sql` template whose request values are
+ * `sql.placeholder(name)`s: each run fills them from `values`, so a hot statement whose shape
+ * depends on the request (which filters, how many words) is neither rebuilt nor re-parsed per call.
+ */
+export function preparedTemplate<T>(query: SQL): { run(conn: Conn, values: Record<string, unknown>): Promise<T[]> } {
+  const built = dialect.sqlToQuery(query);
+  const statement = preparedStatement<T>(built.sql);
+  return { run: (conn, values) => statement.run(conn, fillPlaceholders(built.params, values)) };
 }
 
 /**

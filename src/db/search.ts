@@ -23,8 +23,17 @@ const INDEXABLE = /[\p{L}\p{N}]{3}/u;
  * LIKE through the trigram index; a word without a run of 3 letters or digits cannot use that index
  * (pg_trgm would read all of it), so it is a plain substring test on the rows the others found.
  */
-export function searchMatches(column: SQL, q: string | undefined): SQL[] {
-  return searchWords(q).map((word) =>
-    INDEXABLE.test(word) ? sql`${column} LIKE ${`%${word}%`}` : sql`strpos(${column}, ${word}) > 0`,
+export function searchMatches(column: SQL, q: string | undefined, bind: Bind = asParam): SQL[] {
+  return searchWords(q).map((word, i) =>
+    INDEXABLE.test(word)
+      ? sql`${column} LIKE ${bind(`like${i}`, `%${word}%`)}`
+      : sql`strpos(${column}, ${bind(`word${i}`, word)}) > 0`,
   );
 }
+
+/**
+ * How a condition takes a value of the request: as a parameter (asParam), or as a named
+ * `sql.placeholder` of a statement prepared once per shape (see preparedTemplate in client.ts).
+ */
+export type Bind = (name: string, value: unknown) => unknown;
+export const asParam: Bind = (_name, value) => value;

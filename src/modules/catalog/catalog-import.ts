@@ -307,7 +307,6 @@ class Catalogue {
       cost: null,
       unit: 'unit',
       minStock: null,
-      search: null,
       ...catalogueFields(input),
     });
   }

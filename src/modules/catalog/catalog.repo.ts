@@ -1,10 +1,19 @@
 import { type SQL, sql } from 'drizzle-orm';
-import { type Conn, columnList, selectRows, selectTableRows, setList, valuesList } from '../../db/client.ts';
+import {
+  type Conn,
+  columnList,
+  placeholderText,
+  preparedTemplate,
+  selectRows,
+  selectTableRows,
+  setList,
+  valuesList,
+} from '../../db/client.ts';
 import { products } from '../../db/schema/index.ts';
-import { searchMatches, searchWords } from '../../db/search.ts';
+import { asParam, type Bind, searchMatches, searchWords } from '../../db/search.ts';
 
-/** A product row as the database holds it. */
-export type ProductRow = typeof products.$inferSelect;
+/** A product row as the database holds it (without the generated search text, which nobody reads back). */
+export type ProductRow = Omit<typeof products.$inferSelect, 'search'>;
 
 export interface ProductFilter {
   q?: string | undefined;
@@ -14,18 +23,25 @@ export interface ProductFilter {
   lowStock?: boolean | undefined;
 }
 
-/** `q` over name (accent- and case-insensitive), sku and barcode; the other filters as given. */
-export function productWhere(companyId: number, filter: ProductFilter): SQL {
-  const parts: SQL[] = [sql`p.company_id = ${companyId}`];
+/**
+ * `q` over name (accent- and case-insensitive), sku and barcode; the other filters as given. Values
+ * go in as parameters, or through `bind` as the placeholders of a prepared template (listProducts).
+ * Every condition binds a value under a name of its own, so the names bound say which conditions
+ * the statement has: listProducts keys its prepared statements by them.
+ */
+export function productWhere(companyId: number, filter: ProductFilter, bind: Bind = asParam): SQL {
+  const parts: SQL[] = [sql`p.company_id = ${bind('company', companyId)}`];
   // Every word of q, in the name (accents and case ignored), the sku or the barcode: the stored
   // search column of migration 0017, trigram-indexed (products_search_idx). A shorter word cannot
   // use that index (pg_trgm would read all of it), so it is a plain substring test on the rows found.
-  parts.push(...searchMatches(sql`p.search`, filter.q));
-  if (filter.categoryId !== undefined) parts.push(sql`p.category_id = ${filter.categoryId}`);
-  if (filter.mark?.trim()) parts.push(sql`lower(p.mark) = lower(${filter.mark.trim()})`);
-  if (filter.enabled !== undefined) parts.push(sql`p.enable = ${filter.enabled}`);
+  parts.push(...searchMatches(sql`p.search`, filter.q, bind));
+  if (filter.categoryId !== undefined) parts.push(sql`p.category_id = ${bind('category', filter.categoryId)}`);
+  if (filter.mark?.trim()) parts.push(sql`lower(p.mark) = lower(${bind('mark', filter.mark.trim())})`);
+  if (filter.enabled !== undefined) parts.push(sql`p.enable = ${bind('enabled', filter.enabled)}`);
   // Low: at or under its minimum, or below zero whatever its minimum (the shelf sold what the books lacked).
-  if (filter.lowStock) parts.push(sql`(p.stock < 0 OR (p.min_stock IS NOT NULL AND p.stock <= p.min_stock))`);
+  if (filter.lowStock) {
+    parts.push(sql`(p.stock < ${bind('lowStock', 0)} OR (p.min_stock IS NOT NULL AND p.stock <= p.min_stock))`);
+  }
   return sql.join(parts, sql` AND `);
 }
 
@@ -37,7 +53,7 @@ export function productWhere(companyId: number, filter: ProductFilter): SQL {
 const PRODUCT_ROW = sql.raw(`p.company_id AS "companyId", p.id, p.sku, p.bc, p.name, p.description,
   p.base_price::text AS "basePrice", p.stock::text AS stock, p.category_id AS "categoryId", p.mark, p.enable, p.photo,
   p.created_at AS "createdAt", p.updated_at AS "updatedAt", p.iva_rate AS "ivaRate", p.cost::text AS cost, p.unit,
-  p.min_stock::text AS "minStock", p.search`);
+  p.min_stock::text AS "minStock"`);
 
 type RawProductRow = Omit<ProductRow, 'createdAt' | 'updatedAt'> & { createdAt: Date | string; updatedAt: Date | string };
 
@@ -55,6 +71,11 @@ function toProductRow(raw: RawProductRow): ProductRow {
 /** Rows a search reads in id order before it asks the trigram index instead (see listProducts). */
 const DENSE_WINDOW_PER_ROW = 40;
 
+/** The list statement of each shape of filter (the names its WHERE binds), prepared once; see listProducts. */
+const listStatements = new Map<string, ReturnType<typeof preparedTemplate<RawProductRow>>>();
+/** Shapes kept (a shape is which filters and how many words of which kind): far more than a shop uses. */
+const MAX_LIST_SHAPES = 200;
+
 /**
  * A page of products (whole rows, in id order) after `afterId`, in one statement. Without a search,
  * the primary key in order. With one, two plans, because PostgreSQL cannot tell them apart from its
@@ -64,6 +85,9 @@ const DENSE_WINDOW_PER_ROW = 40;
  *   is the page (a common word: "yerba" matches one product in twelve);
  * - sparse: otherwise every match after `afterId` from the trigram index, sorted, the first `limit`
  *   (a rare word or a combination: "azucar ledesma", a barcode). Skipped when dense was enough.
+ * The statement of each shape of filter is built and prepared once (named, per connection): a call
+ * only fills in its values, so neither drizzle nor PostgreSQL parses it again, and PostgreSQL may
+ * keep one plan for it (the CTEs fix the plan's shape whatever the values).
  */
 export async function listProducts(
   conn: Conn,
@@ -72,27 +96,43 @@ export async function listProducts(
   afterId: number,
   limit: number,
 ): Promise<ProductRow[]> {
-  const where = productWhere(companyId, filter);
-  const ids =
-    searchWords(filter.q).length === 0
-      ? sql`SELECT p.id FROM products p WHERE ${where} AND p.id > ${afterId} ORDER BY p.id LIMIT ${limit}`
-      : sql`WITH dense AS MATERIALIZED (
-            SELECT p.id FROM (
-              SELECT * FROM products WHERE company_id = ${companyId} AND id > ${afterId} ORDER BY id LIMIT ${limit * DENSE_WINDOW_PER_ROW}
-            ) p
-            WHERE ${where} ORDER BY p.id LIMIT ${limit}
-          ),
-          sparse AS MATERIALIZED (
-            SELECT p.id FROM products p WHERE ${where} AND p.id > ${afterId} AND (SELECT count(*) FROM dense) < ${limit}
-          )
-          SELECT id FROM dense WHERE (SELECT count(*) FROM dense) >= ${limit}
-          UNION ALL
-          (SELECT id FROM sparse ORDER BY id LIMIT ${limit})`;
-  const rows = await selectRows<RawProductRow>(
-    conn,
-    sql`SELECT ${PRODUCT_ROW} FROM products p WHERE p.company_id = ${companyId} AND p.id IN (${ids}) ORDER BY p.id`,
-  );
-  return rows.map(toProductRow);
+  const values: Record<string, unknown> = { after: afterId, limit, window: limit * DENSE_WINDOW_PER_ROW };
+  const names: string[] = [];
+  const where = productWhere(companyId, filter, (name, value) => {
+    values[name] = value;
+    names.push(name);
+    return sql.placeholder(name);
+  });
+  // The names bound are the shape (compiling the WHERE to key by its text cost as much as the SQL saved).
+  const key = names.join(' ');
+  let statement = listStatements.get(key);
+  if (!statement) {
+    placeholderText(where); // throws if a value went in without bind: it would be baked into the statement
+    statement = preparedTemplate<RawProductRow>(listStatement(where, searchWords(filter.q).length > 0));
+    if (listStatements.size < MAX_LIST_SHAPES) listStatements.set(key, statement);
+  }
+  return (await statement.run(conn, values)).map(toProductRow);
+}
+
+function listStatement(where: SQL, search: boolean): SQL {
+  const after = sql.placeholder('after');
+  const limit = sql.placeholder('limit');
+  const ids = search
+    ? sql`WITH dense AS MATERIALIZED (
+          SELECT p.id FROM (
+            SELECT * FROM products WHERE company_id = ${sql.placeholder('company')} AND id > ${after}
+            ORDER BY id LIMIT ${sql.placeholder('window')}
+          ) p
+          WHERE ${where} ORDER BY p.id LIMIT ${limit}
+        ),
+        sparse AS MATERIALIZED (
+          SELECT p.id FROM products p WHERE ${where} AND p.id > ${after} AND (SELECT count(*) FROM dense) < ${limit}
+        )
+        SELECT id FROM dense WHERE (SELECT count(*) FROM dense) >= ${limit}
+        UNION ALL
+        (SELECT id FROM sparse ORDER BY id LIMIT ${limit})`
+    : sql`SELECT p.id FROM products p WHERE ${where} AND p.id > ${after} ORDER BY p.id LIMIT ${limit}`;
+  return sql`SELECT ${PRODUCT_ROW} FROM products p WHERE p.company_id = ${sql.placeholder('company')} AND p.id IN (${ids}) ORDER BY p.id`;
 }
 
 /** Whole product rows by id, in id order. */
