@@ -130,6 +130,25 @@ export class NameIndex {
       totalWeight += weight;
       if (matches.length === 0) continue;
       if (token.kind === 'word') wordMatched = true;
+      if (matches.length === 1) {
+        // One term: each product is in its postings once, so its value is the best one already.
+        const { term, similarity } = matches[0]!;
+        const boosted = this.kinds[term] === WORD ? similarity * FIRST_WORD_BONUS : similarity;
+        const list = this.postings[term]!;
+        for (let k = 0; k < list.length; k++) {
+          const entry = list[k]!;
+          const doc = entry >> 1;
+          if (docStamps[doc] !== docStamp) {
+            docStamps[doc] = docStamp;
+            score[doc] = 0;
+            matched[doc] = 0;
+            touched[touchedCount++] = doc;
+          }
+          score[doc] = score[doc]! + weight * (entry & 1 ? boosted : similarity);
+          matched[doc] = matched[doc]! + 1;
+        }
+        continue;
+      }
       const termStamp = work.nextTerm();
       let termTouchedCount = 0;
       for (const { term, similarity } of matches) {
@@ -165,21 +184,16 @@ export class NameIndex {
 
   private top({ score, matched, touched }: Scratch, touchedCount: number, totalWeight: number, limit: number): RankedName[] {
     const chosen: number[] = [];
-    const better = (a: number, b: number) => {
-      const byScore = score[a]! - score[b]!;
-      if (Math.abs(byScore) > 1e-9) return byScore > 0;
-      const coverA = matched[a]! / this.terms[a]!;
-      const coverB = matched[b]! / this.terms[b]!;
-      if (coverA !== coverB) return coverA > coverB;
-      if (this.nameLength[a] !== this.nameLength[b]) return this.nameLength[a]! < this.nameLength[b]!;
-      return this.ids[a]! < this.ids[b]!;
-    };
     for (let k = 0; k < touchedCount; k++) {
       const doc = touched[k]!;
-      if (chosen.length === limit && !better(doc, chosen[limit - 1]!)) continue;
+      if (chosen.length === limit) {
+        // Most products score clearly below the last one kept: one subtraction, no tie-break.
+        const byScore = score[doc]! - score[chosen[limit - 1]!]!;
+        if (byScore < -1e-9 || (byScore <= 1e-9 && !this.better(score, matched, doc, chosen[limit - 1]!))) continue;
+      }
       let at = chosen.length === limit ? limit - 1 : chosen.length;
       chosen[at] = doc;
-      while (at > 0 && better(doc, chosen[at - 1]!)) {
+      while (at > 0 && this.better(score, matched, doc, chosen[at - 1]!)) {
         chosen[at] = chosen[at - 1]!;
         chosen[at - 1] = doc;
         at -= 1;
@@ -187,6 +201,17 @@ export class NameIndex {
     }
     const total = totalWeight > 0 ? totalWeight : 1;
     return chosen.map((doc) => ({ id: this.ids[doc]!, score: score[doc]! / total }));
+  }
+
+  /** Whether product `a` goes before `b`: score, then coverage of its name, then the shorter name, then the lower id. */
+  private better(score: Float64Array, matched: Uint8Array, a: number, b: number): boolean {
+    const byScore = score[a]! - score[b]!;
+    if (Math.abs(byScore) > 1e-9) return byScore > 0;
+    const coverA = matched[a]! / this.terms[a]!;
+    const coverB = matched[b]! / this.terms[b]!;
+    if (coverA !== coverB) return coverA > coverB;
+    if (this.nameLength[a] !== this.nameLength[b]) return this.nameLength[a]! < this.nameLength[b]!;
+    return this.ids[a]! < this.ids[b]!;
   }
 
   /** Catalogue terms a query token stands for, with how well; the best first. */
@@ -414,7 +439,18 @@ function queryTokens(query: string): SearchToken[] {
   return tokens;
 }
 
-const collapse = (text: string) => text.replace(/([a-z])\1+/g, '$1');
+/** Runs of one letter as one ("cocaccola" → "cocacola"); a loop, not a regular expression: it runs on every query. */
+function collapse(text: string): string {
+  let out = '';
+  let previous = -1;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code === previous && code >= 97 && code <= 122) continue;
+    out += text[i];
+    previous = code;
+  }
+  return out;
+}
 
 /** Adjacent words of a name written together: "Coca Cola" → "cocacola", "Bon o Bon" → "bonobon". */
 function joins(all: string[]): string[] {
