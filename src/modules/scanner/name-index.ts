@@ -52,15 +52,6 @@ export class NameIndex {
   private readonly unmatchedWeight: number;
   /** Query word → catalogue terms it matches: shoppers type the same words over and over. */
   private readonly memo = new Map<string, TermMatch[]>();
-  // Scratch space reused by every search (a search runs synchronously, start to end).
-  private readonly score: Float64Array;
-  private readonly best: Float64Array;
-  private readonly matched: Uint8Array;
-  private readonly docStamp: Uint32Array;
-  private readonly termStamp: Uint32Array;
-  private stamp = 0;
-  private readonly touched: Int32Array;
-  private readonly termTouched: Int32Array;
 
   /** `read`: the names already read (see buildNameIndex); read here when absent. */
   constructor(products: readonly IndexedName[], read: readonly ReadName[] = products.map(readName())) {
@@ -116,20 +107,15 @@ export class NameIndex {
     this.postings = lists.map((list) => Int32Array.from(list));
     this.weights = Float64Array.from(this.postings, (list) => Math.log(1 + this.size / Math.max(list.length, 1)));
     this.unmatchedWeight = 0.5 * Math.log(1 + Math.max(this.size, 1));
-    this.score = new Float64Array(this.size);
-    this.best = new Float64Array(this.size);
-    this.matched = new Uint8Array(this.size);
-    this.docStamp = new Uint32Array(this.size);
-    this.termStamp = new Uint32Array(this.size);
-    this.touched = new Int32Array(this.size);
-    this.termTouched = new Int32Array(this.size);
   }
 
   /** The best `limit` products for a query, best first; empty when nothing shares a term with it. */
   search(query: string, limit: number): RankedName[] {
     if (this.size === 0) return [];
     const tokens = this.splitJoinedWords(this.mergeJoinedWords(queryTokens(query)));
-    const docStamp = this.nextStamp();
+    const work = shared.fit(this.size);
+    const { score, best, matched, docStamp: docStamps, termStamp: termStamps, touched, termTouched } = work;
+    const docStamp = work.nextDoc();
     let touchedCount = 0;
     let totalWeight = 0;
     // A size or a number alone ("2 litros") names no product: some word has to match.
@@ -144,7 +130,26 @@ export class NameIndex {
       totalWeight += weight;
       if (matches.length === 0) continue;
       if (token.kind === 'word') wordMatched = true;
-      const termStamp = this.nextStamp();
+      if (matches.length === 1) {
+        // One term: each product is in its postings once, so its value is the best one already.
+        const { term, similarity } = matches[0]!;
+        const boosted = this.kinds[term] === WORD ? similarity * FIRST_WORD_BONUS : similarity;
+        const list = this.postings[term]!;
+        for (let k = 0; k < list.length; k++) {
+          const entry = list[k]!;
+          const doc = entry >> 1;
+          if (docStamps[doc] !== docStamp) {
+            docStamps[doc] = docStamp;
+            score[doc] = 0;
+            matched[doc] = 0;
+            touched[touchedCount++] = doc;
+          }
+          score[doc] = score[doc]! + weight * (entry & 1 ? boosted : similarity);
+          matched[doc] = matched[doc]! + 1;
+        }
+        continue;
+      }
+      const termStamp = work.nextTerm();
       let termTouchedCount = 0;
       for (const { term, similarity } of matches) {
         const firstBoost = this.kinds[term] === WORD ? FIRST_WORD_BONUS : 1;
@@ -153,63 +158,60 @@ export class NameIndex {
           const entry = list[k]!;
           const doc = entry >> 1;
           const value = entry & 1 ? similarity * firstBoost : similarity;
-          if (this.termStamp[doc] !== termStamp) {
-            this.termStamp[doc] = termStamp;
-            this.best[doc] = value;
-            this.termTouched[termTouchedCount++] = doc;
-          } else if (value > this.best[doc]!) {
-            this.best[doc] = value;
+          if (termStamps[doc] !== termStamp) {
+            termStamps[doc] = termStamp;
+            best[doc] = value;
+            termTouched[termTouchedCount++] = doc;
+          } else if (value > best[doc]!) {
+            best[doc] = value;
           }
         }
       }
       for (let k = 0; k < termTouchedCount; k++) {
-        const doc = this.termTouched[k]!;
-        if (this.docStamp[doc] !== docStamp) {
-          this.docStamp[doc] = docStamp;
-          this.score[doc] = 0;
-          this.matched[doc] = 0;
-          this.touched[touchedCount++] = doc;
+        const doc = termTouched[k]!;
+        if (docStamps[doc] !== docStamp) {
+          docStamps[doc] = docStamp;
+          score[doc] = 0;
+          matched[doc] = 0;
+          touched[touchedCount++] = doc;
         }
-        this.score[doc] = this.score[doc]! + weight * this.best[doc]!;
-        this.matched[doc] = this.matched[doc]! + 1;
+        score[doc] = score[doc]! + weight * best[doc]!;
+        matched[doc] = matched[doc]! + 1;
       }
     }
-    return wordMatched ? this.top(touchedCount, totalWeight, limit) : [];
+    return wordMatched ? this.top(work, touchedCount, totalWeight, limit) : [];
   }
 
-  private nextStamp(): number {
-    this.stamp = this.stamp >= 0xffff_fff0 ? 1 : this.stamp + 1;
-    if (this.stamp === 1) {
-      this.docStamp.fill(0);
-      this.termStamp.fill(0);
-    }
-    return this.stamp;
-  }
-
-  private top(touchedCount: number, totalWeight: number, limit: number): RankedName[] {
+  private top({ score, matched, touched }: Scratch, touchedCount: number, totalWeight: number, limit: number): RankedName[] {
     const chosen: number[] = [];
-    const better = (a: number, b: number) => {
-      const byScore = this.score[a]! - this.score[b]!;
-      if (Math.abs(byScore) > 1e-9) return byScore > 0;
-      const coverA = this.matched[a]! / this.terms[a]!;
-      const coverB = this.matched[b]! / this.terms[b]!;
-      if (coverA !== coverB) return coverA > coverB;
-      if (this.nameLength[a] !== this.nameLength[b]) return this.nameLength[a]! < this.nameLength[b]!;
-      return this.ids[a]! < this.ids[b]!;
-    };
     for (let k = 0; k < touchedCount; k++) {
-      const doc = this.touched[k]!;
-      if (chosen.length === limit && !better(doc, chosen[limit - 1]!)) continue;
+      const doc = touched[k]!;
+      if (chosen.length === limit) {
+        // Most products score clearly below the last one kept: one subtraction, no tie-break.
+        const byScore = score[doc]! - score[chosen[limit - 1]!]!;
+        if (byScore < -1e-9 || (byScore <= 1e-9 && !this.better(score, matched, doc, chosen[limit - 1]!))) continue;
+      }
       let at = chosen.length === limit ? limit - 1 : chosen.length;
       chosen[at] = doc;
-      while (at > 0 && better(doc, chosen[at - 1]!)) {
+      while (at > 0 && this.better(score, matched, doc, chosen[at - 1]!)) {
         chosen[at] = chosen[at - 1]!;
         chosen[at - 1] = doc;
         at -= 1;
       }
     }
     const total = totalWeight > 0 ? totalWeight : 1;
-    return chosen.map((doc) => ({ id: this.ids[doc]!, score: this.score[doc]! / total }));
+    return chosen.map((doc) => ({ id: this.ids[doc]!, score: score[doc]! / total }));
+  }
+
+  /** Whether product `a` goes before `b`: score, then coverage of its name, then the shorter name, then the lower id. */
+  private better(score: Float64Array, matched: Uint8Array, a: number, b: number): boolean {
+    const byScore = score[a]! - score[b]!;
+    if (Math.abs(byScore) > 1e-9) return byScore > 0;
+    const coverA = matched[a]! / this.terms[a]!;
+    const coverB = matched[b]! / this.terms[b]!;
+    if (coverA !== coverB) return coverA > coverB;
+    if (this.nameLength[a] !== this.nameLength[b]) return this.nameLength[a]! < this.nameLength[b]!;
+    return this.ids[a]! < this.ids[b]!;
   }
 
   /** Catalogue terms a query token stands for, with how well; the best first. */
@@ -249,7 +251,44 @@ export class NameIndex {
         if (similarity >= MIN_TERM_MATCH) found.push({ term, similarity });
       }
     }
-    return found.sort((a, b) => b.similarity - a.similarity || this.weights[b.term]! - this.weights[a.term]!);
+    found.sort((a, b) => b.similarity - a.similarity || this.weights[b.term]! - this.weights[a.term]!);
+    return this.withoutCovered(found);
+  }
+
+  /**
+   * The matches that can change a score: a search keeps, per product, the best value among a
+   * word's matches, in this order; a match whose every product already has an equal or better
+   * value from the matches before it changes nothing and is left out. Most are joined words
+   * ("aguamineral" for "agua" in "Agua mineral …"), which only hold products the word itself holds
+   * at a higher value: the scores and the order stay exactly the same, and a search reads about
+   * half the postings it did.
+   */
+  private withoutCovered(found: TermMatch[]): TermMatch[] {
+    if (found.length < 2) return found;
+    const work = shared.fit(this.size);
+    const { best, termStamp: stamps } = work;
+    const stamp = work.nextTerm();
+    const kept: TermMatch[] = [];
+    for (const match of found) {
+      const firstBoost = this.kinds[match.term] === WORD ? FIRST_WORD_BONUS : 1;
+      const list = this.postings[match.term]!;
+      let raises = false;
+      for (let k = 0; k < list.length; k++) {
+        const entry = list[k]!;
+        const doc = entry >> 1;
+        const value = entry & 1 ? match.similarity * firstBoost : match.similarity;
+        if (stamps[doc] !== stamp) {
+          stamps[doc] = stamp;
+          best[doc] = value;
+          raises = true;
+        } else if (value > best[doc]!) {
+          best[doc] = value;
+          raises = true;
+        }
+      }
+      if (raises) kept.push(match);
+    }
+    return kept;
   }
 
   /** "panalesla gauchita" → "pañales la gauchita": a word that matches nothing but is two catalogue words. */
@@ -332,6 +371,55 @@ export async function buildNameIndex(products: readonly IndexedName[]): Promise<
   return new NameIndex(products, read);
 }
 
+/**
+ * Per-product scratch space of a search, one for all the indexes of the process: a search runs
+ * synchronously, start to end, so they can share it, and one set of arrays stays in the CPU
+ * cache (one set per company, 100 companies × 10,000 products, missed it on most lookups).
+ */
+class Scratch {
+  score = new Float64Array(0);
+  best = new Float64Array(0);
+  matched = new Uint8Array(0);
+  docStamp = new Uint32Array(0);
+  termStamp = new Uint32Array(0);
+  touched = new Int32Array(0);
+  termTouched = new Int32Array(0);
+  private docStamps = 0;
+  private termStamps = 0;
+
+  /** Room for `size` products (grown, never shrunk: the largest catalogue searched so far). */
+  fit(size: number): this {
+    if (this.score.length < size) {
+      this.score = new Float64Array(size);
+      this.best = new Float64Array(size);
+      this.matched = new Uint8Array(size);
+      this.docStamp = new Uint32Array(size);
+      this.termStamp = new Uint32Array(size);
+      this.touched = new Int32Array(size);
+      this.termTouched = new Int32Array(size);
+    }
+    return this;
+  }
+
+  /**
+   * Stamps no product carries yet: a product with another stamp was not touched in this search
+   * (`docStamp`) or this pass over a query word's terms (`termStamp`). Two counters: when one wraps
+   * around, only its own array is cleared, never the other one in the middle of its search.
+   */
+  nextDoc(): number {
+    this.docStamps = this.docStamps >= 0xffff_fff0 ? 1 : this.docStamps + 1;
+    if (this.docStamps === 1) this.docStamp.fill(0);
+    return this.docStamps;
+  }
+
+  nextTerm(): number {
+    this.termStamps = this.termStamps >= 0xffff_fff0 ? 1 : this.termStamps + 1;
+    if (this.termStamps === 1) this.termStamp.fill(0);
+    return this.termStamps;
+  }
+}
+const shared = new Scratch();
+
 interface TermMatch {
   term: number;
   similarity: number;
@@ -351,7 +439,18 @@ function queryTokens(query: string): SearchToken[] {
   return tokens;
 }
 
-const collapse = (text: string) => text.replace(/([a-z])\1+/g, '$1');
+/** Runs of one letter as one ("cocaccola" → "cocacola"); a loop, not a regular expression: it runs on every query. */
+function collapse(text: string): string {
+  let out = '';
+  let previous = -1;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code === previous && code >= 97 && code <= 122) continue;
+    out += text[i];
+    previous = code;
+  }
+  return out;
+}
 
 /** Adjacent words of a name written together: "Coca Cola" → "cocacola", "Bon o Bon" → "bonobon". */
 function joins(all: string[]): string[] {

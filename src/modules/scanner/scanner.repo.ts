@@ -46,7 +46,10 @@ export function createScannerRepo(db: Db) {
     },
     /** The ranked products (enabled ones only) and the company's catalogue version, in one statement. */
     async findRanked(company: number, ids: number[]): Promise<{ version: number; rows: ScannerRow[] }> {
-      const raw = await rankedStatement.run(db, [company, ids]);
+      const raw =
+        ids.length <= RANKED_IDS
+          ? await rankedStatement.run(db, [company, ...ids, ...NO_IDS.slice(ids.length)])
+          : await rankedManyStatement.run(db, [company, ids]);
       const version = Number(raw[0]?.version ?? 0);
       const rows = raw.filter((row) => row.id !== null).map(fromRaw);
       return { version, rows };
@@ -84,8 +87,26 @@ interface RawRow {
   enable: boolean;
 }
 
+/**
+ * A name lookup's answer and alternatives: up to 6 ids, one parameter each (a missing one is
+ * NULL, which matches nothing). With `id = ANY($2::int[])` PostgreSQL never kept a generic plan
+ * (its estimate of an array's length made the generic plan look dearer than a custom one) and
+ * planned the statement again on every lookup: 170–190 µs of the server's CPU per execution,
+ * against 55–70 µs with six parameters (issue 33; docs/decisiones.md).
+ */
+const RANKED_IDS = 6;
+const NO_IDS: null[] = Array.from({ length: RANKED_IDS }, () => null);
+const RANKED_COLUMNS = 'v.version, p.id, p.name, p.description, p.bc, p.base_price, p.photo, p.mark, p.category_id, p.enable';
+
 const rankedStatement = preparedStatement<RawRow>(
-  `SELECT v.version, p.id, p.name, p.description, p.bc, p.base_price, p.photo, p.mark, p.category_id, p.enable
+  `SELECT ${RANKED_COLUMNS}
+     FROM ${VERSION} v
+     LEFT JOIN products p ON p.company_id = $1 AND p.id IN ($2, $3, $4, $5, $6, $7) AND p.enable`,
+);
+
+/** More ids than that (no caller asks for them today): one array parameter. */
+const rankedManyStatement = preparedStatement<RawRow>(
+  `SELECT ${RANKED_COLUMNS}
      FROM ${VERSION} v
      LEFT JOIN products p ON p.company_id = $1 AND p.id = ANY($2::int[]) AND p.enable`,
 );

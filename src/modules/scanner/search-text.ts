@@ -139,8 +139,19 @@ export function fold(word: string): string {
     .replace(/(.)\1+/g, '$1');
 }
 
+/** Words already folded: catalogue names and queries repeat a few thousand words (bounded). */
+const folded = new Map<string, string>();
+const FOLDED_WORDS = 50_000;
+
+/** `fold(singular(word))`, remembered: eighteen regular expressions per word were most of reading a name. */
 export function foldWord(word: string): string {
-  return fold(singular(word));
+  let out = folded.get(word);
+  if (out === undefined) {
+    out = fold(singular(word));
+    if (folded.size >= FOLDED_WORDS) folded.clear();
+    folded.set(word, out);
+  }
+  return out;
 }
 
 function numberOf(word: string): number | null {
