@@ -172,7 +172,7 @@ export async function cpuOf<T>(
     for (const [pid, { app, seconds }] of after) {
       if (seconds === null) continue;
       const start = before.get(pid)?.seconds ?? 0;
-      postgresMs[app] = (postgresMs[app] ?? 0) + (seconds - (start ?? 0)) * 1000;
+      postgresMs[app] = (postgresMs[app] ?? 0) + (seconds - start) * 1000;
     }
     return { result, nodeMs: (node.user + node.system) / 1000, postgresMs };
   } finally {

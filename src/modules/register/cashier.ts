@@ -78,6 +78,8 @@ async function replayedSale(tx: Conn, companyId: number, key: string, fingerprin
   return readSale(tx, companyId, seen.sale_id);
 }
 
+const noOpenSession = (boxId: number) => new AppError('no_open_session', `box ${boxId} has no open session; open it to sell`);
+
 /**
  * The box the sale is made at, the deposit it sells from, its open session (the seller's own), the
  * company's settings and the products the sale names: one read.
@@ -87,7 +89,7 @@ async function sellingPointOf(tx: Conn, ctx: CompanyCtx, boxId: number, productI
   const point = await repo.findSellingPoint(tx, companyId, boxId, productIds);
   if (!point) {
     if (!(await repo.findBox(tx, companyId, boxId))) throw new AppError('invalid_reference', `box ${boxId} does not exist`);
-    throw new AppError('no_open_session', `box ${boxId} has no open session; open it to sell`);
+    throw noOpenSession(boxId);
   }
   assertOwnShift(ctx, {
     id: point.session_id,
@@ -198,6 +200,11 @@ export function createCashier({ db, clock, approver }: { db: Database; clock: Cl
       const inTransaction = <T>(fn: (tx: Conn) => Promise<T>): Promise<T> => (options.tx ? fn(options.tx) : orm.transaction(fn));
       const fingerprint = fingerprintOf(input);
       const companyId = ctx.companyId;
+      // The sale this key already made (the same body), or null; another body with the key is 409.
+      const replay = async (): Promise<{ sale: SaleWire; replayed: true } | null> => {
+        const seen = await inTransaction((tx) => replayedSale(tx, companyId, key, fingerprint));
+        return seen && { sale: seen, replayed: true };
+      };
       if (input.items.length === 0) {
         throw new AppError('validation_failed', 'a sale needs at least one item', {
           details: [{ path: '/items', message: 'must not be empty' }],
@@ -264,20 +271,16 @@ export function createCashier({ db, clock, approver }: { db: Database; clock: Cl
         }
         checked = { point, soldAt, lines, totalCents, settled, ...sold, discounted, limit, approvedBy };
       } catch (err) {
-        const seen = await inTransaction((tx) => replayedSale(tx, companyId, key, fingerprint));
-        if (seen) return { sale: seen, replayed: true };
+        const seen = await replay();
+        if (seen) return seen;
         throw err;
       }
       // Then the numbers, in their own short statement on the pool (not in the transaction): the
       // counter rows are held for that statement only, so registers do not queue on them for a
       // whole sale (docs/decisiones.md).
-      const numbers = options.tx
-        ? await repo.takeRegisterSaleIdsInTransaction(options.tx, companyId, key, input.items.length)
-        : await repo.takeRegisterSaleIds(orm, companyId, key, input.items.length);
-      const replay = async (): Promise<{ sale: SaleWire; replayed: true } | null> => {
-        const seen = await inTransaction((tx) => replayedSale(tx, companyId, key, fingerprint));
-        return seen && { sale: seen, replayed: true };
-      };
+      const numbers = await repo.takeRegisterSaleIds(conn, companyId, key, input.items.length, {
+        inTransaction: options.tx !== undefined,
+      });
       if (!numbers) {
         // The key made a sale already: answer it (or 409 when it was another request).
         const seen = await replay();
@@ -436,9 +439,7 @@ export function createCashier({ db, clock, approver }: { db: Database; clock: Cl
         if (options.tx) return await write(options.tx);
         return audited || accountCents > 0 ? await orm.transaction(write) : await write(orm);
       } catch (err) {
-        if (raisedCode(err) === 'no_open_session') {
-          throw new AppError('no_open_session', `box ${input.box_id} has no open session; open it to sell`);
-        }
+        if (raisedCode(err) === 'no_open_session') throw noOpenSession(input.box_id);
         if (!options.tx && violates(err, 'register_sales_key')) {
           // Another request with the same key made its sale first: answer that one.
           const seen = await replay();

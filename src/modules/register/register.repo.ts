@@ -437,7 +437,7 @@ export async function findSellingPoint(
   conn: Conn,
   companyId: number,
   boxId: number,
-  productIds: number[] = [],
+  productIds: number[],
 ): Promise<(SellingPoint & { products: ProductForSale[] }) | null> {
   const [row] = await selectRowsPrepared<SellingPoint & { products: ProductForSale[] }>(
     conn,
@@ -458,7 +458,7 @@ export async function findSellingPoint(
 
 /**
  * A register sale's numbers, taken in their own short statement OUTSIDE the sale's transaction
- * (pass the pool, not a transaction): the sale number and one movement number per line from the
+ * (pass the pool, not a transaction; an exchange passes its transaction with `inTransaction`): the sale number and one movement number per line from the
  * company's counters (src/db/ids.ts), always in that order. The counter rows are locked only for
  * this statement, so eight registers no longer queue on them for a whole sale; a sale refused after
  * this leaves its numbers unused (docs/decisiones.md). Nothing is taken when the idempotency key
@@ -475,29 +475,17 @@ export async function takeRegisterSaleIds(
   companyId: number,
   key: string,
   movements: number,
+  options: { inTransaction?: boolean } = {},
 ): Promise<{ saleId: number; firstMovementId: number } | null> {
+  // Inside the caller's transaction (an exchange) the counters stay held until it commits, a
+  // rollback gives them back, and the commit stays synchronous (it also records a return).
+  const asyncCommit = options.inTransaction
+    ? sql``
+    : sql`FROM (SELECT set_config('synchronous_commit', 'off', true)) AS async_commit`;
   const [row] = await selectRowsPrepared<{ sale: number; movement: number }>(
     conn,
     sql`SELECT take_company_ids(${companyId}, 'sales', 1) AS sale, take_company_ids(${companyId}, 'movements', ${movements}::int) AS movement
-      FROM (SELECT set_config('synchronous_commit', 'off', true)) AS async_commit
-      WHERE NOT EXISTS (SELECT 1 FROM register_sales r WHERE r.company_id = ${companyId} AND r.idempotency_key = ${key})`,
-  );
-  return row ? { saleId: Number(row.sale), firstMovementId: Number(row.movement) } : null;
-}
-
-/**
- * The same numbers inside the caller's transaction (an exchange): the counters stay held until it
- * commits, and a rollback gives them back; the commit stays synchronous (it also records a return).
- */
-export async function takeRegisterSaleIdsInTransaction(
-  tx: Conn,
-  companyId: number,
-  key: string,
-  movements: number,
-): Promise<{ saleId: number; firstMovementId: number } | null> {
-  const [row] = await selectRowsPrepared<{ sale: number; movement: number }>(
-    tx,
-    sql`SELECT take_company_ids(${companyId}, 'sales', 1) AS sale, take_company_ids(${companyId}, 'movements', ${movements}::int) AS movement
+      ${asyncCommit}
       WHERE NOT EXISTS (SELECT 1 FROM register_sales r WHERE r.company_id = ${companyId} AND r.idempotency_key = ${key})`,
   );
   return row ? { saleId: Number(row.sale), firstMovementId: Number(row.movement) } : null;
