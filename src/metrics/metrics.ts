@@ -125,26 +125,27 @@ export function createMetrics({ db, jobs, logger }: MetricsDeps): Metrics {
     observeRequest(method, route, status, seconds) {
       // The labelled children are looked up once per (method, route, status) and kept: prom-client
       // validates and hashes the labels on every call otherwise, on every answered request.
-      const key = `${method} ${status} ${route}`;
-      let series = requestSeries.get(key);
-      if (!series) {
+      const series = kept(requestSeries, `${method} ${status} ${route}`, () => {
         const labels = [method, route, String(status)] as const;
-        series = { count: requests.labels(...labels), time: duration.labels(...labels) };
-        requestSeries.set(key, series);
-      }
+        return { count: requests.labels(...labels), time: duration.labels(...labels) };
+      });
       series.count.inc();
       series.time.observe(seconds);
     },
     countEvent(result, code) {
       // Kept like the request series: one labelled child per (result, code), not a label hash per event.
-      const key = `${result} ${code}`;
-      let child = eventSeries.get(key);
-      if (!child) {
-        child = events.labels(result, code);
-        eventSeries.set(key, child);
-      }
-      child.inc();
+      kept(eventSeries, `${result} ${code}`, () => events.labels(result, code)).inc();
     },
     render: () => registry.metrics(),
   };
+}
+
+/** The value kept under `key`, made (and kept) the first time it is asked for. */
+function kept<T>(map: Map<string, T>, key: string, make: () => T): T {
+  let value = map.get(key);
+  if (value === undefined) {
+    value = make();
+    map.set(key, value);
+  }
+  return value;
 }
