@@ -109,7 +109,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
   const users = createUserService({ db, clock });
   const members = createMemberService({ db, clock, users });
   const invitations = createInvitationService({ db, clock, users, publicBaseUrl: config.http.publicBaseUrl });
-  const apiTokens = createApiTokenService({ db, clock });
+  const apiTokens = createApiTokenService({ db, clock, logger });
   const catalog = createCatalogService({ db, clock });
   const catalogImport = createCatalogImport({ db, clock });
   const auth = createAuthService({ db, config, clock, logger, users });
@@ -213,6 +213,7 @@ export async function createContainer(config: Config, overrides: ContainerOverri
       if (closed) return;
       closed = true;
       await webhooks.close();
+      await apiTokens.close();
       await instagram.close();
       await invoicing.close();
       await jobs.stop(config.shutdownTimeoutMs);

@@ -1,9 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { merchantAllows } from '../../src/http/merchant-guard.ts';
 import { buildTestApp, type TestApp } from '../app.ts';
 import { makeCompany, makeUser } from '../factories.ts';
 import { login, SAME_ORIGIN } from '../sessions.ts';
 import { runCliOn } from '../cli/run-cli.ts';
+import { createTokenCache } from '../../src/modules/api-tokens/token-cache.ts';
 
 describe('merchant API access (/api/v1): company API tokens and sessions', () => {
   let t: TestApp;
@@ -84,6 +85,56 @@ describe('merchant API access (/api/v1): company API tokens and sessions', () =>
     }
     expect((await call('GET', '/api/v1/me', {})).statusCode).toBe(401);
     expect((await call('GET', '/api/v1/me', { authorization: 'Basic YTpi' })).statusCode).toBe(401);
+  });
+
+  it('a token revoked by another process (the CLI, another server) stops working as the revocation commits', async () => {
+    const { asAdmin } = await companyWithPeople();
+    const { token, secret } = (await call('POST', '/api/v1/api-tokens', asAdmin, { name: 'ERP' })).json();
+    const bearer = { authorization: `Bearer ${secret}` };
+    // Twice: the second answer comes from this process's copy of the token.
+    expect((await call('GET', '/api/v1/me', bearer)).statusCode).toBe(200);
+    expect((await call('GET', '/api/v1/me', bearer)).statusCode).toBe(200);
+    // Recording a use changes nothing about who the token is: it stays valid.
+    await t.container.db.query(`UPDATE api_tokens SET last_used_at = now() WHERE id = $1`, [token.id]);
+    expect((await call('GET', '/api/v1/me', bearer)).statusCode).toBe(200);
+    // Not through this process's service: as another process would, straight in the database.
+    await t.container.db.query('UPDATE api_tokens SET revoked_at = now() WHERE id = $1', [token.id]);
+    // The change is announced as it commits; a copy would otherwise live 30 s, so 5 s tells them apart.
+    await vi.waitFor(async () => expect((await call('GET', '/api/v1/me', bearer)).statusCode).toBe(401), {
+      timeout: 5000,
+      interval: 20,
+    });
+  });
+
+  it('keeps a token only while changes reach it, and never a lookup that a change overtook', async () => {
+    const logger = t.container.logger;
+    const cache = createTokenCache(t.container.db, logger);
+    const row = { id: 1, company_id: 1, name: 'ERP', scope: 'read' as const, token_hash: 'h' };
+    try {
+      // The first look starts the listener; nothing is kept until it is up.
+      expect(cache.get('h', 0)).toBeUndefined();
+      await vi.waitFor(() => {
+        cache.put('h', row, cache.generation(), 0);
+        expect(cache.get('h', 1)).toBe(row);
+      });
+      expect(cache.get('h', 29_999)).toBe(row);
+      expect(cache.get('h', 30_000)).toBeUndefined(); // too old: read again
+      // A lookup that began before a change and ended after it is dropped.
+      const before = cache.generation();
+      cache.forget();
+      cache.put('h', row, before, 0);
+      expect(cache.get('h', 1)).toBeUndefined();
+      cache.put('h', row, cache.generation(), 0);
+      expect(cache.get('h', 1)).toBe(row);
+      // A change committed anywhere empties it.
+      await t.container.db.query(`SELECT pg_notify('mostrador_api_tokens', '')`);
+      await vi.waitFor(() => expect(cache.get('h', 2)).toBeUndefined());
+    } finally {
+      await cache.close();
+    }
+    // Closed: nothing is kept any more.
+    cache.put('h', row, cache.generation(), 0);
+    expect(cache.get('h', 1)).toBeUndefined();
   });
 
   it('decides access where each route is registered: tokens never manage tokens; cashiers only read and sell', async () => {

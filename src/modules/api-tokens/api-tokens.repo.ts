@@ -62,12 +62,18 @@ export async function revokeApiToken(conn: Conn, companyId: number, id: number, 
   );
 }
 
+/** What authenticating a token needs of its row. */
+export interface ActiveTokenRow {
+  id: number;
+  company_id: number;
+  name: string;
+  scope: ApiTokenScope;
+  token_hash: string;
+}
+
 /** The active (not revoked) token with this hash. */
-export async function findActiveByHash(
-  conn: Conn,
-  hash: string,
-): Promise<{ id: number; company_id: number; name: string; scope: ApiTokenScope; token_hash: string } | null> {
-  const [row] = await selectRows<{ id: number; company_id: number; name: string; scope: ApiTokenScope; token_hash: string }>(
+export async function findActiveByHash(conn: Conn, hash: string): Promise<ActiveTokenRow | null> {
+  const [row] = await selectRows<ActiveTokenRow>(
     conn,
     sql`SELECT t.id, t.company_id, t.name, t.scope, t.token_hash FROM api_tokens t
       WHERE t.token_hash = ${hash} AND t.revoked_at IS NULL`,

@@ -4,6 +4,7 @@ import type { CompanyCtx } from '../../http/request-context.ts';
 import { AppError } from '../../lib/errors.ts';
 import { generateSecret, safeEqual, sha256Hex } from '../../lib/secrets.ts';
 import type { Clock } from '../../lib/time.ts';
+import type { Logger } from '../../logger.ts';
 import { auditBy, recordAudit } from '../audit/audit.repo.ts';
 import {
   type ApiTokenRow,
@@ -15,6 +16,7 @@ import {
   revokeApiToken,
   touchApiToken,
 } from './api-tokens.repo.ts';
+import { createTokenCache } from './token-cache.ts';
 
 export const API_TOKEN_PREFIX = 'mos_api_';
 /** `mos_api_` + 43 base64url characters (32 random bytes). */
@@ -62,7 +64,9 @@ export type ApiTokenService = ReturnType<typeof createApiTokenService>;
  * stored as SHA-256 (they are high-entropy, so a fast hash is the right lookup), revocable, with
  * the last use recorded. Creating and revoking are audited.
  */
-export function createApiTokenService({ db, clock }: { db: Database; clock: Clock }) {
+export function createApiTokenService({ db, clock, logger }: { db: Database; clock: Clock; logger: Logger }) {
+  const cache = createTokenCache(db, logger);
+
   async function list(companyId: number): Promise<ApiTokenWire[]> {
     return (await listApiTokens(db.orm, companyId)).map(toWire);
   }
@@ -110,6 +114,8 @@ export function createApiTokenService({ db, clock }: { db: Database; clock: Cloc
       }
       return (await findApiToken(tx, ctx.companyId, id))!;
     });
+    // Other processes hear of it from the database (token-cache.ts); this one drops its copy now.
+    cache.forget();
     return toWire(row);
   }
 
@@ -120,12 +126,17 @@ export function createApiTokenService({ db, clock }: { db: Database; clock: Cloc
   async function authenticate(presented: string): Promise<ApiTokenIdentity | null> {
     if (!TOKEN_SHAPE.test(presented)) return null;
     const hash = sha256Hex(presented);
-    const row = await findActiveByHash(db.orm, hash);
+    const now = clock.now();
+    let row = cache.get(hash, now.getTime());
+    if (!row) {
+      const generation = cache.generation();
+      row = (await findActiveByHash(db.orm, hash)) ?? undefined;
+      if (row) cache.put(hash, row, generation, now.getTime());
+    }
     // The lookup is by hash; comparing the stored hash again in constant time costs nothing.
     if (!row || !safeEqual(row.token_hash, hash)) return null;
     // The row records a use at most once a minute; a request within the minute of this process's
     // last record would be a no-op UPDATE, a round trip per request for nothing.
-    const now = clock.now();
     const last = touchedAt.get(Number(row.id));
     if (last === undefined || now.getTime() - last >= 60_000 || now.getTime() < last) {
       await touchApiToken(db.orm, Number(row.id), now);
@@ -134,5 +145,5 @@ export function createApiTokenService({ db, clock }: { db: Database; clock: Cloc
     return { id: Number(row.id), companyId: Number(row.company_id), name: row.name, scope: row.scope };
   }
 
-  return { list, create, revoke, authenticate };
+  return { list, create, revoke, authenticate, close: () => cache.close() };
 }
