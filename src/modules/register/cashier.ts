@@ -337,7 +337,8 @@ export function createCashier({ db, clock, approver }: { db: Database; clock: Cl
         discountApprovedBy: checked.approvedBy,
       });
       // The products' rows are locked by the sale's statement itself, in id order (the ledger's
-      // order), and held only for that statement and the commit right after it.
+      // order), after the sale's own rows are written, and held only for the rest of that statement
+      // and the commit right after it (runLedgerStatement).
       const stockOut = bookMovementsLocking(
         companyId,
         firstMovementId,
@@ -360,12 +361,9 @@ export function createCashier({ db, clock, approver }: { db: Database; clock: Cl
         }
         // The sale, its items, its payments, the register's row, the stock movements and every
         // event (sales.created, the movements', sales.paid): one statement.
-        await runLedgerStatement(
-          tx,
-          companyId,
-          [...whole.steps, register, ...stockOut.steps],
-          [created!, ...stockOut.events, ...paidEvents],
-        );
+        await runLedgerStatement(tx, companyId, stockOut.steps, [created!, ...stockOut.events, ...paidEvents], {
+          before: [...whole.steps, register],
+        });
         await auditPriceChanges(tx, ctx, id, lines);
         await auditDiscounts(tx, ctx, id, lines, discounted, checked.limit, checked.approvedBy);
         // A sale on account is charged to the customer's account in the same transaction (the

@@ -440,6 +440,6 @@ export async function applyMovements(
   if (!options.depositKnown) await assertDepositExists(tx, companyId, inputs[0]!.depositId);
   const firstId = await nextId(tx, 'movements', companyId, inputs.length);
   const booked = bookMovements(companyId, locked, firstId, inputs, options);
-  await repo.runLedgerStatement(tx, companyId, booked.steps, booked.events, options.causedBy ?? null);
+  await repo.runLedgerStatement(tx, companyId, booked.steps, booked.events, { causedBy: options.causedBy ?? null });
   return booked.results;
 }

@@ -245,19 +245,31 @@ function ledgerEventRows(companyId: number, events: LedgerEvent[], causedBy: str
 }
 
 /**
- * Runs CTE steps (the ledger's and the caller's) and records the events, in order, in ONE statement.
- * Prepared under a name derived from its text (every value is a parameter, so the text depends only
- * on how many items, movements and events there are): each connection parses and plans a shape once.
+ * Runs the ledger's CTE steps (ledgerSteps, or lockingLedgerSteps: `locked` first), the caller's
+ * own steps (`before`: a sale, its items, …) and the events, in order, in ONE statement. Prepared
+ * under a name derived from its text (every value is a parameter, so the text depends only on how
+ * many items, movements and events there are): each connection parses and plans a shape once.
+ *
+ * The main query reads none of the steps (`SELECT 1`), so PostgreSQL runs every data-modifying step
+ * after it, the last listed first (and `locked` when a step first reads it). The steps are listed
+ * `locked`, events, stock, caller's: the caller's rows and the movements are written first, and the
+ * products' rows are locked by the stock step, for the rest of the statement and its commit only.
+ * On hot products (every register selling the same ones) the lock is the queue: the shorter it is
+ * held, the shorter the queue (issue 33). The order changes when the lock is taken, never what is
+ * written: every step sees the same snapshot and reads products only through `locked`.
  */
 export async function runLedgerStatement(
   tx: Conn,
   companyId: number,
   steps: SQL[],
   events: LedgerEvent[],
-  causedBy: string | null = null,
+  options: { causedBy?: string | null; before?: SQL[] } = {},
 ) {
+  const causedBy = options.causedBy ?? null;
   const insert = events.some((e) => 'stock' in e)
     ? outboxInsert({ rows: ledgerEventRows(companyId, events, causedBy) })
     : outboxInsert({ companyId, events: events as OutboundEvent[], causedBy });
-  await selectRowsPrepared(tx, sql`WITH ${sql.join(steps, sql`, `)} ${insert}`);
+  const [first, ...rest] = steps;
+  const listed = [first!, sql`outbox AS (${insert})`, ...rest, ...(options.before ?? [])];
+  await selectRowsPrepared(tx, sql`WITH ${sql.join(listed, sql`, `)} SELECT 1`);
 }
