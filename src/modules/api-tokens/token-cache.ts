@@ -41,7 +41,7 @@ export function createTokenCache(db: Database, logger: Logger): TokenCache {
   };
   function ensureListening() {
     if (listener || starting || closed) return;
-    starting = listen(db, API_TOKENS_CHANNEL, { onNotify: forget, onUp: forget, onDown: forget }, logger, 'API token listener')
+    starting = listen(db, API_TOKENS_CHANNEL, { onNotify: forget, onUp: forget, onDown: forget }, logger)
       .then(async (started) => {
         if (closed) await started.stop();
         else listener = started;

@@ -12,5 +12,5 @@ export type WorkListener = Listener;
  * commits, and each time the LISTEN is (re)established (anything committed while we were not listening).
  */
 export function listenForWork(database: Database, onWork: () => void, logger: Logger): Promise<WorkListener> {
-  return listen(database, WEBHOOK_CHANNEL, { onNotify: onWork, onUp: onWork }, logger, 'webhook listener');
+  return listen(database, WEBHOOK_CHANNEL, { onNotify: onWork, onUp: onWork }, logger);
 }
