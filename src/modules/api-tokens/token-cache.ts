@@ -39,8 +39,11 @@ export function createTokenCache(db: Database, logger: Logger): TokenCache {
     entries.clear();
     generation++;
   };
+  // The LISTEN holds a pooled connection (shared with the webhook dispatcher's): with a pool of one
+  // or two there is none to spare, and every request reads its token as before.
+  const spare = !db.pool || (db.pool.options.max ?? 10) >= 3;
   function ensureListening() {
-    if (listener || starting || closed) return;
+    if (listener || starting || closed || !spare) return;
     starting = listen(db, API_TOKENS_CHANNEL, { onNotify: forget, onUp: forget, onDown: forget }, logger)
       .then(async (started) => {
         if (closed) await started.stop();
