@@ -93,14 +93,15 @@ describe('a register sale is one statement', () => {
           ),
         );
         // The sale has read the session as open (the close is not committed) and its statement now waits on the
-        // row (the activity view keeps only the start of the statement's text).
+        // row: the only backend of this database waiting on a lock.
         await expect
           .poll(
             // (Asked on the pool: inside the closer's transaction the activity view would not change.)
             async () =>
               (
                 await t.container.db.query<{ n: number }>(
-                  `SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%INSERT INTO sales%'`,
+                  `SELECT count(*)::int AS n FROM pg_stat_activity
+                    WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE 'WITH %'`,
                 )
               )[0]!.n,
             { timeout: 15_000 },
