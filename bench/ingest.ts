@@ -10,6 +10,7 @@ import { hmacSha256Hex } from '../src/lib/secrets.ts';
 import { upsertProduct } from '../src/modules/catalog/products.service.ts';
 import {
   call,
+  cpuOf,
   positiveInt,
   runCleanups,
   SERVER_SHOWN,
@@ -113,11 +114,18 @@ export async function run(): Promise<Figure[]> {
     await load(baseline.port, '/baseline', warm);
     const baseRuns: TimedRun[] = [];
     const ingestRuns: TimedRun[] = [];
+    const cpu = { base: { node: 0, postgres: 0 }, ingest: { node: 0, postgres: 0 } };
     const perRound = Math.ceil(EVENTS / ROUNDS);
     for (let round = 0; round < ROUNDS; round++) {
       const items = prepareSales(integrationKey, WARMUP + 1 + round * perRound, Math.min(perRound, EVENTS - round * perRound));
-      baseRuns.push(await load(baseline.port, '/baseline', items));
-      ingestRuns.push(await load(port, '/api/integration/in', items));
+      const b = await cpuOf(url, () => load(baseline.port, '/baseline', items));
+      baseRuns.push(b.result);
+      cpu.base.node += b.nodeMs;
+      cpu.base.postgres += b.postgresMs['bench-baseline'] ?? 0;
+      const i = await cpuOf(url, () => load(port, '/api/integration/in', items));
+      ingestRuns.push(i.result);
+      cpu.ingest.node += i.nodeMs;
+      cpu.ingest.postgres += i.postgresMs['mostrador'] ?? 0;
     }
     const base = summarize(baseRuns);
     const ingest = summarize(ingestRuns);
@@ -128,6 +136,11 @@ export async function run(): Promise<Figure[]> {
     if (n !== WARMUP + EVENTS) throw new Error(`expected ${WARMUP + EVENTS} sales, found ${n}`);
     process.stdout.write(
       `events ${EVENTS} (+${WARMUP} warm-up) in ${ROUNDS} alternating rounds, concurrency ${CONCURRENCY}, pool ${POOL_MAX}, PostgreSQL ${SERVER_SHOWN}\n`,
+    );
+    const per = (ms: number) => (ms / EVENTS).toFixed(3);
+    process.stdout.write(
+      `CPU per request (this process incl. the load generator / PostgreSQL backends): event ${per(cpu.ingest.node)} / ` +
+        `${per(cpu.ingest.postgres)} ms, baseline insert ${per(cpu.base.node)} / ${per(cpu.base.postgres)} ms\n`,
     );
     process.stdout.write(
       `ingest: ${Math.round(ingest.perSecond)} events/s p99 ${ingest.p99.toFixed(1)} ms; ` +
