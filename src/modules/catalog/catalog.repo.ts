@@ -10,7 +10,7 @@ import {
   valuesList,
 } from '../../db/client.ts';
 import { products } from '../../db/schema/index.ts';
-import { asParam, type Bind, searchMatches, searchWords } from '../../db/search.ts';
+import { asParam, type Bind, searchMatches, searchPairs, searchWords } from '../../db/search.ts';
 
 /** A product row as the database holds it (without the generated search text, which nobody reads back). */
 export type ProductRow = Omit<typeof products.$inferSelect, 'search'>;
@@ -85,6 +85,9 @@ const MAX_LIST_SHAPES = 200;
  *   is the page (a common word: "yerba" matches one product in twelve);
  * - sparse: otherwise every match after `afterId` from the trigram index, sorted, the first `limit`
  *   (a rare word or a combination: "azucar ledesma", a barcode). Skipped when dense was enough.
+ *   A word too short for trigrams ("kg", "1,5") also asks the index of pairs of characters here
+ *   (searchPairs), so "harina 1 kg" reads the few rows with both instead of every "harina"; dense
+ *   tests it with strpos alone (cheaper on rows already read).
  * The statement of each shape of filter is built and prepared once (named, per connection): a call
  * only fills in its values, so neither drizzle nor PostgreSQL parses it again, and PostgreSQL may
  * keep one plan for it (the CTEs fix the plan's shape whatever the values).
@@ -98,23 +101,27 @@ export async function listProducts(
 ): Promise<ProductRow[]> {
   const values: Record<string, unknown> = { after: afterId, limit, window: limit * DENSE_WINDOW_PER_ROW };
   const names: string[] = [];
-  const where = productWhere(companyId, filter, (name, value) => {
+  const bind: Bind = (name, value) => {
     values[name] = value;
     names.push(name);
     return sql.placeholder(name);
-  });
+  };
+  const where = productWhere(companyId, filter, bind);
+  const pairs = searchPairs(sql`p.search`, filter.q, bind);
   // The names bound are the shape (compiling the WHERE to key by its text cost as much as the SQL saved).
   const key = names.join(' ');
   let statement = listStatements.get(key);
   if (!statement) {
-    placeholderText(where); // throws if a value went in without bind: it would be baked into the statement
-    statement = preparedTemplate<RawProductRow>(listStatement(where, searchWords(filter.q).length > 0));
+    const indexed = pairs.length > 0 ? sql`${where} AND ${sql.join(pairs, sql` AND `)}` : where;
+    placeholderText(indexed); // throws if a value went in without bind: it would be baked into the statement
+    statement = preparedTemplate<RawProductRow>(listStatement(where, indexed, searchWords(filter.q).length > 0));
     if (listStatements.size < MAX_LIST_SHAPES) listStatements.set(key, statement);
   }
   return (await statement.run(conn, values)).map(toProductRow);
 }
 
-function listStatement(where: SQL, search: boolean): SQL {
+/** `indexed`: `where` and what only an index answers (searchPairs), for the plan that starts from the indexes. */
+function listStatement(where: SQL, indexed: SQL, search: boolean): SQL {
   const after = sql.placeholder('after');
   const limit = sql.placeholder('limit');
   const ids = search
@@ -126,7 +133,7 @@ function listStatement(where: SQL, search: boolean): SQL {
           WHERE ${where} ORDER BY p.id LIMIT ${limit}
         ),
         sparse AS MATERIALIZED (
-          SELECT p.id FROM products p WHERE ${where} AND p.id > ${after} AND (SELECT count(*) FROM dense) < ${limit}
+          SELECT p.id FROM products p WHERE ${indexed} AND p.id > ${after} AND (SELECT count(*) FROM dense) < ${limit}
         )
         SELECT id FROM dense WHERE (SELECT count(*) FROM dense) >= ${limit}
         UNION ALL
