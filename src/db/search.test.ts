@@ -21,4 +21,16 @@ describe('search pairs', () => {
     expect(conditions).toHaveLength(2);
     expect(bound).toEqual({ pairs2: ['kg'], pairs3: ['1,', ',5'] });
   });
+
+  it('asks only for the pairs the caller calls rare, and not for a word left with none', () => {
+    const bound: Record<string, unknown> = {};
+    const bind = (name: string, value: unknown) => {
+      bound[name] = value;
+      return value;
+    };
+    const common = new Set(['de', '1,']);
+    const conditions = searchPairs(sql`p.search`, 'yerba de 1,5', bind, (pairs) => pairs.filter((p) => !common.has(p)));
+    expect(conditions).toHaveLength(1);
+    expect(bound).toEqual({ pairs2: [',5'] });
+  });
 });

@@ -37,12 +37,22 @@ export function searchMatches(column: SQL, q: string | undefined, bind: Bind = a
  * all of its pairs". A row with the word has them, so adding these to searchMatches' conditions
  * keeps the same rows; they are for a plan that starts from the indexes (a filter over rows already
  * read does better with strpos alone, which is cheaper than computing the pairs of each row).
+ * `rare` keeps the pairs worth asking for (any of them is enough to find the rows) and leaves out the
+ * common ones: reading a long list of the index, and recomputing the pairs of every row found with
+ * the other words, costs more than the strpos saves. A word left with none is not asked for.
  */
-export function searchPairs(column: SQL, q: string | undefined, bind: Bind = asParam): SQL[] {
+export function searchPairs(
+  column: SQL,
+  q: string | undefined,
+  bind: Bind = asParam,
+  rare: (pairs: string[]) => string[] = (pairs) => pairs,
+): SQL[] {
   const found: SQL[] = [];
   searchWords(q).forEach((word, i) => {
-    const pairs = INDEXABLE.test(word) ? [] : charPairs(word);
-    if (pairs.length > 0) found.push(sql`search_pairs(${column}) @> ${bind(`pairs${i}`, pairs)}::text[]`);
+    const pairs = INDEXABLE.test(word) ? [] : rare(charPairs(word));
+    if (pairs.length > 0) {
+      found.push(sql`search_pairs(${column}) @> ${bind(`pairs${i}`, pairs)}::text[]`);
+    }
   });
   return found;
 }
