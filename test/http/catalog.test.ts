@@ -144,6 +144,36 @@ describe('back office merchant API: products, categories, deposits, boxes, stock
     expect((await call('GET', '/api/v1/products?cursor=%%%', s.asAdmin)).statusCode).toBe(422);
   });
 
+  it('finds words shorter than a trigram anywhere in the name, sku or barcode (the index of pairs answers as strpos did)', async () => {
+    const s = await shop();
+    const names = ['Harina 000 1 kg', 'Harina leudante 1,5 kg', 'Harina integral 500 g', 'Yerba x1kgy', 'Ñandú 2 l', 'Fideos'];
+    const ids: Record<string, number> = {};
+    for (const name of names) ids[name] = (await makeProduct(t.container, s.company.id, { name, basePrice: 100 })).id;
+    ids['sku'] = (await makeProduct(t.container, s.company.id, { name: 'Arroz', sku: 'AR-KG', basePrice: 100 })).id;
+    const found = async (q: string) =>
+      (await call('GET', `/api/v1/products?q=${encodeURIComponent(q)}`, s.readToken))
+        .json()
+        .products.map((p: { id: number }) => p.id);
+    const of = (...keys: string[]) => keys.map((k) => ids[k]);
+    expect(await found('harina kg')).toEqual(of('Harina 000 1 kg', 'Harina leudante 1,5 kg'));
+    expect(await found('HARINA 1 KG')).toEqual(of('Harina 000 1 kg', 'Harina leudante 1,5 kg'));
+    // Inside a word, in the sku, and not the same two letters the other way round.
+    expect(await found('kg')).toEqual(of('Harina 000 1 kg', 'Harina leudante 1,5 kg', 'Yerba x1kgy', 'sku'));
+    expect(await found('gk')).toEqual([]);
+    expect(await found('1,5')).toEqual(of('Harina leudante 1,5 kg'));
+    expect(await found('x1')).toEqual(of('Yerba x1kgy'));
+    // Accents and case ignored as for longer words; a pair across two words counts as in the text.
+    expect(await found('ña 2')).toEqual(of('Ñandú 2 l'));
+    expect(await found('2 l')).toEqual(of('Ñandú 2 l'));
+    expect(await found('u 2')).toEqual(of('Ñandú 2 l'));
+    // Paging through a short word keeps the id order.
+    const first = (await call('GET', '/api/v1/products?q=kg&limit=2', s.readToken)).json();
+    const rest = (await call('GET', `/api/v1/products?q=kg&limit=2&cursor=${first.meta.next_cursor}`, s.readToken)).json();
+    expect([...first.products, ...rest.products].map((p: { id: number }) => p.id)).toEqual(
+      of('Harina 000 1 kg', 'Harina leudante 1,5 kg', 'Yerba x1kgy', 'sku'),
+    );
+  });
+
   it('lets cashiers and read tokens read only; read-write tokens and admins write', async () => {
     const s = await shop();
     const body = { name: 'Fideos', base_price: 800 };

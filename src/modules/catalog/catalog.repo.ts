@@ -10,7 +10,7 @@ import {
   valuesList,
 } from '../../db/client.ts';
 import { products } from '../../db/schema/index.ts';
-import { asParam, type Bind, searchMatches, searchWords } from '../../db/search.ts';
+import { asParam, type Bind, searchMatches, searchPairs, searchWords } from '../../db/search.ts';
 
 /** A product row as the database holds it (without the generated search text, which nobody reads back). */
 export type ProductRow = Omit<typeof products.$inferSelect, 'search'>;
@@ -71,6 +71,37 @@ function toProductRow(raw: RawProductRow): ProductRow {
 /** Rows a search reads in id order before it asks the trigram index instead (see listProducts). */
 const DENSE_WINDOW_PER_ROW = 40;
 
+/**
+ * A pair of characters in more than this share of all products is not worth asking the index of
+ * pairs for (searchPairs): "de" is in a quarter of the bench's products, and asking for it made
+ * "yerba de" slower (4 -> 5.4 ms); "kg" is in 1.7 %.
+ */
+const COMMON_PAIR_SHARE = 0.05;
+/** How long the pairs' shares read from PostgreSQL's statistics are kept (they change with ANALYZE). */
+const PAIR_STATS_TTL_MS = 10 * 60_000;
+let pairStats: { readAt: number; share: Map<string, number> } | null = null;
+
+/**
+ * The share of products that hold each of the most common pairs of characters, as the last ANALYZE
+ * of the index of pairs counted them (pg_stats of products_search_pairs_idx; the whole table, as the
+ * index is); a pair not listed is rarer than all of them. Empty before the first ANALYZE.
+ */
+async function commonPairs(conn: Conn): Promise<Map<string, number>> {
+  const now = Date.now();
+  if (pairStats && now - pairStats.readAt < PAIR_STATS_TTL_MS) return pairStats.share;
+  const [row] = await selectRows<{ elems: string[] | null; freqs: number[] | null }>(
+    conn,
+    sql`SELECT most_common_elems::text::text[] AS elems, most_common_elem_freqs AS freqs
+      FROM pg_stats WHERE schemaname = current_schema() AND tablename = 'products_search_pairs_idx'`,
+  );
+  const share = new Map<string, number>();
+  // The frequencies go in the order of the elements (then three summary figures).
+  const elems = row?.elems ?? [];
+  for (let i = 0; i < elems.length; i++) share.set(elems[i]!, Number(row?.freqs?.[i] ?? 0));
+  pairStats = { readAt: now, share };
+  return share;
+}
+
 /** The list statement of each shape of filter (the names its WHERE binds), prepared once; see listProducts. */
 const listStatements = new Map<string, ReturnType<typeof preparedTemplate<RawProductRow>>>();
 /** Shapes kept (a shape is which filters and how many words of which kind): far more than a shop uses. */
@@ -85,6 +116,10 @@ const MAX_LIST_SHAPES = 200;
  *   is the page (a common word: "yerba" matches one product in twelve);
  * - sparse: otherwise every match after `afterId` from the trigram index, sorted, the first `limit`
  *   (a rare word or a combination: "azucar ledesma", a barcode). Skipped when dense was enough.
+ *   A word too short for trigrams ("kg", "1,5") also asks the index of pairs of characters here
+ *   (searchPairs) unless all its pairs are common (commonPairs), so "harina 1 kg" reads the few
+ *   rows with both instead of every "harina"; dense tests it with strpos alone (cheaper on rows
+ *   already read).
  * The statement of each shape of filter is built and prepared once (named, per connection): a call
  * only fills in its values, so neither drizzle nor PostgreSQL parses it again, and PostgreSQL may
  * keep one plan for it (the CTEs fix the plan's shape whatever the values).
@@ -98,23 +133,30 @@ export async function listProducts(
 ): Promise<ProductRow[]> {
   const values: Record<string, unknown> = { after: afterId, limit, window: limit * DENSE_WINDOW_PER_ROW };
   const names: string[] = [];
-  const where = productWhere(companyId, filter, (name, value) => {
+  const bind: Bind = (name, value) => {
     values[name] = value;
     names.push(name);
     return sql.placeholder(name);
-  });
+  };
+  const where = productWhere(companyId, filter, bind);
+  const share = filter.q?.trim() ? await commonPairs(conn) : null;
+  const pairs = searchPairs(sql`p.search`, filter.q, bind, (wordPairs) =>
+    wordPairs.filter((pair) => (share?.get(pair) ?? 0) <= COMMON_PAIR_SHARE),
+  );
   // The names bound are the shape (compiling the WHERE to key by its text cost as much as the SQL saved).
   const key = names.join(' ');
   let statement = listStatements.get(key);
   if (!statement) {
-    placeholderText(where); // throws if a value went in without bind: it would be baked into the statement
-    statement = preparedTemplate<RawProductRow>(listStatement(where, searchWords(filter.q).length > 0));
+    const indexed = pairs.length > 0 ? sql`${where} AND ${sql.join(pairs, sql` AND `)}` : where;
+    placeholderText(indexed); // throws if a value went in without bind: it would be baked into the statement
+    statement = preparedTemplate<RawProductRow>(listStatement(where, indexed, searchWords(filter.q).length > 0));
     if (listStatements.size < MAX_LIST_SHAPES) listStatements.set(key, statement);
   }
   return (await statement.run(conn, values)).map(toProductRow);
 }
 
-function listStatement(where: SQL, search: boolean): SQL {
+/** `indexed`: `where` and what only an index answers (searchPairs), for the plan that starts from the indexes. */
+function listStatement(where: SQL, indexed: SQL, search: boolean): SQL {
   const after = sql.placeholder('after');
   const limit = sql.placeholder('limit');
   const ids = search
@@ -126,7 +168,7 @@ function listStatement(where: SQL, search: boolean): SQL {
           WHERE ${where} ORDER BY p.id LIMIT ${limit}
         ),
         sparse AS MATERIALIZED (
-          SELECT p.id FROM products p WHERE ${where} AND p.id > ${after} AND (SELECT count(*) FROM dense) < ${limit}
+          SELECT p.id FROM products p WHERE ${indexed} AND p.id > ${after} AND (SELECT count(*) FROM dense) < ${limit}
         )
         SELECT id FROM dense WHERE (SELECT count(*) FROM dense) >= ${limit}
         UNION ALL
