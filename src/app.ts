@@ -40,6 +40,13 @@ export async function buildApp(container: Container, assets?: AssetCatalog): Pro
     // Fastify accepts a hop count at run time (proxy-addr); its types list only the other forms.
     trustProxy: container.config.http.trustProxy as boolean | string[],
     requestIdHeader: false,
+    // A request's child logger only binds its id to the lines it writes: with nothing to write
+    // (LOG_LEVEL=silent, no level of the route's own) the request logs through the logger itself.
+    // pino builds a child per request otherwise (~1.7 µs: the redaction runs over the bindings).
+    childLoggerFactory: (logger, bindings, opts) =>
+      logger.level === 'silent' && (opts.level === undefined || opts.level === 'silent') && opts.serializers === undefined
+        ? logger
+        : logger.child(bindings, opts),
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
