@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import cookie from '@fastify/cookie';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger } from 'fastify';
@@ -93,8 +92,8 @@ export async function buildApp(container: Container, assets?: AssetCatalog): Pro
     },
   });
 
-  // No parsing hook on every request: the session guard parses the Cookie header where it reads it.
-  await app.register(cookie, { hook: false });
+  // No cookie plugin: the session guard parses the Cookie header where it reads it and writes
+  // Set-Cookie where it sets one (src/http/auth-guard.ts), so no answer runs a cookie hook.
   app.decorateRequest('authSession', null);
   await registerRoutes(app, container, assets ?? (await loadAssets()));
 
