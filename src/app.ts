@@ -5,13 +5,12 @@ import Fastify, { type FastifyBaseLogger } from 'fastify';
 import type { Container } from './container.ts';
 import type { App } from './http/app.types.ts';
 import { type AssetCatalog, loadAssets } from './http/assets.ts';
-import { handleFrameworkError, registerErrorHandling } from './http/error-handler.ts';
+import { handleFrameworkError, registerErrorHandling, registerNotFound } from './http/error-handler.ts';
 import { registerInputGuard } from './http/input-guard.ts';
 import { registerRequestContext } from './http/request-context.ts';
 import { registerRoutes } from './http/routes.ts';
 import { securityHeaders } from './http/security-headers.ts';
 import { enforceSurfaces, type RouteSurface } from './http/surfaces.ts';
-import { registerDrainHeader } from './http/health.routes.ts';
 import { registerRequestMetrics } from './metrics/metrics.routes.ts';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -61,10 +60,12 @@ export async function buildApp(container: Container, assets?: AssetCatalog): Pro
 
   app.decorate('routeSurfaces', enforceSurfaces(app));
   registerErrorHandling(app);
-  registerInputGuard(app);
-  registerRequestContext(app, security);
-  registerRequestMetrics(app, container.metrics);
-  registerDrainHeader(app, container.readiness);
+  // One application-wide hook (onRequest: ids, headers, ctx, the drain); the input rules and the
+  // request metrics are hooks of each route, given as it is registered, and of the not-found answer.
+  registerRequestContext(app, security, container.readiness);
+  const unmatchedInput = registerInputGuard(app);
+  const unmatchedMetrics = registerRequestMetrics(app, container.metrics);
+  await registerNotFound(app, { preValidation: unmatchedInput, onResponse: unmatchedMetrics });
 
   await app.register(swagger, {
     openapi: {

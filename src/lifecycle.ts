@@ -7,8 +7,8 @@ import type { Config } from './config.ts';
 import type { Container } from './container.ts';
 import { migrate } from './db/migrate.ts';
 import { pgErrorCode } from './db/pg-errors.ts';
-import { registerErrorHandling } from './http/error-handler.ts';
-import { registerDrainHeader, registerHealthRoutes } from './http/health.routes.ts';
+import { registerErrorHandling, registerNotFound } from './http/error-handler.ts';
+import { registerHealthRoutes } from './http/health.routes.ts';
 import type { Logger } from './logger.ts';
 import { registerMetricsRoutes } from './metrics/metrics.routes.ts';
 import { type DemoResult, seedDemoIfEmpty } from './modules/demo/demo.service.ts';
@@ -66,9 +66,11 @@ export async function startService(container: Container): Promise<RunningService
     const security = securityHeaders(config.http);
     workerServer.addHook('onRequest', async (_request, reply) => {
       reply.headers(security);
+      // While draining, every answer closes its connection (as the application's, src/http/request-context.ts).
+      if (container.readiness.draining) reply.header('connection', 'close');
     });
     registerErrorHandling(workerServer);
-    registerDrainHeader(workerServer, container.readiness);
+    await registerNotFound(workerServer);
     registerHealthRoutes(workerServer, container);
     registerMetricsRoutes(workerServer, container);
     workerUrl = await workerServer.listen({ port: config.workerPort, host: config.http.host });
