@@ -81,7 +81,7 @@ export async function startService(container: Container): Promise<RunningService
 
 /**
  * Stops on SIGTERM (orchestrators) and SIGINT (a terminal). On SIGTERM a web process first drains:
- * /readyz answers 503 for SHUTDOWN_DRAIN_MS while requests are still served (each with
+ * /readyz answers 503 for SHUTDOWN_DRAIN_MS while requests are still served (those arriving then with
  * `Connection: close`), so load balancers take it out before the port closes. Then it stops
  * accepting, finishes requests in flight, stops the worker (claims released), and exits, all within
  * SHUTDOWN_TIMEOUT_MS + 1 s. SIGINT skips the drain: nobody balances a terminal's process.
