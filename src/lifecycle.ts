@@ -7,8 +7,8 @@ import type { Config } from './config.ts';
 import type { Container } from './container.ts';
 import { migrate } from './db/migrate.ts';
 import { pgErrorCode } from './db/pg-errors.ts';
-import { registerErrorHandling } from './http/error-handler.ts';
-import { registerDrainHeader, registerHealthRoutes } from './http/health.routes.ts';
+import { registerErrorHandling, registerNotFound } from './http/error-handler.ts';
+import { registerHealthRoutes } from './http/health.routes.ts';
 import type { Logger } from './logger.ts';
 import { registerMetricsRoutes } from './metrics/metrics.routes.ts';
 import { type DemoResult, seedDemoIfEmpty } from './modules/demo/demo.service.ts';
@@ -66,9 +66,11 @@ export async function startService(container: Container): Promise<RunningService
     const security = securityHeaders(config.http);
     workerServer.addHook('onRequest', async (_request, reply) => {
       reply.headers(security);
+      // While draining, every answer closes its connection (as the application's, src/http/request-context.ts).
+      if (container.readiness.draining) reply.header('connection', 'close');
     });
     registerErrorHandling(workerServer);
-    registerDrainHeader(workerServer, container.readiness);
+    await registerNotFound(workerServer);
     registerHealthRoutes(workerServer, container);
     registerMetricsRoutes(workerServer, container);
     workerUrl = await workerServer.listen({ port: config.workerPort, host: config.http.host });
@@ -79,7 +81,7 @@ export async function startService(container: Container): Promise<RunningService
 
 /**
  * Stops on SIGTERM (orchestrators) and SIGINT (a terminal). On SIGTERM a web process first drains:
- * /readyz answers 503 for SHUTDOWN_DRAIN_MS while requests are still served (each with
+ * /readyz answers 503 for SHUTDOWN_DRAIN_MS while requests are still served (those arriving then with
  * `Connection: close`), so load balancers take it out before the port closes. Then it stops
  * accepting, finishes requests in flight, stops the worker (claims released), and exits, all within
  * SHUTDOWN_TIMEOUT_MS + 1 s. SIGINT skips the drain: nobody balances a terminal's process.

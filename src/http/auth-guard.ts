@@ -1,3 +1,4 @@
+import { parseCookie, type SetCookie, stringifySetCookie } from 'cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.ts';
 import { AppError } from '../lib/errors.ts';
@@ -11,8 +12,24 @@ export function sessionCookieName(config: Config): string {
   return config.http.isHttps ? '__Host-mostrador_session' : 'mostrador_session';
 }
 
+/**
+ * Sets a cookie on this answer, replacing one of the same name it already sets (logging out after a
+ * refresh sends only the removal). The Set-Cookie header is written here, where a session sets it:
+ * no onSend hook on every answer (as @fastify/cookie's was, even for routes that never set one).
+ */
+function putCookie(reply: FastifyReply, cookie: SetCookie) {
+  const line = stringifySetCookie(cookie);
+  const others = ([] as unknown[])
+    .concat(reply.getHeader('set-cookie') ?? [])
+    .filter((l): l is string => typeof l === 'string' && !l.startsWith(`${cookie.name}=`));
+  reply.removeHeader('set-cookie');
+  reply.header('set-cookie', others.length > 0 ? [...others, line] : line);
+}
+
 export function setSessionCookie(reply: FastifyReply, config: Config, issued: IssuedToken) {
-  reply.setCookie(sessionCookieName(config), issued.token, {
+  putCookie(reply, {
+    name: sessionCookieName(config),
+    value: issued.token,
     httpOnly: true,
     sameSite: 'lax',
     secure: config.http.isHttps,
@@ -22,7 +39,16 @@ export function setSessionCookie(reply: FastifyReply, config: Config, issued: Is
 }
 
 export function clearSessionCookie(reply: FastifyReply, config: Config) {
-  reply.clearCookie(sessionCookieName(config), { httpOnly: true, sameSite: 'lax', secure: config.http.isHttps, path: '/' });
+  putCookie(reply, {
+    name: sessionCookieName(config),
+    value: '',
+    httpOnly: true,
+    sameSite: 'lax',
+    secure: config.http.isHttps,
+    path: '/',
+    expires: new Date(0),
+    maxAge: 0,
+  });
 }
 
 const BEARER_JWT = /^Bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)$/;
@@ -31,12 +57,11 @@ function readToken(request: FastifyRequest, config: Config): { token: string; vi
   // A bearer token cannot be attached by another site's page, so it needs no CSRF check.
   const bearer = BEARER_JWT.exec(request.headers.authorization ?? '');
   if (bearer) return { token: bearer[1]!, via: 'bearer' };
-  // Cookies are parsed here, on the routes that read a session, not by a hook on every request
-  // (app.ts registers @fastify/cookie with `hook: false`): the scanner and the APIs never pay for it.
+  // Cookies are parsed here, on the routes that read a session, not by a hook on every request:
+  // the scanner and the APIs never pay for it.
   const header = request.headers.cookie;
   if (!header) return null;
-  request.cookies ??= request.server.parseCookie(header);
-  const cookie = request.cookies[sessionCookieName(config)];
+  const cookie = parseCookie(header)[sessionCookieName(config)];
   return cookie ? { token: cookie, via: 'cookie' } : null;
 }
 

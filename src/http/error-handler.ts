@@ -1,4 +1,11 @@
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type {
+  FastifyError,
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+  onResponseHookHandler,
+  preValidationHookHandler,
+} from 'fastify';
 import { mapPgError } from '../db/pg-errors.ts';
 import { AppError, type ErrorDetail, isAppError } from '../lib/errors.ts';
 
@@ -86,8 +93,26 @@ export function registerErrorHandling(app: FastifyInstance) {
     request.log.error({ err }, 'unhandled error');
     return sendError(reply, new AppError('internal', 'internal error'));
   });
+}
 
-  app.setNotFoundHandler((request, reply) =>
-    sendError(reply, new AppError('not_found', `route ${request.method} ${request.url.split('?')[0]} not found`)),
-  );
+/**
+ * The answer to a URL no route matches. The application gives its routes their hooks as they are
+ * registered (the input rules, the request metrics), not application-wide, so it passes them here:
+ * the not-found answer is then given in a scope of its own that has them (fastify runs a scope's
+ * hooks for the not-found handler set in it).
+ */
+export async function registerNotFound(
+  app: FastifyInstance,
+  hooks?: { preValidation: preValidationHookHandler; onResponse: onResponseHookHandler },
+) {
+  const notFound = (request: FastifyRequest, reply: FastifyReply) =>
+    sendError(reply, new AppError('not_found', `route ${request.method} ${request.url.split('?')[0]} not found`));
+  if (!hooks) {
+    app.setNotFoundHandler(notFound);
+    return;
+  }
+  await app.register(async (scope) => {
+    scope.addHook('onResponse', hooks.onResponse);
+    scope.setNotFoundHandler({ preValidation: hooks.preValidation }, notFound);
+  });
 }

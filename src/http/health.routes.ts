@@ -29,19 +29,6 @@ async function withinTimeout(check: () => Promise<void> | void, what: string) {
   }
 }
 
-/**
- * While draining, every answer closes its connection: keep-alive clients reconnect (through the
- * load balancer, to another process) instead of reusing a socket that is about to close. Registered
- * on the root instance so that it covers the routes of every surface.
- */
-export function registerDrainHeader(app: FastifyInstance, readiness: Readiness) {
-  // Synchronous (it runs on every answer): no promise per request.
-  app.addHook('onSend', (_request, reply, payload, done) => {
-    if (readiness.draining) reply.header('connection', 'close');
-    done(null, payload);
-  });
-}
-
 // Probes hit these every few seconds: logged only when something is wrong (warn and up).
 export function registerHealthRoutes(app: FastifyInstance, { db, readiness }: { db: Database; readiness: Readiness }) {
   const Status = Type.Object({ status: Type.String() });

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
+import type { FastifyInstance, FastifyRequest, FastifySchema, preValidationHookHandler, RouteOptions } from 'fastify';
 import { AppError, type ErrorDetail } from '../lib/errors.ts';
 import { AMOUNT_LIMIT, isAmount, parseAmountText } from '../lib/money.ts';
 
@@ -155,7 +155,13 @@ function refuse(context: 'params' | 'querystring' | 'body', details: ErrorDetail
   return new AppError(context === 'body' ? 'validation_failed' : 'bad_request', `invalid ${context}: ${summary}`, { details });
 }
 
-export function registerInputGuard(app: FastifyInstance) {
+/**
+ * Installs the input rules: the JSON parser that notes escape-free bodies, and, on each route as it is
+ * registered, a preValidation hook first in its list that knows the route's schema (no lookup per
+ * request). Returns the same guard for the not-found answer (src/http/error-handler.ts), which gets it
+ * like any route: a URL nobody routes is still refused for a NUL in it.
+ */
+export function registerInputGuard(app: FastifyInstance): preValidationHookHandler {
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, text, done) => {
@@ -163,24 +169,29 @@ export function registerInputGuard(app: FastifyInstance) {
     parseJson(request, text as string, done);
   });
 
+  // Synchronous (it runs on every request): no promise per request; a refusal goes to done().
+  const guardOf =
+    (route: RouteOptions | null): preValidationHookHandler =>
+    (request, _reply, done) => {
+      try {
+        guardInput(request, route?.schema);
+      } catch (err) {
+        done(err as Error);
+        return;
+      }
+      done();
+    };
+
   app.addHook('onRoute', (route: RouteOptions) => {
     if (route.schema) truthfulSchema(route.schema);
+    // A new array: fastify copies a GET's options (and this array) into the HEAD route it adds.
+    route.preValidation = [guardOf(route), ...([] as preValidationHookHandler[]).concat(route.preValidation ?? [])];
   });
-
-  // Synchronous (it runs on every request): no promise per request; a refusal goes to done().
-  app.addHook('preValidation', (request, _reply, done) => {
-    try {
-      guardInput(request);
-    } catch (err) {
-      done(err as Error);
-      return;
-    }
-    done();
-  });
+  return guardOf(null);
 }
 
 /** Refuses unstorable strings and out-of-range numbers in the request's path, query and body. */
-function guardInput(request: FastifyRequest) {
+function guardInput(request: FastifyRequest, schema: FastifySchema | undefined) {
   const url = request.raw.url ?? '';
   if (url.includes('%')) {
     const inPath = unstorableStrings(request.params, 'params');
@@ -188,7 +199,6 @@ function guardInput(request: FastifyRequest) {
     const inQuery = unstorableStrings(request.query, 'querystring');
     if (inQuery.length > 0) throw refuse('querystring', inQuery);
   }
-  const schema = request.routeOptions.schema;
   const querySchema = schema?.querystring;
   if (isSchema(querySchema) && hasNumber(querySchema) && isSchema(request.query)) {
     const found: ErrorDetail[] = [];

@@ -1,9 +1,13 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 
-/** Public GET endpoints are read by kiosks and agents on other origins: CORS open, nothing cached. */
-export async function openCorsNoStore(_request: FastifyRequest, reply: FastifyReply) {
+/**
+ * Public GET endpoints are read by kiosks and agents on other origins: CORS open, nothing cached.
+ * Synchronous (the scanner runs it on every lookup): no promise per request.
+ */
+export function openCorsNoStore(_request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) {
   reply.header('access-control-allow-origin', '*');
   reply.header('cache-control', 'no-store');
+  done();
 }
 
 /** Answer to a CORS preflight of a public GET endpoint. */

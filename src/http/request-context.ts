@@ -56,12 +56,18 @@ export function originOf(request: FastifyRequest): RequestOrigin {
 
 /**
  * Every request starts anonymous (the guard of its surface replaces the actor) and answers with its
- * `x-request-id` and the security headers. One synchronous hook: it runs on every request, so no promise and no extra hook.
+ * `x-request-id` and the security headers; while the process drains (`readiness.draining`, set on
+ * SIGTERM) it also answers `Connection: close`, so keep-alive clients reconnect (through the load
+ * balancer, to another process) instead of reusing a socket that is about to close. One synchronous
+ * hook, the only one every request runs: no promise, and no onSend hook per answer for the drain.
  */
-export function registerRequestContext(app: App, headers: Record<string, string> = {}) {
+export function registerRequestContext(app: App, headers: Record<string, string>, readiness: { draining: boolean }) {
+  const names = Object.keys(headers);
   app.decorateRequest('ctx', null as unknown as RequestCtx);
   app.addHook('onRequest', (request, reply, done) => {
-    reply.header('x-request-id', request.id).headers(headers);
+    reply.header('x-request-id', request.id);
+    for (const name of names) reply.header(name, headers[name]);
+    if (readiness.draining) reply.header('connection', 'close');
     request.ctx = { requestId: request.id, actor: { kind: 'anonymous' }, companyId: null, origin: originOf(request) };
     done();
   });

@@ -1,17 +1,29 @@
 import { timingSafeEqual } from 'node:crypto';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, onResponseHookHandler } from 'fastify';
 import type { Config } from '../config.ts';
 import { AppError } from '../lib/errors.ts';
 import type { Metrics } from './metrics.ts';
 
-/** Counts every answered request by route pattern (unmatched URLs share one label: bounded cardinality). */
-export function registerRequestMetrics(app: FastifyInstance, metrics: Metrics) {
-  // Synchronous (it runs on every answer): no promise per request.
-  app.addHook('onResponse', (request, reply, done) => {
-    const route = request.routeOptions.url ?? 'unmatched';
-    metrics.observeRequest(request.method, route, reply.statusCode, reply.elapsedTime / 1000);
-    done();
+/**
+ * Counts every answered request by route pattern: each route gets its own onResponse hook as it is
+ * registered, holding its series (no route lookup, no label key per answer). URLs no route matches
+ * share the `unmatched` series: the hook returned here, for the not-found answer (src/http/error-handler.ts).
+ */
+export function registerRequestMetrics(app: FastifyInstance, metrics: Metrics): onResponseHookHandler {
+  const counting = (route: string): onResponseHookHandler => {
+    const requests = metrics.requestsOf(route);
+    // Synchronous (it runs on every answer): no promise per request.
+    return (request, reply, done) => {
+      requests.observe(request.method, reply.statusCode, reply.elapsedTime / 1000);
+      done();
+    };
+  };
+  app.addHook('onRoute', (route) => {
+    // First, as the application-wide hook it replaces ran before any route's own; a new array, since
+    // fastify copies a GET's options (and this array) into the HEAD route it adds.
+    route.onResponse = [counting(route.url), ...([] as onResponseHookHandler[]).concat(route.onResponse ?? [])];
   });
+  return counting('unmatched');
 }
 
 /**

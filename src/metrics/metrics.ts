@@ -1,16 +1,23 @@
-import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, collectDefaultMetrics, Gauge, type Metric, Registry } from 'prom-client';
 import type { Database } from '../db/client.ts';
 import type { JobQueue } from '../jobs/queue.ts';
 import type { Logger } from '../logger.ts';
 
 export interface Metrics {
   readonly registry: Registry;
-  /** One answered HTTP request: `route` is the route's pattern (never the raw URL), or `unmatched`. */
-  observeRequest(method: string, route: string, status: number, seconds: number): void;
+  /**
+   * The request series of one route pattern (never the raw URL), or `unmatched`: asked for once per
+   * route when it is registered; each answered request is then `observe(method, status, seconds)`.
+   */
+  requestsOf(route: string): RouteRequests;
   /** One inbound event: `accepted`, `duplicate` (idempotent replay) or `refused` with the error code. */
   countEvent(result: 'accepted' | 'duplicate' | 'refused', code: string): void;
   /** The Prometheus text exposition. */
   render(): Promise<string>;
+}
+
+export interface RouteRequests {
+  observe(method: string, status: number, seconds: number): void;
 }
 
 export interface MetricsDeps {
@@ -28,23 +35,7 @@ export function createMetrics({ db, jobs, logger }: MetricsDeps): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'mostrador_' });
 
-  const requests = new Counter({
-    name: 'mostrador_http_requests_total',
-    help: 'HTTP requests answered, by method, route pattern and status',
-    labelNames: ['method', 'route', 'status'] as const,
-    registers: [registry],
-  });
-  const duration = new Histogram({
-    name: 'mostrador_http_request_duration_seconds',
-    help: 'Time to answer an HTTP request, by method, route pattern and status',
-    labelNames: ['method', 'route', 'status'] as const,
-    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-    registers: [registry],
-  });
-  const requestSeries = new Map<
-    string,
-    { count: ReturnType<typeof requests.labels>; time: ReturnType<typeof duration.labels> }
-  >();
+  const requests = requestMetrics(registry);
   const events = new Counter({
     name: 'mostrador_inbound_events_total',
     help: 'Events received on the integration endpoint, by result and code (ok, or the refusal code)',
@@ -122,16 +113,7 @@ export function createMetrics({ db, jobs, logger }: MetricsDeps): Metrics {
 
   return {
     registry,
-    observeRequest(method, route, status, seconds) {
-      // The labelled children are looked up once per (method, route, status) and kept: prom-client
-      // validates and hashes the labels on every call otherwise, on every answered request.
-      const series = kept(requestSeries, `${method} ${status} ${route}`, () => {
-        const labels = [method, route, String(status)] as const;
-        return { count: requests.labels(...labels), time: duration.labels(...labels) };
-      });
-      series.count.inc();
-      series.time.observe(seconds);
-    },
+    requestsOf: requests.of,
     countEvent(result, code) {
       // Kept like the request series: one labelled child per (result, code), not a label hash per event.
       kept(eventSeries, `${result} ${code}`, () => events.labels(result, code)).inc();
@@ -148,4 +130,102 @@ function kept<T>(map: Map<string, T>, key: string, make: () => T): T {
     map.set(key, value);
   }
   return value;
+}
+
+const REQUEST_LABELS = ['method', 'route', 'status'] as const;
+const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+/** One (method, route, status) series: plain numbers, added to on every answered request. */
+interface RequestSeries {
+  labels: Record<(typeof REQUEST_LABELS)[number], string>;
+  count: number;
+  sum: number;
+  /** Answers per bucket, not cumulative: index i is `<= DURATION_BUCKETS[i]`, the last one above them all. */
+  perBucket: number[];
+}
+
+/**
+ * `mostrador_http_requests_total` (counter) and `mostrador_http_request_duration_seconds`
+ * (histogram), by method, route pattern and status. Every answered request adds to plain numbers
+ * (a count, a sum and one bucket, found once per route and status); the Prometheus text is made
+ * from them at scrape time, in the same form prom-client's Counter and Histogram write. prom-client
+ * validated and hashed the labels on every observation, twice (~1 µs per answer).
+ */
+function requestMetrics(registry: Registry) {
+  const all: RequestSeries[] = [];
+  const byRoute = new Map<string, RouteRequests>();
+  const add = (labels: RequestSeries['labels']): RequestSeries => {
+    const series = { labels, count: 0, sum: 0, perBucket: new Array<number>(DURATION_BUCKETS.length + 1).fill(0) };
+    all.push(series);
+    return series;
+  };
+  const exposed = (name: string, help: string, type: 'counter' | 'histogram', values: () => object[]) => {
+    const metric = {
+      name,
+      help,
+      type,
+      aggregator: 'sum',
+      get: async () => ({ name, help, type, aggregator: 'sum', values: values() }),
+      reset: () => {
+        for (const series of all) {
+          series.count = 0;
+          series.sum = 0;
+          series.perBucket.fill(0);
+        }
+      },
+    };
+    // prom-client's Registry writes any metric whose get() answers in its own shape (the one its
+    // Counter and Histogram answer); its types list only its own classes.
+    registry.registerMetric(metric as unknown as Metric);
+  };
+  exposed('mostrador_http_requests_total', 'HTTP requests answered, by method, route pattern and status', 'counter', () =>
+    all.filter((s) => s.count > 0).map((s) => ({ labels: { ...s.labels }, value: s.count })),
+  );
+  const durationName = 'mostrador_http_request_duration_seconds';
+  exposed(durationName, 'Time to answer an HTTP request, by method, route pattern and status', 'histogram', () =>
+    all
+      .filter((s) => s.count > 0)
+      .flatMap((s) => {
+        let below = 0;
+        const buckets = DURATION_BUCKETS.map((le, i) => {
+          below += s.perBucket[i]!;
+          return { labels: { le, ...s.labels }, value: below, metricName: `${durationName}_bucket` };
+        });
+        return [
+          ...buckets,
+          { labels: { le: '+Inf', ...s.labels }, value: s.count, metricName: `${durationName}_bucket` },
+          { labels: { ...s.labels }, value: s.sum, metricName: `${durationName}_sum` },
+          { labels: { ...s.labels }, value: s.count, metricName: `${durationName}_count` },
+        ];
+      }),
+  );
+
+  return {
+    of(route: string): RouteRequests {
+      const known = byRoute.get(route);
+      if (known) return known;
+      const byMethod = new Map<string, Map<number, RequestSeries>>();
+      const requests: RouteRequests = {
+        observe(method, status, seconds) {
+          let byStatus = byMethod.get(method);
+          if (byStatus === undefined) {
+            byStatus = new Map();
+            byMethod.set(method, byStatus);
+          }
+          let series = byStatus.get(status);
+          if (series === undefined) {
+            series = add({ method, route, status: String(status) });
+            byStatus.set(status, series);
+          }
+          let bucket = 0;
+          while (bucket < DURATION_BUCKETS.length && seconds > DURATION_BUCKETS[bucket]!) bucket++;
+          series.perBucket[bucket]! += 1;
+          series.count += 1;
+          series.sum += seconds;
+        },
+      };
+      byRoute.set(route, requests);
+      return requests;
+    },
+  };
 }

@@ -126,6 +126,14 @@ describe('GET /api/public/scanner', () => {
     expect(res.json()).toEqual({ error: 'invalid scanner token', code: 'unauthenticated' });
   });
 
+  it('answers 401 for a valid token sent with spaces around it (the token is compared as sent)', async () => {
+    for (const token of [` ${shop.scannerToken}`, `${shop.scannerToken} `]) {
+      const res = await scan(t, { token, query: '7790001000019' });
+      expect(res.statusCode).toBe(401);
+      expect(res.json()).toEqual({ error: 'invalid scanner token', code: 'unauthenticated' });
+    }
+  });
+
   it("answers 401 for another company's token with this companyId", async () => {
     const res = await scan(t, { token: other.scannerToken, query: '7790001000019', companyId: shop.id });
     expect(res.statusCode).toBe(401);

@@ -17,7 +17,8 @@ export function scannerGuard(scanner: ScannerService): SurfaceGuard {
       const { token } = request.query as { token: string };
       // The cached token → company answer: no company row is read per lookup (that read, added with
       // the surfaces, cost a database round trip on every scan; docs/decisiones.md).
-      const companyId = await scanner.tokenCompany(token.trim());
+      // The token as sent (not trimmed): the lookup after the guard took it so, and a padded token was refused there.
+      const companyId = await scanner.tokenCompany(token);
       if (companyId === null) throw new AppError('unauthenticated', 'invalid scanner token');
       setActor(request.ctx, { kind: 'scanner', companyId });
     },

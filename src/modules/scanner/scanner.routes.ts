@@ -2,6 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import type { App } from '../../http/app.types.ts';
 import { validationDetails } from '../../http/error-handler.ts';
 import { openCorsNoStore, preflight } from '../../http/public-cors.ts';
+import { companyCtx } from '../../http/request-context.ts';
 import { AppError } from '../../lib/errors.ts';
 import { type ScannerQuery, scannerResponses, ScannerQuery as ScannerQuerySchema } from './scanner.schemas.ts';
 import type { ScannerService } from './scanner.service.ts';
@@ -61,9 +62,10 @@ export function registerScannerApi(app: App, scanner: ScannerService) {
       },
     },
     async (request) => {
-      checkParameters(request);
+      // The scanner surface's guard (scanner.guard.ts) checked the parameters and found the token's
+      // company: neither is done again here.
       const { token, query, companyId } = request.query as ScannerQuery;
-      return scanner.scan({ token, query, companyId, clientIp: request.ip });
+      return scanner.scanFor(companyCtx(request.ctx).companyId, { token, query, companyId, clientIp: request.ip });
     },
   );
 

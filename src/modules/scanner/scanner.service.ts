@@ -69,8 +69,8 @@ export function createScannerService({ db, companies, clock, logger, rateLimitPe
     return layout;
   }
 
-  /** Rate limit, then token, then the optional companyId: the company the lookup runs for. */
-  async function authorize({ token, companyId, clientIp }: ScanInput): Promise<number> {
+  /** Rate limit, then token (unless its company is already known), then the optional companyId: the company the lookup runs for. */
+  async function authorize({ token, companyId, clientIp }: ScanInput, known?: number): Promise<number> {
     if (limiter) {
       const decision = await limiter.hit(`${sha256Hex(token)}|${clientIp}`);
       if (!decision.allowed) {
@@ -79,7 +79,7 @@ export function createScannerService({ db, companies, clock, logger, rateLimitPe
         });
       }
     }
-    const owner = await companyOfToken(token);
+    const owner = known ?? (await companyOfToken(token));
     if (owner === null) throw new AppError('unauthenticated', 'invalid scanner token');
     if (companyId !== undefined && companyId !== owner) {
       throw new AppError('unauthenticated', `the scanner token does not belong to company ${companyId}`);
@@ -117,7 +117,18 @@ export function createScannerService({ db, companies, clock, logger, rateLimitPe
    * else is a name: the best match and up to 5 alternatives, by the same relevance.
    */
   async function scan(input: ScanInput): Promise<ScannerResult> {
-    const companyId = await authorize(input);
+    return lookup(await authorize(input), input);
+  }
+
+  /**
+   * The same lookup for a request whose token the scanner surface's guard already turned into
+   * `owner` (its company): the token is not hashed and looked up a second time.
+   */
+  async function scanFor(owner: number, input: ScanInput): Promise<ScannerResult> {
+    return lookup(await authorize(input, owner), input);
+  }
+
+  async function lookup(companyId: number, input: ScanInput): Promise<ScannerResult> {
     const query = input.query.trim().replace(/\s+/g, ' ');
     if (query === '') throw new AppError('missing_parameter', "query parameter 'query' is required");
     const result = CODE.test(query) ? await byCode(companyId, query) : await byName(companyId, query);
@@ -138,7 +149,7 @@ export function createScannerService({ db, companies, clock, logger, rateLimitPe
   }
 
   // tokenCompany: the surface guard's question, answered from the token cache (no round trip within the TTL).
-  return { scan, tokenCompany: companyOfToken, kioskCompany, forgetScaleLayout };
+  return { scan, scanFor, tokenCompany: companyOfToken, kioskCompany, forgetScaleLayout };
 }
 
 /** The index's order, cut at the thresholds: nothing when even the best is too weak to answer. */
