@@ -4,11 +4,15 @@ export interface TtlCache<V> {
   get(key: string): { value: V } | undefined;
   set(key: string, value: V): void;
   delete(key: string): void;
+  /** Drops every entry. */
+  clear(): void;
 }
 
 /**
- * A small in-process cache whose entries expire after `ttlMs`. At `maxEntries` the oldest entry
- * is dropped first, so a flood of distinct keys cannot grow memory without bound.
+ * A small in-process cache whose entries expire after `ttlMs` (and at once if the clock goes back
+ * past the moment they were set: an entry never outlives its `ttlMs` of the clock's time). At
+ * `maxEntries` the oldest entry is dropped first, so a flood of distinct keys cannot grow memory
+ * without bound.
  */
 export function createTtlCache<V>({
   ttlMs,
@@ -24,7 +28,8 @@ export function createTtlCache<V>({
     get(key) {
       const entry = entries.get(key);
       if (!entry) return undefined;
-      if (entry.expiresAt <= clock.now().getTime()) {
+      const now = clock.now().getTime();
+      if (entry.expiresAt <= now || now < entry.expiresAt - ttlMs) {
         entries.delete(key);
         return undefined;
       }
@@ -37,6 +42,9 @@ export function createTtlCache<V>({
     },
     delete(key) {
       entries.delete(key);
+    },
+    clear() {
+      entries.clear();
     },
   };
 }

@@ -108,33 +108,53 @@ describe('merchant API access (/api/v1): company API tokens and sessions', () =>
 
   it('keeps a token only while changes reach it, and never a lookup that a change overtook', async () => {
     const logger = t.container.logger;
-    const cache = createTokenCache(t.container.db, logger);
+    let now = 0;
+    const at = (ms: number) => {
+      now = ms;
+    };
+    const cache = createTokenCache(t.container.db, logger, { now: () => new Date(now) });
     const row = { id: 1, company_id: 1, name: 'ERP', scope: 'read' as const, token_hash: 'h' };
     try {
       // The first look starts the listener; nothing is kept until it is up.
-      expect(cache.get('h', 0)).toBeUndefined();
+      expect(cache.get('h')).toBeUndefined();
       await vi.waitFor(() => {
-        cache.put('h', row, cache.generation(), 0);
-        expect(cache.get('h', 1)).toBe(row);
+        at(0);
+        cache.put('h', row, cache.generation());
+        at(1);
+        expect(cache.get('h')).toBe(row);
       });
-      expect(cache.get('h', 29_999)).toBe(row);
-      expect(cache.get('h', 30_000)).toBeUndefined(); // too old: read again
+      at(29_999);
+      expect(cache.get('h')).toBe(row);
+      at(30_000);
+      expect(cache.get('h')).toBeUndefined(); // too old: read again
+      // A clock that goes back does not stretch an entry's life.
+      at(10_000);
+      cache.put('h', row, cache.generation());
+      at(9_999);
+      expect(cache.get('h')).toBeUndefined();
+      at(0);
       // A lookup that began before a change and ended after it is dropped.
       const before = cache.generation();
       cache.forget();
-      cache.put('h', row, before, 0);
-      expect(cache.get('h', 1)).toBeUndefined();
-      cache.put('h', row, cache.generation(), 0);
-      expect(cache.get('h', 1)).toBe(row);
+      cache.put('h', row, before);
+      at(1);
+      expect(cache.get('h')).toBeUndefined();
+      at(0);
+      cache.put('h', row, cache.generation());
+      at(1);
+      expect(cache.get('h')).toBe(row);
       // A change committed anywhere empties it.
       await t.container.db.query(`SELECT pg_notify('mostrador_api_tokens', '')`);
-      await vi.waitFor(() => expect(cache.get('h', 2)).toBeUndefined());
+      at(2);
+      await vi.waitFor(() => expect(cache.get('h')).toBeUndefined());
     } finally {
       await cache.close();
     }
     // Closed: nothing is kept any more.
-    cache.put('h', row, cache.generation(), 0);
-    expect(cache.get('h', 1)).toBeUndefined();
+    at(0);
+    cache.put('h', row, cache.generation());
+    at(1);
+    expect(cache.get('h')).toBeUndefined();
   });
 
   it('decides access where each route is registered: tokens never manage tokens; cashiers only read and sell', async () => {

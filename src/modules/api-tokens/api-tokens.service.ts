@@ -65,7 +65,7 @@ export type ApiTokenService = ReturnType<typeof createApiTokenService>;
  * the last use recorded. Creating and revoking are audited.
  */
 export function createApiTokenService({ db, clock, logger }: { db: Database; clock: Clock; logger: Logger }) {
-  const cache = createTokenCache(db, logger);
+  const cache = createTokenCache(db, logger, clock);
 
   async function list(companyId: number): Promise<ApiTokenWire[]> {
     return (await listApiTokens(db.orm, companyId)).map(toWire);
@@ -126,17 +126,17 @@ export function createApiTokenService({ db, clock, logger }: { db: Database; clo
   async function authenticate(presented: string): Promise<ApiTokenIdentity | null> {
     if (!TOKEN_SHAPE.test(presented)) return null;
     const hash = sha256Hex(presented);
-    const now = clock.now();
-    let row = cache.get(hash, now.getTime());
+    let row = cache.get(hash);
     if (!row) {
       const generation = cache.generation();
       row = (await findActiveByHash(db.orm, hash)) ?? undefined;
-      if (row) cache.put(hash, row, generation, now.getTime());
+      if (row) cache.put(hash, row, generation);
     }
     // The lookup is by hash; comparing the stored hash again in constant time costs nothing.
     if (!row || !safeEqual(row.token_hash, hash)) return null;
     // The row records a use at most once a minute; a request within the minute of this process's
     // last record would be a no-op UPDATE, a round trip per request for nothing.
+    const now = clock.now();
     const last = touchedAt.get(Number(row.id));
     if (last === undefined || now.getTime() - last >= 60_000 || now.getTime() < last) {
       await touchApiToken(db.orm, Number(row.id), now);

@@ -1,5 +1,7 @@
 import type { Database } from '../../db/client.ts';
 import { type Listener, listen } from '../../db/listen.ts';
+import type { Clock } from '../../lib/time.ts';
+import { createTtlCache } from '../../lib/ttl-cache.ts';
 import type { Logger } from '../../logger.ts';
 import type { ActiveTokenRow } from './api-tokens.repo.ts';
 
@@ -12,10 +14,10 @@ const MAX_ENTRIES = 10_000;
 
 export interface TokenCache {
   /** The token's row if this process holds a fresh copy and changes reach it; else undefined. */
-  get(hash: string, now: number): ActiveTokenRow | undefined;
+  get(hash: string): ActiveTokenRow | undefined;
   /** Read before a lookup; `put` keeps the row only if no change was announced since. */
   generation(): number;
-  put(hash: string, row: ActiveTokenRow, generation: number, now: number): void;
+  put(hash: string, row: ActiveTokenRow, generation: number): void;
   /** Drops everything (a revocation in this process, a notification, the listener lost or back). */
   forget(): void;
   close(): Promise<void>;
@@ -28,8 +30,8 @@ export interface TokenCache {
  * transaction commits. A lookup that started before a change and ends after it is not kept
  * (`generation`). Entries live MAX_AGE_MS at most.
  */
-export function createTokenCache(db: Database, logger: Logger): TokenCache {
-  const entries = new Map<string, { row: ActiveTokenRow; at: number }>();
+export function createTokenCache(db: Database, logger: Logger, clock: Clock): TokenCache {
+  const entries = createTtlCache<ActiveTokenRow>({ ttlMs: MAX_AGE_MS, maxEntries: MAX_ENTRIES, clock });
   let generation = 0;
   let listener: Listener | null = null;
   let starting: Promise<void> | null = null;
@@ -56,22 +58,15 @@ export function createTokenCache(db: Database, logger: Logger): TokenCache {
   }
 
   return {
-    get(hash, now) {
+    get(hash) {
       ensureListening();
       if (!listener?.connected) return undefined;
-      const entry = entries.get(hash);
-      if (!entry) return undefined;
-      if (now - entry.at >= MAX_AGE_MS || now < entry.at) {
-        entries.delete(hash);
-        return undefined;
-      }
-      return entry.row;
+      return entries.get(hash)?.value;
     },
     generation: () => generation,
-    put(hash, row, seen, now) {
+    put(hash, row, seen) {
       if (seen !== generation || !listener?.connected) return;
-      if (entries.size >= MAX_ENTRIES) entries.clear();
-      entries.set(hash, { row, at: now });
+      entries.set(hash, row);
     },
     forget,
     async close() {
