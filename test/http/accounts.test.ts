@@ -326,6 +326,11 @@ describe('cuenta corriente (/api/v1/customers/:id/account, payments, statement; 
     // A closing balance before everything is 0; from after to is refused.
     const empty = (await call('GET', `/api/v1/customers/${customer}/statement?from=2026-01-01&to=2026-03-31`, s.asToken)).json();
     expect(empty).toMatchObject({ opening_balance: 0, movements: [], closing_balance: 0 });
+    // The last day a date can be: everything, never a 500 (the day after it is year 10000).
+    const all = await call('GET', `/api/v1/customers/${customer}/statement?from=2026-05-01&to=9999-12-31`, s.asToken);
+    expect(all.statusCode, all.body).toBe(200);
+    expect(all.json()).toMatchObject({ to: '9999-12-31', opening_balance: 4000, closing_balance: 6000 });
+    expect(all.json().movements).toHaveLength(3);
     expect(
       (await call('GET', `/api/v1/customers/${customer}/statement?from=2026-07-10&to=2026-07-01`, s.asToken)).statusCode,
     ).toBe(422);

@@ -107,6 +107,13 @@ describe('reports', () => {
     }
     const sales = (await get('/api/v1/reports/sales?from=2020-01-01&to=2020-01-03', s.asAdmin)).json();
     expect(sales.rows.map((r: { total: number }) => r.total)).toEqual([0, 0, 0]);
+    // The last days a date can be (the day after is year 10000): their rows, never a 500.
+    const last = await get('/api/v1/reports/sales?from=9999-12-30&to=9999-12-31', s.asAdmin);
+    expect(last.statusCode, last.body).toBe(200);
+    expect(last.json().rows.map((r: { day: string; total: number }) => [r.day, r.total])).toEqual([
+      ['9999-12-30', 0],
+      ['9999-12-31', 0],
+    ]);
     const stock = (await get('/api/v1/reports/stock-valuation', s.asAdmin)).json();
     expect(stock.rows[0]).toMatchObject({ deposit_id: 1, deposit: 'Depósito principal' });
   });

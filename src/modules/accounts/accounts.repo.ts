@@ -245,12 +245,13 @@ const receiptOf = (kind: 'invoice' | 'credit_note') =>
     WHERE i.company_id = s.company_id AND i.sale_id = s.id AND i.kind = ${kind} ORDER BY i.id DESC LIMIT 1)`;
 
 /**
- * Every movement of the customer's account before `until`, in order: the account part of each
- * sale on account (at its date), its reversal when the sale was cancelled (at the cancellation: a
- * credit note when one was issued), and each payment on account.
+ * Every movement of the customer's account up to the end of local day `to` (the company's time
+ * zone), in order: the account part of each sale on account (at its date), its reversal when the
+ * sale was cancelled (at the cancellation: a credit note when one was issued), and each payment on
+ * account. The end is worked out here, in dates: JavaScript writes the instant after 9999-12-31 as
+ * "+010000-…", which PostgreSQL does not read (a statement to 9999-12-31 answered 500).
  */
-export function listMovements(conn: Conn, companyId: number, customerId: number, until: Date): Promise<MovementRow[]> {
-  const end = until.toISOString();
+export function listMovements(conn: Conn, companyId: number, customerId: number, to: string): Promise<MovementRow[]> {
   return selectRows<MovementRow>(
     conn,
     sql`SELECT * FROM (
@@ -265,7 +266,8 @@ export function listMovements(conn: Conn, companyId: number, customerId: number,
         SELECT 'payment', a.created_at, NULL, a.id, (-p.amount)::text, p.method, a.note, NULL
           FROM account_payments a JOIN sale_payments p ON p.company_id = a.company_id AND p.sale_id IS NULL AND p.id = a.id
           WHERE a.company_id = ${companyId} AND a.customer_id = ${customerId}
-      ) m WHERE m.at < ${end}::timestamptz ORDER BY m.at, m.kind DESC, m.sale_id, m.payment_id`,
+      ) m WHERE m.at < ((${to}::date + 1)::timestamp AT TIME ZONE (SELECT timezone FROM companies WHERE id = ${companyId}))
+      ORDER BY m.at, m.kind DESC, m.sale_id, m.payment_id`,
   );
 }
 

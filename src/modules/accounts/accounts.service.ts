@@ -93,11 +93,10 @@ export function createAccountsService({ db, clock, publicBaseUrl }: { db: Databa
         details: [{ path: '/from', message: 'must not be after to' }],
       });
     }
-    const [start, end] = await Promise.all([
+    const [start, rows] = await Promise.all([
       repo.dayStart(conn, companyId, from),
-      repo.dayStart(conn, companyId, addDays(to, 1)),
+      repo.listMovements(conn, companyId, customer.id, to),
     ]);
-    const rows = await repo.listMovements(conn, companyId, customer.id, end);
     const { aged, summary } = await accountOf(conn, companyId, customer);
     const statement: StatementWire = {
       customer: customerWire(customer),

@@ -17,10 +17,15 @@ export function addDays(day: string, n: number): string {
   return dayText(new Date(parseDay(day)!.getTime() + n * DAY_MS));
 }
 
-/** Every day from `from` to `to`, both included. */
+/**
+ * Every day from `from` to `to`, both included. Never asks for the day after `to`: after 9999-12-31
+ * it is year 10000, which JavaScript writes "+010000-01-01" (a string that sorts before any day, so
+ * the walk never ended and then failed: a 500).
+ */
 export function daysBetween(from: string, to: string): string[] {
-  const days: string[] = [];
-  for (let d = from; d <= to; d = addDays(d, 1)) days.push(d);
+  if (from > to) return [];
+  const days = [from];
+  while (days[days.length - 1]! < to) days.push(addDays(days[days.length - 1]!, 1));
   return days;
 }
 
