@@ -4,7 +4,7 @@ export default defineConfig({
   test: {
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
     globalSetup: ['test/setup/global.ts'],
-    setupFiles: ['test/setup/response-check.setup.ts'],
+    setupFiles: ['test/setup/response-check.setup.ts', 'test/setup/sql-build.setup.ts'],
     pool: 'forks',
     poolOptions: { forks: { maxForks: 2, minForks: 1 } },
     testTimeout: 30_000,

@@ -17,6 +17,7 @@ import {
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import pg from 'pg';
 import * as schema from './schema/index.ts';
+import { installFastSqlBuild } from './sql-build.ts';
 import { statementName } from './statement-name.ts';
 
 export type Schema = typeof schema;
@@ -84,6 +85,7 @@ export async function openPglite(options: PgliteOptions): Promise<Database> {
     throw err;
   }
   const orm = drizzlePglite(client, { schema }) as unknown as Db;
+  installFastSqlBuild(dialectOf(orm));
   const query = async <T>(text: string, params?: unknown[]) => (await client.query<T>(text, params)).rows;
   return {
     kind: 'pglite',
@@ -126,6 +128,7 @@ export async function openPostgres(options: PostgresOptions): Promise<Database> 
   // the dead client when it is released; without a listener the 'error' event would be uncaught.
   pool.on('connect', (client) => client.on('error', () => {}));
   const orm = drizzleNodePg(pool, { schema }) as unknown as Db;
+  installFastSqlBuild(dialectOf(orm));
   let closed = false;
   return {
     kind: 'postgres',
@@ -212,6 +215,12 @@ export async function selectRows<T>(conn: Conn, query: SQL): Promise<T[]> {
 }
 
 const dialect = new PgDialect();
+installFastSqlBuild(dialect);
+
+/** The dialect a Drizzle database builds its statements with (and its transactions too). */
+function dialectOf(orm: Db): PgDialect {
+  return (orm as unknown as { dialect: PgDialect }).dialect;
+}
 
 /**
  * Rows of a raw `sql` statement run as a named prepared statement: node-postgres parses and plans
