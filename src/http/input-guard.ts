@@ -62,10 +62,29 @@ function branches(schema: Schema): Schema[] {
   return list.filter(isSchema);
 }
 
-/** Whether a value under this schema may be a JSON number (and not also a string). */
+const branchesCache = new WeakMap<Schema, Schema[]>();
+
+/** The schema and its anyOf/oneOf branches (cached: route schemas live as long as the app). */
+function selfAndBranches(schema: Schema): Schema[] {
+  let list = branchesCache.get(schema);
+  if (list === undefined) {
+    list = [schema, ...branches(schema)];
+    branchesCache.set(schema, list);
+  }
+  return list;
+}
+
+const expectsCache = new WeakMap<Schema, boolean>();
+
+/** Whether a value under this schema may be a JSON number (and not also a string); cached per schema. */
 function expectsNumber(schema: Schema): boolean {
-  const all = [schema, ...branches(schema)].flatMap(typeNames);
-  return all.includes('number') && !all.includes('string');
+  let expects = expectsCache.get(schema);
+  if (expects === undefined) {
+    const all = selfAndBranches(schema).flatMap(typeNames);
+    expects = all.includes('number') && !all.includes('string');
+    expectsCache.set(schema, expects);
+  }
+  return expects;
 }
 
 const numberCache = new WeakMap<Schema, boolean>();
@@ -110,7 +129,7 @@ function parseNumbers(schema: Schema, value: unknown, path: string, found: Error
   }
   if (value !== null && typeof value === 'object' && !Buffer.isBuffer(value)) {
     const object = value as Record<string, unknown>;
-    const objectBranches = [schema, ...branches(schema)];
+    const objectBranches = selfAndBranches(schema);
     for (const key of Object.keys(object)) {
       for (const branch of objectBranches) {
         const properties = branch['properties'] as Record<string, unknown> | undefined;
