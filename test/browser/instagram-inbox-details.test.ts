@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeUser } from '../factories.ts';
-import { buildInstagramApp, type InstagramTestApp } from '../instagram/helpers.ts';
+import { buildInstagramApp, type InstagramTestApp, syncNow } from '../instagram/helpers.ts';
 import { launchChromium } from '../setup/browser.ts';
 import { logIn, problemsOf, VIEWPORTS, watch, watchedContext } from './page-checks.ts';
 
@@ -47,9 +47,10 @@ describe('the Instagram inbox details, in a real browser', () => {
       const service = t.container.instagram.service;
       if ((await service.storedConversations()).length === 0) {
         t.fake.addConversation({ participantId: '7100000000000009', username: 'cliente_curioso', text: '¿Qué planes tienen?' });
-        await service.sync({ scheduled: false });
-        await service.idle();
+        // The first test's page scheduled background syncs; one of them may still hold the claim.
+        await syncNow(service);
         const [conversation] = await service.storedConversations();
+        expect(conversation, 'the synced thread is stored').toBeDefined();
         await service.send({ conversation_id: conversation!.id, text: 'Te paso los planes' });
         await service.idle();
       }

@@ -3,7 +3,7 @@ import type { Browser, Page, Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp } from '../app.ts';
 import { makeUser } from '../factories.ts';
-import { buildInstagramApp, type InstagramTestApp } from '../instagram/helpers.ts';
+import { buildInstagramApp, type InstagramTestApp, syncNow } from '../instagram/helpers.ts';
 import { launchChromium } from '../setup/browser.ts';
 import { logIn, problemsOf, VIEWPORTS, watch, watchedContext } from './page-checks.ts';
 
@@ -35,8 +35,7 @@ async function start(env: Record<string, string>, threads: boolean): Promise<Run
       username: 'otra_persona',
       text: 'Hola, ¿tienen planes para kioscos?',
     });
-    await t.container.instagram.service.sync({ scheduled: false });
-    await t.container.instagram.service.idle();
+    await syncNow(t.container.instagram.service);
   }
   const base = await t.app.listen({ port: 0, host: '127.0.0.1' });
   const superadmin = await makeUser(t.container, { superadmin: true });
@@ -155,7 +154,7 @@ describe('the operator inbox panel (/superadmin/instagram), in a real browser', 
   it('keeps the reply box disabled with the reason when sending is off', async () => {
     const { t, base, superadmin } = readOnly;
     t.fake.addConversation({ participantId: CUSTOMER, username: 'solo_lectura', text: 'Hola' });
-    await t.container.instagram.service.sync({ scheduled: false });
+    await syncNow(t.container.instagram.service);
     const context = await watchedContext(browser, VIEWPORTS.phone);
     const page = watch(await context.newPage());
     await logIn(page, base, superadmin.email, superadmin.password, '/superadmin/instagram');

@@ -1,4 +1,6 @@
+import { vi } from 'vitest';
 import type { Logger } from '../../src/logger.ts';
+import type { InstagramService, SyncReport } from '../../src/modules/instagram/instagram.service.ts';
 import { buildTestApp, type TestApp } from '../app.ts';
 import { makeCompany, makeUser } from '../factories.ts';
 import { type FakeInstagram, startFakeInstagram } from '../fakes/instagram.fake.ts';
@@ -92,4 +94,29 @@ export async function buildInstagramApp(
       if (!options.fake) await fake.close();
     },
   };
+}
+
+/**
+ * A sync that has read the fake's current data, or an error saying why not. `sync()` answers
+ * `busy` without reading anything while another run holds the channel's claim, and in these tests
+ * that run is usually a background sync scheduled by a page's list request (GET conversations),
+ * which may have read the Graph before the test added its thread. `idle()` waits only for that
+ * run, so "sync() then idle()" is not "stored". This waits for the holder and claims again until
+ * a run of its own has gone through; a run that failed is an error, not a reason to retry.
+ */
+export async function syncNow(service: InstagramService): Promise<SyncReport> {
+  const report = await vi.waitFor(
+    async () => {
+      const attempt = await service.sync({ scheduled: false });
+      if (attempt.reason === 'busy') {
+        await service.idle();
+        throw new Error('another Instagram sync still holds the claim');
+      }
+      return attempt;
+    },
+    { timeout: 30_000, interval: 20 },
+  );
+  if (!report.ran || report.error !== undefined)
+    throw new Error(`the Instagram sync did not go through: ${JSON.stringify(report)}`);
+  return report;
 }

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../app.ts';
 import { makeUser } from '../factories.ts';
 import { login } from '../sessions.ts';
-import { buildInstagramApp, type InstagramTestApp } from './helpers.ts';
+import { buildInstagramApp, type InstagramTestApp, syncNow } from './helpers.ts';
 
 const readPageData = (html: string) =>
   JSON.parse(/<script type="application\/json" id="page-data">([\s\S]*?)<\/script>/.exec(html)![1]!.replace(/\\u003c/g, '<'));
@@ -45,7 +45,7 @@ describe('the inbox page (/superadmin/instagram)', () => {
   it('gives the stored threads of the connected account in the first paint, never the token', async () => {
     expect((await t.connect()).status).toBe(200);
     t.fake.addConversation({ participantId: '7100000000000009', username: 'guardada', text: 'hola' });
-    await t.container.instagram.service.sync({ scheduled: false });
+    await syncNow(t.container.instagram.service);
     const res = await t.app.inject({ url: '/superadmin/instagram', headers: { cookie: t.superadmin } });
     const data = readPageData(res.body);
     expect(data.status).toMatchObject({ configured: true, connected: true, missing_settings: [], send_enabled: false });
