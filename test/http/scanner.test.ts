@@ -121,7 +121,10 @@ describe('GET /api/public/scanner', () => {
     ]) {
       const res = await t.app.inject({ url });
       expect(res.statusCode, res.body).toBe(400);
-      expect(res.json()).toMatchObject({ code: 'bad_request', error: expect.stringMatching(/'(query|token)' must be given once/) });
+      expect(res.json()).toMatchObject({
+        code: 'bad_request',
+        error: expect.stringMatching(/'(query|token)' must be given once/),
+      });
     }
   });
 

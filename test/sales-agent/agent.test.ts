@@ -300,7 +300,10 @@ describe('sales agent on the operator inbox', () => {
     // 9999-12-31 into year 10000: both were a 500 (found by hand while replaying FUZZ_SEED=1726161440).
     const headers = { cookie: off.superadmin };
     for (const before of ['2016-12-31T23:59:60Z', '9999-12-31T23:59:59-23:59', '2024-01-01T00:00:00%2B20:00']) {
-      for (const url of [`/api/superadmin/instagram/agent/turns?before=${before}`, `/superadmin/instagram/agent?before=${before}`]) {
+      for (const url of [
+        `/api/superadmin/instagram/agent/turns?before=${before}`,
+        `/superadmin/instagram/agent?before=${before}`,
+      ]) {
         const res = await off.app.inject({ url, headers });
         expect(res.statusCode, `${url} → ${res.body}`).toBe(400);
         expect(res.json()).toMatchObject({ code: 'bad_request', error: expect.stringContaining('before') });

@@ -48,9 +48,13 @@ function filters(query: {
 function beforeOf(text: string): Date {
   const at = parseRfc3339(text);
   if (!at) {
-    throw new AppError('bad_request', `before must be an RFC 3339 date-time with offset within years 0001 to 9999 (got "${text}")`, {
-      details: [{ path: 'querystring.before', message: 'RFC 3339 date-time with offset, years 0001 to 9999, no leap second' }],
-    });
+    throw new AppError(
+      'bad_request',
+      `before must be an RFC 3339 date-time with offset within years 0001 to 9999 (got "${text}")`,
+      {
+        details: [{ path: 'querystring.before', message: 'RFC 3339 date-time with offset, years 0001 to 9999, no leap second' }],
+      },
+    );
   }
   return at;
 }
