@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
+  formatWide,
+  wideToNumber,
   formatArs,
   formatDecimal,
   formatPesos,
@@ -214,5 +216,19 @@ describe('parseAmountText', () => {
       expect(parseAmountText(bad), bad).toBeNull();
     }
     expect(parseAmountText('999999999999.99')).toBe(999_999_999_999.99);
+  });
+});
+
+describe('wideToNumber / formatWide (aggregates past exact cents)', () => {
+  it('is exact below 2^53 units and the nearest double beyond, never a RangeError', () => {
+    expect(wideToNumber('1234.56', 2)).toBe(1234.56);
+    expect(wideToNumber('0.1', 3)).toBe(0.1);
+    const huge = '18446744185444792725.95';
+    expect(wideToNumber(huge, 2)).toBe(Number(huge));
+    expect(wideToNumber('-90071992547409.93', 2)).toBe(Number('-90071992547409.93'));
+    expect(wideToNumber('90071992547409.91', 2)).toBe(90071992547409.91);
+    expect(formatWide(1234.5, 2, { grouping: false })).toBe('1234,50');
+    expect(formatWide(Number(huge), 2, { grouping: false })).toBe('18446744185444794368');
+    expect(formatWide(1e23, 3)).toBe('99.999.999.999.999.991.611.392');
   });
 });

@@ -75,6 +75,24 @@ export function quantityToNumber(value: string | number): number {
   return toMilli(value) / 1000;
 }
 
+/**
+ * A decimal that may be past what exact units hold (2^53 units: about 90 billion pesos in cents,
+ * 9 billion in thousandths), as a JSON number: exact below that, the nearest double beyond. For
+ * aggregates of stored values (a stock valuation is Σ stock × price, and each may be near its own
+ * column's limit), which must not fail a report that every value in it passed on its way in.
+ */
+export function wideToNumber(value: string, scale: number): number {
+  const number = Number(value);
+  return Math.abs(number) * 10 ** scale < Number.MAX_SAFE_INTEGER ? toUnits(value, scale) / 10 ** scale : number;
+}
+
+/** formatDecimal of a JSON number that may be past exact units: beyond them, its whole part only. */
+export function formatWide(value: number, scale: number, options: { minDecimals?: number; grouping?: boolean } = {}): string {
+  if (Math.abs(value) * 10 ** scale < Number.MAX_SAFE_INTEGER) return formatDecimal(toUnits(value, scale), scale, options);
+  const whole = BigInt(Math.round(value)).toString();
+  return options.grouping === false ? whole : whole.replace(/\B(?=(\d{3})+(?!\d))/g, '.');
+}
+
 /** price × quantity in cents, rounded half away from zero. */
 export function lineTotalCents(price: string | number, quantity: string | number): number {
   const product = toCents(price) * toMilli(quantity);

@@ -194,4 +194,26 @@ describe('Libro IVA Digital — ventas (/api/v1/fiscal/libro-iva-ventas)', () =>
     expect(file.rawPayload.length).toBe(0);
     expect((await call('GET', '/api/v1/fiscal/libro-iva-ventas?period=201001', s.asAdmin)).json().receipts).toEqual([]);
   });
+
+  it('answers the months at the edges of the calendar: year 9999 and years below 1000 (were a 500), and refuses year 0000', async () => {
+    const s = await shop('30711111111');
+    for (const [period, from, to] of [
+      ['999912', '9999-12-01', '9999-12-31'],
+      ['036812', '0368-12-01', '0368-12-31'],
+      ['009912', '0099-12-01', '0099-12-31'],
+      ['000102', '0001-02-01', '0001-02-28'],
+      ['040002', '0400-02-01', '0400-02-29'],
+    ]) {
+      const res = await call('GET', `/api/v1/fiscal/libro-iva-ventas?period=${period}`, s.asAdmin);
+      expect(res.statusCode, `${period}: ${res.body}`).toBe(200);
+      expect(res.json()).toMatchObject({ period, from, to, receipts: [] });
+      const file = await call('GET', `/api/v1/fiscal/libro-iva-ventas?period=${period}&file=alicuotas`, s.asAdmin);
+      expect(file.statusCode, `${period}: ${file.body}`).toBe(200);
+    }
+    for (const period of ['000001', '000012']) {
+      const res = await call('GET', `/api/v1/fiscal/libro-iva-ventas?period=${period}`, s.asAdmin);
+      expect(res.statusCode, res.body).toBe(422);
+      expect(res.json()).toMatchObject({ code: 'validation_failed', details: [{ path: '/period' }] });
+    }
+  });
 });

@@ -155,6 +155,37 @@ describe('reports', () => {
     expect(own.totals.tickets).toBe(0);
   });
 
+  it('values stock past what cents hold exactly (price and stock both accepted by the API): a number, not a 500', async () => {
+    // Σ stock × price of 2^31 pesos × 8,589,934,666 units is about 1.8e19 pesos; toCents threw on it, so
+    // every later request for the report was a 500 (found by hand while replaying FUZZ_SEED=517722573).
+    const s = await shop();
+    const price = await t.app.inject({
+      method: 'PATCH',
+      url: `/api/v1/products/${s.yerba.id}`,
+      headers: s.asAdmin,
+      payload: { base_price: 2147483648 },
+    });
+    expect(price.statusCode, price.body).toBe(200);
+    for (let i = 0; i < 2; i++) {
+      const move = await post('/api/v1/movements', s.asAdmin, {
+        type: 'IN',
+        product_id: s.yerba.id,
+        deposit_id: 1,
+        amount: 4294967333,
+      });
+      expect(move.statusCode, move.body).toBe(201);
+    }
+    const res = await get('/api/v1/reports/stock-valuation', s.asAdmin);
+    expect(res.statusCode, res.body).toBe(200);
+    const [row] = res.json().rows;
+    expect(row.units).toBeGreaterThanOrEqual(8_589_934_666);
+    expect(row.at_price).toBeCloseTo(row.units * 2147483648, -8);
+    expect(res.json().totals.at_price).toBe(row.at_price);
+    const csv = await get('/api/v1/reports/stock-valuation.csv', s.asAdmin);
+    expect(csv.statusCode, csv.body).toBe(200);
+    expect(csv.body).toMatch(/;\d{20};/);
+  });
+
   it('exports a report as CSV for Excel: BOM, ; separated, decimal comma, Spanish headers, a Total line', async () => {
     const s = await shop();
     await s.sale(20, '2026-03-10T12:00:00-03:00', [[s.yerba.id, 1, 1234.5]]);

@@ -114,6 +114,20 @@ describe('GET /api/public/scanner', () => {
     expect(res.json()).toMatchObject({ error: message, code: 'missing_parameter' });
   });
 
+  it('answers 400 naming a required parameter given twice (?query=a&query=b), instead of calling it missing', async () => {
+    for (const url of [
+      `/api/public/scanner?token=${shop.scannerToken}&query=yerba&query=pan`,
+      `/api/public/scanner?token=${shop.scannerToken}&token=${shop.scannerToken}&query=yerba`,
+    ]) {
+      const res = await t.app.inject({ url });
+      expect(res.statusCode, res.body).toBe(400);
+      expect(res.json()).toMatchObject({
+        code: 'bad_request',
+        error: expect.stringMatching(/'(query|token)' must be given once/),
+      });
+    }
+  });
+
   it('answers 400 for a companyId that is not a positive integer', async () => {
     const res = await scan(t, { token: shop.scannerToken, query: 'yerba', companyId: 'abc' });
     expect(res.statusCode).toBe(400);

@@ -295,6 +295,25 @@ describe('sales agent on the operator inbox', () => {
     expect(run.json().run).toMatchObject({ ran: true });
   });
 
+  it('the turns API and page refuse a before that is no instant in years 0001-9999 with 400, not a 500', async () => {
+    // Ajv's date-time lets through leap seconds (an Invalid Date) and offsets to ±23:59 that carry
+    // 9999-12-31 into year 10000: both were a 500 (found by hand while replaying FUZZ_SEED=1726161440).
+    const headers = { cookie: off.superadmin };
+    for (const before of ['2016-12-31T23:59:60Z', '9999-12-31T23:59:59-23:59', '2024-01-01T00:00:00%2B20:00']) {
+      for (const url of [
+        `/api/superadmin/instagram/agent/turns?before=${before}`,
+        `/superadmin/instagram/agent?before=${before}`,
+      ]) {
+        const res = await off.app.inject({ url, headers });
+        expect(res.statusCode, `${url} → ${res.body}`).toBe(400);
+        expect(res.json()).toMatchObject({ code: 'bad_request', error: expect.stringContaining('before') });
+      }
+    }
+    const ok = await off.app.inject({ url: '/api/superadmin/instagram/agent/turns?before=9999-12-31T23:59:59Z', headers });
+    expect(ok.statusCode, ok.body).toBe(200);
+    expect(ok.json()).toEqual({ turns: [] });
+  });
+
   it('one reply at most per mid when webhook, hub, graph sync and the minute poll race (20 concurrent paths)', async () => {
     fake.conversations.length = 0;
     const conversation = fake.addConversation({ participantId: CUSTOMER_2, text: '¿Qué planes tienen?', at: on.clock.now() });

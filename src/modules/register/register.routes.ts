@@ -6,6 +6,8 @@ import { AppError } from '../../lib/errors.ts';
 import { AR_TIME_ZONE, formatLocalDateTime } from '../../lib/format.ts';
 import { paymentMethodLabel, SALE_SOURCE_LABELS, SALE_STATUS_LABELS } from '../../lib/sale-labels.ts';
 import { formatAmount, writeSpreadsheet } from '../../lib/spreadsheet.ts';
+import { parseRfc3339 } from '../../lib/time.ts';
+import { parseDay } from '../reports/report-range.ts';
 import type { Bound } from '../sales/sales.repo.ts';
 import type { SaleWire } from '../sales/sales.schemas.ts';
 import {
@@ -35,16 +37,26 @@ import type { RegisterService } from './register.service.ts';
 const TAGS = ['Caja y ventas'];
 const IDEMPOTENCY_KEY = /^[A-Za-z0-9._:-]{8,200}$/;
 
+/**
+ * A `from`/`to` of the sales listing: a calendar day (yyyy-mm-dd, in the company's time zone) or an
+ * RFC 3339 date-time with its offset, both within years 0001 to 9999 (UTC), as everywhere a date
+ * comes in (src/lib/time.ts). `new Date(text)` took anything it could read (`1` was 2001-01-01 on the
+ * server's clock, `2024-02-30T00:00:00Z` was March 1st) and years past 9999, which it writes as
+ * `+010000-…`, a text PostgreSQL does not read: a 500.
+ */
 function bound(value: string | undefined, name: string): Bound | undefined {
   if (value === undefined) return undefined;
-  if (/^\d{4}-\d{2}-\d{2}$/.test(value)) return { day: value };
-  const at = new Date(value);
-  if (Number.isNaN(at.getTime())) {
-    throw new AppError('validation_failed', `${name} must be yyyy-mm-dd or a date-time`, {
-      details: [{ path: `/${name}`, message: 'yyyy-mm-dd or date-time' }],
-    });
+  if (/^\d{4}-\d{2}-\d{2}$/.test(value)) {
+    if (parseDay(value)) return { day: value };
+  } else {
+    const at = parseRfc3339(value);
+    if (at) return at;
   }
-  return at;
+  throw new AppError(
+    'validation_failed',
+    `${name} must be a calendar day (yyyy-mm-dd) or a date-time with offset (2026-03-01T10:00:00-03:00), years 0001 to 9999`,
+    { details: [{ path: `/${name}`, message: 'yyyy-mm-dd or date-time with offset, years 0001 to 9999' }] },
+  );
 }
 
 const csvMoney = (value: number) => formatAmount(value, 2);

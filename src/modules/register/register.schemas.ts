@@ -90,8 +90,12 @@ export const CancelBody = Type.Object(
 export const IdParams = Type.Object({ id: Type.Integer({ minimum: 1, maximum: 2_147_483_647 }) });
 
 export const SaleListQuery = Type.Object({
-  from: Type.Optional(Type.String({ description: 'yyyy-mm-dd (company time zone) or date-time, inclusive' })),
-  to: Type.Optional(Type.String({ description: 'yyyy-mm-dd (inclusive day) or date-time (exclusive)' })),
+  from: Type.Optional(
+    Type.String({ description: 'yyyy-mm-dd (company time zone) or date-time with offset, inclusive; years 0001 to 9999' }),
+  ),
+  to: Type.Optional(
+    Type.String({ description: 'yyyy-mm-dd (inclusive day) or date-time with offset (exclusive); years 0001 to 9999' }),
+  ),
   box_id: Type.Optional(Type.Integer({ minimum: 1, maximum: 2_147_483_647 })),
   box_session_id: Type.Optional(Type.Integer({ minimum: 1, maximum: 2_147_483_647 })),
   customer_id: Type.Optional(Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: "The customer's sales" })),

@@ -4,9 +4,9 @@ import { AppError } from '../../lib/errors.ts';
 
 const DAY_MS = 86_400_000;
 
-/** A real calendar day (2026-02-30 is not), or null. */
+/** A real calendar day (2026-02-30 is not; nor is year 0000, which PostgreSQL does not have), or null. */
 export function parseDay(text: string): Date | null {
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(text)) return null;
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(text) || text < '0001') return null;
   const at = new Date(`${text}T00:00:00Z`);
   return Number.isNaN(at.getTime()) || at.toISOString().slice(0, 10) !== text ? null : at;
 }
@@ -57,16 +57,21 @@ export function reportDays(query: { from?: string | undefined; to?: string | und
   return { from, to };
 }
 
-/** YYYYMM → its first and last day, or a 422. */
+/**
+ * YYYYMM → its first and last day, or a 422. The last day is worked out within the month (never from
+ * the first day of the next): year 9999's next month is year 10000, which is no yyyy-mm-dd, and a
+ * year below 1000 written without its zeros (0368 + 1 = "369") was no day either — both were a 500.
+ */
 export function periodDays(period: string): { first: string; last: string } {
   const month = Number(period.slice(4, 6));
   const first = `${period.slice(0, 4)}-${period.slice(4, 6)}-01`;
   if (!/^\d{6}$/.test(period) || month < 1 || month > 12 || !parseDay(first)) {
-    throw new AppError('validation_failed', `period ${period} is not a month (YYYYMM)`, {
-      details: [{ path: '/period', message: 'YYYYMM, month 01 to 12' }],
+    throw new AppError('validation_failed', `period ${period} is not a month (YYYYMM, year 0001 to 9999)`, {
+      details: [{ path: '/period', message: 'YYYYMM, year 0001 to 9999, month 01 to 12' }],
     });
   }
-  const next =
-    month === 12 ? `${Number(period.slice(0, 4)) + 1}-01-01` : `${period.slice(0, 4)}-${String(month + 1).padStart(2, '0')}-01`;
-  return { first, last: addDays(next, -1) };
+  // Day 0 of the next month is the last of this one; setUTCFullYear keeps years 0001-0099 as they are.
+  const last = new Date(0);
+  last.setUTCFullYear(Number(period.slice(0, 4)), month, 0);
+  return { first, last: dayText(last) };
 }

@@ -1,4 +1,4 @@
-import { moneyToNumber as money, quantityToNumber as qty, toCents } from '../../lib/money.ts';
+import { moneyToNumber as money, quantityToNumber as qty, toCents, wideToNumber } from '../../lib/money.ts';
 import { paymentMethodLabel } from '../../lib/sale-labels.ts';
 import type { Conn } from '../../db/client.ts';
 import * as repo from './reports.repo.ts';
@@ -35,6 +35,16 @@ export interface ReportTable {
 
 const col = (key: string, label: string, type: ColumnType): Column => ({ key, label, type });
 const sumCents = (values: string[]) => values.reduce((s, v) => s + toCents(v), 0);
+/**
+ * A stock valuation is Σ stock × price: with values near their columns' limits (both accepted by the
+ * API) it passes what cents hold exactly, and toCents threw (a 500 on every later request for the
+ * report). Exact while it fits, the nearest double beyond (src/lib/money.ts wideToNumber).
+ */
+const wideSum = (values: string[]) => {
+  const exact = values.every((v) => Math.abs(Number(v)) * 100 < Number.MAX_SAFE_INTEGER);
+  const cents = exact ? sumCents(values) : Number.POSITIVE_INFINITY;
+  return Number.isSafeInteger(cents) ? cents / 100 : values.reduce((s, v) => s + Number(v), 0);
+};
 /** part / whole as a percentage with one decimal; null when whole is 0. */
 const percent = (part: number, whole: number) => (whole === 0 ? null : Math.round((part * 1000) / whole) / 10);
 const average = (totalCents: number, count: number) => (count === 0 ? 0 : Math.round(totalCents / count) / 100);
@@ -215,15 +225,15 @@ async function stockReport(conn: Conn, companyId: number, r: repo.ReportRange): 
       deposit_id: row.deposit_id,
       deposit: row.deposit_name,
       products: row.products,
-      units: qty(row.units),
-      at_cost: money(row.at_cost),
-      at_price: money(row.at_price),
+      units: wideToNumber(row.units, 3),
+      at_cost: wideToNumber(row.at_cost, 2),
+      at_price: wideToNumber(row.at_price, 2),
       without_cost: row.without_cost,
       negative: row.negative,
     })),
     totals: {
-      at_cost: sumCents(rows.map((row) => row.at_cost)) / 100,
-      at_price: sumCents(rows.map((row) => row.at_price)) / 100,
+      at_cost: wideSum(rows.map((row) => row.at_cost)),
+      at_price: wideSum(rows.map((row) => row.at_price)),
       without_cost: rows.reduce((s, row) => s + row.without_cost, 0),
     },
   };

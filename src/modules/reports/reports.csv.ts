@@ -1,5 +1,5 @@
 import { formatDate } from '../../lib/format.ts';
-import { formatDecimal, toUnits } from '../../lib/money.ts';
+import { formatDecimal, formatWide, toUnits } from '../../lib/money.ts';
 import { csvCell } from '../../lib/spreadsheet.ts';
 import type { Cell, Column, ReportTable } from './report-tables.ts';
 
@@ -8,9 +8,9 @@ function csvValue(value: Cell, type: Column['type']): string | number | null {
   if (value === null || typeof value === 'string') return type === 'date' && value ? formatDate(value) : value;
   switch (type) {
     case 'money':
-      return formatDecimal(toUnits(value, 2), 2, { grouping: false });
+      return formatWide(value, 2, { grouping: false });
     case 'quantity':
-      return formatDecimal(toUnits(value, 3), 3, { grouping: false, minDecimals: 0 });
+      return formatWide(value, 3, { grouping: false, minDecimals: 0 });
     case 'percent':
       return formatDecimal(toUnits(value, 1), 1, { grouping: false });
     default:

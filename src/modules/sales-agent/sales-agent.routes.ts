@@ -1,6 +1,8 @@
 import { Type } from 'typebox';
 import type { App } from '../../http/app.types.ts';
 import type { Shell } from '../../http/shell.ts';
+import { AppError } from '../../lib/errors.ts';
+import { parseRfc3339 } from '../../lib/time.ts';
 import type { SalesAgentModule } from './sales-agent.module.ts';
 
 const API = '/api/superadmin/instagram/agent';
@@ -33,8 +35,28 @@ function filters(query: {
     ...(query.decision ? { decision: query.decision } : {}),
     ...(query.sender?.trim() ? { sender: query.sender.trim().replace(/^@/, '') } : {}),
     ...(query.q?.trim() ? { q: query.q.trim() } : {}),
-    ...(query.before ? { before: new Date(query.before) } : {}),
+    ...(query.before ? { before: beforeOf(query.before) } : {}),
   };
+}
+
+/**
+ * The `before` cursor as an instant. Ajv's date-time format lets through what no instant in range
+ * is: a leap second (23:59:60, an Invalid Date here) and offsets up to ±23:59 that carry
+ * 9999-12-31 into year 10000 (which JavaScript writes "+010000-…"); both were a 500. The house rule
+ * for date-times (src/lib/time.ts) refuses them with a 400.
+ */
+function beforeOf(text: string): Date {
+  const at = parseRfc3339(text);
+  if (!at) {
+    throw new AppError(
+      'bad_request',
+      `before must be an RFC 3339 date-time with offset within years 0001 to 9999 (got "${text}")`,
+      {
+        details: [{ path: 'querystring.before', message: 'RFC 3339 date-time with offset, years 0001 to 9999, no leap second' }],
+      },
+    );
+  }
+  return at;
 }
 
 /** The operator's review page of the agent (shadow log) and its JSON API; superadmin surface. */

@@ -15,6 +15,13 @@ const REQUIRED = ['token', 'query'] as const;
  */
 export function checkParameters(request: FastifyRequest) {
   const query = request.query as Partial<Record<string, unknown>>;
+  // `?query=a&query=b` arrives as an array: it is there, just more than once (it said "is required").
+  const repeated = REQUIRED.filter((name) => Array.isArray(query[name]));
+  if (repeated.length > 0) {
+    throw new AppError('bad_request', `query parameter ${repeated.map((name) => `'${name}'`).join(' and ')} must be given once`, {
+      details: repeated.map((name) => ({ path: `querystring.${name}`, message: 'must be given once' })),
+    });
+  }
   const missing = REQUIRED.filter((name) => typeof query[name] !== 'string' || (query[name] as string).trim() === '');
   if (missing.length > 0) {
     const names = missing.map((name) => `'${name}'`).join(' and ');
