@@ -46,12 +46,9 @@ const IDEMPOTENCY_KEY = /^[A-Za-z0-9._:-]{8,200}$/;
  */
 function bound(value: string | undefined, name: string): Bound | undefined {
   if (value === undefined) return undefined;
-  if (/^\d{4}-\d{2}-\d{2}$/.test(value)) {
-    if (parseDay(value)) return { day: value };
-  } else {
-    const at = parseRfc3339(value);
-    if (at) return at;
-  }
+  if (parseDay(value)) return { day: value };
+  const at = parseRfc3339(value);
+  if (at) return at;
   throw new AppError(
     'validation_failed',
     `${name} must be a calendar day (yyyy-mm-dd) or a date-time with offset (2026-03-01T10:00:00-03:00), years 0001 to 9999`,

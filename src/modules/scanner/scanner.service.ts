@@ -114,17 +114,11 @@ export function createScannerService({ db, companies, clock, logger, rateLimitPe
   /**
    * The contract's lookup. Digits only are a code: barcode, sku, scale label or PLU, and nothing
    * else (a short number fuzzy-matched to a name would show a confident wrong price). Anything
-   * else is a name: the best match and up to 5 alternatives, by the same relevance.
+   * else is a name: the best match and up to 5 alternatives, by the same relevance. `owner` is the
+   * token's company when the scanner surface's guard already found it (the token is then not hashed
+   * and looked up a second time).
    */
-  async function scan(input: ScanInput): Promise<ScannerResult> {
-    return lookup(await authorize(input), input);
-  }
-
-  /**
-   * The same lookup for a request whose token the scanner surface's guard already turned into
-   * `owner` (its company): the token is not hashed and looked up a second time.
-   */
-  async function scanFor(owner: number, input: ScanInput): Promise<ScannerResult> {
+  async function scan(input: ScanInput, owner?: number): Promise<ScannerResult> {
     return lookup(await authorize(input, owner), input);
   }
 
@@ -149,7 +143,7 @@ export function createScannerService({ db, companies, clock, logger, rateLimitPe
   }
 
   // tokenCompany: the surface guard's question, answered from the token cache (no round trip within the TTL).
-  return { scan, scanFor, tokenCompany: companyOfToken, kioskCompany, forgetScaleLayout };
+  return { scan, tokenCompany: companyOfToken, kioskCompany, forgetScaleLayout };
 }
 
 /** The index's order, cut at the thresholds: nothing when even the best is too weak to answer. */
