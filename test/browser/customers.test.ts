@@ -150,8 +150,19 @@ describe('customers in a real browser (issue 28)', { timeout: 120_000 }, () => {
     await configure(page, '33-70000001-5');
     const sale = await sell(admin, yerba.id);
     await page.goto(`${base}/ventas`);
-    await page.click('#sales button.link');
-    await page.waitForSelector('[data-invoice-open]');
+    // This sale's own row, and its detail open before looking for "Facturar" in it: a failure
+    // says what the detail showed instead (still looking for receipts, an error, the fiscal hint).
+    await page.click(`#sales button.link:text-is("N.º ${sale.id}")`);
+    await page.waitForSelector(`#sale-detail :text("Venta N.º ${sale.id}")`);
+    await page.waitForSelector('#sale-detail [data-invoice-open]').catch(async (err: Error) => {
+      const shown = await page
+        .locator('#sale-detail')
+        .textContent()
+        .catch(() => '(no detail)');
+      throw new Error(
+        `${err.message}\nThe sale's detail showed:\n${shown}\nPage problems: ${JSON.stringify(await problemsOf(page))}`,
+      );
+    });
     await page.click('[data-invoice-open]');
     await page.selectOption('select[id^="buyer-kind-"]', 'customer');
     await page.click('[data-create-customer]');
