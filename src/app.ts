@@ -12,6 +12,7 @@ import { registerRoutes } from './http/routes.ts';
 import { securityHeaders } from './http/security-headers.ts';
 import { enforceSurfaces, type RouteSurface } from './http/surfaces.ts';
 import { registerRequestMetrics } from './metrics/metrics.routes.ts';
+import { addPrecisionKeyword } from './lib/precision.ts';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
@@ -51,7 +52,11 @@ export async function buildApp(container: Container, assets?: AssetCatalog): Pro
     },
     // Scalars in query strings and params are coerced (`?limit=5`); never to arrays (`'array'` turned
     // `events: null` into `[""]`): no query string here takes an array.
-    ajv: { customOptions: { allErrors: true, removeAdditional: false, coerceTypes: true, useDefaults: true } },
+    // x-precision (src/lib/precision.ts): a body's amount or quantity that rounds to 0 is refused.
+    ajv: {
+      customOptions: { allErrors: true, removeAdditional: false, coerceTypes: true, useDefaults: true },
+      plugins: [addPrecisionKeyword],
+    },
     // Routing failures answer before any hook runs: they get the same headers here.
     frameworkErrors: (err, request, reply) => handleFrameworkError(err, request, reply.headers(security)),
     return503OnClosing: true,

@@ -288,6 +288,163 @@ describe('bad input never breaks the service (issue 11)', () => {
     });
   });
 
+  describe('6b. the merchant API refuses them too, and changes nothing', () => {
+    let shop: { headers: Record<string, string>; companyId: number; productId: number; customerId: number; saleId: number };
+    beforeAll(async () => {
+      const company = await makeCompany(t.container, { name: 'Precisión' });
+      const admin = await makeUser(t.container, { companyId: company.id, role: 'admin' });
+      const headers = { cookie: (await login(t.app, admin.email, admin.password)).cookie, ...SAME_ORIGIN };
+      const yerba = await makeProduct(t.container, company.id, { name: 'Yerba', basePrice: 3200, stock: 40 });
+      const ask = (url: string, payload: object) =>
+        t.app.inject({ method: 'POST', url, headers: { ...headers, 'x-idempotency-key': crypto.randomUUID() }, payload });
+      expect((await ask('/api/v1/box-sessions', { box_id: 1, opening_cash: 100 })).statusCode).toBe(201);
+      const customer = await ask('/api/v1/customers', { name: 'Juan', account_enabled: true });
+      const sale = await ask('/api/v1/sales', {
+        box_id: 1,
+        items: [{ product_id: yerba.id, quantity: 1 }],
+        payments: [{ method: 'cuenta_corriente', amount: 3200 }],
+        customer: { id: customer.json().customer.id },
+      });
+      expect(sale.statusCode, sale.body).toBe(201);
+      shop = {
+        headers,
+        companyId: company.id,
+        productId: yerba.id,
+        customerId: customer.json().customer.id,
+        saleId: sale.json().sale.id,
+      };
+    });
+
+    /** Everything these requests could write, as rows (a silent 0 would show as a changed value). */
+    const snapshot = (companyId: number) =>
+      t.container.db.query(
+        `SELECT (SELECT json_agg(x ORDER BY x.id) FROM box_sessions x WHERE company_id = $1) AS sessions,
+           (SELECT json_agg(x ORDER BY x.id) FROM box_cash_moves x WHERE company_id = $1) AS cash,
+           (SELECT json_agg(x ORDER BY x.id) FROM products x WHERE company_id = $1) AS products,
+           (SELECT json_agg(x ORDER BY x.id) FROM customers x WHERE company_id = $1) AS customers,
+           (SELECT json_agg(x ORDER BY x.id) FROM account_payments x WHERE company_id = $1) AS account_payments,
+           (SELECT json_agg(x ORDER BY x.id) FROM sales x WHERE company_id = $1) AS sales,
+           (SELECT json_agg(x ORDER BY x.id) FROM sale_returns x WHERE company_id = $1) AS returns,
+           (SELECT json_agg(x ORDER BY x.id) FROM movements x WHERE company_id = $1) AS movements`,
+        [companyId],
+      );
+
+    it.each([
+      [
+        'opening cash 0.001',
+        '/api/v1/box-sessions',
+        () => ({ box_id: 2, opening_cash: 0.001 }),
+        'body.opening_cash',
+        '2 decimals',
+      ],
+      [
+        'cash in 0.004',
+        '/api/v1/box-sessions/1/cash',
+        () => ({ kind: 'in', amount: 0.004, reason: 'cambio' }),
+        'body.amount',
+        '2 decimals',
+      ],
+      [
+        'counted 0.001 at the close',
+        '/api/v1/box-sessions/1/close',
+        () => ({ counted: { efectivo: 0.001 } }),
+        'body.counted.efectivo',
+        '2 decimals',
+      ],
+      [
+        'price 0.004 (a free item without a word)',
+        '/api/v1/sales',
+        () => ({
+          box_id: 1,
+          items: [{ product_id: shop.productId, quantity: 1, price: 0.004 }],
+          payments: [{ method: 'efectivo', amount: 1 }],
+        }),
+        'body.items.0.price',
+        '2 decimals',
+      ],
+      [
+        'payment 0.001',
+        '/api/v1/sales',
+        () => ({
+          box_id: 1,
+          items: [{ product_id: shop.productId, quantity: 1 }],
+          payments: [{ method: 'efectivo', amount: 0.001 }],
+        }),
+        'body.payments.0.amount',
+        '2 decimals',
+      ],
+      [
+        'quantity 0.0004',
+        '/api/v1/sales',
+        () => ({
+          box_id: 1,
+          items: [{ product_id: shop.productId, quantity: 0.0004 }],
+          payments: [{ method: 'efectivo', amount: 1 }],
+        }),
+        'body.items.0.quantity',
+        '3 decimals',
+      ],
+      [
+        'product price 0.001',
+        '/api/v1/products',
+        () => ({ name: 'Sin precio', base_price: 0.001 }),
+        'body.base_price',
+        '2 decimals',
+      ],
+      [
+        'ADJUSTMENT to 0.0001 (a count of 0)',
+        '/api/v1/movements',
+        () => ({ type: 'ADJUSTMENT', product_id: shop.productId, deposit_id: 1, amount: 0.0001 }),
+        'body.amount',
+        '3 decimals',
+      ],
+      [
+        'credit limit 0.001',
+        '/api/v1/customers',
+        () => ({ name: 'Ana', credit_limit: 0.001 }),
+        'body.credit_limit',
+        '2 decimals',
+      ],
+      [
+        'payment on account 0.001',
+        '/api/v1/customers/:customer/payments',
+        () => ({ amount: 0.001, method: 'efectivo', box_id: 1 }),
+        'body.amount',
+        '2 decimals',
+      ],
+      [
+        'return of 0.0001',
+        '/api/v1/sales/:sale/returns',
+        () => ({ lines: [{ item_id: 1, quantity: 0.0001 }], refund: 'store_credit' }),
+        'body.lines.0.quantity',
+        '3 decimals',
+      ],
+    ])('%s: 422 naming the field', async (_name, url, body, path, precision) => {
+      const before = await snapshot(shop.companyId);
+      const res = await t.app.inject({
+        method: 'POST',
+        url: url.replace(':customer', String(shop.customerId)).replace(':sale', String(shop.saleId)),
+        headers: { ...shop.headers, 'x-idempotency-key': crypto.randomUUID() },
+        payload: body(),
+      });
+      expect(res.statusCode, res.body).toBe(422);
+      expect(res.json()).toMatchObject({ code: 'validation_failed', error: expect.stringContaining('rounds to 0') });
+      expect(res.json().details).toContainEqual({ path, message: expect.stringContaining(precision) });
+      expect(await snapshot(shop.companyId)).toEqual(before);
+    });
+
+    it('accepts a cent, and an exact 0 where it means something', async () => {
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/api/v1/products',
+        headers: shop.headers,
+        payload: { name: 'Un centavo', base_price: 0.01, cost: 0 },
+      });
+      expect(res.statusCode, res.body).toBe(201);
+      expect(res.json().product).toMatchObject({ base_price: 0.01, cost: 0 });
+    });
+  });
+
   describe('7. contract deviations', () => {
     it.each([
       ['__proto__', '"__proto__":{"isAdmin":true}'],

@@ -1,9 +1,10 @@
 import { Type } from 'typebox';
+import { MONEY_DECIMALS, PRECISION, QUANTITY_DECIMALS } from '../../lib/precision.ts';
 import { importReportFields } from '../../http/spreadsheet-body.ts';
 
 const Id = Type.Integer({ minimum: 1, maximum: 2_147_483_647 });
-const Money = Type.Number({ minimum: 0, maximum: 999_999_999_999.99 });
-const Quantity = Type.Number({ minimum: 0, maximum: 99_999_999_999.999 });
+const Money = Type.Number({ minimum: 0, maximum: 999_999_999_999.99, [PRECISION]: MONEY_DECIMALS });
+const Quantity = Type.Number({ minimum: 0, maximum: 99_999_999_999.999, [PRECISION]: QUANTITY_DECIMALS });
 const Nullable = <T extends ReturnType<typeof Type.String> | typeof Money | typeof Quantity | typeof Id>(schema: T) =>
   Type.Union([schema, Type.Null()]);
 
@@ -71,6 +72,7 @@ export const ProductCreate = Type.Object(
       Type.Number({
         minimum: 0,
         maximum: 99_999_999_999.999,
+        [PRECISION]: QUANTITY_DECIMALS,
         description: 'Opening stock, booked as an ADJUSTMENT in deposit_id (the default deposit when absent)',
       }),
     ),
@@ -176,6 +178,7 @@ export const MovementCreate = Type.Object(
     amount: Type.Number({
       minimum: 0,
       maximum: 99_999_999_999.999,
+      [PRECISION]: QUANTITY_DECIMALS,
       description: 'IN, OUT, TRANSFER: the quantity moved (> 0); ADJUSTMENT: the counted quantity the deposit has now',
     }),
     reason: Type.Optional(Type.String({ maxLength: 500 })),

@@ -1,4 +1,5 @@
 import { type Static, type TSchema, Type } from 'typebox';
+import { MONEY_DECIMALS, PRECISION, QUANTITY_DECIMALS } from '../../lib/precision.ts';
 
 /**
  * The event catalogue, written once: these JSON Schemas validate inbound events (Ajv), type them
@@ -24,14 +25,6 @@ export const CompanyIdField = Type.Integer({
   maximum: INT4_MAX,
   description: 'Optional; when present it must be the company of the integration key',
 });
-/**
- * Decimals the column keeps (numeric(14,2) money, numeric(14,3) quantities). A value that is not
- * zero but rounds to zero there is refused (see integration.validation.ts): it would be stored
- * as 0 without a word.
- */
-export const PRECISION = 'x-precision';
-export const MONEY_DECIMALS = 2;
-export const QUANTITY_DECIMALS = 3;
 export const Money = Type.Number({
   minimum: 0,
   maximum: MONEY_MAX,

@@ -2,7 +2,7 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsPlugin from 'ajv-formats';
 import { validationDetails } from '../../http/error-handler.ts';
 import { AppError, type ErrorDetail } from '../../lib/errors.ts';
-import { toUnits } from '../../lib/money.ts';
+import { addPrecisionKeyword } from '../../lib/precision.ts';
 import { parseRfc3339 } from '../../lib/time.ts';
 import {
   EVENT_DATA,
@@ -10,7 +10,6 @@ import {
   type EventName,
   FUTURE_EVENTS,
   isSupportedEvent,
-  PRECISION,
   SUPPORTED_EVENTS,
 } from './events.schemas.ts';
 
@@ -37,21 +36,7 @@ ajv.addFormat('http-url', { type: 'string', validate: (value: string) => /^https
 // Stricter than ajv-formats: no leap second, and only instants PostgreSQL and JavaScript both hold
 // (DATE_TIME_MIN..DATE_TIME_MAX in lib/time.ts).
 ajv.addFormat('date-time', { type: 'string', validate: (value: string) => parseRfc3339(value) !== null });
-/** The `x-precision` keyword: a number that is not 0 must not round to 0 at the stored decimals. */
-const roundsToZero: ((decimals: number, value: number) => boolean) & { errors?: Partial<ErrorObject>[] } = (decimals, value) => {
-  // Only a fraction can round to zero (and toUnits refuses numbers past the safe range: `maximum` reports those).
-  if (value === 0 || !(Math.abs(value) < 1) || toUnits(value, decimals) !== 0) return true;
-  const smallest = (10 ** -decimals).toFixed(decimals);
-  roundsToZero.errors = [
-    {
-      keyword: PRECISION,
-      message: `rounds to 0 at ${decimals} decimals (the stored precision): send 0 or at least ${smallest}`,
-      params: { decimals },
-    },
-  ];
-  return false;
-};
-ajv.addKeyword({ keyword: PRECISION, type: 'number', schemaType: 'number', errors: true, validate: roundsToZero });
+addPrecisionKeyword(ajv);
 
 /** Deepest nesting of objects and arrays accepted in an event, the envelope itself being level 1. */
 export const MAX_NESTING_DEPTH = 32;

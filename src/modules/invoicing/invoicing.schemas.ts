@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { MONEY_DECIMALS, PRECISION } from '../../lib/precision.ts';
 
 // Invoicing's wire schemas (merchant API, /api/v1). Named ones ($id) become OpenAPI components.
 
@@ -329,7 +330,7 @@ export const OfflineInvoiceBody = Type.Object(
     block_id: Type.Integer({ minimum: 1, maximum: 2_147_483_647 }),
     number: Type.Integer({ minimum: 1, maximum: 99_999_999 }),
     generated_at: Type.String({ pattern: '^\\d{14}$', description: 'When the box printed it, yyyymmddhhmiss (Argentina)' }),
-    total: Type.Number({ description: 'The printed total (checked against the sale)' }),
+    total: Type.Number({ [PRECISION]: MONEY_DECIMALS, description: 'The printed total (checked against the sale)' }),
     buyer: Type.Optional(BuyerInput),
     customer_id: Type.Optional(Type.Integer({ minimum: 1, maximum: 2_147_483_647 })),
   },

@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { MONEY_DECIMALS, PRECISION, QUANTITY_DECIMALS } from '../../lib/precision.ts';
 import { PaymentInputSchema, PaymentMethodSchema, Sale } from '../sales/sales.schemas.ts';
 import { ApprovalSchema } from '../sales/returns.schemas.ts';
 
@@ -15,7 +16,9 @@ const DiscountBody = (what: string) =>
   Type.Object(
     {
       percent: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 100, description: 'Percent, up to 2 decimals' })),
-      amount: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 999_999_999_999, description: 'Pesos' })),
+      amount: Type.Optional(
+        Type.Number({ exclusiveMinimum: 0, maximum: 999_999_999_999, [PRECISION]: MONEY_DECIMALS, description: 'Pesos' }),
+      ),
       reason: Type.String({ minLength: 1, maxLength: 200 }),
     },
     {
@@ -31,9 +34,14 @@ export const SaleCreateBody = Type.Object(
       Type.Object(
         {
           product_id: Type.Optional(Type.Integer({ minimum: 1, maximum: 2_147_483_647 })),
-          quantity: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 99_999_999 })),
+          quantity: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 99_999_999, [PRECISION]: QUANTITY_DECIMALS })),
           price: Type.Optional(
-            Type.Number({ minimum: 0, maximum: 999_999_999_999, description: "Another price than the product's needs an admin" }),
+            Type.Number({
+              minimum: 0,
+              maximum: 999_999_999_999,
+              [PRECISION]: MONEY_DECIMALS,
+              description: "Another price than the product's needs an admin",
+            }),
           ),
           scale_label: Type.Optional(
             Type.String({ pattern: '^2\\d{12}$', description: 'An EAN-13 scale label (20–29): product and weight or price' }),
@@ -225,7 +233,12 @@ const ClientAt = Type.String({
 export const OpenSessionBody = Type.Object(
   {
     box_id: Type.Integer({ minimum: 1, maximum: 2_147_483_647 }),
-    opening_cash: Type.Number({ minimum: 0, maximum: 999_999_999_999, description: "The opener's own count" }),
+    opening_cash: Type.Number({
+      minimum: 0,
+      maximum: 999_999_999_999,
+      [PRECISION]: MONEY_DECIMALS,
+      description: "The opener's own count",
+    }),
     client_id: Type.Optional(ClientId),
     opened_at: Type.Optional(ClientAt),
   },
@@ -234,7 +247,7 @@ export const OpenSessionBody = Type.Object(
 
 export const CloseSessionBody = Type.Object(
   {
-    counted: Type.Record(Type.String(), Type.Number({ minimum: 0, maximum: 999_999_999_999 })),
+    counted: Type.Record(Type.String(), Type.Number({ minimum: 0, maximum: 999_999_999_999, [PRECISION]: MONEY_DECIMALS })),
     note: Type.Optional(Type.String({ maxLength: 500 })),
     client_id: Type.Optional(ClientId),
     closed_at: Type.Optional(ClientAt),
@@ -246,11 +259,16 @@ export const ClientIdParams = Type.Object({ client_id: Type.String({ format: 'uu
 
 export const HandoverBody = Type.Object(
   {
-    counted: Type.Record(Type.String(), Type.Number({ minimum: 0, maximum: 999_999_999_999 }), {
+    counted: Type.Record(Type.String(), Type.Number({ minimum: 0, maximum: 999_999_999_999, [PRECISION]: MONEY_DECIMALS }), {
       description: 'What the outgoing shift counted, per method',
     }),
     note: Type.Optional(Type.String({ maxLength: 500 })),
-    opening_cash: Type.Number({ minimum: 0, maximum: 999_999_999_999, description: "The incoming person's own count" }),
+    opening_cash: Type.Number({
+      minimum: 0,
+      maximum: 999_999_999_999,
+      [PRECISION]: MONEY_DECIMALS,
+      description: "The incoming person's own count",
+    }),
     client_id: Type.Optional(ClientId),
   },
   { additionalProperties: false },
@@ -267,7 +285,7 @@ export const HandoverResponse = Type.Object(
 export const CashMoveBody = Type.Object(
   {
     kind: Type.Union([Type.Literal('in'), Type.Literal('out')]),
-    amount: Type.Number({ exclusiveMinimum: 0, maximum: 999_999_999_999 }),
+    amount: Type.Number({ exclusiveMinimum: 0, maximum: 999_999_999_999, [PRECISION]: MONEY_DECIMALS }),
     reason: Type.String({ minLength: 1, maxLength: 200 }),
   },
   { additionalProperties: false },

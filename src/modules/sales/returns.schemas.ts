@@ -1,4 +1,5 @@
 import { type Static, Type } from 'typebox';
+import { PRECISION, QUANTITY_DECIMALS } from '../../lib/precision.ts';
 
 // A sale's return on the wire (POST/GET /api/v1/sales/:id/returns, Sale.returns, and beside the
 // sale in the sales.paid / sales.cancelled events a return causes).
@@ -14,7 +15,12 @@ export const RefundMethodSchema = Type.Union(
 export const ReturnLineInput = Type.Object(
   {
     item_id: Type.Integer({ minimum: 1, description: 'The sale line (items[].id)' }),
-    quantity: Type.Number({ exclusiveMinimum: 0, maximum: 1_000_000, description: 'Units, or kg for products sold by weight' }),
+    quantity: Type.Number({
+      exclusiveMinimum: 0,
+      maximum: 1_000_000,
+      [PRECISION]: QUANTITY_DECIMALS,
+      description: 'Units, or kg for products sold by weight',
+    }),
   },
   { additionalProperties: false },
 );

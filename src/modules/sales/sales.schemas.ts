@@ -1,4 +1,5 @@
 import { type Static, type TSchema, Type } from 'typebox';
+import { MONEY_DECIMALS, PRECISION } from '../../lib/precision.ts';
 import { SaleReturn } from './returns.schemas.ts';
 
 /**
@@ -34,6 +35,7 @@ export const PaymentInputSchema = Type.Object(
     amount: Type.Number({
       exclusiveMinimum: 0,
       maximum: 999_999_999_999,
+      [PRECISION]: MONEY_DECIMALS,
       description: 'For efectivo: what the customer handed (change is computed); otherwise the amount charged',
     }),
     reference: Type.Optional(
