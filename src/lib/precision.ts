@@ -12,11 +12,17 @@ export const PRECISION = 'x-precision';
 export const MONEY_DECIMALS = 2;
 export const QUANTITY_DECIMALS = 3;
 
+/** True when `value` is not 0 but rounds to 0 at `decimals` (it would be stored as 0). */
+export function roundsToZeroAt(value: number, decimals: number): boolean {
+  // Only a fraction can round to zero (and toUnits refuses numbers past the safe range).
+  return value !== 0 && Math.abs(value) < 1 && toUnits(value, decimals) === 0;
+}
+
 type PrecisionCheck = ((decimals: number, value: number) => boolean) & { errors?: Partial<ErrorObject>[] };
 
 const roundsToZero: PrecisionCheck = (decimals, value) => {
-  // Only a fraction can round to zero (and toUnits refuses numbers past the safe range: `maximum` reports those).
-  if (value === 0 || !(Math.abs(value) < 1) || toUnits(value, decimals) !== 0) return true;
+  // Numbers past the safe range are `maximum`'s to report.
+  if (!roundsToZeroAt(value, decimals)) return true;
   const smallest = (10 ** -decimals).toFixed(decimals);
   roundsToZero.errors = [
     {

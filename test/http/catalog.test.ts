@@ -387,6 +387,29 @@ describe('spreadsheet import and export (/api/v1/products/import, /export)', () 
     return Buffer.from([...text].map((c) => map[c] ?? c.charCodeAt(0)));
   }
 
+  it('refuses a price, cost or stock that would be stored as 0 (0,004 is no price), naming line and column', async () => {
+    const o = await owner();
+    const file = [
+      'sku;nombre;precio;costo;stock;stock_minimo',
+      'CER-1;Casi gratis;0,004;;;',
+      'CER-2;Costo perdido;100;0,001;;',
+      'CER-3;Stock perdido;100;;0,0004;',
+      'CER-4;Mínimo perdido;100;;;0,0001',
+      'CER-5;Un centavo;0,01;0;0,001;0',
+    ].join('\r\n');
+    const res = await upload(o.headers, file);
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json().errors).toEqual([
+      { line: 2, column: 'precio', message: expect.stringContaining('queda en $ 0') },
+      { line: 3, column: 'costo', message: expect.stringContaining('queda en $ 0') },
+      { line: 4, column: 'stock', message: expect.stringContaining('queda en 0') },
+      { line: 5, column: 'stock_minimo', message: expect.stringContaining('queda en 0') },
+    ]);
+    expect((await list(o.headers)).map((p) => [p['sku'], p['base_price'], p['cost'], p['stock'], p['min_stock']])).toEqual([
+      ['CER-5', 0.01, 0, 0.001, 0],
+    ]);
+  });
+
   it("reads Excel's CSV (Windows-1252, ';', 1.234,56), creates categories by name, skips broken rows naming line and column", async () => {
     const o = await owner();
     const file = win1252(

@@ -294,6 +294,20 @@ describe('customers: the merchant CRM (issue 28)', () => {
       expect(rest).toEqual(restBefore);
     });
 
+    it('refuses a credit limit that would be stored as $ 0 (0,001 is no limit of 0), naming line and column', async () => {
+      const s = await shop();
+      const res = await upload(s.asAdmin, ['nombre;limite_credito', 'Casi cero;0,001', 'Un centavo;0,01'].join('\r\n'));
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.json()).toMatchObject({
+        created: 1,
+        errors: [{ line: 2, column: 'limite_credito', message: expect.stringContaining('queda en $ 0') }],
+      });
+      const listed = (await call('GET', '/api/v1/customers', s.asAdmin)).json().customers;
+      expect(listed.map((c: { name: string; credit_limit: number | null }) => [c.name, c.credit_limit])).toEqual([
+        ['Un centavo', 0.01],
+      ]);
+    });
+
     it('imports a Windows-1252 file, matching by document, and reports bad rows by line and column', async () => {
       const s = await shop();
       const existing = (await create(s.asAdmin, TREBOL)).json().customer;

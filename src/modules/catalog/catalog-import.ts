@@ -1,4 +1,5 @@
 import type { Conn, Database } from '../../db/client.ts';
+import { MONEY_DECIMALS, QUANTITY_DECIMALS, roundsToZeroAt } from '../../lib/precision.ts';
 import { idBlock } from '../../db/ids.ts';
 import type { IvaRate } from '../../db/schema/index.ts';
 import type { CompanyCtx } from '../../http/request-context.ts';
@@ -116,6 +117,7 @@ function parseRow(cells: string[], fields: (ImportField | null)[], headers: stri
         if (raw === '') break;
         const value = parseAmount(raw, separator);
         if (value === null || value < 0) fail(i, `precio inválido: "${raw}" (usá 1.234,56 o 1234.56)`);
+        else if (roundsToZeroAt(value, MONEY_DECIMALS)) fail(i, `precio inválido: "${raw}" queda en $ 0 (se guardan centavos)`);
         else row.price = value;
         break;
       }
@@ -126,6 +128,7 @@ function parseRow(cells: string[], fields: (ImportField | null)[], headers: stri
         }
         const value = parseAmount(raw, separator);
         if (value === null || value < 0) fail(i, `costo inválido: "${raw}"`);
+        else if (roundsToZeroAt(value, MONEY_DECIMALS)) fail(i, `costo inválido: "${raw}" queda en $ 0 (se guardan centavos)`);
         else row.cost = value;
         break;
       }
@@ -153,6 +156,8 @@ function parseRow(cells: string[], fields: (ImportField | null)[], headers: stri
         if (raw === '') break;
         const value = parseAmount(raw, separator);
         if (value === null || Math.abs(value) > MAX_QUANTITY) fail(i, `stock inválido: "${raw}" (por ejemplo 12 o 2,5)`);
+        else if (roundsToZeroAt(value, QUANTITY_DECIMALS))
+          fail(i, `stock inválido: "${raw}" queda en 0 (se guardan 3 decimales)`);
         else row.stock = value;
         break;
       }
@@ -163,6 +168,8 @@ function parseRow(cells: string[], fields: (ImportField | null)[], headers: stri
         }
         const value = parseAmount(raw, separator);
         if (value === null || value < 0) fail(i, `stock mínimo inválido: "${raw}"`);
+        else if (roundsToZeroAt(value, QUANTITY_DECIMALS))
+          fail(i, `stock mínimo inválido: "${raw}" queda en 0 (se guardan 3 decimales)`);
         else row.min_stock = value;
         break;
       }

@@ -1,4 +1,5 @@
 import type { Database } from '../../db/client.ts';
+import { MONEY_DECIMALS, roundsToZeroAt } from '../../lib/precision.ts';
 import { idBlock } from '../../db/ids.ts';
 import type { CompanyCtx } from '../../http/request-context.ts';
 import { AppError } from '../../lib/errors.ts';
@@ -213,6 +214,8 @@ function parseRow(cells: string[], fields: (Field | null)[], headers: string[], 
         }
         const value = parseAmount(text, separator);
         if (value === null || value < 0) fail(i, `límite de crédito inválido: "${raw}" (usá 1.234,56, o vacío para ninguno)`);
+        else if (roundsToZeroAt(value, MONEY_DECIMALS))
+          fail(i, `límite de crédito inválido: "${raw}" queda en $ 0 (se guardan centavos)`);
         else row.credit_limit = value;
         break;
       }
