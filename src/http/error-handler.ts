@@ -40,7 +40,10 @@ function fromFastifyError(err: FastifyError): AppError | null {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new AppError('payload_too_large', 'request body is too large');
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return new AppError('unsupported_media_type', 'unsupported content type; send application/json');
+      return new AppError(
+        'unsupported_media_type',
+        'unsupported content type: send application/json (a spreadsheet import: text/csv)',
+      );
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return new AppError('invalid_json', 'request body is not valid JSON');

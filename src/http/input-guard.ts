@@ -184,6 +184,11 @@ export function registerInputGuard(app: FastifyInstance): preValidationHookHandl
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, text, done) => {
+    const coded = contentCodingRefusal(request);
+    if (coded) {
+      done(coded, undefined);
+      return;
+    }
     if (!(text as string).includes('\\u')) escapeFree.add(request);
     parseJson(request, text as string, done);
   });
@@ -209,6 +214,22 @@ export function registerInputGuard(app: FastifyInstance): preValidationHookHandl
   return guardOf(null);
 }
 
+const JSON_TYPE = /^\s*application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
+
+/**
+ * A body sent with a Content-Encoding (gzip, br, …) is refused with 415: nothing here decodes one,
+ * and reading the compressed bytes as the body (or a plain body labelled compressed as if it were
+ * plain) would answer something the sender did not send. `identity` is no coding.
+ */
+export function contentCodingRefusal(request: FastifyRequest): AppError | null {
+  const coding = request.headers['content-encoding'];
+  if (coding === undefined || /^\s*identity\s*$/i.test(coding)) return null;
+  return new AppError(
+    'unsupported_media_type',
+    `content-encoding "${coding.slice(0, 40)}" is not supported: send the body uncompressed`,
+  );
+}
+
 /** Refuses unstorable strings and out-of-range numbers in the request's path, query and body. */
 function guardInput(request: FastifyRequest, schema: FastifySchema | undefined) {
   const url = request.raw.url ?? '';
@@ -225,7 +246,15 @@ function guardInput(request: FastifyRequest, schema: FastifySchema | undefined) 
     if (found.length > 0) throw refuse('querystring', found);
   }
   const body = request.body;
-  if (body === undefined || body === null || Buffer.isBuffer(body)) return;
+  if (body === undefined || body === null) return;
+  if (Buffer.isBuffer(body)) {
+    // Bytes reach a route with a JSON body schema when another parser of the scope took them (a
+    // spreadsheet's text/csv): validating a Buffer as the object would list its methods as fields.
+    if (schema?.body !== undefined && !JSON_TYPE.test(request.headers['content-type'] ?? '')) {
+      throw new AppError('unsupported_media_type', 'this route takes a JSON body: send it with content-type: application/json');
+    }
+    return;
+  }
   if (!escapeFree.has(request)) {
     const inBody = unstorableStrings(body, 'body');
     if (inBody.length > 0) throw refuse('body', inBody);

@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import type { App } from './app.types.ts';
+import { contentCodingRefusal } from './input-guard.ts';
 
 /**
  * Spreadsheet uploads (products, customers) arrive as bytes: the import decides between UTF-8 and
@@ -8,9 +9,20 @@ import type { App } from './app.types.ts';
 export function acceptSpreadsheets(app: App) {
   if (app.hasContentTypeParser('text/csv')) return;
   app.addContentTypeParser(
-    ['text/csv', 'application/csv', 'application/vnd.ms-excel'],
+    // A workbook (.xlsx, .ods) is taken too, so that the import can say to save it as CSV.
+    [
+      'text/csv',
+      'application/csv',
+      'application/vnd.ms-excel',
+      'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+      'application/vnd.oasis.opendocument.spreadsheet',
+    ],
     { parseAs: 'buffer' },
-    (_request, body, done) => done(null, body),
+    (request, body, done) => {
+      const coded = contentCodingRefusal(request);
+      if (coded) done(coded, undefined);
+      else done(null, body);
+    },
   );
 }
 

@@ -17,8 +17,9 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /**
  * A refused spreadsheet. `details` carry what a screen words in Spanish: `message` says which problem
- * (`not_text`, `binary_data`, `unknown_encoding`, `mixed_encoding`), `found` the kind of file or the
- * encoding read (`xlsx`, `xls`, `pdf`, `utf-8`…) and `line` the first bad line.
+ * (`not_text`, `binary_data`, `unknown_encoding`, `mixed_encoding`, `repeated_column`), `found` the
+ * kind of file, the encoding read (`xlsx`, `xls`, `pdf`, `utf-8`…) or the repeated column's name, and
+ * `line` the first bad line.
  */
 function refuseFile(message: string, error: string, found: string, line: number | null): AppError {
   return new AppError('validation_failed', error, {
@@ -285,6 +286,24 @@ export function readSpreadsheet<Field extends string>(
     throw new AppError('validation_failed', `the file is empty: the first line must name the columns (${columns.example})`);
   }
   const fields = mapHeaders(header);
+  // Two columns for one field (precio and precio, or precio and price): which one holds the value
+  // is a guess, so the file is refused rather than read with either.
+  const firstOf = new Map<Field, number>();
+  fields.forEach((field, i) => {
+    if (field === null) return;
+    const first = firstOf.get(field);
+    if (first === undefined) {
+      firstOf.set(field, i);
+      return;
+    }
+    const name = header[i]!.trim();
+    throw refuseFile(
+      'repeated_column',
+      `columns ${first + 1} ("${header[first]!.trim()}") and ${i + 1} ("${name}") are the same field (${field}): keep one of them`,
+      name,
+      1,
+    );
+  });
   if (!columns.required.some((field) => fields.includes(field))) {
     throw new AppError(
       'validation_failed',

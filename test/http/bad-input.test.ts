@@ -1,3 +1,4 @@
+import { gzipSync } from 'node:zlib';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '../../src/lib/errors.ts';
@@ -442,6 +443,83 @@ describe('bad input never breaks the service (issue 11)', () => {
       });
       expect(res.statusCode, res.body).toBe(201);
       expect(res.json().product).toMatchObject({ base_price: 0.01, cost: 0 });
+    });
+  });
+
+  describe('6c. compressed bodies, crossed content types and repeated spreadsheet columns: 415 or 422, nothing written', () => {
+    let headers: Record<string, string>;
+    let shopId: number;
+    beforeAll(async () => {
+      const company = await makeCompany(t.container, { name: 'Tipos de contenido' });
+      const admin = await makeUser(t.container, { companyId: company.id, role: 'admin' });
+      headers = { cookie: (await login(t.app, admin.email, admin.password)).cookie, ...SAME_ORIGIN };
+      shopId = company.id;
+    });
+    const products = async () =>
+      (await t.container.db.query<{ n: number }>('SELECT count(*)::int AS n FROM products WHERE company_id = $1', [shopId]))[0]!
+        .n;
+    const post = (url: string, extra: Record<string, string>, payload: Buffer | string) =>
+      t.app.inject({ method: 'POST', url, headers: { ...headers, ...extra }, payload });
+    const json = JSON.stringify({ name: 'Yerba', base_price: 100 });
+
+    it.each([
+      [
+        'gzip-compressed JSON',
+        { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+        gzipSync(json),
+        'content-encoding',
+      ],
+      ['plain JSON labelled br', { 'content-type': 'application/json', 'content-encoding': 'br' }, json, 'content-encoding'],
+      ['a CSV sent to a JSON route', { 'content-type': 'text/csv' }, 'nombre;precio\nYerba;100', 'application/json'],
+    ])('%s is 415', async (_name, extra, payload, hint) => {
+      const res = await post('/api/v1/products', extra, payload);
+      expect(res.statusCode, res.body).toBe(415);
+      expect(res.json()).toMatchObject({ code: 'unsupported_media_type', error: expect.stringContaining(hint) });
+      expect(await products()).toBe(0);
+    });
+
+    it('a body with content-encoding identity is the plain body', async () => {
+      const res = await post('/api/v1/products', { 'content-type': 'application/json', 'content-encoding': 'identity' }, json);
+      expect(res.statusCode, res.body).toBe(201);
+      await t.container.db.query('DELETE FROM products WHERE company_id = $1', [shopId]);
+    });
+
+    it('the integration refuses a compressed event and stores nothing', async () => {
+      const before = await countRows(t.container.db.orm, companyId);
+      const raw = JSON.stringify(product({}));
+      const res = await sendEvent(t.app, key, null, { raw, headers: { 'content-encoding': 'gzip' } });
+      expect(res.statusCode, res.body).toBe(415);
+      expect(res.json()).toMatchObject({ code: 'unsupported_media_type' });
+      expect(await countRows(t.container.db.orm, companyId)).toEqual(before);
+    });
+
+    it.each([
+      ['/api/v1/products/import', 'sku;nombre;precio;precio\nA-1;Uno;100;200', 'precio'],
+      ['/api/v1/products/import', 'sku;nombre;precio;price\nA-1;Uno;100;200', 'price'],
+      ['/api/v1/customers/import', 'nombre;telefono;telefono\nJuan;1144445555;1155556666', 'telefono'],
+    ])('%s with a repeated column (%s) is refused whole', async (url, csv, found) => {
+      const res = await post(url, { 'content-type': 'text/csv' }, csv);
+      expect(res.statusCode, res.body).toBe(422);
+      expect(res.json()).toMatchObject({
+        code: 'validation_failed',
+        details: [{ path: '/body', message: 'repeated_column', found }],
+      });
+      expect(await products()).toBe(0);
+      const customers = await t.container.db.query<{ n: number }>(
+        'SELECT count(*)::int AS n FROM customers WHERE company_id = $1',
+        [shopId],
+      );
+      expect(customers[0]!.n).toBe(0);
+    });
+
+    it('an Excel workbook sent as such to the product import is told to save it as CSV', async () => {
+      const res = await post(
+        '/api/v1/products/import',
+        { 'content-type': 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet' },
+        Buffer.from('PK\x03\x04 not really a workbook'),
+      );
+      expect(res.statusCode, res.body).toBe(422);
+      expect(res.json()).toMatchObject({ details: [{ path: '/body', message: 'not_text', found: 'xlsx' }] });
     });
   });
 

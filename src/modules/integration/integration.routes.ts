@@ -1,4 +1,5 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { contentCodingRefusal } from '../../http/input-guard.ts';
 import type { FastifyRequest } from 'fastify';
 import type { App } from '../../http/app.types.ts';
 import type { SurfaceGuard } from '../../http/surfaces.ts';
@@ -47,7 +48,11 @@ export function registerIntegrationRoutes(app: App, integration: IntegrationServ
     scope.addContentTypeParser(
       'application/json',
       { parseAs: 'buffer', bodyLimit: INGEST_BODY_LIMIT_BYTES },
-      (_request, body, done) => done(null, body),
+      (request, body, done) => {
+        const coded = contentCodingRefusal(request);
+        if (coded) done(coded, undefined);
+        else done(null, body);
+      },
     );
 
     scope.post(

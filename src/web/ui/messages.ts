@@ -63,6 +63,8 @@ const FILE_PROBLEMS: Record<string, (d: ErrorDetail) => string> = {
     `El archivo tiene datos que no son texto${lineText(d)}. Guardá la planilla como CSV (UTF-8) y subila de nuevo.`,
   unknown_encoding: (d) =>
     `No pudimos leer el archivo${lineText(d)}: no es UTF-8 ni Windows-1252. Guardá la planilla como CSV UTF-8.`,
+  repeated_column: (d) =>
+    `La columna «${d.found ?? ''}» aparece dos veces en la primera línea (o con otro nombre que significa lo mismo). Dejá una sola y subí el archivo de nuevo.`,
   mixed_encoding: (d) =>
     `El archivo mezcla codificaciones${lineText(d)}: una parte es UTF-8 y otra no. Guardá toda la planilla como CSV UTF-8.`,
 };

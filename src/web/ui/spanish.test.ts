@@ -21,6 +21,7 @@ const DETAILS: (ErrorDetail[] | undefined)[] = [
   [{ path: '/body', message: 'binary_data', found: 'utf-8', line: 3 }],
   [{ path: '/body', message: 'unknown_encoding', found: 'unknown', line: 7 }],
   [{ path: '/body', message: 'mixed_encoding', found: 'utf-8', line: 2 }],
+  [{ path: '/body', message: 'repeated_column', found: 'price', line: 1 }],
   [{ path: '/buyer', message: 'buyer_identification_required' }],
 ];
 const ENGLISH_ERROR = 'barcode 7790895000997 already belongs to product 314 (Queso)';
