@@ -523,6 +523,53 @@ describe('bad input never breaks the service (issue 11)', () => {
     });
   });
 
+  describe('6d. sums of amounts at their limit: the shift still closes, an account refuses what it cannot hold', () => {
+    it('a shift with three sales of $ 999.999.999.999 closes, its report adding up; a customer account refuses a second one before taking a number', async () => {
+      const company = await makeCompany(t.container, { name: 'Montos al límite' });
+      const admin = await makeUser(t.container, { companyId: company.id, role: 'admin' });
+      const headers = { cookie: (await login(t.app, admin.email, admin.password)).cookie, ...SAME_ORIGIN };
+      const ask = (url: string, payload: object) =>
+        t.app.inject({ method: 'POST', url, headers: { ...headers, 'x-idempotency-key': crypto.randomUUID() }, payload });
+      const dear = await makeProduct(t.container, company.id, { name: 'Caro', basePrice: 999_999_999_999, stock: 1000 });
+      expect((await ask('/api/v1/box-sessions', { box_id: 1, opening_cash: 0 })).statusCode).toBe(201);
+      const customer = (await ask('/api/v1/customers', { name: 'Juan', account_enabled: true })).json().customer;
+      const onAccount = () =>
+        ask('/api/v1/sales', {
+          box_id: 1,
+          items: [{ product_id: dear.id, quantity: 1 }],
+          payments: [{ method: 'cuenta_corriente', amount: 999_999_999_999 }],
+          customer: { id: customer.id },
+        });
+      expect((await onAccount()).statusCode).toBe(201);
+      const refused = await onAccount();
+      expect(refused.statusCode, refused.body).toBe(409);
+      expect(refused.json()).toMatchObject({
+        code: 'credit_limit_exceeded',
+        details: [{ path: '/payments', message: 'account_balance_max' }],
+      });
+      const ids: number[] = [];
+      for (let n = 0; n < 3; n++) {
+        const sale = await ask('/api/v1/sales', {
+          box_id: 1,
+          items: [{ product_id: dear.id, quantity: 1 }],
+          payments: [{ method: 'efectivo', amount: 999_999_999_999 }],
+        });
+        expect(sale.statusCode, sale.body).toBe(201);
+        ids.push(sale.json().sale.id);
+      }
+      // The refused sale took no number: no hole in the company's N.º.
+      expect(ids).toEqual([2, 3, 4]);
+      // What a drawer can be counted at is one amount's limit; the difference says the rest.
+      const closed = await ask('/api/v1/box-sessions/1/close', { counted: { efectivo: 999_999_999_999 } });
+      expect(closed.statusCode, closed.body).toBe(200);
+      expect(closed.json()).toMatchObject({
+        sales: { count: 4, total: 3_999_999_999_996 },
+        expected: { efectivo: 2_999_999_999_997 },
+        difference: { efectivo: -1_999_999_999_998 },
+      });
+    });
+  });
+
   describe('7. contract deviations', () => {
     it.each([
       ['__proto__', '"__proto__":{"isAdmin":true}'],

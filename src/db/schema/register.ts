@@ -24,7 +24,8 @@ export const boxSessions = pgTable(
     note: text('note'),
     /** The report's sales figure, fixed at the close (null while open). */
     salesCount: integer('sales_count'),
-    salesTotal: money('sales_total'),
+    // Migration 0286: a sum of sales, wider than one sale's money column.
+    salesTotal: numeric('sales_total', { precision: 18, scale: 2 }),
     /** 0210: the person whose shift it is (null: a token's, or from before), who closed it, the next shift of a handover. */
     userId: integer('user_id'),
     closedByUserId: integer('closed_by_user_id'),

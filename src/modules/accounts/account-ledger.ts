@@ -12,6 +12,8 @@ import * as repo from './accounts.repo.ts';
 // The register's sale path (register/cashier.ts) and the payments service both call these.
 
 const pesos = (cents: number) => fromCents(cents);
+/** customer_accounts.balance is numeric(14,2). */
+const MAX_BALANCE_CENTS = 99_999_999_999_999;
 
 /** The customer a sale names: another company's or an unknown id is 404 customer_not_found. */
 export async function customerOfSale(conn: Conn, companyId: number, customerId: number): Promise<repo.AccountCustomerRow> {
@@ -38,8 +40,17 @@ export function assertCanBuyOnAccount(
       { details: [{ path: '/customer/id', message: customer.enabled ? 'account not enabled' : 'customer disabled' }] },
     );
   }
-  if (customer.credit_limit === null) return;
   const after = toCents(balance) + amountCents;
+  if (after > MAX_BALANCE_CENTS) {
+    // The balance column's own limit (numeric(14,2)): past it the charge could not be stored at all,
+    // whatever the credit limit or an admin says; refused here, before the register takes a number.
+    throw new AppError(
+      'credit_limit_exceeded',
+      `the sale on account (${pesos(amountCents)}) takes customer ${customer.id}'s balance to ${pesos(after)}, past the most an account holds (${pesos(MAX_BALANCE_CENTS)})`,
+      { details: [{ path: '/payments', message: 'account_balance_max' }] },
+    );
+  }
+  if (customer.credit_limit === null) return;
   if (after <= toCents(customer.credit_limit) || (override.requested && override.byAdmin)) return;
   throw new AppError(
     'credit_limit_exceeded',
