@@ -559,6 +559,18 @@ describe('bad input never breaks the service (issue 11)', () => {
       }
       // The refused sale took no number: no hole in the company's N.º.
       expect(ids).toEqual([2, 3, 4]);
+      // Saldo a favor has the same limit: a second payment of the most an amount holds is refused, whole.
+      const other = (await ask('/api/v1/customers', { name: 'Ana', account_enabled: true })).json().customer;
+      const pay = () => ask(`/api/v1/customers/${other.id}/payments`, { amount: 999_999_999_999, method: 'transferencia' });
+      expect((await pay()).statusCode).toBe(201);
+      const overpaid = await pay();
+      expect(overpaid.statusCode, overpaid.body).toBe(422);
+      expect(overpaid.json()).toMatchObject({
+        code: 'validation_failed',
+        details: [{ path: '/amount', message: 'account_balance_max' }],
+      });
+      const account = await t.app.inject({ url: `/api/v1/customers/${other.id}/account`, headers });
+      expect(account.json().account).toMatchObject({ balance: -999_999_999_999 });
       // What a drawer can be counted at is one amount's limit; the difference says the rest.
       const closed = await ask('/api/v1/box-sessions/1/close', { counted: { efectivo: 999_999_999_999 } });
       expect(closed.statusCode, closed.body).toBe(200);

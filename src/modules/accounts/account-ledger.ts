@@ -104,7 +104,16 @@ export async function chargeSale(tx: Conn, input: ChargeInput): Promise<boolean>
 
 /** A payment on account lowers the balance and covers open sales, oldest first. Answers the sales it paid. */
 export async function creditPayment(tx: Conn, payment: repo.NewAccountPayment): Promise<number[]> {
-  await repo.lockAccount(tx, payment.companyId, payment.customerId, payment.now);
+  const balance = await repo.lockAccount(tx, payment.companyId, payment.customerId, payment.now);
+  const after = toCents(balance) - toCents(payment.amount);
+  if (after < -MAX_BALANCE_CENTS) {
+    // Saldo a favor has the same column limit as a debt: past it the payment could not be stored.
+    throw new AppError(
+      'validation_failed',
+      `the payment (${payment.amount}) takes customer ${payment.customerId}'s balance to ${pesos(after)}, past the most an account holds (-${pesos(MAX_BALANCE_CENTS)})`,
+      { details: [{ path: '/amount', message: 'account_balance_max' }] },
+    );
+  }
   await repo.insertAccountPayment(tx, payment);
   await repo.addToBalance(tx, payment.companyId, payment.customerId, `-${payment.amount}`, payment.now);
   return settleAccount(tx, payment.companyId, payment.customerId, payment.now);
