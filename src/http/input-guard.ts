@@ -230,6 +230,17 @@ export function contentCodingRefusal(request: FastifyRequest): AppError | null {
   );
 }
 
+/** A content-type parser (`parseAs: 'buffer'`) that keeps the body as bytes, after the Content-Encoding rule. */
+export function keepBytes(
+  request: FastifyRequest,
+  body: Buffer | string,
+  done: (err: Error | null, body?: unknown) => void,
+): void {
+  const coded = contentCodingRefusal(request);
+  if (coded) done(coded, undefined);
+  else done(null, body);
+}
+
 /** Refuses unstorable strings and out-of-range numbers in the request's path, query and body. */
 function guardInput(request: FastifyRequest, schema: FastifySchema | undefined) {
   const url = request.raw.url ?? '';

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import type { App } from './app.types.ts';
-import { contentCodingRefusal } from './input-guard.ts';
+import { keepBytes } from './input-guard.ts';
 
 /**
  * Spreadsheet uploads (products, customers) arrive as bytes: the import decides between UTF-8 and
@@ -18,11 +18,7 @@ export function acceptSpreadsheets(app: App) {
       'application/vnd.oasis.opendocument.spreadsheet',
     ],
     { parseAs: 'buffer' },
-    (request, body, done) => {
-      const coded = contentCodingRefusal(request);
-      if (coded) done(coded, undefined);
-      else done(null, body);
-    },
+    keepBytes,
   );
 }
 

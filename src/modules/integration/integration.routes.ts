@@ -1,5 +1,5 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { contentCodingRefusal } from '../../http/input-guard.ts';
+import { keepBytes } from '../../http/input-guard.ts';
 import type { FastifyRequest } from 'fastify';
 import type { App } from '../../http/app.types.ts';
 import type { SurfaceGuard } from '../../http/surfaces.ts';
@@ -45,15 +45,7 @@ export function registerIntegrationRoutes(app: App, integration: IntegrationServ
     // The signature covers the exact bytes: keep them, and parse JSON only after the checks that
     // come first (design §4). Fastify enforces the size limit while reading (413).
     scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser(
-      'application/json',
-      { parseAs: 'buffer', bodyLimit: INGEST_BODY_LIMIT_BYTES },
-      (request, body, done) => {
-        const coded = contentCodingRefusal(request);
-        if (coded) done(coded, undefined);
-        else done(null, body);
-      },
-    );
+    scope.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: INGEST_BODY_LIMIT_BYTES }, keepBytes);
 
     scope.post(
       PATH,
