@@ -13,9 +13,10 @@ export const MONEY_DECIMALS = 2;
 export const QUANTITY_DECIMALS = 3;
 
 /** True when `value` is not 0 but rounds to 0 at `decimals` (it would be stored as 0). */
-export function roundsToZeroAt(value: number, decimals: number): boolean {
+export function roundsToZeroAt(value: number | string, decimals: number): boolean {
   // Only a fraction can round to zero (and toUnits refuses numbers past the safe range).
-  return value !== 0 && Math.abs(value) < 1 && toUnits(value, decimals) === 0;
+  const number = Number(value);
+  return number !== 0 && Math.abs(number) < 1 && toUnits(value, decimals) === 0;
 }
 
 type PrecisionCheck = ((decimals: number, value: number) => boolean) & { errors?: Partial<ErrorObject>[] };

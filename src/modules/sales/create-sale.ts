@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { roundsToZeroAt } from '../../lib/precision.ts';
 import type { Conn } from '../../db/client.ts';
 import { nextId } from '../../db/ids.ts';
 import { AppError } from '../../lib/errors.ts';
@@ -160,10 +161,8 @@ function prepareSale(
 function assertStorablePrecision(input: CreateSaleInput) {
   const details: { path: string; message: string }[] = [];
   const check = (path: string, value: string | number | undefined, decimals: number, mustBePositive = false) => {
-    // Only a fraction can round to zero; larger values are left to the range checks.
-    if (value === undefined || !(Math.abs(Number(value)) < 1)) return;
-    const units = decimals === 3 ? toMilli(value) : toCents(value);
-    if (units !== 0 || (Number(value) === 0 && !mustBePositive)) return;
+    // Larger values are left to the range checks; an exact 0 is refused only where it must be positive.
+    if (value === undefined || !(roundsToZeroAt(value, decimals) || (mustBePositive && Number(value) === 0))) return;
     const smallest = (10 ** -decimals).toFixed(decimals);
     details.push({ path, message: `rounds to 0 at ${decimals} decimals (the stored precision): the least is ${smallest}` });
   };
