@@ -83,24 +83,28 @@ export function MySales({ company, user }: MySalesData) {
   const [done, setDone] = useState<string | null>(null);
 
   async function load() {
+    // What this computer holds is read before the list shows, so a sale that arrived offline is
+    // marked from the first paint (never listed a moment without its mark).
+    const local = Promise.all([store.queued().catch(() => [] as QueuedSale[]), store.arrived().catch(() => [] as ArrivedSale[])]);
+    let server: { current: SessionReport | null; sessions: SessionReport[]; sales: SaleWire[] } | null = null;
     try {
       const { sessions } = await api<{ sessions: SessionReport[] }>('GET', `/api/v1/box-sessions?user_id=${user.id}&limit=5`);
       const current = sessions.find((s) => s.session.status === 'open') ?? sessions[0] ?? null;
-      setShift(current);
-      setShifts(sessions);
-      if (current) {
-        const page = await api<{ sales: SaleWire[] }>('GET', `/api/v1/sales?box_session_id=${current.session.id}&limit=200`);
-        setSales(page.sales);
-      } else setSales([]);
+      const { sales } = current
+        ? await api<{ sales: SaleWire[] }>('GET', `/api/v1/sales?box_session_id=${current.session.id}&limit=200`)
+        : { sales: [] };
+      server = { current, sessions, sales };
     } catch (err) {
       setError(errorText(err));
     }
-    const [waiting, came] = await Promise.all([
-      store.queued().catch(() => [] as QueuedSale[]),
-      store.arrived().catch(() => [] as ArrivedSale[]),
-    ]);
+    const [waiting, came] = await local;
     setQueued(waiting.filter((q) => !q.error));
     setArrived(new Map(came.map((a) => [a.saleId, a])));
+    if (server) {
+      setShift(server.current);
+      setShifts(server.sessions);
+      setSales(server.sales);
+    }
   }
 
   useEffect(() => {
