@@ -179,11 +179,23 @@ export class RegisterStore {
     return ((await request((await this.store('kv', 'readonly')).get('arrived'))) as ArrivedSale[] | undefined) ?? [];
   }
 
-  async addArrived(sales: ArrivedSale[]) {
-    if (sales.length === 0) return;
-    const kv = await this.store('kv', 'readwrite');
+  /**
+   * A queued sale the server took leaves the queue and joins the arrived ones in one transaction:
+   * a page left right after the send (or a closed tab) never keeps the sale queued nor loses its
+   * mark in Mis ventas.
+   */
+  async settleArrived(seq: number, sale: ArrivedSale) {
+    const tx = (await this.db).transaction(['queue', 'kv'], 'readwrite');
+    const done = new Promise<void>((resolve, reject) => {
+      tx.oncomplete = () => resolve();
+      tx.onerror = () => reject(tx.error);
+      tx.onabort = () => reject(tx.error);
+    });
+    tx.objectStore('queue').delete(seq);
+    const kv = tx.objectStore('kv');
     const now = ((await request(kv.get('arrived'))) as ArrivedSale[] | undefined) ?? [];
-    await request(kv.put([...now, ...sales].slice(-200), 'arrived'));
+    kv.put([...now, sale].slice(-200), 'arrived');
+    await done;
   }
 
   async remove(seq: number) {

@@ -1,7 +1,7 @@
 import { ApiError, api, type Messages, messageFor } from '../../ui/api.ts';
 import type { SaleWire } from '../../../modules/sales/sales.schemas.ts';
 import { sendOfflineInvoice } from './caea-offline.ts';
-import { type ArrivedSale, isShift, type QueuedSale, type QueuedShift, type RegisterStore } from './store.ts';
+import { isShift, type QueuedSale, type QueuedShift, type RegisterStore } from './store.ts';
 
 /** The server's answer to a sale: its one wire shape (/api/v1/sales, modules/sales/sales.schemas.ts). */
 export type { SaleWire };
@@ -68,7 +68,6 @@ async function sendShift(entry: QueuedShift): Promise<number> {
 
 async function run(store: RegisterStore): Promise<FlushResult> {
   const result: FlushResult = { sent: [], shifts: [], failed: [], invoiced: 0, stopped: false };
-  const arrived: ArrivedSale[] = [];
   for (const queued of await store.queuedAll()) {
     if (queued.error) continue;
     try {
@@ -85,9 +84,8 @@ async function run(store: RegisterStore): Promise<FlushResult> {
         await sendOfflineInvoice(sale.id, queued.invoice);
         result.invoiced += 1;
       }
-      await store.remove(queued.seq!);
+      await store.settleArrived(queued.seq!, { saleId: sale.id, at: new Date().toISOString() });
       result.sent.push({ key: queued.key, sale });
-      arrived.push({ saleId: sale.id, at: new Date().toISOString() });
     } catch (err) {
       if (isNetworkError(err)) {
         result.stopped = true;
@@ -98,6 +96,5 @@ async function run(store: RegisterStore): Promise<FlushResult> {
       result.failed.push({ key: queued.key, message });
     }
   }
-  await store.addArrived(arrived).catch(() => {});
   return result;
 }
