@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createBatcher } from './batcher.ts';
+import { createBatcher, perGroup } from './batcher.ts';
 
 /** A batch runner whose batches finish only when the test says so. */
 function controlledRunner() {
@@ -76,5 +76,20 @@ describe('batcher', () => {
   it('needs at least one item per batch and one batch in flight', () => {
     expect(() => createBatcher({ run: async () => [], maxBatch: 0, maxInFlight: 1 })).toThrow('at least 1');
     expect(() => createBatcher({ run: async () => [], maxBatch: 1, maxInFlight: 0 })).toThrow('at least 1');
+  });
+});
+
+describe('perGroup', () => {
+  it('runs each group once, in the order groups first appear, and answers every item in its place', async () => {
+    const calls: string[][] = [];
+    const run = perGroup(
+      (item: string) => item[0]!,
+      async (items: string[]) => {
+        calls.push(items);
+        return items.map((i) => i.toUpperCase());
+      },
+    );
+    expect(await run(['a1', 'b1', 'a2', 'c1', 'b2'])).toEqual(['A1', 'B1', 'A2', 'C1', 'B2']);
+    expect(calls).toEqual([['a1', 'a2'], ['b1', 'b2'], ['c1']]);
   });
 });

@@ -78,3 +78,25 @@ export function createBatcher<T, R>({
     },
   };
 }
+
+/**
+ * A batch's `run` that runs `runGroup` once per group of its items (those with the same key, such
+ * as one company's), in the order the groups first appear, and answers every item in its place.
+ */
+export function perGroup<T, R>(keyOf: (item: T) => string | number, runGroup: (items: T[]) => Promise<R[]>) {
+  return async (items: T[]): Promise<R[]> => {
+    const groups = new Map<string | number, number[]>();
+    for (const [n, item] of items.entries()) {
+      const key = keyOf(item);
+      const group = groups.get(key);
+      if (group) group.push(n);
+      else groups.set(key, [n]);
+    }
+    const results: R[] = [];
+    for (const indexes of groups.values()) {
+      const answers = await runGroup(indexes.map((n) => items[n]!));
+      for (const [k, n] of indexes.entries()) results[n] = answers[k]!;
+    }
+    return results;
+  };
+}

@@ -117,4 +117,136 @@ describe('a register sale is one statement', () => {
       }
     },
   );
+
+  // Two connections are needed to hold the products' lock under the sales: PostgreSQL only.
+  describe.skipIf(!process.env['TEST_DATABASE_URL'])('sales that wait together are written together', () => {
+    /** Holds the products' rows from another connection until `release`: every sale's statement waits on them. */
+    async function holdProducts(companyId: number) {
+      const holder = new pg.Client({ connectionString: t.database.url! });
+      await holder.connect();
+      await holder.query('BEGIN');
+      await holder.query('SELECT id FROM products WHERE company_id = $1 ORDER BY id FOR UPDATE', [companyId]);
+      return {
+        release: async () => {
+          await holder.query('COMMIT');
+          await holder.end();
+        },
+      };
+    }
+
+    /** Backends of this database whose sale statement waits on a lock. */
+    const waiting = async () =>
+      (
+        await t.container.db.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM pg_stat_activity
+            WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE 'WITH %'`,
+        )
+      )[0]!.n;
+
+    /** How many sale numbers the company has handed out. */
+    const numbersTaken = async (companyId: number) =>
+      (
+        await t.container.db.query<{ n: number }>(
+          `SELECT coalesce(max(next_id) - 1, 0)::int AS n FROM company_id_counters WHERE company_id = $1 AND kind = 'sales'`,
+          [companyId],
+        )
+      )[0]!.n;
+
+    async function boxesOf(s: Awaited<ReturnType<typeof shop>>, count: number) {
+      const ids = [1];
+      for (let n = 2; n <= count; n++) {
+        const box = await call('POST', '/api/v1/boxes', s.asAdmin, { name: `Caja ${n}` });
+        expect(box.statusCode, box.body).toBe(201);
+        const id = box.json().box.id as number;
+        const opened = await call('POST', '/api/v1/box-sessions', s.asAdmin, { box_id: id, opening_cash: 0 });
+        expect(opened.statusCode, opened.body).toBe(201);
+        ids.push(id);
+      }
+      return ids;
+    }
+
+    const sell = (s: Awaited<ReturnType<typeof shop>>, boxId: number, quantity: number) =>
+      Promise.resolve(
+        call(
+          'POST',
+          '/api/v1/sales',
+          { ...s.asAdmin, 'x-idempotency-key': randomUUID() },
+          { box_id: boxId, items: [{ product_id: s.yerba.id, quantity }], payments: [{ method: 'efectivo', amount: 50_000 }] },
+        ),
+      );
+
+    /** The stock figures of the product's events, in the order they were stored: each starts where the last ended. */
+    async function stockChain(companyId: number) {
+      const rows = await t.container.db.query<{ previous: number; current: number }>(
+        `SELECT (payload->'data'->'product'->>'previous_stock')::float8 AS previous,
+           (payload->'data'->'product'->>'current_stock')::float8 AS current
+         FROM outbox_events WHERE company_id = $1 AND event = 'product.stock_updated' ORDER BY created_at, id`,
+        [companyId],
+      );
+      return rows;
+    }
+
+    it('four sales queued behind a locked product share one statement; the stock events chain in order', async () => {
+      const s = await shop();
+      const boxes = await boxesOf(s, 6);
+      const lock = await holdProducts(s.company.id);
+      let answers: Awaited<ReturnType<typeof sell>>[];
+      try {
+        // Two sales take both writing slots and wait on the lock...
+        const first = [sell(s, boxes[0]!, 1), sell(s, boxes[1]!, 2)];
+        await expect.poll(waiting, { timeout: 15_000 }).toBe(2);
+        // ...and four more are checked and numbered meanwhile, then wait for a slot.
+        const queued = [3, 4, 5, 6].map((q, n) => sell(s, boxes[n + 2]!, q));
+        await expect.poll(() => numbersTaken(s.company.id), { timeout: 15_000 }).toBe(6);
+        await lock.release();
+        answers = await Promise.all([...first, ...queued]);
+      } finally {
+        await lock.release().catch(() => {});
+      }
+      expect(answers.map((a) => a.statusCode), answers.map((a) => a.body).join('\n')).toEqual([201, 201, 201, 201, 201, 201]);
+      const ids = answers.map((a) => a.json().sale.id as number);
+      // The four queued sales were committed by one transaction.
+      const [{ n: transactions }] = (await t.container.db.query<{ n: number }>(
+        'SELECT count(DISTINCT xmin::text)::int AS n FROM sales WHERE company_id = $1 AND id = ANY($2::int[])',
+        [s.company.id, ids.slice(2)],
+      )) as [{ n: number }];
+      expect(transactions).toBe(1);
+      const chain = await stockChain(s.company.id);
+      // The product's own stock (0 → 50), then one event per sale.
+      expect(chain).toHaveLength(7);
+      expect(chain[0]).toEqual({ previous: 0, current: 50 });
+      for (let n = 1; n < chain.length; n++) expect(chain[n]!.previous).toBe(chain[n - 1]!.current);
+      expect(chain.at(-1)!.current).toBe(50 - 21);
+      expect(await counts(s.company.id)).toEqual({ sales: 6, created: 6, stock: '29.000' });
+      await expectBooksClean(t.container, s.company.id);
+    });
+
+    it('a queued sale whose shift closed fails alone: the others it waited with are written, each answered', async () => {
+      const s = await shop();
+      const boxes = await boxesOf(s, 6);
+      const lock = await holdProducts(s.company.id);
+      let answers: Awaited<ReturnType<typeof sell>>[];
+      try {
+        const first = [sell(s, boxes[0]!, 1), sell(s, boxes[1]!, 1)];
+        await expect.poll(waiting, { timeout: 15_000 }).toBe(2);
+        const queued = [2, 3, 4, 5].map((n) => sell(s, boxes[n]!, 1));
+        await expect.poll(() => numbersTaken(s.company.id), { timeout: 15_000 }).toBe(6);
+        // The fourth box's shift is closed while its sale waits to be written.
+        const session = (await call('GET', `/api/v1/box-sessions?box_id=${boxes[3]}&status=open`, s.asAdmin)).json().sessions[0]
+          .session.id as number;
+        const closed = await call('POST', `/api/v1/box-sessions/${session}/close`, s.asAdmin, { counted: { efectivo: 0 } });
+        expect(closed.statusCode, closed.body).toBe(200);
+        await lock.release();
+        answers = await Promise.all([...first, ...queued]);
+      } finally {
+        await lock.release().catch(() => {});
+      }
+      expect(answers.map((a) => a.statusCode), answers.map((a) => a.body).join('\n')).toEqual([201, 201, 201, 422, 201, 201]);
+      expect(answers[3]!.json().code).toBe('no_open_session');
+      expect(await counts(s.company.id)).toEqual({ sales: 5, created: 5, stock: '45.000' });
+      const chain = await stockChain(s.company.id);
+      for (let n = 1; n < chain.length; n++) expect(chain[n]!.previous).toBe(chain[n - 1]!.current);
+      await expectBooksClean(t.container, s.company.id);
+    });
+  });
 });

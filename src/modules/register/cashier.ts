@@ -13,6 +13,7 @@ import { findSaleRow, insertPayments, listPayments, listSaleItems, type SaleList
 import { assertTransition } from '../sales/sale-states.ts';
 import { cancelSale, markSalePaid } from '../sales/sales.service.ts';
 import { applyMovements, bookMovementsLocking, runLedgerStatement } from '../stock/stock.ledger.ts';
+import { createSaleBatcher } from './sale-batch.ts';
 import { actorLabel, actsAsAdmin, assertOwnShift, money, personOf } from './actor.ts';
 import { type PricedLine, priceLines, type SaleItemInput } from './pricing.ts';
 import {
@@ -84,9 +85,15 @@ const noOpenSession = (boxId: number) => new AppError('no_open_session', `box ${
  * The box the sale is made at, the deposit it sells from, its open session (the seller's own), the
  * company's settings and the products the sale names: one read.
  */
-async function sellingPointOf(tx: Conn, ctx: CompanyCtx, boxId: number, productIds: number[]) {
+async function sellingPointOf(
+  tx: Conn,
+  ctx: CompanyCtx,
+  boxId: number,
+  productIds: number[],
+  read: (companyId: number, boxId: number, productIds: number[]) => Promise<repo.SellingPointRead>,
+) {
   const companyId = ctx.companyId;
-  const point = await repo.findSellingPoint(tx, companyId, boxId, productIds);
+  const point = await read(companyId, boxId, productIds);
   if (!point) {
     if (!(await repo.findBox(tx, companyId, boxId))) throw new AppError('invalid_reference', `box ${boxId} does not exist`);
     throw noOpenSession(boxId);
@@ -181,6 +188,8 @@ function fingerprintOf(input: RegisterSaleInput): string {
 
 export function createCashier({ db, clock, approver }: { db: Database; clock: Clock; approver?: AdminApprover }) {
   const orm = db.orm;
+  // PGlite runs one statement at a time; on PostgreSQL two in flight kept two cores busiest (npm run bench -- pos).
+  const batcher = createSaleBatcher(orm, { maxInFlight: db.kind === 'postgres' ? 2 : 1 });
   return {
     /**
      * A register sale: the items priced (the product's price unless an admin — or the company's
@@ -234,6 +243,10 @@ export function createCashier({ db, clock, approver }: { db: Database; clock: Cl
           ctx,
           input.box_id,
           input.items.flatMap((i) => (i.product_id === undefined ? [] : [i.product_id])),
+          options.tx
+            ? async (company, box, products) =>
+                (await repo.findSellingPoints(conn, company, [{ boxId: box, productIds: products }]))[0]!
+            : batcher.sellingPoint,
         );
         const { settings, products } = point;
         const lines = await priceLines(
@@ -278,9 +291,9 @@ export function createCashier({ db, clock, approver }: { db: Database; clock: Cl
       // Then the numbers, in their own short statement on the pool (not in the transaction): the
       // counter rows are held for that statement only, so registers do not queue on them for a
       // whole sale (docs/decisiones.md).
-      const numbers = await repo.takeRegisterSaleIds(conn, companyId, key, input.items.length, {
-        inTransaction: options.tx !== undefined,
-      });
+      const numbers = options.tx
+        ? (await repo.takeRegisterSaleIds(conn, companyId, [{ key, movements: input.items.length }], { inTransaction: true }))[0]!
+        : await batcher.numbers(companyId, key, input.items.length);
       if (!numbers) {
         // The key made a sale already: answer it (or 409 when it was another request).
         const seen = await replay();
@@ -303,7 +316,7 @@ export function createCashier({ db, clock, approver }: { db: Database; clock: Cl
           discountReason: d.reason,
         };
       });
-      const whole = wholeSaleSteps({
+      const wholeInput = {
         companyId,
         id,
         customerId: input.customer?.id ?? null,
@@ -316,12 +329,13 @@ export function createCashier({ db, clock, approver }: { db: Database; clock: Cl
         paid: settled.appliedCents >= totalCents && accountCents === 0,
         soldAt,
         now,
-      });
+      };
+      const whole = wholeSaleSteps(wholeInput);
       const customerName = checked.customerName;
       const soldBy = actorLabel(ctx);
       // The register's row also guards the statement: it holds the session open (or the statement
       // fails with no_open_session) and its key's unique index refuses a second sale with the key.
-      const register = repo.registerRowStep({
+      const registerInput = {
         companyId,
         saleId: id,
         sessionId,
@@ -335,22 +349,19 @@ export function createCashier({ db, clock, approver }: { db: Database; clock: Cl
         change: fromCents(settled.changeCents),
         discountReason: discounted.saleReason,
         discountApprovedBy: checked.approvedBy,
-      });
+      };
+      const register = repo.registerRowStep(registerInput);
       // The products' rows are locked by the sale's statement itself, in id order (the ledger's
       // order), after the sale's own rows are written, and held only for the rest of that statement
       // and the commit right after it (runLedgerStatement).
-      const stockOut = bookMovementsLocking(
-        companyId,
-        firstMovementId,
-        items.map((item) => ({
-          type: 'OUT' as const,
-          depositId: box.sellsFrom,
-          productId: item.productId,
-          amount: item.quantity,
-          reason: `venta ${id}`,
-        })),
-        { now },
-      );
+      const movements = items.map((item) => ({
+        type: 'OUT' as const,
+        depositId: box.sellsFrom,
+        productId: item.productId,
+        amount: item.quantity,
+        reason: `venta ${id}`,
+      }));
+      const stockOut = bookMovementsLocking(companyId, firstMovementId, movements, { now });
       const [created, ...paidEvents] = whole.events;
       const audited = lines.some((l) => l.overridden) || discounted.discountCents > 0;
       const write = async (tx: Conn): Promise<{ sale: SaleWire; replayed: boolean }> => {
@@ -435,7 +446,26 @@ export function createCashier({ db, clock, approver }: { db: Database; clock: Cl
         // A plain sale is its one statement, committed on its own: no BEGIN, no COMMIT round trip.
         // With audit rows or a charge on account it runs in a transaction with them.
         if (options.tx) return await write(options.tx);
-        return audited || accountCents > 0 ? await orm.transaction(write) : await write(orm);
+        if (audited || accountCents > 0) return await orm.transaction(write);
+        // A plain sale goes through the group commit: alone when the database is free, with the
+        // sales that arrived meanwhile when it is busy (sale-batch.ts).
+        await batcher.write({
+          companyId,
+          depositId: box.sellsFrom,
+          now,
+          firstMovementId,
+          movements,
+          steps: (suffix) => [
+            ...wholeSaleSteps({ ...wholeInput, suffix }).steps,
+            repo.registerRowStep({ ...registerInput, suffix }),
+          ],
+          created: created!,
+          paid: paidEvents,
+          alone: async () => {
+            await write(orm);
+          },
+        });
+        return { sale: registerSaleWire(), replayed: false };
       } catch (err) {
         if (raisedCode(err) === 'no_open_session') throw noOpenSession(input.box_id);
         if (!options.tx && violates(err, 'register_sales_key')) {

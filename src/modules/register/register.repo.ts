@@ -405,8 +405,10 @@ export function registerRowStep(v: {
   change: string;
   discountReason?: string | null;
   discountApprovedBy?: string | null;
+  /** Appended to the step's name, so several sales' steps share one statement. */
+  suffix?: string;
 }): SQL {
-  return sql`register AS (
+  return sql`${sql.raw(`register${v.suffix ?? ''}`)} AS (
       INSERT INTO register_sales (company_id, sale_id, box_session_id, deposit_id, idempotency_key, request_sha256,
         customer_name, sold_by, sold_by_user_id, sold_at, change, discount_reason, discount_approved_by)
       VALUES (${v.companyId}, ${v.saleId}, lock_open_box_session(${v.companyId}::integer, ${v.sessionId}::integer), ${v.depositId},
@@ -427,42 +429,59 @@ export interface SellingPoint {
 }
 
 /**
- * Where a sale is made, in one read: the box, the deposit it sells from, its open session, the
- * company's settings and the products the sale names (by id; the others are not read). Null when
- * the box does not exist or has no open session (findBox tells which). It locks nothing (a lock
- * would give the read a transaction id and a WAL flush of its own): the sale's statement holds the
- * session itself (registerRowStep).
+ * Where sales are made, in one read for any number of them (the register reads the sales that
+ * arrive together at once): for each request, the box, the deposit it sells from, its open session,
+ * the company's settings and the products that sale names (by id; the others are not read). Null
+ * for a box that does not exist or has no open session (findBox tells which). It locks nothing (a
+ * lock would give the read a transaction id and a WAL flush of its own): the sale's statement holds
+ * the session itself (registerRowStep).
  */
-export async function findSellingPoint(
+export type SellingPointRead = (SellingPoint & { products: ProductForSale[] }) | null;
+
+export async function findSellingPoints(
   conn: Conn,
   companyId: number,
-  boxId: number,
-  productIds: number[],
-): Promise<(SellingPoint & { products: ProductForSale[] }) | null> {
-  const [row] = await selectRowsPrepared<SellingPoint & { products: ProductForSale[] }>(
+  requests: { boxId: number; productIds: number[] }[],
+): Promise<SellingPointRead[]> {
+  const rows = await selectRowsPrepared<SellingPoint & { n: number; products: string }>(
     conn,
-    sql`SELECT b.id AS box_id, b.name AS box_name,
+    sql`SELECT r.n::integer AS n, b.id AS box_id, b.name AS box_name,
         coalesce(b.deposit_id, (SELECT d.id FROM deposits d WHERE d.company_id = b.company_id AND d.is_default)) AS sells_from,
         s.id AS session_id, s.user_id AS session_user_id, (SELECT coalesce(u.display_name, u.email) FROM users u WHERE u.id = s.user_id) AS session_user_name,
         c.settings,
         (SELECT coalesce(json_agg(json_build_object('id', p.id, 'name', p.name, 'sku', p.sku, 'bc', p.bc,
             'base_price', p.base_price::text, 'unit', p.unit, 'enable', p.enable, 'updated_at', p.updated_at)), '[]'::json)
-          FROM products p WHERE p.company_id = b.company_id AND p.id = ANY(${sql.param(productIds)}::int[])) AS products
-      FROM boxes b
+          FROM products p WHERE p.company_id = ${companyId} AND p.id = ANY(${sql.param(requests.flatMap((r) => r.productIds))}::int[]))::text AS products
+      FROM unnest(${sql.param(requests.map((r) => r.boxId))}::int[]) WITH ORDINALITY AS r(box_id, n)
+      JOIN boxes b ON b.company_id = ${companyId} AND b.id = r.box_id
       JOIN box_sessions s ON s.company_id = b.company_id AND s.box_id = b.id AND s.status = 'open'
-      JOIN companies c ON c.id = b.company_id
-      WHERE b.company_id = ${companyId} AND b.id = ${boxId}`,
+      JOIN companies c ON c.id = b.company_id`,
   );
-  return row ?? null;
+  // Every row carries the same products (read once): parsed once, each request given its own.
+  const products = rows[0] ? (JSON.parse(rows[0].products) as ProductForSale[]) : [];
+  const byRequest = new Map(rows.map((row) => [Number(row.n) - 1, row]));
+  return requests.map((request, n) => {
+    const row = byRequest.get(n);
+    if (!row) return null;
+    const { n: _n, products: _products, ...point } = row;
+    const named = new Set(request.productIds);
+    return { ...point, products: products.filter((p) => named.has(Number(p.id))) };
+  });
+}
+
+export interface SaleNumbers {
+  saleId: number;
+  firstMovementId: number;
 }
 
 /**
- * A register sale's numbers, taken in their own short statement OUTSIDE the sale's transaction
- * (pass the pool, not a transaction; an exchange passes its transaction with `inTransaction`): the sale number and one movement number per line from the
- * company's counters (src/db/ids.ts), always in that order. The counter rows are locked only for
- * this statement, so eight registers no longer queue on them for a whole sale; a sale refused after
- * this leaves its numbers unused (docs/decisiones.md). Nothing is taken when the idempotency key
- * already made a sale (a retry): null.
+ * Register sales' numbers, taken in one short statement for any number of sales of a company
+ * OUTSIDE their transactions (pass the pool, not a transaction; an exchange passes its transaction
+ * with `inTransaction`): for each sale in order, its sale number and one movement number per line
+ * from the company's counters (src/db/ids.ts), the sales' numbers first. The counter rows are
+ * locked only for this statement, so registers do not queue on them for a whole sale; a sale
+ * refused after this leaves its numbers unused (docs/decisiones.md). Nothing is taken for a key
+ * that already made a sale (a retry): null.
  *
  * The statement commits without waiting for its WAL flush (`synchronous_commit` off for this one
  * transaction), so the counter rows are free again in microseconds instead of after a disk flush:
@@ -473,22 +492,34 @@ export async function findSellingPoint(
 export async function takeRegisterSaleIds(
   conn: Conn,
   companyId: number,
-  key: string,
-  movements: number,
+  sales: { key: string; movements: number }[],
   options: { inTransaction?: boolean } = {},
-): Promise<{ saleId: number; firstMovementId: number } | null> {
+): Promise<(SaleNumbers | null)[]> {
   // Inside the caller's transaction (an exchange) the counters stay held until it commits, a
   // rollback gives them back, and the commit stays synchronous (it also records a return).
   const asyncCommit = options.inTransaction
     ? sql``
-    : sql`FROM (SELECT set_config('synchronous_commit', 'off', true)) AS async_commit`;
-  const [row] = await selectRowsPrepared<{ sale: number; movement: number }>(
+    : sql`CROSS JOIN (SELECT set_config('synchronous_commit', 'off', true)) AS async_commit`;
+  const rows = await selectRowsPrepared<{ n: number; sale: number; movement: number }>(
     conn,
-    sql`SELECT take_company_ids(${companyId}, 'sales', 1) AS sale, take_company_ids(${companyId}, 'movements', ${movements}::int) AS movement
-      ${asyncCommit}
-      WHERE NOT EXISTS (SELECT 1 FROM register_sales r WHERE r.company_id = ${companyId} AND r.idempotency_key = ${key})`,
+    sql`WITH fresh AS MATERIALIZED (
+        SELECT r.n, r.moves FROM unnest(${sql.param(sales.map((s) => s.key))}::text[], ${sql.param(sales.map((s) => s.movements))}::int[])
+          WITH ORDINALITY AS r(key, moves, n)
+        WHERE NOT EXISTS (SELECT 1 FROM register_sales x WHERE x.company_id = ${companyId} AND x.idempotency_key = r.key)),
+      took AS MATERIALIZED (
+        SELECT take_company_ids(${companyId}, 'sales', count(*)::int) AS sale,
+          take_company_ids(${companyId}, 'movements', sum(moves)::int) AS movement
+        FROM fresh HAVING count(*) > 0)
+      SELECT f.n::integer AS n, t.sale + (row_number() OVER w)::integer - 1 AS sale,
+        t.movement + (sum(f.moves) OVER w)::integer - f.moves AS movement
+      FROM fresh f CROSS JOIN took t ${asyncCommit}
+      WINDOW w AS (ORDER BY f.n)`,
   );
-  return row ? { saleId: Number(row.sale), firstMovementId: Number(row.movement) } : null;
+  const byRequest = new Map(rows.map((row) => [Number(row.n) - 1, row]));
+  return sales.map((_, n) => {
+    const row = byRequest.get(n);
+    return row ? { saleId: Number(row.sale), firstMovementId: Number(row.movement) } : null;
+  });
 }
 
 /** Sets the company's discount limit for cashiers (companies.settings.discountLimitPercent); the old one, or null. */

@@ -252,6 +252,8 @@ export interface WholeSaleInput {
   paid: boolean;
   soldAt: Date;
   now: Date;
+  /** Appended to the steps' names, so several sales' steps share one statement. */
+  suffix?: string;
 }
 
 /**
@@ -307,6 +309,7 @@ export function wholeSaleSteps(v: WholeSaleInput): { steps: SQL[]; events: SaleE
     items: v.items,
     sessionId: v.sessionId,
     payments: v.payments,
+    ...(v.suffix !== undefined && { suffix: v.suffix }),
   });
   return { steps, events, sale };
 }

@@ -149,7 +149,10 @@ export function saleInsertSteps(v: {
   items: SaleItemValues[];
   sessionId: number | null;
   payments: PaymentValues[];
+  /** Appended to the steps' names, so several sales' steps share one statement. */
+  suffix?: string;
 }): SQL[] {
+  const name = (step: string) => sql.raw(`${step}${v.suffix ?? ''}`);
   const items = JSON.stringify(
     v.items.map((i) => ({
       id: i.id,
@@ -165,11 +168,11 @@ export function saleInsertSteps(v: {
   const payments = JSON.stringify(v.payments.map((p, n) => ({ id: n + 1, ...p })));
   const now = v.now.toISOString();
   return [
-    sql`sale AS (
+    sql`${name('sale')} AS (
       INSERT INTO sales (company_id, id, customer_id, box_id, total, status, payment_method, paid_at, created_at, updated_at)
       VALUES (${v.companyId}, ${v.id}, ${v.customerId}::integer, ${v.boxId}, ${v.total}::numeric, ${v.status}, ${v.paymentMethod},
         ${v.paidAt ? v.paidAt.toISOString() : null}::timestamptz, ${v.createdAt.toISOString()}::timestamptz, ${now}::timestamptz))`,
-    sql`items AS (
+    sql`${name('items')} AS (
       INSERT INTO sale_items (company_id, sale_id, id, product_id, quantity, price, subtotal, discount, sale_discount,
         discount_reason)
       SELECT ${v.companyId}, ${v.id}, it.id, it.product_id, it.quantity, it.price, it.subtotal, it.discount, it.sale_discount,
@@ -177,7 +180,7 @@ export function saleInsertSteps(v: {
       FROM jsonb_to_recordset(${items}::jsonb) AS it(id integer, product_id integer, quantity numeric, price numeric,
         subtotal numeric, discount numeric, sale_discount numeric, discount_reason text))`,
     // A cuenta_corriente row is the customer's debt, not money in the drawer: no session, the customer's id.
-    sql`payments AS (
+    sql`${name('payments')} AS (
       INSERT INTO sale_payments (company_id, sale_id, id, method, amount, tendered, change, reference, box_session_id, created_at,
         customer_id)
       SELECT ${v.companyId}, ${v.id}, p.id, p.method, p.amount, p.tendered, p.change, p.reference,

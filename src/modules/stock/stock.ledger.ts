@@ -267,7 +267,7 @@ export async function findStockLevels(tx: Conn, companyId: number, productId: nu
 
 export type LockedProducts = Map<number, { stock: string; sku: string | null }>;
 export type { OutboundEvent } from '../../outbox/outbox.repo.ts';
-type BatchInput = MovementInput & { type: 'IN' | 'OUT' | 'ADJUSTMENT' };
+export type BatchInput = MovementInput & { type: 'IN' | 'OUT' | 'ADJUSTMENT' };
 
 /**
  * Locks the products of a batch of movements, in id order (two batches naming the same products
@@ -399,24 +399,52 @@ export function bookMovementsLocking(
   inputs: BatchInput[],
   options: LedgerOptions,
 ): { steps: SQL[]; events: LedgerEvent[] } {
-  const { depositId, movements } = batchMovements(companyId, firstId, inputs, options.now);
-  const at = options.now.toISOString();
+  const { steps, events } = bookGroupsLocking(companyId, [{ firstId, inputs, now: options.now }], options.now);
+  return { steps, events: events[0]! };
+}
+
+/**
+ * bookMovementsLocking for several groups of movements of one deposit in one statement (the
+ * register's sales written together): each group keeps its own ids (from its firstId) and time,
+ * the products are locked once for all of them, and the stock figures of each group's events
+ * follow the groups before it, in order, as if each had been its own statement. `now` is the
+ * statement's time (the levels' updated_at, the movements' recorded_at). The events come back per group.
+ */
+export function bookGroupsLocking(
+  companyId: number,
+  groups: { firstId: number; inputs: BatchInput[]; now: Date }[],
+  now: Date,
+): { steps: SQL[]; events: LedgerEvent[][] } {
   const levelDelta = new Map<number, number>();
-  const events: LedgerEvent[] = [];
-  for (const { delta, movement } of movements) {
-    const productId = movement.product_id;
-    const beforeMilli = levelDelta.get(productId) ?? 0;
-    levelDelta.set(productId, beforeMilli + delta);
-    events.push({ event: 'movement.created', data: { movement } });
-    if (delta !== 0) events.push({ stock: { productId, beforeMilli, deltaMilli: delta, depositId, at } });
-  }
+  const moves: repo.BatchMove[] = [];
+  const productIds = new Set<number>();
+  let depositId: number | null = null;
+  const events = groups.map((group) => {
+    const booked = batchMovements(companyId, group.firstId, group.inputs, group.now);
+    if (depositId !== null && booked.depositId !== depositId) throw new Error('a locking ledger statement books one deposit');
+    depositId = booked.depositId;
+    const at = group.now.toISOString();
+    const groupEvents: LedgerEvent[] = [];
+    for (const { delta, movement, move } of booked.movements) {
+      const productId = movement.product_id;
+      const beforeMilli = levelDelta.get(productId) ?? 0;
+      levelDelta.set(productId, beforeMilli + delta);
+      productIds.add(productId);
+      moves.push(move);
+      groupEvents.push({ event: 'movement.created', data: { movement } });
+      if (delta !== 0)
+        groupEvents.push({ stock: { productId, beforeMilli, deltaMilli: delta, depositId: booked.depositId, at } });
+    }
+    return groupEvents;
+  });
+  if (depositId === null) throw new Error('a locking ledger statement needs a movement');
   const steps = repo.lockingLedgerSteps({
     companyId,
     depositId,
-    now: options.now,
-    productIds: [...new Set(inputs.map((i) => i.productId))].sort((a, b) => a - b),
+    now,
+    productIds: [...productIds].sort((a, b) => a - b),
     changed: [...levelDelta].filter(([, delta]) => delta !== 0).sort(([a], [b]) => a - b),
-    moves: movements.map((m) => m.move),
+    moves,
   });
   return { steps, events };
 }

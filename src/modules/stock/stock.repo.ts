@@ -263,7 +263,7 @@ export async function runLedgerStatement(
   companyId: number,
   steps: SQL[],
   events: LedgerEvent[],
-  options: { causedBy?: string | null; before?: SQL[] } = {},
+  options: { causedBy?: string | null; before?: SQL[]; prepared?: boolean } = {},
 ) {
   const causedBy = options.causedBy ?? null;
   const insert = events.some((e) => 'stock' in e)
@@ -271,5 +271,7 @@ export async function runLedgerStatement(
     : outboxInsert({ companyId, events: events as OutboundEvent[], causedBy });
   const [first, ...rest] = steps;
   const listed = [first!, sql`outbox AS (${insert})`, ...rest, ...(options.before ?? [])];
-  await selectRowsPrepared(tx, sql`WITH ${sql.join(listed, sql`, `)} SELECT 1`);
+  const statement = sql`WITH ${sql.join(listed, sql`, `)} SELECT 1`;
+  // A statement whose text varies with its size (several sales at once) is not kept prepared.
+  await (options.prepared === false ? selectRows(tx, statement) : selectRowsPrepared(tx, statement));
 }
