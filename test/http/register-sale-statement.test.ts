@@ -203,7 +203,10 @@ describe('a register sale is one statement', () => {
       } finally {
         await lock.release().catch(() => {});
       }
-      expect(answers.map((a) => a.statusCode), answers.map((a) => a.body).join('\n')).toEqual([201, 201, 201, 201, 201, 201]);
+      expect(
+        answers.map((a) => a.statusCode),
+        answers.map((a) => a.body).join('\n'),
+      ).toEqual([201, 201, 201, 201, 201, 201]);
       const ids = answers.map((a) => a.json().sale.id as number);
       // The four queued sales were committed by one transaction.
       const [{ n: transactions }] = (await t.container.db.query<{ n: number }>(
@@ -241,7 +244,10 @@ describe('a register sale is one statement', () => {
       } finally {
         await lock.release().catch(() => {});
       }
-      expect(answers.map((a) => a.statusCode), answers.map((a) => a.body).join('\n')).toEqual([201, 201, 201, 422, 201, 201]);
+      expect(
+        answers.map((a) => a.statusCode),
+        answers.map((a) => a.body).join('\n'),
+      ).toEqual([201, 201, 201, 422, 201, 201]);
       expect(answers[3]!.json().code).toBe('no_open_session');
       expect(await counts(s.company.id)).toEqual({ sales: 5, created: 5, stock: '45.000' });
       const chain = await stockChain(s.company.id);
