@@ -5,7 +5,8 @@ import Fastify, { type FastifyBaseLogger } from 'fastify';
 import type { Container } from './container.ts';
 import type { App } from './http/app.types.ts';
 import { type AssetCatalog, loadAssets } from './http/assets.ts';
-import { handleFrameworkError, registerErrorHandling, registerNotFound } from './http/error-handler.ts';
+import { type ErrorPage, handleFrameworkError, registerErrorHandling, registerNotFound } from './http/error-handler.ts';
+import { renderErrorPage } from './http/shell.ts';
 import { registerInputGuard } from './http/input-guard.ts';
 import { registerRequestContext } from './http/request-context.ts';
 import { registerRoutes } from './http/routes.ts';
@@ -32,6 +33,10 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 /** Builds the HTTP application on a container. Never listens: main.ts and tests decide that. */
 export async function buildApp(container: Container, assets?: AssetCatalog): Promise<App> {
   const security = securityHeaders(container.config.http);
+  const catalog = assets ?? (await loadAssets());
+  // A browser opening an address that fails reads a page in Spanish; the API answers JSON (error-handler.ts).
+  const errorPage: ErrorPage = (err, request) =>
+    renderErrorPage(catalog, err, { id: String(request.id), path: request.url.split('?')[0]! });
   const app = Fastify({
     loggerInstance: container.logger as FastifyBaseLogger,
     bodyLimit: BODY_LIMIT_BYTES,
@@ -58,19 +63,19 @@ export async function buildApp(container: Container, assets?: AssetCatalog): Pro
       plugins: [addPrecisionKeyword],
     },
     // Routing failures answer before any hook runs: they get the same headers here.
-    frameworkErrors: (err, request, reply) => handleFrameworkError(err, request, reply.headers(security)),
+    frameworkErrors: (err, request, reply) => handleFrameworkError(err, request, reply.headers(security), errorPage),
     return503OnClosing: true,
     forceCloseConnections: 'idle',
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.decorate('routeSurfaces', enforceSurfaces(app));
-  registerErrorHandling(app);
+  registerErrorHandling(app, errorPage);
   // One application-wide hook (onRequest: ids, headers, ctx, the drain); the input rules and the
   // request metrics are hooks of each route, given as it is registered, and of the not-found answer.
   registerRequestContext(app, security, container.readiness);
   const unmatchedInput = registerInputGuard(app);
   const unmatchedMetrics = registerRequestMetrics(app, container.metrics);
-  await registerNotFound(app, { preValidation: unmatchedInput, onResponse: unmatchedMetrics });
+  await registerNotFound(app, { preValidation: unmatchedInput, onResponse: unmatchedMetrics }, errorPage);
 
   await app.register(swagger, {
     openapi: {
@@ -101,7 +106,7 @@ export async function buildApp(container: Container, assets?: AssetCatalog): Pro
   // No cookie plugin: the session guard parses the Cookie header where it reads it and writes
   // Set-Cookie where it sets one (src/http/auth-guard.ts), so no answer runs a cookie hook.
   app.decorateRequest('authSession', null);
-  await registerRoutes(app, container, assets ?? (await loadAssets()));
+  await registerRoutes(app, container, catalog);
 
   return app;
 }

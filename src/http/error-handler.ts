@@ -8,6 +8,8 @@ import type {
 } from 'fastify';
 import { mapPgError } from '../db/pg-errors.ts';
 import { AppError, type ErrorDetail, isAppError } from '../lib/errors.ts';
+import { asksForHtml } from '../modules/docs/negotiation.ts';
+import { sendHtml } from './page.ts';
 
 interface ValidationItem {
   instancePath?: string;
@@ -69,6 +71,30 @@ export function toAppError(err: unknown): AppError | null {
   return null;
 }
 
+/** The error as a page for this request (a person opening the address in the browser), or null: JSON. */
+export type ErrorPage = (err: AppError, request: FastifyRequest) => string | null;
+
+/**
+ * Whether the request is a browser opening an address (GET or HEAD, asking for HTML, not under
+ * /api/): its error is then a page. Everything else, and every call of the screens (they ask for
+ * JSON or anything), gets the `{error, code}` body.
+ */
+export function opensInBrowser(request: FastifyRequest): boolean {
+  return (
+    (request.method === 'GET' || request.method === 'HEAD') &&
+    !request.url.startsWith('/api/') &&
+    asksForHtml(request.headers.accept)
+  );
+}
+
+/** Answers an error: as a page for a browser opening an address (when there is a page for it), else as JSON. */
+export function answerError(request: FastifyRequest, reply: FastifyReply, err: AppError, page?: ErrorPage) {
+  const body = page && opensInBrowser(request) ? page(err, request) : null;
+  if (body === null) return sendError(reply, err);
+  if (err.headers) reply.headers(err.headers);
+  return sendHtml(reply, body, { status: err.status });
+}
+
 export function sendError(reply: FastifyReply, err: AppError) {
   if (err.headers) reply.headers(err.headers);
   const body: { error: string; code: string; details?: ErrorDetail[] } = { error: err.message, code: err.code };
@@ -80,21 +106,26 @@ export function sendError(reply: FastifyReply, err: AppError) {
  * Errors Fastify raises before any route or hook runs (a path it cannot decode, like `/docs/%`):
  * the house error body too. Set as the `frameworkErrors` option of the app.
  */
-export function handleFrameworkError(err: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+export function handleFrameworkError(err: FastifyError, request: FastifyRequest, reply: FastifyReply, page?: ErrorPage) {
   reply.header('x-request-id', request.id);
-  return sendError(reply, fromFastifyError(err) ?? new AppError('bad_request', 'the request could not be routed'));
+  return answerError(
+    request,
+    reply,
+    fromFastifyError(err) ?? new AppError('bad_request', 'the request could not be routed'),
+    page,
+  );
 }
 
-export function registerErrorHandling(app: FastifyInstance) {
+export function registerErrorHandling(app: FastifyInstance, page?: ErrorPage) {
   app.setErrorHandler((err: unknown, request: FastifyRequest, reply: FastifyReply) => {
     const known = toAppError(err);
     if (known && known.code !== 'internal') {
       // 503s are expected states (not ready, no rate known yet): worth a warning, not an error page.
       if (known.status >= 500) request.log[known.status === 503 ? 'warn' : 'error']({ err }, known.message);
-      return sendError(reply, known);
+      return answerError(request, reply, known, page);
     }
     request.log.error({ err }, 'unhandled error');
-    return sendError(reply, new AppError('internal', 'internal error'));
+    return answerError(request, reply, new AppError('internal', 'internal error'), page);
   });
 }
 
@@ -107,9 +138,15 @@ export function registerErrorHandling(app: FastifyInstance) {
 export async function registerNotFound(
   app: FastifyInstance,
   hooks?: { preValidation: preValidationHookHandler; onResponse: onResponseHookHandler },
+  page?: ErrorPage,
 ) {
   const notFound = (request: FastifyRequest, reply: FastifyReply) =>
-    sendError(reply, new AppError('not_found', `route ${request.method} ${request.url.split('?')[0]} not found`));
+    answerError(
+      request,
+      reply,
+      new AppError('not_found', `route ${request.method} ${request.url.split('?')[0]} not found`),
+      page,
+    );
   if (!hooks) {
     app.setNotFoundHandler(notFound);
     return;

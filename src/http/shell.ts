@@ -116,6 +116,76 @@ export function renderShell(assets: AssetCatalog, page: ShellPage, viewer: Viewe
 </body></html>`.value;
 }
 
+/** What a person who opened an address in the browser reads when it cannot be shown, by error code. */
+const ERROR_PAGES: Record<string, { title: string; text: string }> = {
+  not_found: {
+    title: 'Página no encontrada',
+    text: 'No hay ninguna página en esta dirección. Revisá que esté bien escrita o volvé al inicio.',
+  },
+  bad_request: {
+    title: 'La dirección no es válida',
+    text: 'La dirección tiene un dato que no se puede leer (por ejemplo, una fecha mal escrita). Volvé a la página anterior o al inicio.',
+  },
+  unauthorized: { title: 'Tenés que iniciar sesión', text: 'Para ver esta página, iniciá sesión.' },
+  forbidden: { title: 'Sin permiso', text: 'Tu usuario no tiene permiso para ver esta página.' },
+  rate_limited: { title: 'Demasiados pedidos seguidos', text: 'Esperá un momento y volvé a intentar.' },
+  service_unavailable: {
+    title: 'El servicio no está disponible',
+    text: 'Mostrador no puede atender en este momento. Probá de nuevo en unos minutos.',
+  },
+  internal: {
+    title: 'Algo salió mal',
+    text: 'No pudimos mostrar esta página por un error nuestro, que ya quedó registrado. Probá de nuevo en un momento.',
+  },
+};
+
+/** The error page's text for a code: its own, else the one of its kind (by status). */
+function errorPageText(code: string, status: number) {
+  const kind =
+    code === 'page_not_found' || status === 404
+      ? 'not_found'
+      : status === 401
+        ? 'unauthorized'
+        : status === 403
+          ? 'forbidden'
+          : status === 429
+            ? 'rate_limited'
+            : status === 503
+              ? 'service_unavailable'
+              : status >= 500
+                ? 'internal'
+                : 'bad_request';
+  return ERROR_PAGES[code] ?? ERROR_PAGES[kind]!;
+}
+
+/**
+ * An error as a page, for a person who opened the address in the browser (the API answers the same
+ * error as JSON): what happened in Spanish, chosen by the error's code, the request's id to quote
+ * when asking for help, and a way back. No script: it shows even when the scripts cannot load.
+ */
+export function renderErrorPage(
+  assets: AssetCatalog,
+  error: { code: string; status: number },
+  request: { id: string; path: string },
+): string {
+  const { title, text } = errorPageText(error.code, error.status);
+  const login =
+    error.status === 401
+      ? html`<a class="button" href="/login?next=${encodeURIComponent(request.path)}">Iniciar sesión</a> `
+      : '';
+  return html`<!doctype html>
+<html lang="es-AR"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<title>${title} · Mostrador</title>
+<link rel="icon" href="${assets.url('favicon.svg')}" type="image/svg+xml">
+<link rel="stylesheet" href="${assets.url('app.css')}"></head>
+<body>${header({ session: null, memberships: [], path: request.path }, assets)}
+<main id="app"><div class="page-title"><h1>${title}</h1></div>
+<section class="card" id="error-page" data-code="${error.code}"><p>${text}</p>
+<p>${login}<a href="/">Ir al inicio</a></p>
+<p class="muted">Si necesitás ayuda, mencioná este código: <code>${request.id}</code></p></section></main>
+</body></html>`.value;
+}
+
 export type Shell = ReturnType<typeof createShell>;
 
 /** Sends shell pages for the request's session (set by the guard of its surface, or none on public pages). */

@@ -111,6 +111,33 @@ describe('every signed-in page, on a desktop and on a phone', () => {
     },
   );
 
+  it.each(Object.entries(VIEWPORTS))(
+    'an address that does not exist, or a page address with a bad value, is a page in Spanish that fits a %s',
+    async (size, viewport) => {
+      const context = await watchedContext(browser, viewport);
+      await logIn(await context.newPage(), base, people.admin.email, people.admin.password);
+      for (const [url, status, heading] of [
+        ['/ventas-de-la-semana-pasada-con-un-nombre-largo', 404, 'Página no encontrada'],
+        ['/clientes/1/estado-de-cuenta?desde=el-lunes', 400, 'La dirección no es válida'],
+      ] as const) {
+        const page = watch(await context.newPage());
+        const res = await page.goto(`${base}${url}`);
+        expect(res?.status()).toBe(status);
+        expect(await page.locator('main h1').textContent()).toBe(heading);
+        await expect(page.locator('#error-page a[href="/"]').textContent()).resolves.toBe('Ir al inicio');
+        if (SHOTS) await page.screenshot({ path: `${SHOTS}/error-${status}-${size}.png`, fullPage: true });
+        // Chromium logs any non-2xx document as an error; nothing else may go wrong.
+        expect(await problemsOf(page)).toEqual({
+          console: [expect.stringContaining(`status of ${status}`)],
+          csp: [],
+          errors: [],
+          overflow: 0,
+        });
+      }
+      await context.close();
+    },
+  );
+
   it.each(Object.entries(VIEWPORTS))('the docs fit a %s too (tables scroll inside the page)', async (_size, viewport) => {
     const context = await watchedContext(browser, viewport);
     const page = watch(await context.newPage());
