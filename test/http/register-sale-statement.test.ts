@@ -187,27 +187,36 @@ describe('a register sale is one statement', () => {
       return rows;
     }
 
-    it('four sales queued behind a locked product share one statement; the stock events chain in order', async () => {
-      const s = await shop();
+    /**
+     * Six sales of one shop, each from its own box, with `quantities`: the first two take both writing
+     * slots and wait on the products' lock; the other four are checked and numbered meanwhile and wait
+     * for a slot. `meanwhile` runs before the lock is released. The answers, in order.
+     */
+    async function sixBehindALock(
+      s: Awaited<ReturnType<typeof shop>>,
+      quantities: number[],
+      meanwhile?: (boxes: number[]) => Promise<void>,
+    ) {
       const boxes = await boxesOf(s, 6);
       const lock = await holdProducts(s.company.id);
-      let answers: Awaited<ReturnType<typeof sell>>[];
       try {
-        // Two sales take both writing slots and wait on the lock...
-        const first = [sell(s, boxes[0]!, 1), sell(s, boxes[1]!, 2)];
+        const first = [0, 1].map((n) => sell(s, boxes[n]!, quantities[n]!));
         await expect.poll(waiting, { timeout: 15_000 }).toBe(2);
-        // ...and four more are checked and numbered meanwhile, then wait for a slot.
-        const queued = [3, 4, 5, 6].map((q, n) => sell(s, boxes[n + 2]!, q));
+        const queued = [2, 3, 4, 5].map((n) => sell(s, boxes[n]!, quantities[n]!));
         await expect.poll(() => numbersTaken(s.company.id), { timeout: 15_000 }).toBe(6);
+        await meanwhile?.(boxes);
         await lock.release();
-        answers = await Promise.all([...first, ...queued]);
+        const answers = await Promise.all([...first, ...queued]);
+        return { answers, statuses: answers.map((a) => a.statusCode), bodies: answers.map((a) => a.body).join('\n') };
       } finally {
         await lock.release();
       }
-      expect(
-        answers.map((a) => a.statusCode),
-        answers.map((a) => a.body).join('\n'),
-      ).toEqual([201, 201, 201, 201, 201, 201]);
+    }
+
+    it('four sales queued behind a locked product share one statement; the stock events chain in order', async () => {
+      const s = await shop();
+      const { answers, statuses, bodies } = await sixBehindALock(s, [1, 2, 3, 4, 5, 6]);
+      expect(statuses, bodies).toEqual([201, 201, 201, 201, 201, 201]);
       const ids = answers.map((a) => a.json().sale.id as number);
       // The four queued sales were committed by one transaction.
       const [{ n: transactions }] = (await t.container.db.query<{ n: number }>(
@@ -227,28 +236,14 @@ describe('a register sale is one statement', () => {
 
     it('a queued sale whose shift closed fails alone: the others it waited with are written, each answered', async () => {
       const s = await shop();
-      const boxes = await boxesOf(s, 6);
-      const lock = await holdProducts(s.company.id);
-      let answers: Awaited<ReturnType<typeof sell>>[];
-      try {
-        const first = [sell(s, boxes[0]!, 1), sell(s, boxes[1]!, 1)];
-        await expect.poll(waiting, { timeout: 15_000 }).toBe(2);
-        const queued = [2, 3, 4, 5].map((n) => sell(s, boxes[n]!, 1));
-        await expect.poll(() => numbersTaken(s.company.id), { timeout: 15_000 }).toBe(6);
+      const { answers, statuses, bodies } = await sixBehindALock(s, [1, 1, 1, 1, 1, 1], async (boxes) => {
         // The fourth box's shift is closed while its sale waits to be written.
         const session = (await call('GET', `/api/v1/box-sessions?box_id=${boxes[3]}&status=open`, s.asAdmin)).json().sessions[0]
           .session.id as number;
         const closed = await call('POST', `/api/v1/box-sessions/${session}/close`, s.asAdmin, { counted: { efectivo: 0 } });
         expect(closed.statusCode, closed.body).toBe(200);
-        await lock.release();
-        answers = await Promise.all([...first, ...queued]);
-      } finally {
-        await lock.release();
-      }
-      expect(
-        answers.map((a) => a.statusCode),
-        answers.map((a) => a.body).join('\n'),
-      ).toEqual([201, 201, 201, 422, 201, 201]);
+      });
+      expect(statuses, bodies).toEqual([201, 201, 201, 422, 201, 201]);
       expect(answers[3]!.json().code).toBe('no_open_session');
       expect(await counts(s.company.id)).toEqual({ sales: 5, created: 5, stock: '45.000' });
       const chain = await stockChain(s.company.id);
