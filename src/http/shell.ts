@@ -139,22 +139,19 @@ const ERROR_PAGES: Record<string, { title: string; text: string }> = {
   },
 };
 
+/** The kind of error page of each status that has its own; other 5xx are `internal`, other 4xx `bad_request`. */
+const ERROR_PAGE_OF_STATUS: Record<number, string> = {
+  401: 'unauthorized',
+  403: 'forbidden',
+  404: 'not_found',
+  429: 'rate_limited',
+  503: 'service_unavailable',
+};
+
 /** The error page's text for a code: its own, else the one of its kind (by status). */
 function errorPageText(code: string, status: number) {
   const kind =
-    code === 'page_not_found' || status === 404
-      ? 'not_found'
-      : status === 401
-        ? 'unauthorized'
-        : status === 403
-          ? 'forbidden'
-          : status === 429
-            ? 'rate_limited'
-            : status === 503
-              ? 'service_unavailable'
-              : status >= 500
-                ? 'internal'
-                : 'bad_request';
+    code === 'page_not_found' ? 'not_found' : (ERROR_PAGE_OF_STATUS[status] ?? (status >= 500 ? 'internal' : 'bad_request'));
   return ERROR_PAGES[code] ?? ERROR_PAGES[kind]!;
 }
 

@@ -350,10 +350,6 @@ export function createCashier({ db, clock, approver }: { db: Database; clock: Cl
         discountReason: discounted.saleReason,
         discountApprovedBy: checked.approvedBy,
       };
-      const register = repo.registerRowStep(registerInput);
-      // The products' rows are locked by the sale's statement itself, in id order (the ledger's
-      // order), after the sale's own rows are written, and held only for the rest of that statement
-      // and the commit right after it (runLedgerStatement).
       const movements = items.map((item) => ({
         type: 'OUT' as const,
         depositId: box.sellsFrom,
@@ -361,7 +357,6 @@ export function createCashier({ db, clock, approver }: { db: Database; clock: Cl
         amount: item.quantity,
         reason: `venta ${id}`,
       }));
-      const stockOut = bookMovementsLocking(companyId, firstMovementId, movements, { now });
       const [created, ...paidEvents] = whole.events;
       const audited = lines.some((l) => l.overridden) || discounted.discountCents > 0;
       const write = async (tx: Conn): Promise<{ sale: SaleWire; replayed: boolean }> => {
@@ -371,9 +366,13 @@ export function createCashier({ db, clock, approver }: { db: Database; clock: Cl
           if (seen) return { sale: seen, replayed: true };
         }
         // The sale, its items, its payments, the register's row, the stock movements and every
-        // event (sales.created, the movements', sales.paid): one statement.
+        // event (sales.created, the movements', sales.paid): one statement. The products' rows are
+        // locked by that statement itself, in id order (the ledger's order), after the sale's own
+        // rows are written, and held only for the rest of it and the commit right after it. (Built
+        // here: a sale written with others is booked by the batch instead, sale-batch.ts.)
+        const stockOut = bookMovementsLocking(companyId, firstMovementId, movements, { now });
         await runLedgerStatement(tx, companyId, stockOut.steps, [created!, ...stockOut.events, ...paidEvents], {
-          before: [...whole.steps, register],
+          before: [...whole.steps, repo.registerRowStep(registerInput)],
         });
         await auditPriceChanges(tx, ctx, id, lines);
         await auditDiscounts(tx, ctx, id, lines, discounted, checked.limit, checked.approvedBy);

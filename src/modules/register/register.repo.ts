@@ -428,6 +428,8 @@ export interface SellingPoint {
   settings: Record<string, unknown>;
 }
 
+export type SellingPointRead = (SellingPoint & { products: ProductForSale[] }) | null;
+
 /**
  * Where sales are made, in one read for any number of them (the register reads the sales that
  * arrive together at once): for each request, the box, the deposit it sells from, its open session,
@@ -436,8 +438,6 @@ export interface SellingPoint {
  * lock would give the read a transaction id and a WAL flush of its own): the sale's statement holds
  * the session itself (registerRowStep).
  */
-export type SellingPointRead = (SellingPoint & { products: ProductForSale[] }) | null;
-
 export async function findSellingPoints(
   conn: Conn,
   companyId: number,
