@@ -70,4 +70,18 @@ describe('an address that fails in the browser is a page in Spanish; the API sta
     expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
     expect(res.body).toContain('<h1>La dirección no es válida</h1>');
   });
+
+  it('answers a documented address a browser opens with a bad value with the page, and the OpenAPI document says so', async () => {
+    // An address that is not valid percent-encoding is a 400, as a page for a browser.
+    const res = await get('/docs/%E0%A4%A', BROWSER);
+    expect(res.statusCode).toBe(400);
+    expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
+    const doc = (await get('/openapi.json')).json();
+    const page = doc.paths['/docs/{path}'].get.responses;
+    for (const status of ['400', '404', '500', '503']) {
+      expect(Object.keys(page[status].content), status).toEqual(expect.arrayContaining(['application/json', 'text/html']));
+    }
+    // The API's errors are JSON only.
+    expect(Object.keys(doc.paths['/api/exchange'].get.responses['503'].content)).toEqual(['application/json']);
+  });
 });

@@ -62,6 +62,18 @@ const ERROR_SCHEMA: Json = {
   },
 };
 
+const ERROR_PAGE_TEXT = 'An error page in Spanish, when the client asks for text/html';
+
+/** Every error answer of an address a browser opens is also a page, for a client that asks for HTML. */
+function declarePages(responses: Json, pageContent: Json): void {
+  for (const [status, response] of Object.entries(responses)) {
+    if (Number(status) < 400 || typeof response !== 'object' || response === null || '$ref' in response) continue;
+    const declared = response as Json;
+    const content = ((declared['content'] as Json | undefined) ?? {}) as Json;
+    if (!content['text/html']) declared['content'] = { ...content, ...pageContent };
+  }
+}
+
 /** A stable camelCase id from the method and path: GET /api/v1/products/{id} → getApiV1ProductsById. */
 export function operationIdFor(method: string, path: string): string {
   const words = path
@@ -107,6 +119,8 @@ export function truthfulDocument(document: Json): Json {
   components['schemas'] = schemas;
   doc['components'] = components;
   const errorContent = { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } };
+  // A browser opening an address outside /api/ reads an error as a page in Spanish (error-handler.ts, opensInBrowser).
+  const pageContent = { 'text/html': { schema: { type: 'string', description: ERROR_PAGE_TEXT } } };
   const globalSecurity = Array.isArray(doc['security']) && (doc['security'] as unknown[]).length > 0;
   const ids = new Set<string>();
   for (const [path, item] of Object.entries((doc['paths'] as Json | undefined) ?? {})) {
@@ -134,6 +148,7 @@ export function truthfulDocument(document: Json): Json {
       for (const status of statuses) {
         responses[String(status)] ??= { description: STATUS_TEXT[status], content: errorContent };
       }
+      if (method === 'get' && !path.startsWith('/api/')) declarePages(responses, pageContent);
       operation['responses'] = responses;
     }
   }
