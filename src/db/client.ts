@@ -12,7 +12,7 @@ import {
   PgDialect,
   type PgQueryResultHKT,
   type PgTable,
-  type PgTransaction,
+  PgTransaction,
 } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import pg from 'pg';
@@ -206,6 +206,21 @@ function isAlive(pid: number): boolean {
   } catch (err) {
     return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
+}
+
+/**
+ * Independent reads of one request: at once on the pool (each on a connection of its own), one
+ * after another in a transaction, whose one connection runs one query at a time (queueing a second
+ * on it while the first runs is deprecated in node-postgres 8 and refused from 9).
+ */
+export async function readTogether<T extends unknown[]>(
+  conn: Conn,
+  ...reads: { [K in keyof T]: () => Promise<T[K]> }
+): Promise<T> {
+  if (!is(conn, PgTransaction)) return (await Promise.all(reads.map((read) => read()))) as T;
+  const results: unknown[] = [];
+  for (const read of reads) results.push(await read());
+  return results as T;
 }
 
 /** Rows of a raw `sql` statement; node-postgres and PGlite both answer `{rows}`. */

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { Conn, Database } from '../../db/client.ts';
+import { type Conn, type Database, readTogether } from '../../db/client.ts';
 import { nextId } from '../../db/ids.ts';
 import type { CompanyCtx } from '../../http/request-context.ts';
 import { AppError } from '../../lib/errors.ts';
@@ -70,10 +70,11 @@ export function createAccountsService({ db, clock, publicBaseUrl }: { db: Databa
 
   async function accountOf(conn: Conn, companyId: number, customer: repo.AccountCustomerRow) {
     const { timezone } = await repo.companyTimeZone(conn, companyId);
-    const [balance, open] = await Promise.all([
-      repo.findBalance(conn, companyId, customer.id),
-      repo.listOpenSales(conn, companyId, customer.id),
-    ]);
+    const [balance, open] = await readTogether(
+      conn,
+      () => repo.findBalance(conn, companyId, customer.id),
+      () => repo.listOpenSales(conn, companyId, customer.id),
+    );
     const aged = withAge(open, localDay(clock.now(), timezone), timezone);
     return { balance, aged, summary: summaryWire(customer, balance, open[0]?.created_at ?? null) };
   }
@@ -93,10 +94,11 @@ export function createAccountsService({ db, clock, publicBaseUrl }: { db: Databa
         details: [{ path: '/from', message: 'must not be after to' }],
       });
     }
-    const [start, rows] = await Promise.all([
-      repo.dayStart(conn, companyId, from),
-      repo.listMovements(conn, companyId, customer.id, to),
-    ]);
+    const [start, rows] = await readTogether(
+      conn,
+      () => repo.dayStart(conn, companyId, from),
+      () => repo.listMovements(conn, companyId, customer.id, to),
+    );
     const { aged, summary } = await accountOf(conn, companyId, customer);
     const statement: StatementWire = {
       customer: customerWire(customer),

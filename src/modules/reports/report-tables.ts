@@ -1,6 +1,6 @@
 import { moneyToNumber as money, quantityToNumber as qty, toCents, wideToNumber } from '../../lib/money.ts';
 import { paymentMethodLabel } from '../../lib/sale-labels.ts';
-import type { Conn } from '../../db/client.ts';
+import { type Conn, readTogether } from '../../db/client.ts';
 import * as repo from './reports.repo.ts';
 import { daysBetween } from './report-range.ts';
 
@@ -187,7 +187,11 @@ async function cashiersReport(conn: Conn, companyId: number, r: repo.ReportRange
 }
 
 async function paymentsReport(conn: Conn, companyId: number, r: repo.ReportRange): Promise<ReportTable> {
-  const [rows, pending] = await Promise.all([repo.paymentsByMethod(conn, companyId, r), repo.pendingTotal(conn, companyId, r)]);
+  const [rows, pending] = await readTogether(
+    conn,
+    () => repo.paymentsByMethod(conn, companyId, r),
+    () => repo.pendingTotal(conn, companyId, r),
+  );
   const paid = sumCents(rows.map((row) => row.amount));
   return {
     title: 'Cobros por medio de pago',

@@ -1,5 +1,5 @@
 import { type SQL, sql } from 'drizzle-orm';
-import { type Conn, selectRows } from '../../db/client.ts';
+import { type Conn, readTogether, selectRows } from '../../db/client.ts';
 
 // The reports' SQL: sales, lines, payments, stock and movements read in a range of local days of
 // the company's time zone. A sale counts as the day summary counts it (sales.repo daySummaries):
@@ -301,12 +301,15 @@ export function openShifts(conn: Conn, companyId: number): Promise<OpenShiftRow[
 
 /** The company's deposits and boxes, for the report filters. */
 export async function listScopes(conn: Conn, companyId: number) {
-  const [deposits, boxes] = await Promise.all([
-    selectRows<{ id: number; name: string }>(
-      conn,
-      sql`SELECT id, name FROM deposits WHERE company_id = ${companyId} ORDER BY id`,
-    ),
-    selectRows<{ id: number; name: string }>(conn, sql`SELECT id, name FROM boxes WHERE company_id = ${companyId} ORDER BY id`),
-  ]);
+  const [deposits, boxes] = await readTogether(
+    conn,
+    () =>
+      selectRows<{ id: number; name: string }>(
+        conn,
+        sql`SELECT id, name FROM deposits WHERE company_id = ${companyId} ORDER BY id`,
+      ),
+    () =>
+      selectRows<{ id: number; name: string }>(conn, sql`SELECT id, name FROM boxes WHERE company_id = ${companyId} ORDER BY id`),
+  );
   return { deposits, boxes };
 }

@@ -1,5 +1,5 @@
 import { requestFingerprint } from '../../lib/fingerprint.ts';
-import type { Conn } from '../../db/client.ts';
+import { type Conn, readTogether } from '../../db/client.ts';
 import { nextId } from '../../db/ids.ts';
 import type { CompanyCtx } from '../../http/request-context.ts';
 import { AppError } from '../../lib/errors.ts';
@@ -37,11 +37,12 @@ const qty = (milli: number) => String(milli / 1000);
 
 /** A sale's returns on the wire, with their lines and credit notes. */
 export async function readReturns(conn: Conn, companyId: number, saleIds: number[]): Promise<Map<number, ReturnWire[]>> {
-  const [returns, lines, receipts] = await Promise.all([
-    returnsRepo.listReturns(conn, companyId, saleIds),
-    returnsRepo.listReturnLines(conn, companyId, saleIds),
-    returnsRepo.listReturnReceipts(conn, companyId, saleIds),
-  ]);
+  const [returns, lines, receipts] = await readTogether(
+    conn,
+    () => returnsRepo.listReturns(conn, companyId, saleIds),
+    () => returnsRepo.listReturnLines(conn, companyId, saleIds),
+    () => returnsRepo.listReturnReceipts(conn, companyId, saleIds),
+  );
   const invoiced = new Set<number>();
   for (const id of new Set(returns.map((r) => r.sale_id))) {
     if (await returnsRepo.hasOwnInvoice(conn, companyId, id)) invoiced.add(id);

@@ -1,4 +1,4 @@
-import type { Conn, Database } from '../../db/client.ts';
+import { type Conn, type Database, readTogether } from '../../db/client.ts';
 import type { CompanyCtx } from '../../http/request-context.ts';
 import { AppError } from '../../lib/errors.ts';
 import { moneyToNumber as money, toCents, toMilli } from '../../lib/money.ts';
@@ -76,11 +76,12 @@ export function saleWire(
 
 async function loadSales(conn: Conn, companyId: number, rows: repo.SaleListRow[]): Promise<SaleWire[]> {
   const ids = rows.map((r) => r.id);
-  const [items, payments, returns] = await Promise.all([
-    repo.listSaleItems(conn, companyId, ids),
-    repo.listPayments(conn, companyId, ids),
-    readReturns(conn, companyId, ids),
-  ]);
+  const [items, payments, returns] = await readTogether(
+    conn,
+    () => repo.listSaleItems(conn, companyId, ids),
+    () => repo.listPayments(conn, companyId, ids),
+    () => readReturns(conn, companyId, ids),
+  );
   return rows.map((row) =>
     saleWire(
       row,
