@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { type SQL, sql } from 'drizzle-orm';
-import { type Conn, selectRows, selectRowsPrepared } from '../../db/client.ts';
+import { type Conn, type PreparedShapes, selectRows, selectRowsIfShape, selectRowsPrepared } from '../../db/client.ts';
 import type { MovementType } from '../../db/schema/index.ts';
 import { fromMilli } from '../../lib/money.ts';
 import { type OutboundEvent, outboxInsert } from '../../outbox/outbox.repo.ts';
@@ -263,7 +263,7 @@ export async function runLedgerStatement(
   companyId: number,
   steps: SQL[],
   events: LedgerEvent[],
-  options: { causedBy?: string | null; before?: SQL[]; prepared?: boolean } = {},
+  options: { causedBy?: string | null; before?: SQL[]; prepared?: boolean | PreparedShapes } = {},
 ) {
   const causedBy = options.causedBy ?? null;
   const insert = events.some((e) => 'stock' in e)
@@ -272,6 +272,10 @@ export async function runLedgerStatement(
   const [first, ...rest] = steps;
   const listed = [first!, sql`outbox AS (${insert})`, ...rest, ...(options.before ?? [])];
   const statement = sql`WITH ${sql.join(listed, sql`, `)} SELECT 1`;
-  // A statement whose text varies with its size (several sales at once) is not kept prepared.
-  await (options.prepared === false ? selectRows(tx, statement) : selectRowsPrepared(tx, statement));
+  // A statement whose text varies with its size (several sales at once) is kept prepared only for
+  // the shapes that `prepared` admits.
+  const { prepared = true } = options;
+  if (prepared === true) await selectRowsPrepared(tx, statement);
+  else if (prepared === false) await selectRows(tx, statement);
+  else await selectRowsIfShape(tx, statement, prepared);
 }
