@@ -5,6 +5,7 @@ import {
   formatArs,
   formatDecimal,
   formatPesos,
+  wideCents,
   formatQuantity,
   fromCents,
   lineTotalCents,
@@ -133,6 +134,21 @@ describe('formatArs', () => {
     expect(formatPesos('1234.565')).toBe(`$${nb}1.234,57`);
     expect(formatPesos('-1234.565')).toBe(`-$${nb}1.234,57`);
     expect(formatPesos(0.1 + 0.2)).toBe(`$${nb}0,30`);
+  });
+
+  it('answers sums past 2^53 cents with the nearest double instead of failing, and writes their whole pesos', () => {
+    // 91 sales of $ 999.999.999.999,99: each value fits a column, their sum does not fit exact cents.
+    const sum = '90999999999999.09';
+    expect(() => toCents(sum)).toThrow(RangeError);
+    expect(moneyToNumber(sum)).toBe(Number(sum));
+    expect(moneyToNumber('-90999999999999.09')).toBe(-Number(sum));
+    expect(formatPesos(sum)).toBe(`$${nb}90.999.999.999.999`);
+    expect(formatPesos(`-${sum}`)).toBe(`-$${nb}90.999.999.999.999`);
+    // Below that nothing changes, and what is not a number still fails.
+    expect(moneyToNumber('999999999999.99')).toBe(999999999999.99);
+    expect(() => moneyToNumber('abc')).toThrow(RangeError);
+    expect(wideCents(sum)).toBe(Number(sum) * 100);
+    expect(wideCents('1234.565')).toBe(123457);
   });
 });
 

@@ -65,9 +65,29 @@ export const fromCents = (cents: number): string => fromUnits(cents, 2);
 export const toMilli = (value: string | number): number => toUnits(value, 3);
 export const fromMilli = (milli: number): string => fromUnits(milli, 3);
 
-/** Money as a JSON number (the wire format), from a numeric string. */
+/** Beyond this many cents a double no longer holds every cent: only a sum gets there. */
+const EXACT_CENTS = Number.MAX_SAFE_INTEGER;
+
+/** Whether an amount is a sum past what a double holds in exact cents. */
+const pastExactCents = (number: number) => Number.isFinite(number) && Math.abs(number) * 100 >= EXACT_CENTS;
+
+/**
+ * Cents of an amount that may be such a sum (a report's total, a day's): exact below 2^53 cents, the
+ * nearest double beyond, where toCents throws.
+ */
+export function wideCents(value: string | number): number {
+  const number = Number(value);
+  return pastExactCents(number) ? number * 100 : toCents(value);
+}
+
+/**
+ * Money as a JSON number (the wire format), from a numeric string. Exact in cents; past 2^53 cents,
+ * which only a sum reaches (a column holds 10^14 cents at most), the nearest double: a day of sales
+ * each at the most a total holds must not fail the day's summary.
+ */
 export function moneyToNumber(value: string | number): number {
-  return toCents(value) / 100;
+  const number = Number(value);
+  return pastExactCents(number) ? number : toCents(value) / 100;
 }
 
 /** Quantity as a JSON number, from a numeric string. */
@@ -130,6 +150,11 @@ export function formatArs(cents: number, options: { wholeWithoutCents?: boolean 
 
 /** An amount in pesos (a JSON number or a numeric string) formatted as {@link formatArs} does. */
 export function formatPesos(amount: number | string, options: { wholeWithoutCents?: boolean } = {}): string {
+  // Past 2^53 cents (only a sum: see moneyToNumber) the whole pesos, as formatWide writes them.
+  const number = Number(amount);
+  if (pastExactCents(number)) {
+    return `${number < 0 ? '-' : ''}$${MONEY_SPACE}${formatWide(Math.abs(number), 2)}`;
+  }
   return formatArs(toCents(amount), options);
 }
 

@@ -97,6 +97,31 @@ describe('Inicio and Reportes (real browser)', () => {
   );
 
   it.each(Object.entries(VIEWPORTS))(
+    'Inicio and the day summary with sales past what cents hold exactly: whole pesos, no error, no overflow (%s)',
+    async (name, viewport) => {
+      const company = await makeCompany(t.container, { name: `Campo ${name}` });
+      const admin = await makeUser(t.container, { companyId: company.id, role: 'admin' });
+      const land = await makeProduct(t.container, company.id, { name: 'Campo', basePrice: 1, cost: '1' });
+      const at = new Date().toISOString();
+      for (let id = 1; id <= 91; id++) {
+        const items = [{ product_id: land.id, quantity: 1, price: 999_999_999_999.99 }];
+        const sale = { id, total: 999_999_999_999.99, items, created_at: at };
+        const res = await sendEvent(t.app, company.integrationKey, { event: 'sales.created', data: { sale } });
+        expect(res.statusCode, res.body).toBeLessThan(300);
+      }
+      const context = await watchedContext(browser, viewport);
+      const page = watch(await context.newPage());
+      await logIn(page, base, admin.email, admin.password);
+      await page.waitForSelector('#home-today');
+      const today = (await page.locator('#home-today .stat strong').first().textContent()) ?? '';
+      expect(today.replace(/\s/g, ' ')).toBe('$ 90.999.999.999.999');
+      await page.screenshot({ path: `${SHOTS}/inicio-campo-${name}.png`, fullPage: true });
+      expect(await problemsOf(page)).toEqual({ console: [], csp: [], errors: [], overflow: 0 });
+      await context.close();
+    },
+  );
+
+  it.each(Object.entries(VIEWPORTS))(
     'Reportes: products sorted by a column, with chart, CSV link and no overflow (%s)',
     async (name, viewport) => {
       const s = await shop(`Almacén Reportes ${name}`);

@@ -186,6 +186,34 @@ describe('reports', () => {
     expect(csv.body).toMatch(/;\d{20};/);
   });
 
+  it('sums sales past what cents hold exactly (each sale at the most a total holds): numbers, not a 500', async () => {
+    // 91 sales of $ 999.999.999.999,99 add up past 2^53 cents; each was accepted, so no report may fail on them.
+    const s = await shop();
+    const big = await makeProduct(t.container, s.company.id, { name: 'Campo', basePrice: 1, cost: '1' });
+    const at = new Date().toISOString();
+    for (let id = 1; id <= 91; id++) await s.sale(1000 + id, at, [[big.id, 1, 999_999_999_999.99]], id % 2 === 0);
+    const exact = 91 * 999_999_999_999.99;
+    const home = await get('/api/v1/reports/home', s.asAdmin);
+    expect(home.statusCode, home.body).toBe(200);
+    const today = home.json().today;
+    expect(today.total).toBeCloseTo(exact, -2);
+    const summary = await get(`/api/v1/sales/summary?date=${today.date}`, s.asAdmin);
+    expect(summary.statusCode, summary.body).toBe(200);
+    expect(summary.json().total).toBe(today.total);
+    const range = `from=${today.date}&to=${today.date}`;
+    for (const report of ['sales', 'products', 'categories', 'brands', 'margins', 'payments', 'cashiers']) {
+      for (const suffix of ['', '.csv']) {
+        const res = await get(`/api/v1/reports/${report}${suffix}?${range}`, s.asAdmin);
+        expect(res.statusCode, `${report}${suffix} ${res.body}`).toBe(200);
+        expect(res.body, `${report}${suffix}`).not.toMatch(/NaN|Infinity|\de[+-]?\d/);
+      }
+    }
+    const sales = (await get(`/api/v1/reports/sales?${range}`, s.asAdmin)).json();
+    expect(sales.totals.total).toBeCloseTo(exact, -2);
+    const books = await booksOf(t.container).verify(s.company.id);
+    expect(books.checks.filter((c) => !c.ok)).toEqual([]);
+  });
+
   it('exports a report as CSV for Excel: BOM, ; separated, decimal comma, Spanish headers, a Total line', async () => {
     const s = await shop();
     await s.sale(20, '2026-03-10T12:00:00-03:00', [[s.yerba.id, 1, 1234.5]]);

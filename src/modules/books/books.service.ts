@@ -1,6 +1,6 @@
 import type { Database } from '../../db/client.ts';
 import { AppError } from '../../lib/errors.ts';
-import { toCents } from '../../lib/money.ts';
+import { wideCents } from '../../lib/money.ts';
 import type { Clock } from '../../lib/time.ts';
 import * as repo from './books.repo.ts';
 
@@ -70,7 +70,14 @@ export interface BooksDeps {
 export const DETAIL_CAP = 20;
 const DAY_MS = 86_400_000;
 
-const cents = (value: number | string) => toCents(value);
+/** Cents of a figure: past 2^53 cents the API answers the nearest double, and so does this. */
+const cents = wideCents;
+
+/** Equal figures: exactly, or past 2^53 cents within what a double holds of them. */
+const same = (a: number, b: number) => {
+  const larger = Math.max(Math.abs(a), Math.abs(b));
+  return a === b || (larger >= Number.MAX_SAFE_INTEGER && Math.abs(a - b) <= larger * 2 ** -48);
+};
 
 /**
  * `books verify`: recomputes the company's books from its raw rows and reports each invariant.
@@ -101,7 +108,7 @@ export function createBooksService(deps: BooksDeps) {
     }
     const problems: { day: string; figure: string; expected_cents: number; found_cents: number }[] = [];
     const differ = (day: string, figure: string, expected: number, found: number) => {
-      if (expected !== found) problems.push({ day, figure, expected_cents: expected, found_cents: found });
+      if (!same(expected, found)) problems.push({ day, figure, expected_cents: expected, found_cents: found });
     };
     const summaries = new Map((await deps.daySummaries(companyId)).map((x) => [x.date, x]));
     const none: DaySummary = { date: '', total: 0, pending: 0, by_method: [], by_box: [], account_payments: [] };

@@ -1,4 +1,4 @@
-import { moneyToNumber as money, quantityToNumber as qty, toCents, wideToNumber } from '../../lib/money.ts';
+import { moneyToNumber as money, quantityToNumber as qty, wideCents, wideToNumber } from '../../lib/money.ts';
 import { paymentMethodLabel } from '../../lib/sale-labels.ts';
 import { type Conn, readTogether } from '../../db/client.ts';
 import * as repo from './reports.repo.ts';
@@ -34,7 +34,8 @@ export interface ReportTable {
 }
 
 const col = (key: string, label: string, type: ColumnType): Column => ({ key, label, type });
-const sumCents = (values: string[]) => values.reduce((s, v) => s + toCents(v), 0);
+/** Σ of stored sums in cents: exact while they fit, the nearest double beyond (src/lib/money.ts wideCents). */
+const sumCents = (values: string[]) => values.reduce((s, v) => s + wideCents(v), 0);
 /**
  * A stock valuation is Σ stock × price: with values near their columns' limits (both accepted by the
  * API) it passes what cents hold exactly, and toCents threw (a 500 on every later request for the
@@ -70,7 +71,7 @@ async function salesReport(conn: Conn, companyId: number, r: repo.ReportRange): 
         day,
         tickets: row?.tickets ?? 0,
         total: row ? money(row.total) : 0,
-        average: row ? average(toCents(row.total), row.tickets) : 0,
+        average: row ? average(wideCents(row.total), row.tickets) : 0,
       };
     }),
     totals: { tickets, total: totalCents / 100, average: average(totalCents, tickets) },
@@ -109,7 +110,7 @@ async function groupReport(
       quantity: qty(row.quantity),
       tickets: row.tickets,
       total: money(row.total),
-      share: percent(toCents(row.total), totalCents),
+      share: percent(wideCents(row.total), totalCents),
     })),
     totals: { quantity: rows.reduce((s, row) => s + toMilliSafe(row.quantity), 0) / 1000, total: totalCents / 100 },
   };
@@ -125,9 +126,9 @@ async function marginsReport(products: ProductLines): Promise<ReportTable> {
   let cost = 0;
   let without = 0;
   const table = rows.map((row) => {
-    const totalCents = toCents(row.total);
-    const withoutCents = toCents(row.without_cost);
-    const costCents = row.cost === null ? null : toCents(row.cost);
+    const totalCents = wideCents(row.total);
+    const withoutCents = wideCents(row.without_cost);
+    const costCents = row.cost === null ? null : wideCents(row.cost);
     sales += totalCents;
     without += withoutCents;
     if (costCents !== null) {
@@ -180,7 +181,7 @@ async function cashiersReport(conn: Conn, companyId: number, r: repo.ReportRange
       cashier: row.sold_by ?? 'Integración (tienda online u otro sistema)',
       tickets: row.tickets,
       total: money(row.total),
-      average: average(toCents(row.total), row.tickets),
+      average: average(wideCents(row.total), row.tickets),
     })),
     totals: { tickets, total: totalCents / 100, average: average(totalCents, tickets) },
   };
@@ -205,7 +206,7 @@ async function paymentsReport(conn: Conn, companyId: number, r: repo.ReportRange
       method: paymentMethodLabel(row.method),
       tickets: row.tickets,
       amount: money(row.amount),
-      share: percent(toCents(row.amount), paid),
+      share: percent(wideCents(row.amount), paid),
     })),
     totals: { amount: paid / 100, pending: money(pending) },
   };

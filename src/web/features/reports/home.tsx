@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { formatCount, formatDate, formatDateTime } from '../../../lib/format.ts';
-import { formatPesos, formatQuantity, toCents } from '../../../lib/money.ts';
+import { formatPesos, formatQuantity, wideCents } from '../../../lib/money.ts';
 import { paymentMethodLabel } from '../../../lib/sale-labels.ts';
 import { api } from '../../ui/api.ts';
 import { Card, PageTitle, TableWrap } from '../../ui/layout.tsx';
@@ -76,7 +76,7 @@ export function Home({ initial }: { initial: HomeData }) {
   }, []);
   const { today, same_day_last_week: before, month } = data;
   const day = weekday(today.date);
-  const average = today.tickets === 0 ? 0 : Math.round(toCents(today.total) / today.tickets) / 100;
+  const average = today.tickets === 0 ? 0 : Math.round(wideCents(today.total) / today.tickets) / 100;
   // The shop's hours: 8 to 20, widened to the first and last hour with sales.
   const sold = data.by_hour.filter((h) => h.tickets > 0).map((h) => h.hour);
   const hours = data.by_hour.filter((h) => h.hour >= Math.min(8, ...sold) && h.hour <= Math.max(20, ...sold));
@@ -90,7 +90,7 @@ export function Home({ initial }: { initial: HomeData }) {
           <div class="stat">
             <span class="muted">Ventas de hoy</span>
             <strong>{formatPesos(today.total)}</strong>
-            <span class="muted">{versus(toCents(today.total), toCents(before.total), day)}</span>
+            <span class="muted">{versus(wideCents(today.total), wideCents(before.total), day)}</span>
           </div>
           <div class="stat">
             <span class="muted">Tickets</span>
