@@ -244,9 +244,12 @@ function dialectOf(orm: Db): PgDialect {
  */
 export async function selectRowsPrepared<T>(conn: Conn, query: SQL): Promise<T[]> {
   const built = dialect.sqlToQuery(query);
-  const result = (await conn._.session.prepareQuery(built, undefined, statementName(built.sql), false).execute()) as {
-    rows: T[];
-  };
+  return runBuilt<T>(conn, built, statementName(built.sql));
+}
+
+/** Runs a built statement, named (prepared once per connection) or unnamed (parsed and planned each run). */
+async function runBuilt<T>(conn: Conn, built: { sql: string; params: unknown[] }, name: string | undefined): Promise<T[]> {
+  const result = (await conn._.session.prepareQuery(built, undefined, name, false).execute()) as { rows: T[] };
   return result.rows;
 }
 
@@ -287,9 +290,7 @@ export function preparedShapes(maxChars: number): PreparedShapes {
 /** selectRowsPrepared when `shapes` admits the statement's text, else an unnamed statement (planned each run). */
 export async function selectRowsIfShape<T>(conn: Conn, query: SQL, shapes: PreparedShapes): Promise<T[]> {
   const built = dialect.sqlToQuery(query);
-  const name = shapes.admits(built.sql) ? statementName(built.sql) : undefined;
-  const result = (await conn._.session.prepareQuery(built, undefined, name, false).execute()) as { rows: T[] };
-  return result.rows;
+  return runBuilt<T>(conn, built, shapes.admits(built.sql) ? statementName(built.sql) : undefined);
 }
 
 /** The text of a `sql` fragment that has no parameters (to splice into a fixed statement's text). */
@@ -307,12 +308,7 @@ export interface PreparedStatement<T> {
 export function preparedStatement<T>(text: string): PreparedStatement<T> {
   const name = statementName(text);
   return {
-    async run(conn, params) {
-      const result = (await conn._.session.prepareQuery({ sql: text, params }, undefined, name, false).execute()) as {
-        rows: T[];
-      };
-      return result.rows;
-    },
+    run: (conn, params) => runBuilt<T>(conn, { sql: text, params }, name),
   };
 }
 

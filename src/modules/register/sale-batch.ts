@@ -120,6 +120,6 @@ async function writeTogether(orm: Conn, sales: ReadySale[], shapes: PreparedShap
   const events = sales.flatMap((s, k) => [s.created, ...ledger.events[k]!, ...s.paid]);
   await runLedgerStatement(orm, companyId, ledger.steps, events, {
     before: sales.flatMap((s, k) => s.steps(`_${k}`)),
-    prepared: shapes,
+    shapes,
   });
 }

@@ -263,7 +263,7 @@ export async function runLedgerStatement(
   companyId: number,
   steps: SQL[],
   events: LedgerEvent[],
-  options: { causedBy?: string | null; before?: SQL[]; prepared?: boolean | PreparedShapes } = {},
+  options: { causedBy?: string | null; before?: SQL[]; shapes?: PreparedShapes } = {},
 ) {
   const causedBy = options.causedBy ?? null;
   const insert = events.some((e) => 'stock' in e)
@@ -273,9 +273,6 @@ export async function runLedgerStatement(
   const listed = [first!, sql`outbox AS (${insert})`, ...rest, ...(options.before ?? [])];
   const statement = sql`WITH ${sql.join(listed, sql`, `)} SELECT 1`;
   // A statement whose text varies with its size (several sales at once) is kept prepared only for
-  // the shapes that `prepared` admits.
-  const { prepared = true } = options;
-  if (prepared === true) await selectRowsPrepared(tx, statement);
-  else if (prepared === false) await selectRows(tx, statement);
-  else await selectRowsIfShape(tx, statement, prepared);
+  // the texts that `shapes` admits; any other, always.
+  await (options.shapes ? selectRowsIfShape(tx, statement, options.shapes) : selectRowsPrepared(tx, statement));
 }
