@@ -115,6 +115,12 @@ describe('Inicio and Reportes (real browser)', () => {
       await page.waitForSelector('#home-today');
       const today = (await page.locator('#home-today .stat strong').first().textContent()) ?? '';
       expect(today.replace(/\s/g, ' ')).toBe('$ 90.999.999.999.999');
+      // Each figure stays inside its card (a card grows with its figure; money never wraps).
+      const spilled = await page.$$eval(
+        '#home-today .stat',
+        (cards) => cards.filter((c) => c.scrollWidth > c.clientWidth).length,
+      );
+      expect(spilled).toBe(0);
       await page.screenshot({ path: `${SHOTS}/inicio-campo-${name}.png`, fullPage: true });
       expect(await problemsOf(page)).toEqual({ console: [], csp: [], errors: [], overflow: 0 });
       await context.close();
