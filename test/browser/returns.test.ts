@@ -184,6 +184,8 @@ describe('returns and exchanges in a real browser', { timeout: 120_000 }, () => 
       await page.click('dialog.confirm [data-confirm]');
       await page.waitForSelector('[data-sale-done]:has-text("Cambio hecho")');
       await expect(page.locator('[data-sale-done]').textContent()).resolves.toContain('El cliente pagó $\u00a077.839,70');
+      // The message shows first; the sale's detail is read again right after it.
+      await page.waitForSelector('#sale-detail :text("Anulada")');
       await expect(page.locator('#sale-detail').textContent()).resolves.toContain('Anulada');
       await page.screenshot({ path: `${SHOTS}/05-exchange-done-${label}.png`, fullPage: true });
       expect(await problems(page)).toMatchObject({ overflow: 0, console: [], csp: [], errors: [] });

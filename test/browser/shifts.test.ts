@@ -126,6 +126,23 @@ describe("the cashier's own day in a real browser", { timeout: 120_000 }, () => 
       await scan(page, '7790387000011');
       await scan(page, '7790150000028');
       await page.waitForFunction(() => document.querySelectorAll('#register-lines tr[data-line]').length === 2);
+      // The register keeps the cart in IndexedDB just after it shows it: reload once it is kept.
+      await page.waitForFunction(async () => {
+        const name = (await indexedDB.databases()).find((d) => d.name?.startsWith('mostrador-caja-'))?.name;
+        if (!name) return false;
+        const db = await new Promise<IDBDatabase>((resolve, reject) => {
+          const open = indexedDB.open(name);
+          open.onsuccess = () => resolve(open.result);
+          open.onerror = () => reject(open.error);
+        });
+        const cart = await new Promise<{ lines?: unknown[] } | undefined>((resolve, reject) => {
+          const read = db.transaction('kv').objectStore('kv').get('cart');
+          read.onsuccess = () => resolve(read.result);
+          read.onerror = () => reject(read.error);
+        });
+        db.close();
+        return cart?.lines?.length === 2;
+      });
       await page.reload();
       await page.waitForSelector('#register-input');
       await page.waitForFunction(() => document.querySelectorAll('#register-lines tr[data-line]').length === 2);
