@@ -162,7 +162,7 @@ describe('discounts in the sale being loaded', () => {
 });
 
 describe('restore (the sale kept across a reload, issue 29)', () => {
-  it('puts the kept lines back into an empty sale, never over lines loaded meanwhile', () => {
+  it('puts the kept lines back, before the lines loaded meanwhile (none is lost)', () => {
     const yerba = catalog.byId(1)!;
     const kept = saleReducer(saleReducer(initialSale, { type: 'add', product: yerba }), { type: 'add', product: yerba });
     const restored = saleReducer(initialSale, { type: 'restore', lines: kept.lines });
@@ -171,7 +171,20 @@ describe('restore (the sale kept across a reload, issue 29)', () => {
     // New lines after a restore get new uids.
     const more = saleReducer(restored, { type: 'add', product: catalog.byId(3)! });
     expect(new Set(more.lines.map((l) => l.uid)).size).toBe(2);
+    // A line scanned before the kept ones came back stays, after them, with a uid of its own.
     const busy = saleReducer(initialSale, { type: 'add', product: catalog.byId(3)! });
-    expect(saleReducer(busy, { type: 'restore', lines: kept.lines })).toBe(busy);
+    const merged = saleReducer(busy, { type: 'restore', lines: kept.lines });
+    expect(merged.lines.map((l) => [l.product.id, l.qtyMilli])).toEqual([
+      [1, 2000],
+      [3, 1000],
+    ]);
+    expect(new Set(merged.lines.map((l) => l.uid)).size).toBe(2);
+    expect(saleTotal(merged)).toBe(saleTotal(kept) + saleTotal(busy));
+    expect(merged.selected).toBe(1);
+    const after = saleReducer(merged, { type: 'add', product: catalog.byId(2)! });
+    expect(new Set(after.lines.map((l) => l.uid)).size).toBe(3);
+    // Nothing comes back into a sale being paid.
+    const paying = saleReducer(busy, { type: 'pay' });
+    expect(saleReducer(paying, { type: 'restore', lines: kept.lines })).toBe(paying);
   });
 });

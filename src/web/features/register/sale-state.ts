@@ -76,15 +76,18 @@ const keep = (selected: number, lines: Line[]) => Math.min(selected, lines.lengt
 export function saleReducer(state: SaleState, action: SaleAction): SaleState {
   switch (action.type) {
     case 'restore': {
-      // Only into an empty sale: a line loaded meanwhile is never overwritten.
-      if (state.lines.length > 0 || action.lines.length === 0) return state;
-      const nextUid = Math.max(state.nextUid, ...action.lines.map((l) => l.uid + 1));
+      // Kept lines go first; a line loaded before they came back stays, after them, with a new
+      // uid (nothing the cashier loaded is lost). Never into a sale already being paid or done.
+      if (action.lines.length === 0 || state.mode !== 'sell') return state;
+      let nextUid = Math.max(1, ...action.lines.map((l) => l.uid + 1));
+      const meanwhile = state.lines.map((l) => ({ ...l, uid: nextUid++ }));
+      const lines = [...action.lines, ...meanwhile];
       return {
         ...state,
-        lines: action.lines,
-        selected: action.lines.length - 1,
-        nextUid,
-        saleDiscount: action.saleDiscount ?? null,
+        lines,
+        selected: lines.length - 1,
+        nextUid: Math.max(nextUid, state.nextUid),
+        saleDiscount: state.saleDiscount ?? action.saleDiscount ?? null,
       };
     }
     case 'add': {

@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { type OfflineCaea, renewCaea } from './caea-offline.ts';
 import type { SaleAction, SaleState } from './sale-state.ts';
 import type { RegisterStore } from './store.ts';
@@ -6,7 +6,9 @@ import type { Discount, Line } from './types.ts';
 
 /** The sale being loaded survives a reload (issue 29): kept in IndexedDB, put back when the page opens. */
 export function useKeptCart(store: RegisterStore, sale: SaleState, dispatch: (a: SaleAction) => void) {
-  const loaded = useRef(false);
+  // State, not a ref: once the kept cart is read, what is on screen then (the kept lines and any
+  // scanned meanwhile) is written back at once, not only at the next change.
+  const [loaded, setLoaded] = useState(false);
   useEffect(() => {
     store
       .getCart<{ lines: Line[]; saleDiscount?: Discount | null }>()
@@ -14,13 +16,11 @@ export function useKeptCart(store: RegisterStore, sale: SaleState, dispatch: (a:
         if (cart?.lines?.length) dispatch({ type: 'restore', lines: cart.lines, saleDiscount: cart.saleDiscount ?? null });
       })
       .catch(() => {})
-      .finally(() => {
-        loaded.current = true;
-      });
+      .finally(() => setLoaded(true));
   }, [store]);
   useEffect(() => {
-    if (loaded.current) void store.putCart({ lines: sale.lines, saleDiscount: sale.saleDiscount }).catch(() => {});
-  }, [store, sale.lines, sale.saleDiscount]);
+    if (loaded) void store.putCart({ lines: sale.lines, saleDiscount: sale.saleDiscount }).catch(() => {});
+  }, [store, loaded, sale.lines, sale.saleDiscount]);
 }
 
 /**
