@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import {
-  formatWide,
-  wideToNumber,
+  bigCentsToNumber,
   formatArs,
   formatDecimal,
   formatPesos,
-  wideCents,
   formatQuantity,
+  formatWide,
+  fromBigCents,
   fromCents,
   lineTotalCents,
   moneyToNumber,
@@ -15,9 +15,12 @@ import {
   parseCents,
   parseDecimal,
   textToUnits,
+  toBigCents,
   toCents,
   toMilli,
   toUnits,
+  wideCents,
+  wideToNumber,
 } from './money.ts';
 
 describe('money', () => {
@@ -246,5 +249,25 @@ describe('wideToNumber / formatWide (aggregates past exact cents)', () => {
     expect(formatWide(1234.5, 2, { grouping: false })).toBe('1234,50');
     expect(formatWide(Number(huge), 2, { grouping: false })).toBe('18446744185444794368');
     expect(formatWide(1e23, 3)).toBe('99.999.999.999.999.991.611.392');
+  });
+});
+
+describe('toBigCents / fromBigCents (a shift’s sums past 2^53 cents)', () => {
+  it('agrees with toCents and fromCents wherever those hold, rounding half away from zero', () => {
+    for (const value of ['0', '0.004', '0.005', '-0.005', '12.5', '-12.345', '999999999999.99', 1234.56, -0.1, 0]) {
+      expect(toBigCents(value)).toBe(BigInt(toCents(value)));
+      expect(fromBigCents(toBigCents(value))).toBe(fromCents(toCents(value)));
+    }
+  });
+  it('stays exact past 2^53 cents, where a double skips cents', () => {
+    const most = toBigCents('999999999999.99');
+    const sum = most * 91n + 1n;
+    expect(fromBigCents(sum)).toBe('90999999999999.10');
+    expect(fromBigCents(-sum)).toBe('-90999999999999.10');
+    expect(toBigCents(fromBigCents(sum))).toBe(sum);
+    // As a JSON amount: the nearest double of the exact decimal.
+    expect(bigCentsToNumber(sum)).toBe(90999999999999.1);
+    expect(bigCentsToNumber(12345n)).toBe(123.45);
+    expect(() => toBigCents('1e5')).toThrow(RangeError);
   });
 });

@@ -106,6 +106,30 @@ export function wideToNumber(value: string, scale: number): number {
   return Math.abs(number) * 10 ** scale < Number.MAX_SAFE_INTEGER ? toUnits(value, scale) / 10 ** scale : number;
 }
 
+/**
+ * Exact cents of a decimal with no upper bound, for arithmetic on sums that may pass 2^53 cents (a
+ * drawer's expected cash is the opening plus every cash move and sale of its shift, each up to its
+ * column's limit). Rounds half away from zero, as toCents.
+ */
+export function toBigCents(value: string | number): bigint {
+  const text = typeof value === 'number' ? numberToPlain(value) : value.trim();
+  const match = DECIMAL.exec(text);
+  if (!match) throw new RangeError(`not a decimal number: ${JSON.stringify(value)}`);
+  const [, sign, whole = '0', fraction = ''] = match;
+  let cents = BigInt(whole) * 100n + BigInt(fraction.padEnd(2, '0').slice(0, 2));
+  if (Number(fraction[2] ?? '0') >= 5) cents += 1n;
+  return sign ? -cents : cents;
+}
+
+/** fromCents of exact cents with no upper bound ("-12.50"). */
+export function fromBigCents(cents: bigint): string {
+  const digits = (cents < 0n ? -cents : cents).toString().padStart(3, '0');
+  return `${cents < 0n ? '-' : ''}${digits.slice(0, -2)}.${digits.slice(-2)}`;
+}
+
+/** Exact cents as a JSON amount: exact below 2^53 cents, the nearest double beyond (moneyToNumber). */
+export const bigCentsToNumber = (cents: bigint): number => moneyToNumber(fromBigCents(cents));
+
 /** formatDecimal of a JSON number that may be past exact units: beyond them, its whole part only. */
 export function formatWide(value: number, scale: number, options: { minDecimals?: number; grouping?: boolean } = {}): string {
   if (Math.abs(value) * 10 ** scale < Number.MAX_SAFE_INTEGER) return formatDecimal(toUnits(value, scale), scale, options);

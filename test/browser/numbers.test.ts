@@ -212,4 +212,42 @@ describe('numbers that add up, on the screens (real browser)', () => {
     expect((await problemsOf(phone)).overflow).toBeLessThanOrEqual(0);
     await context.close();
   }, 120_000);
+
+  it.each(Object.entries(VIEWPORTS))(
+    'Cierres: a drawer past 2^53 cents shows its expected cash and difference in whole pesos, inside the screen (%s)',
+    async (name, viewport) => {
+      const s = await shop(`Cajón ${name}`);
+      const cashier = await as(s.cashier);
+      const most = 999_999_999_999;
+      const id = (await call('POST', '/api/v1/box-sessions', cashier, { box_id: 1, opening_cash: most })).json().session.id;
+      for (let n = 0; n < 90; n++) {
+        const moved = await call('POST', `/api/v1/box-sessions/${id}/cash`, cashier, { kind: 'in', amount: most, reason: 'x' });
+        expect(moved.statusCode).toBe(201);
+      }
+      const closed = await call('POST', `/api/v1/box-sessions/${id}/close`, cashier, { counted: { efectivo: most } });
+      expect(closed.statusCode, closed.body).toBe(200);
+      const context = await watchedContext(browser, viewport);
+      const page = watch(await context.newPage());
+      await logIn(page, base, s.admin.email, s.admin.password, '/cierres');
+      await page.click(`#closes button:has-text("N.º ${id}")`);
+      await page.waitForSelector('#close-report');
+      // 91 × $ 999.999.999.999 expected (past 2^53 cents: whole pesos), $ 999.999.999.999 counted, the difference below 2^53 cents again (with its cents).
+      await expect(page.locator('#closes tr.selected td:last-child').textContent()).resolves.toBe(
+        '-$\u00a089.999.999.999.910,00',
+      );
+      const cells = await page.locator('#close-table tbody tr:first-child td').allTextContents();
+      expect(cells).toEqual([
+        'Efectivo',
+        '$\u00a090.999.999.999.909',
+        '$\u00a0999.999.999.999,00',
+        '-$\u00a089.999.999.999.910,00',
+      ]);
+      await page.screenshot({ path: `${SHOTS}/close-past-2-53-${name}.png`, fullPage: true });
+      const problems = await problemsOf(page);
+      expect(problems).toMatchObject({ console: [], csp: [], errors: [] });
+      expect(problems.overflow).toBeLessThanOrEqual(0);
+      await context.close();
+    },
+    90_000,
+  );
 });

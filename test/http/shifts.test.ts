@@ -260,6 +260,46 @@ describe('per-person shifts (/api/v1/box-sessions)', () => {
     expect((await verify(s.company.id)).code).toBe(0);
   });
 
+  it('a drawer past 2^53 cents: its report, close and audit answer the exact pesos, and the books stay clean', async () => {
+    // Each amount fits its column (cash moves up to $ 999.999.999.999), but 91 of them in one
+    // drawer add up past the cents a double holds exactly (2^53 ≈ $ 90.071.992.547.409,91).
+    const s = await shop();
+    const most = 999_999_999_999;
+    const opened = await call('POST', '/api/v1/box-sessions', s.ana.headers, { box_id: 1, opening_cash: most });
+    expect(opened.statusCode).toBe(201);
+    const id = opened.json().session.id;
+    for (let n = 0; n < 90; n++) {
+      const moved = await call('POST', `/api/v1/box-sessions/${id}/cash`, s.ana.headers, {
+        kind: 'in',
+        amount: most,
+        reason: 'x',
+      });
+      expect(moved.statusCode).toBe(201);
+    }
+    await sell(s.ana.headers, s.yerba.id);
+    const expected = 91 * most + 3200; // 91.000.000.003.109 pesos: exact as a double in pesos, not in cents
+    const open = await call('GET', `/api/v1/box-sessions/${id}`, s.ana.headers);
+    expect(open.statusCode).toBe(200);
+    expect(open.json()).toMatchObject({ expected: { efectivo: expected }, cash_in: 90 * most });
+    const closed = await call('POST', `/api/v1/box-sessions/${id}/close`, s.ana.headers, { counted: { efectivo: most } });
+    expect(closed.statusCode).toBe(200);
+    expect(closed.json()).toMatchObject({
+      expected: { efectivo: expected },
+      counted: { efectivo: most },
+      difference: { efectivo: most - expected },
+    });
+    const [stored] = await t.container.db.query<{ expected: Record<string, string> }>(
+      'SELECT expected FROM box_sessions WHERE company_id = $1 AND id = $2',
+      [s.company.id, id],
+    );
+    expect(stored!.expected).toEqual({ efectivo: '91000000003109.00' });
+    const again = await call('GET', `/api/v1/box-sessions/${id}`, s.owner.headers);
+    expect(again.json()).toMatchObject({ expected: { efectivo: expected }, difference: { efectivo: most - expected } });
+    const books = await verify(s.company.id);
+    expect(books.report.checks.filter((c) => !c.ok)).toEqual([]);
+    expect(books.code).toBe(0);
+  });
+
   it("tenancy: another company's shift, handover and client id answer 404 and change nothing", async () => {
     const a = await shop();
     const b = await shop();

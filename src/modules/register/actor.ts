@@ -1,12 +1,13 @@
 import type { CompanyCtx } from '../../http/request-context.ts';
 import { AppError } from '../../lib/errors.ts';
-import { toCents } from '../../lib/money.ts';
+import { moneyToNumber } from '../../lib/money.ts';
 import { auditBy } from '../audit/audit.repo.ts';
 
 // Small helpers every part of the register shares: who acted, and money/time on the wire.
 
 export const iso = (value: Date | string | null) => (value === null ? null : new Date(value).toISOString());
-export const money = (value: string | number) => toCents(value) / 100;
+// Exact below 2^53 cents; a shift's sum past that (many amounts each up to its column's limit), the nearest double.
+export const money = (value: string | number) => moneyToNumber(value);
 
 /** Who acted, as the register's rows record it (a person's email or the API token's name). */
 export function actorLabel(ctx: CompanyCtx): string {

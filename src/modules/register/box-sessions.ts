@@ -3,7 +3,7 @@ import { nextId } from '../../db/ids.ts';
 import { PAYMENT_METHODS, type PaymentMethod } from '../../db/schema/index.ts';
 import type { CompanyCtx } from '../../http/request-context.ts';
 import { AppError } from '../../lib/errors.ts';
-import { fromCents, toCents } from '../../lib/money.ts';
+import { bigCentsToNumber, fromBigCents, fromCents, toBigCents, toCents } from '../../lib/money.ts';
 import type { Clock } from '../../lib/time.ts';
 import { auditBy, recordAudit } from '../audit/audit.repo.ts';
 import { actorLabel, actsAsAdmin, assertOwnShift, isCashier, iso, money, personOf } from './actor.ts';
@@ -70,25 +70,27 @@ function checkedCounted(input: Record<string, number>): Record<string, string> {
 
 type MethodAmounts = Partial<Record<PaymentMethod, number>>;
 
-function centsMap(entries: { method: PaymentMethod; amount: string }[]): Map<PaymentMethod, number> {
-  return new Map(entries.map((e) => [e.method, toCents(e.amount)]));
+// A shift's sums are exact cents in bigint: each amount fits its column, but a drawer of many of
+// them may pass 2^53 cents, where a double no longer holds every cent (docs/decisiones.md).
+function centsMap(entries: { method: PaymentMethod; amount: string }[]): Map<PaymentMethod, bigint> {
+  return new Map(entries.map((e) => [e.method, toBigCents(e.amount)]));
 }
 
 /** The close report's arithmetic: expected per method from what the session took, gave back and moved. */
-export function expectedCents(openingCash: string, totals: repo.SessionTotals): Map<PaymentMethod, number> {
+export function expectedCents(openingCash: string, totals: repo.SessionTotals): Map<PaymentMethod, bigint> {
   const taken = centsMap(totals.payments);
   const refunded = centsMap(totals.refunds);
-  const expected = new Map<PaymentMethod, number>();
+  const expected = new Map<PaymentMethod, bigint>();
   for (const method of PAYMENT_METHODS) {
-    let cents = (taken.get(method) ?? 0) - (refunded.get(method) ?? 0);
-    if (method === 'efectivo') cents += toCents(openingCash) + toCents(totals.cash_in) - toCents(totals.cash_out);
-    if (cents !== 0 || method === 'efectivo') expected.set(method, cents);
+    let cents = (taken.get(method) ?? 0n) - (refunded.get(method) ?? 0n);
+    if (method === 'efectivo') cents += toBigCents(openingCash) + toBigCents(totals.cash_in) - toBigCents(totals.cash_out);
+    if (cents !== 0n || method === 'efectivo') expected.set(method, cents);
   }
   return expected;
 }
 
-const toAmounts = (map: Map<PaymentMethod, number>): MethodAmounts =>
-  Object.fromEntries([...map].map(([m, cents]) => [m, cents / 100]));
+const toAmounts = (map: Map<PaymentMethod, bigint>): MethodAmounts =>
+  Object.fromEntries([...map].map(([m, cents]) => [m, bigCentsToNumber(cents)]));
 
 /** A session with what it took, gave back and moved, what was expected, counted and the difference. */
 async function buildSessionReport(conn: Conn, companyId: number, session: repo.SessionRow) {
@@ -96,10 +98,10 @@ async function buildSessionReport(conn: Conn, companyId: number, session: repo.S
   const moves = await repo.listCashMoves(conn, companyId, session.id);
   const expected =
     session.expected !== null
-      ? new Map(Object.entries(session.expected).map(([m, v]) => [m as PaymentMethod, toCents(v)]))
+      ? new Map(Object.entries(session.expected).map(([m, v]) => [m as PaymentMethod, toBigCents(v)]))
       : expectedCents(session.opening_cash, totals);
   const counted = session.counted
-    ? new Map(Object.entries(session.counted).map(([m, v]) => [m as PaymentMethod, toCents(v)]))
+    ? new Map(Object.entries(session.counted).map(([m, v]) => [m as PaymentMethod, toBigCents(v)]))
     : null;
   // A closed shift's sales figure is the one fixed at its close; later cancellations are a note apart.
   const sales =
@@ -110,10 +112,10 @@ async function buildSessionReport(conn: Conn, companyId: number, session: repo.S
     session.status === 'closed' && session.closed_at !== null
       ? await repo.laterCancellations(conn, companyId, session.id, session.closed_at)
       : [];
-  const difference = new Map<PaymentMethod, number>();
+  const difference = new Map<PaymentMethod, bigint>();
   if (counted) {
     for (const method of new Set([...expected.keys(), ...counted.keys()])) {
-      difference.set(method, (counted.get(method) ?? 0) - (expected.get(method) ?? 0));
+      difference.set(method, (counted.get(method) ?? 0n) - (expected.get(method) ?? 0n));
     }
   }
   return {
@@ -211,7 +213,7 @@ export function createBoxSessions({ db, clock }: { db: Database; clock: Clock })
     const counted = checkedCounted(input.counted);
     const totals = await repo.sessionTotals(tx, ctx.companyId, id);
     const expected = Object.fromEntries(
-      [...expectedCents(session.opening_cash, totals)].map(([m, cents]) => [m, fromCents(cents)]),
+      [...expectedCents(session.opening_cash, totals)].map(([m, cents]) => [m, fromBigCents(cents)]),
     );
     const closedAt = clientTime(input.closed_at, now, 'closed_at');
     await repo.closeSessionRow(tx, {

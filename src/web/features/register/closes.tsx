@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { formatDateTime } from '../../../lib/format.ts';
-import { formatArs, formatPesos, toCents } from '../../../lib/money.ts';
+import { formatPesos, wideCents } from '../../../lib/money.ts';
 import { api, errorText } from '../../ui/api.ts';
 import { Card, PageTitle, TableWrap } from '../../ui/layout.tsx';
 import { CloseReport, type SessionReport } from './close.tsx';
@@ -33,8 +33,9 @@ export function Closes({ boxes, company }: { boxes: { id: number; name: string }
       .catch((err) => setError(errorText(err)));
   }, [boxId, personId]);
 
+  // In pesos; exact below 2^53 cents, the nearest double past them (a drawer of huge moves).
   const total = (values: Record<string, number> | null) =>
-    values ? Object.values(values).reduce((s, v) => s + toCents(v), 0) : null;
+    values ? Object.values(values).reduce((s, v) => s + wideCents(v), 0) / 100 : null;
 
   return (
     <>
@@ -113,7 +114,7 @@ export function Closes({ boxes, company }: { boxes: { id: number; name: string }
                       {r.sales.count} · {formatPesos(r.sales.total)}
                     </td>
                     <td class={`num ${diff ? (diff < 0 ? 'error' : 'ok') : ''}`}>
-                      {diff === null ? '—' : diff === 0 ? 'OK' : formatArs(diff)}
+                      {diff === null ? '—' : diff === 0 ? 'OK' : formatPesos(diff)}
                     </td>
                   </tr>
                 );
