@@ -253,46 +253,6 @@ async function runBuilt<T>(conn: Conn, built: { sql: string; params: unknown[] }
   return result.rows;
 }
 
-/** Which texts of a statement whose text varies with its input (several sales at once) are kept prepared. */
-export interface PreparedShapes {
-  admits(text: string): boolean;
-}
-
-/** Texts seen once, remembered to notice the second time; a flood of one-off texts starts it over. */
-const SEEN_ONCE_MAX = 64;
-
-/**
- * A text is kept prepared from the second time it comes (one that comes once is not worth a plan
- * kept by a connection), while the texts kept add up to at most `maxChars`: each is a plan kept by
- * every connection that runs it, for that connection's life, and its memory grows with its text
- * (~0.8 MB for the 5 KB of a register sale's statement). Past that, a text is planned on every run.
- */
-export function preparedShapes(maxChars: number): PreparedShapes {
-  const seenOnce = new Set<string>();
-  const admitted = new Set<string>();
-  let chars = 0;
-  return {
-    admits(text) {
-      if (admitted.has(text)) return true;
-      if (chars + text.length > maxChars) return false;
-      if (seenOnce.delete(text)) {
-        admitted.add(text);
-        chars += text.length;
-        return true;
-      }
-      if (seenOnce.size >= SEEN_ONCE_MAX) seenOnce.clear();
-      seenOnce.add(text);
-      return false;
-    },
-  };
-}
-
-/** selectRowsPrepared when `shapes` admits the statement's text, else an unnamed statement (planned each run). */
-export async function selectRowsIfShape<T>(conn: Conn, query: SQL, shapes: PreparedShapes): Promise<T[]> {
-  const built = dialect.sqlToQuery(query);
-  return runBuilt<T>(conn, built, shapes.admits(built.sql) ? statementName(built.sql) : undefined);
-}
-
 /** The text of a `sql` fragment that has no parameters (to splice into a fixed statement's text). */
 export function sqlText(query: SQL): string {
   const built = dialect.sqlToQuery(query);

@@ -6,10 +6,17 @@ import { raisedCode, violates } from '../../db/pg-errors.ts';
 import { fromCents, fromMilli, toCents } from '../../lib/money.ts';
 import type { Clock } from '../../lib/time.ts';
 import { auditBy, recordAudit } from '../audit/audit.repo.ts';
-import { wholeSaleSteps } from '../sales/create-sale.ts';
+import { wholeSale } from '../sales/create-sale.ts';
 import { methodOf, type PaymentInput, settlePayments } from '../sales/payments.ts';
 import type { SaleWire } from '../sales/sales.schemas.ts';
-import { findSaleRow, insertPayments, listPayments, listSaleItems, type SaleListRow } from '../sales/sales.repo.ts';
+import {
+  findSaleRow,
+  insertPayments,
+  listPayments,
+  listSaleItems,
+  type SaleListRow,
+  saleInsertSteps,
+} from '../sales/sales.repo.ts';
 import { assertTransition } from '../sales/sale-states.ts';
 import { cancelSale, markSalePaid } from '../sales/sales.service.ts';
 import { applyMovements, bookMovementsLocking, runLedgerStatement } from '../stock/stock.ledger.ts';
@@ -33,7 +40,7 @@ import { chargeSale, releaseSale } from '../accounts/account-ledger.ts';
 // The cashier's flow: sell (create, maybe paid at once), take a payment, cancel or refund. The
 // register keeps its own rows (which box and session, the idempotency key, the change, the
 // refund's session) and the stock; every change of the sale itself goes through the sales module
-// (sales.service, create-sale wholeSaleSteps), whose state machine decides what may happen.
+// (sales.service, create-sale wholeSale), whose state machine decides what may happen.
 
 export interface RegisterSaleInput {
   box_id: number;
@@ -330,13 +337,12 @@ export function createCashier({ db, clock, approver }: { db: Database; clock: Cl
         soldAt,
         now,
       };
-      const whole = wholeSaleSteps(wholeInput);
+      const whole = wholeSale(wholeInput);
       const customerName = checked.customerName;
       const soldBy = actorLabel(ctx);
       // The register's row also guards the statement: it holds the session open (or the statement
       // fails with no_open_session) and its key's unique index refuses a second sale with the key.
-      const registerInput = {
-        companyId,
+      const registerInput: repo.RegisterRowValues = {
         saleId: id,
         sessionId,
         depositId: box.sellsFrom,
@@ -372,7 +378,7 @@ export function createCashier({ db, clock, approver }: { db: Database; clock: Cl
         // here: a sale written with others is booked by the batch instead, sale-batch.ts.)
         const stockOut = bookMovementsLocking(companyId, firstMovementId, movements, { now });
         await runLedgerStatement(tx, companyId, stockOut.steps, [created!, ...stockOut.events, ...paidEvents], {
-          before: [...whole.steps, repo.registerRowStep(registerInput)],
+          before: [...saleInsertSteps(companyId, [whole.values]), repo.registerRowsStep(companyId, [registerInput])],
         });
         await auditPriceChanges(tx, ctx, id, lines);
         await auditDiscounts(tx, ctx, id, lines, discounted, checked.limit, checked.approvedBy);
@@ -454,10 +460,8 @@ export function createCashier({ db, clock, approver }: { db: Database; clock: Cl
           now,
           firstMovementId,
           movements,
-          steps: (suffix) => [
-            ...wholeSaleSteps({ ...wholeInput, suffix }).steps,
-            repo.registerRowStep({ ...registerInput, suffix }),
-          ],
+          sale: whole.values,
+          register: registerInput,
           created: created!,
           paid: paidEvents,
           alone: async () => {

@@ -384,15 +384,8 @@ export function catalogRows(conn: Conn, companyId: number) {
   );
 }
 
-/**
- * The register's own row of a sale (box session, deposit, idempotency key, who sold it, change) as
- * a CTE step of the statement that creates the sale (sales.repo saleInsertSteps, the ledger's steps).
- * It is also the statement's guard (migration 0270): the session is held open through
- * lock_open_box_session, which raises `no_open_session` when it has closed, and the key's unique
- * index refuses a second sale with the same key; either way the statement writes nothing.
- */
-export function registerRowStep(v: {
-  companyId: number;
+/** The register's own row of a sale, as stored. */
+export interface RegisterRowValues {
   saleId: number;
   sessionId: number;
   depositId: number;
@@ -405,16 +398,42 @@ export function registerRowStep(v: {
   change: string;
   discountReason?: string | null;
   discountApprovedBy?: string | null;
-  /** Appended to the step's name, so several sales' steps share one statement. */
-  suffix?: string;
-}): SQL {
-  return sql`${sql.raw(`register${v.suffix ?? ''}`)} AS (
+}
+
+/**
+ * The register's own rows of sales (box session, deposit, idempotency key, who sold it, change) as
+ * a CTE step of the statement that creates them (sales.repo saleInsertSteps, the ledger's steps),
+ * from one parameter whatever their number. It is also the statement's guard (migration 0270): each
+ * session is held open through lock_open_box_session, which raises `no_open_session` when it has
+ * closed, and the key's unique index refuses a second sale with the same key; either way the
+ * statement writes nothing.
+ */
+export function registerRowsStep(companyId: number, rows: RegisterRowValues[]): SQL {
+  const input = JSON.stringify(
+    rows.map((v) => ({
+      sale_id: v.saleId,
+      session_id: v.sessionId,
+      deposit_id: v.depositId,
+      key: v.key,
+      sha256: v.sha256,
+      customer_name: v.customerName,
+      sold_by: v.soldBy,
+      sold_by_user_id: v.soldByUserId,
+      sold_at: v.soldAt.toISOString(),
+      change: v.change,
+      discount_reason: v.discountReason ?? null,
+      discount_approved_by: v.discountApprovedBy ?? null,
+    })),
+  );
+  return sql`register AS (
       INSERT INTO register_sales (company_id, sale_id, box_session_id, deposit_id, idempotency_key, request_sha256,
         customer_name, sold_by, sold_by_user_id, sold_at, change, discount_reason, discount_approved_by)
-      VALUES (${v.companyId}, ${v.saleId}, lock_open_box_session(${v.companyId}::integer, ${v.sessionId}::integer), ${v.depositId},
-        ${v.key}, ${v.sha256}, ${v.customerName}, ${v.soldBy},
-        ${v.soldByUserId}::int, ${v.soldAt.toISOString()}::timestamptz, ${v.change}::numeric, ${v.discountReason ?? null}::text,
-        ${v.discountApprovedBy ?? null}::text))`;
+      SELECT ${companyId}::integer, r.sale_id, lock_open_box_session(${companyId}::integer, r.session_id), r.deposit_id,
+        r.key, r.sha256, r.customer_name, r.sold_by, r.sold_by_user_id, r.sold_at, r.change, r.discount_reason,
+        r.discount_approved_by
+      FROM jsonb_to_recordset(${input}::jsonb) AS r(sale_id integer, session_id integer, deposit_id integer, key text,
+        sha256 text, customer_name text, sold_by text, sold_by_user_id integer, sold_at timestamptz, change numeric,
+        discount_reason text, discount_approved_by text))`;
 }
 
 export interface SellingPoint {
@@ -436,7 +455,7 @@ export type SellingPointRead = (SellingPoint & { products: ProductForSale[] }) |
  * the company's settings and the products that sale names (by id; the others are not read). Null
  * for a box that does not exist or has no open session (findBox tells which). It locks nothing (a
  * lock would give the read a transaction id and a WAL flush of its own): the sale's statement holds
- * the session itself (registerRowStep).
+ * the session itself (registerRowsStep).
  */
 export async function findSellingPoints(
   conn: Conn,

@@ -1,8 +1,9 @@
 import type { SQL } from 'drizzle-orm';
-import { type Conn, type PreparedShapes, preparedShapes } from '../../db/client.ts';
+import { type Conn, selectRowsPrepared } from '../../db/client.ts';
 import { createBatcher, perGroup } from '../../lib/batcher.ts';
+import { type SaleInsertValues, saleInsertSteps } from '../sales/sales.repo.ts';
 import type { SaleEvent } from '../sales/sales.schemas.ts';
-import { type BatchInput, bookGroupsLocking, runLedgerStatement } from '../stock/stock.ledger.ts';
+import { type BatchInput, bookGroupsLocking, ledgerStatement } from '../stock/stock.ledger.ts';
 import * as repo from './register.repo.ts';
 
 /**
@@ -16,8 +17,9 @@ export interface ReadySale {
   now: Date;
   firstMovementId: number;
   movements: BatchInput[];
-  /** The sale's own steps (sale, items, payments, the register's row), named with the suffix. */
-  steps(suffix: string): SQL[];
+  /** The sale's own rows (sale, items, payments) and the register's row. */
+  sale: SaleInsertValues;
+  register: repo.RegisterRowValues;
   /** sales.created, and sales.paid when it is paid: the stock events go between them. */
   created: SaleEvent;
   paid: SaleEvent[];
@@ -29,13 +31,6 @@ type Outcome = { written: true } | { written: false; error: unknown };
 
 /** Most sales in one statement. */
 const MAX_BATCH = 32;
-/**
- * How much text of the joint statement is kept prepared (its text varies with how many sales and
- * lines it writes: ~3.2 KB a sale of three lines). Prepared, a joint write of register sales costs
- * PostgreSQL ~15 % less CPU per sale (npm run bench -- pos); after that bench the plans it kept
- * took 3.2 MB more of a connection's memory (pg_backend_memory_contexts).
- */
-const PREPARED_CHARS = 64_000;
 
 /**
  * The register's group commit. With few sales at a time each is its own statement, at once; when
@@ -47,7 +42,6 @@ const PREPARED_CHARS = 64_000;
  * and its sales are written one by one, each with its own answer (a closed shift, a repeated key).
  */
 export function createSaleBatcher(orm: Conn, options: { maxInFlight: number }) {
-  const shapes = preparedShapes(PREPARED_CHARS);
   // The reads and the numbers of the sales that arrive together are one statement each too.
   const points = createBatcher<{ companyId: number; boxId: number; productIds: number[] }, repo.SellingPointRead>({
     maxInFlight: options.maxInFlight,
@@ -72,7 +66,7 @@ export function createSaleBatcher(orm: Conn, options: { maxInFlight: number }) {
       (sale) => `${sale.companyId}:${sale.depositId}`,
       async (sales) => {
         if (sales.length > 1) {
-          const written = await writeTogether(orm, sales, shapes).then(
+          const written = await writeTogether(orm, sales).then(
             () => true,
             () => false,
           );
@@ -109,7 +103,16 @@ export function createSaleBatcher(orm: Conn, options: { maxInFlight: number }) {
 }
 
 /** Sales of one company and deposit in one statement: each its steps, one ledger, every event in order. */
-async function writeTogether(orm: Conn, sales: ReadySale[], shapes: PreparedShapes): Promise<void> {
+async function writeTogether(orm: Conn, sales: ReadySale[]): Promise<void> {
+  await selectRowsPrepared(orm, jointStatement(sales));
+}
+
+/**
+ * The statement that writes sales of one company and deposit together. Every row comes in a
+ * parameter, so its text is the same for one sale or thirty, of any number of lines: each
+ * connection plans it once.
+ */
+export function jointStatement(sales: ReadySale[]): SQL {
   const companyId = sales[0]!.companyId;
   const now = new Date(Math.max(...sales.map((s) => s.now.getTime())));
   const ledger = bookGroupsLocking(
@@ -118,8 +121,16 @@ async function writeTogether(orm: Conn, sales: ReadySale[], shapes: PreparedShap
     now,
   );
   const events = sales.flatMap((s, k) => [s.created, ...ledger.events[k]!, ...s.paid]);
-  await runLedgerStatement(orm, companyId, ledger.steps, events, {
-    before: sales.flatMap((s, k) => s.steps(`_${k}`)),
-    shapes,
+  return ledgerStatement(companyId, ledger.steps, events, {
+    before: [
+      ...saleInsertSteps(
+        companyId,
+        sales.map((s) => s.sale),
+      ),
+      repo.registerRowsStep(
+        companyId,
+        sales.map((s) => s.register),
+      ),
+    ],
   });
 }

@@ -5,7 +5,6 @@ import { nextId } from '../../db/ids.ts';
 import { AppError } from '../../lib/errors.ts';
 import { fromCents, fromMilli, lineTotalCents, toCents, toMilli } from '../../lib/money.ts';
 import type { LedgerOptions } from '../stock/stock.ledger.ts';
-import type { SQL } from 'drizzle-orm';
 import { methodOf } from './payments.ts';
 import { assertTransition, assertTransitions } from './sale-states.ts';
 import type { SaleEvent } from './sales.schemas.ts';
@@ -252,17 +251,16 @@ export interface WholeSaleInput {
   paid: boolean;
   soldAt: Date;
   now: Date;
-  /** Appended to the steps' names, so several sales' steps share one statement. */
-  suffix?: string;
 }
 
 /**
- * The statement steps and events of a sale created (and, when its payments cover it, paid) in one
- * go: the state machine walks create (→ pending) then pay (→ paid), and each step's event is the
- * one the separate transitions write (sales.created, then sales.paid). The caller runs the steps
- * with its own (the register's row, the stock ledger's) in one statement.
+ * The rows and events of a sale created (and, when its payments cover it, paid) in one go: the
+ * state machine walks create (→ pending) then pay (→ paid), and each step's event is the one the
+ * separate transitions write (sales.created, then sales.paid). The caller writes the rows with
+ * sales.repo saleInsertSteps, with its own steps (the register's row, the stock ledger's) in one
+ * statement.
  */
-export function wholeSaleSteps(v: WholeSaleInput): { steps: SQL[]; events: SaleEvent[]; sale: SaleRow } {
+export function wholeSale(v: WholeSaleInput): { values: repo.SaleInsertValues; events: SaleEvent[]; sale: SaleRow } {
   const status = assertTransitions({ id: v.id, status: null }, v.paid ? ['create', 'pay'] : ['create']);
   const paymentMethod = methodOf(v.payments);
   const sale: SaleRow = {
@@ -295,8 +293,7 @@ export function wholeSaleSteps(v: WholeSaleInput): { steps: SQL[]; events: SaleE
     { event: 'sales.created', data: { sale: saleToWire({ ...sale, status: 'pending', paidAt: null }, items) } },
     ...(v.paid ? [{ event: 'sales.paid' as const, data: { sale: salePaidWire(sale) } }] : []),
   ];
-  const steps = repo.saleInsertSteps({
-    companyId: v.companyId,
+  const values: repo.SaleInsertValues = {
     id: v.id,
     customerId: v.customerId,
     boxId: v.boxId,
@@ -309,7 +306,6 @@ export function wholeSaleSteps(v: WholeSaleInput): { steps: SQL[]; events: SaleE
     items: v.items,
     sessionId: v.sessionId,
     payments: v.payments,
-    ...(v.suffix !== undefined && { suffix: v.suffix }),
-  });
-  return { steps, events, sale };
+  };
+  return { values, events, sale };
 }

@@ -118,11 +118,6 @@ export async function insertPayments(
   );
 }
 
-/**
- * A sale made whole at once (the register's: created, maybe paid, with its payments) as CTE steps
- * of one statement the caller runs with its own steps (runLedgerStatement): the sale, its items
- * and its payments.
- */
 /** A sale line as stored; the discounts default to none (subtotal = price × quantity). */
 export interface SaleItemValues {
   id: number;
@@ -135,8 +130,8 @@ export interface SaleItemValues {
   discountReason?: string | null;
 }
 
-export function saleInsertSteps(v: {
-  companyId: number;
+/** A sale made whole at once (the register's: created, maybe paid, with its payments), as stored. */
+export interface SaleInsertValues {
   id: number;
   customerId: number | null;
   boxId: number;
@@ -149,44 +144,64 @@ export function saleInsertSteps(v: {
   items: SaleItemValues[];
   sessionId: number | null;
   payments: PaymentValues[];
-  /** Appended to the steps' names, so several sales' steps share one statement. */
-  suffix?: string;
-}): SQL[] {
-  const name = (step: string) => sql.raw(`${step}${v.suffix ?? ''}`);
-  const items = JSON.stringify(
-    v.items.map((i) => ({
-      id: i.id,
-      product_id: i.productId,
-      quantity: i.quantity,
-      price: i.price,
-      subtotal: i.subtotal,
-      discount: i.discount ?? '0',
-      sale_discount: i.saleDiscount ?? '0',
-      discount_reason: i.discountReason ?? null,
+}
+
+/**
+ * Sales made whole at once (the register's) as CTE steps of one statement the caller runs with its
+ * own (runLedgerStatement): every sale, its items and its payments, from ONE parameter, so the
+ * steps' text is the same for one sale or thirty (one plan kept, one row set per table, its
+ * triggers once). `sale_input` must not be another step's name.
+ */
+export function saleInsertSteps(companyId: number, sales: SaleInsertValues[]): SQL[] {
+  const input = JSON.stringify(
+    sales.map((v) => ({
+      id: v.id,
+      customer_id: v.customerId,
+      box_id: v.boxId,
+      total: v.total,
+      status: v.status,
+      payment_method: v.paymentMethod,
+      paid_at: v.paidAt ? v.paidAt.toISOString() : null,
+      created_at: v.createdAt.toISOString(),
+      now: v.now.toISOString(),
+      session_id: v.sessionId,
+      items: v.items.map((i) => ({
+        id: i.id,
+        product_id: i.productId,
+        quantity: i.quantity,
+        price: i.price,
+        subtotal: i.subtotal,
+        discount: i.discount ?? '0',
+        sale_discount: i.saleDiscount ?? '0',
+        discount_reason: i.discountReason ?? null,
+      })),
+      payments: v.payments.map((p, n) => ({ id: n + 1, ...p })),
     })),
   );
-  const payments = JSON.stringify(v.payments.map((p, n) => ({ id: n + 1, ...p })));
-  const now = v.now.toISOString();
   return [
-    sql`${name('sale')} AS (
+    sql`sale_input AS MATERIALIZED (
+      SELECT * FROM jsonb_to_recordset(${input}::jsonb) AS s(id integer, customer_id integer, box_id integer, total numeric,
+        status text, payment_method text, paid_at timestamptz, created_at timestamptz, now timestamptz, session_id integer,
+        items jsonb, payments jsonb))`,
+    sql`sale AS (
       INSERT INTO sales (company_id, id, customer_id, box_id, total, status, payment_method, paid_at, created_at, updated_at)
-      VALUES (${v.companyId}, ${v.id}, ${v.customerId}::integer, ${v.boxId}, ${v.total}::numeric, ${v.status}, ${v.paymentMethod},
-        ${v.paidAt ? v.paidAt.toISOString() : null}::timestamptz, ${v.createdAt.toISOString()}::timestamptz, ${now}::timestamptz))`,
-    sql`${name('items')} AS (
+      SELECT ${companyId}::integer, s.id, s.customer_id, s.box_id, s.total, s.status, s.payment_method, s.paid_at, s.created_at, s.now
+      FROM sale_input s)`,
+    sql`items AS (
       INSERT INTO sale_items (company_id, sale_id, id, product_id, quantity, price, subtotal, discount, sale_discount,
         discount_reason)
-      SELECT ${v.companyId}, ${v.id}, it.id, it.product_id, it.quantity, it.price, it.subtotal, it.discount, it.sale_discount,
+      SELECT ${companyId}::integer, s.id, it.id, it.product_id, it.quantity, it.price, it.subtotal, it.discount, it.sale_discount,
         it.discount_reason
-      FROM jsonb_to_recordset(${items}::jsonb) AS it(id integer, product_id integer, quantity numeric, price numeric,
-        subtotal numeric, discount numeric, sale_discount numeric, discount_reason text))`,
+      FROM sale_input s CROSS JOIN LATERAL jsonb_to_recordset(s.items) AS it(id integer, product_id integer, quantity numeric,
+        price numeric, subtotal numeric, discount numeric, sale_discount numeric, discount_reason text))`,
     // A cuenta_corriente row is the customer's debt, not money in the drawer: no session, the customer's id.
-    sql`${name('payments')} AS (
+    sql`payments AS (
       INSERT INTO sale_payments (company_id, sale_id, id, method, amount, tendered, change, reference, box_session_id, created_at,
         customer_id)
-      SELECT ${v.companyId}, ${v.id}, p.id, p.method, p.amount, p.tendered, p.change, p.reference,
-        CASE WHEN p.method = 'cuenta_corriente' THEN NULL ELSE ${v.sessionId}::integer END, ${now}::timestamptz,
-        CASE WHEN p.method = 'cuenta_corriente' THEN ${v.customerId}::integer END
-      FROM jsonb_to_recordset(${payments}::jsonb)
+      SELECT ${companyId}::integer, s.id, p.id, p.method, p.amount, p.tendered, p.change, p.reference,
+        CASE WHEN p.method = 'cuenta_corriente' THEN NULL ELSE s.session_id END, s.now,
+        CASE WHEN p.method = 'cuenta_corriente' THEN s.customer_id END
+      FROM sale_input s CROSS JOIN LATERAL jsonb_to_recordset(s.payments)
         AS p(id integer, method text, amount numeric, tendered numeric, change numeric, reference text))`,
   ];
 }

@@ -8,7 +8,7 @@ import { type OutboundEvent, recordOutbound } from '../../outbox/outbox.repo.ts'
 import * as repo from './stock.repo.ts';
 import type { LedgerEvent } from './stock.repo.ts';
 
-export { type LedgerEvent, runLedgerStatement } from './stock.repo.ts';
+export { type LedgerEvent, ledgerStatement, runLedgerStatement } from './stock.repo.ts';
 
 export const MOVEMENT_TYPES: readonly MovementType[] = ['IN', 'OUT', 'TRANSFER', 'ADJUSTMENT'];
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { type SQL, sql } from 'drizzle-orm';
-import { type Conn, type PreparedShapes, selectRows, selectRowsIfShape, selectRowsPrepared } from '../../db/client.ts';
+import { type Conn, selectRows, selectRowsPrepared } from '../../db/client.ts';
 import type { MovementType } from '../../db/schema/index.ts';
 import { fromMilli } from '../../lib/money.ts';
 import { type OutboundEvent, outboxInsert } from '../../outbox/outbox.repo.ts';
@@ -118,18 +118,26 @@ export type BatchMove = {
   createdAt: string;
 };
 
+// The ledger's steps take their rows from one parameter each (JSON, or arrays), never from a list
+// of VALUES: their text is the same for one movement or a hundred, so each connection plans each
+// statement once (the register's sales written together vary only in their parameters).
 function movesStep(companyId: number, depositId: number, nowText: string, moves: BatchMove[]): SQL {
+  const rows = JSON.stringify(
+    moves.map((m) => ({
+      id: m.id,
+      type: m.type,
+      product_id: m.productId,
+      amount: fromMilli(m.amountMilli),
+      reason: m.reason,
+      created_at: m.createdAt,
+    })),
+  );
   return sql`moves AS (
     INSERT INTO movements (company_id, id, type, deposit_id, to_deposit_id, product_id, amount, reason, created_at, recorded_at)
-    VALUES ${sql.join(
-      moves.map(
-        (m) =>
-          sql`(${companyId}, ${m.id}, ${m.type}, ${depositId}, NULL::integer, ${m.productId}, ${fromMilli(
-            m.amountMilli,
-          )}::numeric, ${m.reason}, ${m.createdAt}::timestamptz, ${nowText}::timestamptz)`,
-      ),
-      sql`, `,
-    )})`;
+    SELECT ${companyId}::integer, m.id, m.type, ${depositId}::integer, NULL::integer, m.product_id, m.amount, m.reason,
+      m.created_at, ${nowText}::timestamptz
+    FROM jsonb_to_recordset(${rows}::jsonb)
+      AS m(id integer, type text, product_id integer, amount numeric, reason text, created_at timestamptz))`;
 }
 
 /**
@@ -148,22 +156,18 @@ export function ledgerSteps(batch: {
   const nowText = batch.now.toISOString();
   const steps: SQL[] = [];
   if (changed.length > 0) {
+    const ids = sql.param(changed.map(([productId]) => productId));
     steps.push(sql`levels AS (
-      INSERT INTO stock_levels (company_id, deposit_id, product_id, quantity, updated_at) VALUES ${sql.join(
-        changed.map(
-          ([productId, delta]) =>
-            sql`(${companyId}, ${depositId}, ${productId}, ${fromMilli(delta)}::numeric, ${nowText}::timestamptz)`,
-        ),
-        sql`, `,
-      )}
+      INSERT INTO stock_levels (company_id, deposit_id, product_id, quantity, updated_at)
+      SELECT ${companyId}::integer, ${depositId}::integer, d.id, d.delta, ${nowText}::timestamptz
+      FROM unnest(${ids}::int[], ${sql.param(changed.map(([, delta]) => fromMilli(delta)))}::numeric[]) AS d(id, delta)
       ON CONFLICT (company_id, deposit_id, product_id)
       DO UPDATE SET quantity = stock_levels.quantity + excluded.quantity, updated_at = excluded.updated_at)`);
     // updated_at stays the catalogue version (product.upserted ordering); stock events carry their own time.
     steps.push(sql`totals AS (
-      UPDATE products AS p SET stock = v.stock::numeric FROM (VALUES ${sql.join(
-        changed.map(([productId, , total]) => sql`(${productId}::integer, ${fromMilli(total)}::text)`),
-        sql`, `,
-      )}) AS v(id, stock) WHERE p.company_id = ${companyId} AND p.id = v.id)`);
+      UPDATE products AS p SET stock = v.stock
+      FROM unnest(${ids}::int[], ${sql.param(changed.map(([, , total]) => fromMilli(total)))}::numeric[]) AS v(id, stock)
+      WHERE p.company_id = ${companyId} AND p.id = v.id)`);
   }
   steps.push(movesStep(companyId, depositId, nowText, batch.moves));
   return steps;
@@ -194,10 +198,8 @@ export function lockingLedgerSteps(batch: {
       WHERE company_id = ${companyId} AND id = ANY(${sql.param(batch.productIds)}::int[]) ORDER BY id FOR UPDATE)`,
   ];
   if (changed.length > 0) {
-    const deltas = sql`(VALUES ${sql.join(
-      changed.map(([productId, delta]) => sql`(${productId}::integer, ${fromMilli(delta)}::numeric)`),
-      sql`, `,
-    )}) AS d(id, delta)`;
+    const deltas = sql`unnest(${sql.param(changed.map(([productId]) => productId))}::int[],
+      ${sql.param(changed.map(([, delta]) => fromMilli(delta)))}::numeric[]) AS d(id, delta)`;
     steps.push(sql`levels AS (
       INSERT INTO stock_levels (company_id, deposit_id, product_id, quantity, updated_at)
       SELECT ${companyId}, ${depositId}, d.id, d.delta, ${nowText}::timestamptz FROM ${deltas} JOIN locked l ON l.id = d.id ORDER BY d.id
@@ -224,22 +226,32 @@ export type LedgerEvent = OutboundEvent | LockedStockEvent;
 
 /** The event rows of a locking ledger statement, in order, for the outbox writer. */
 function ledgerEventRows(companyId: number, events: LedgerEvent[], causedBy: string | null): SQL {
-  const rows = events.map((e, n) => {
-    if ('stock' in e) {
-      const s = e.stock;
-      return sql`(${n}::integer, ${randomUUID()}::uuid, 'product.stock_updated'::text, NULL::jsonb, ${s.productId}::integer,
-        ${fromMilli(s.beforeMilli)}::numeric, ${fromMilli(s.deltaMilli)}::numeric, ${s.depositId}::integer, ${s.at}::text)`;
-    }
-    return sql`(${n}::integer, ${e.id ?? randomUUID()}::uuid, ${e.event}::text, ${JSON.stringify({ event: e.event, data: e.data })}::jsonb,
-      NULL::integer, NULL::numeric, NULL::numeric, NULL::integer, NULL::text)`;
-  });
+  const rows = JSON.stringify(
+    events.map((e, n) => {
+      if ('stock' in e) {
+        const s = e.stock;
+        return {
+          ord: n,
+          id: randomUUID(),
+          event: 'product.stock_updated',
+          product_id: s.productId,
+          before: fromMilli(s.beforeMilli),
+          delta: fromMilli(s.deltaMilli),
+          deposit_id: s.depositId,
+          at: s.at,
+        };
+      }
+      return { ord: n, id: e.id ?? randomUUID(), event: e.event, payload: { event: e.event, data: e.data } };
+    }),
+  );
   return sql`SELECT e.id, ${companyId}::integer, e.event,
       coalesce(e.payload, jsonb_build_object('event', 'product.stock_updated', 'data', jsonb_build_object('product', jsonb_build_object(
         'id', l.id, 'company_id', ${companyId}::integer, 'sku', l.sku,
         'previous_stock', (l.stock + e.before)::float8, 'current_stock', (l.stock + e.before + e.delta)::float8,
         'change', e.delta::float8, 'deposit_id', e.deposit_id, 'updated_at', e.at)))),
       ${causedBy}::uuid
-    FROM (VALUES ${sql.join(rows, sql`, `)}) AS e(ord, id, event, payload, product_id, before, delta, deposit_id, at)
+    FROM jsonb_to_recordset(${rows}::jsonb)
+      AS e(ord integer, id uuid, event text, payload jsonb, product_id integer, before numeric, delta numeric, deposit_id integer, at text)
     LEFT JOIN locked l ON l.id = e.product_id
     ORDER BY e.ord`;
 }
@@ -247,8 +259,8 @@ function ledgerEventRows(companyId: number, events: LedgerEvent[], causedBy: str
 /**
  * Runs the ledger's CTE steps (ledgerSteps, or lockingLedgerSteps: `locked` first), the caller's
  * own steps (`before`: a sale, its items, …) and the events, in order, in ONE statement. Prepared
- * under a name derived from its text (every value is a parameter, so the text depends only on how
- * many items, movements and events there are): each connection parses and plans a shape once.
+ * under a name derived from its text: every row comes in a parameter (JSON or arrays), so the text
+ * is the same for one movement or many, one sale or thirty, and each connection plans it once.
  *
  * The main query reads none of the steps (`SELECT 1`), so PostgreSQL runs every data-modifying step
  * after it, the last listed first (and `locked` when a step first reads it). The steps are listed
@@ -263,16 +275,28 @@ export async function runLedgerStatement(
   companyId: number,
   steps: SQL[],
   events: LedgerEvent[],
-  options: { causedBy?: string | null; before?: SQL[]; shapes?: PreparedShapes } = {},
+  options: LedgerStatementOptions = {},
 ) {
+  await selectRowsPrepared(tx, ledgerStatement(companyId, steps, events, options));
+}
+
+export interface LedgerStatementOptions {
+  causedBy?: string | null;
+  before?: SQL[];
+}
+
+/** The statement runLedgerStatement runs. */
+export function ledgerStatement(
+  companyId: number,
+  steps: SQL[],
+  events: LedgerEvent[],
+  options: LedgerStatementOptions = {},
+): SQL {
   const causedBy = options.causedBy ?? null;
   const insert = events.some((e) => 'stock' in e)
     ? outboxInsert({ rows: ledgerEventRows(companyId, events, causedBy) })
     : outboxInsert({ companyId, events: events as OutboundEvent[], causedBy });
   const [first, ...rest] = steps;
   const listed = [first!, sql`outbox AS (${insert})`, ...rest, ...(options.before ?? [])];
-  const statement = sql`WITH ${sql.join(listed, sql`, `)} SELECT 1`;
-  // A statement whose text varies with its size (several sales at once) is kept prepared only for
-  // the texts that `shapes` admits; any other, always.
-  await (options.shapes ? selectRowsIfShape(tx, statement, options.shapes) : selectRowsPrepared(tx, statement));
+  return sql`WITH ${sql.join(listed, sql`, `)} SELECT 1`;
 }
