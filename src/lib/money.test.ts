@@ -170,6 +170,14 @@ describe('formatDecimal and formatQuantity', () => {
     expect(formatQuantity(0.5)).toBe('0,5');
     expect(formatQuantity(1234)).toBe('1.234');
   });
+
+  it('writes a sum of quantities past 2^53 thousandths in whole units instead of failing', () => {
+    // 91 lines of 99.999.999.999,999 units: each fits its column, their sum does not fit exact thousandths.
+    const sum = 91 * 99_999_999_999.999;
+    expect(formatQuantity(sum)).toBe('9.100.000.000.000'); // 9.099.999.999.999,909 rounded
+    expect(formatQuantity(-sum, 'kg')).toBe('-9.100.000.000.000 kg');
+    expect(formatQuantity('99999999999.999', 'kg')).toBe('99.999.999.999,999 kg');
+  });
 });
 
 describe('parseDecimal / parseAmount / parseCents', () => {

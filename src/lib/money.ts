@@ -184,6 +184,12 @@ export function formatPesos(amount: number | string, options: { wholeWithoutCent
 
 /** A quantity for a reader: "1,500 kg" for weighed goods, "3" or "0,5" otherwise. */
 export function formatQuantity(quantity: number | string, unit?: string): string {
+  // Past 2^53 thousandths (only a sum: each quantity column holds 10^11) the whole units, as formatWide.
+  const number = Number(quantity);
+  if (Number.isFinite(number) && Math.abs(number) * 1000 >= Number.MAX_SAFE_INTEGER) {
+    const whole = formatWide(number, 3);
+    return unit === 'kg' ? `${whole} kg` : whole;
+  }
   const milli = toMilli(quantity);
   return unit === 'kg' ? `${formatDecimal(milli, 3)} kg` : formatDecimal(milli, 3, { minDecimals: 0 });
 }

@@ -250,4 +250,36 @@ describe('numbers that add up, on the screens (real browser)', () => {
     },
     90_000,
   );
+
+  it.each(Object.entries(VIEWPORTS))(
+    'Mis ventas: a closed drawer whose difference is past 2^53 cents shows it in whole pesos, inside the screen (%s)',
+    async (name, viewport) => {
+      const s = await shop(`Mi cajón ${name}`);
+      const cashier = await as(s.cashier);
+      const most = 999_999_999_999;
+      const id = (await call('POST', '/api/v1/box-sessions', cashier, { box_id: 1, opening_cash: most })).json().session.id;
+      for (let n = 0; n < 90; n++) {
+        const moved = await call('POST', `/api/v1/box-sessions/${id}/cash`, cashier, { kind: 'in', amount: most, reason: 'x' });
+        expect(moved.statusCode).toBe(201);
+      }
+      // Counted empty: the difference is the whole expected cash, 91 × $ 999.999.999.999, past 2^53 cents.
+      const closed = await call('POST', `/api/v1/box-sessions/${id}/close`, cashier, { counted: { efectivo: 0 } });
+      expect(closed.statusCode, closed.body).toBe(200);
+      const context = await watchedContext(browser, viewport);
+      const page = watch(await context.newPage());
+      await logIn(page, base, s.cashier.email, s.cashier.password, '/mis-ventas');
+      const shift = page.locator(`#my-closes li[data-shift="${id}"]`);
+      await expect(shift.locator('.amount').textContent()).resolves.toBe('-$\u00a090.999.999.999.909');
+      await shift.locator('button:has-text("Ver cierre")').click();
+      await page.waitForSelector('#close-report');
+      const cells = await page.locator('#close-table tbody tr:first-child td').allTextContents();
+      expect(cells).toEqual(['Efectivo', '$\u00a090.999.999.999.909', '$\u00a00,00', '-$\u00a090.999.999.999.909']);
+      await page.screenshot({ path: `${SHOTS}/my-close-past-2-53-${name}.png`, fullPage: true });
+      const problems = await problemsOf(page);
+      expect(problems).toMatchObject({ console: [], csp: [], errors: [] });
+      expect(problems.overflow).toBeLessThanOrEqual(0);
+      await context.close();
+    },
+    90_000,
+  );
 });

@@ -128,6 +128,37 @@ describe('Inicio and Reportes (real browser)', () => {
   );
 
   it.each(Object.entries(VIEWPORTS))(
+    'Reportes and Inicio with quantities past what thousandths hold exactly: whole units, no error, no overflow (%s)',
+    async (name, viewport) => {
+      const company = await makeCompany(t.container, { name: `Arenera ${name}` });
+      const admin = await makeUser(t.container, { companyId: company.id, role: 'admin' });
+      const sand = await makeProduct(t.container, company.id, { name: 'Arena', basePrice: 0 });
+      const at = new Date().toISOString();
+      for (let id = 1; id <= 91; id++) {
+        // 91 free lines of 99.999.999.999,999 units: past 2^53 thousandths in sum.
+        const items = [{ product_id: sand.id, quantity: 99_999_999_999.999, price: 0 }];
+        const sale = { id, total: 0, items, created_at: at };
+        const res = await sendEvent(t.app, company.integrationKey, { event: 'sales.created', data: { sale } });
+        expect(res.statusCode, res.body).toBeLessThan(300);
+      }
+      const context = await watchedContext(browser, viewport);
+      const page = watch(await context.newPage());
+      await logIn(page, base, admin.email, admin.password);
+      await page.waitForSelector('#home-today');
+      await expect(page.getByText('Arena · 9.100.000.000.000').count()).resolves.toBeGreaterThan(0);
+      await page.screenshot({ path: `${SHOTS}/inicio-arena-${name}.png`, fullPage: true });
+      expect(await problemsOf(page)).toEqual({ console: [], csp: [], errors: [], overflow: 0 });
+      await page.goto(`${base}/reportes?reporte=products`);
+      await page.waitForSelector('#report-table tbody tr');
+      const row = await page.locator('#report-table tbody tr:first-child td').allTextContents();
+      expect(row.slice(1, 3)).toEqual(['Arena', '9.100.000.000.000']);
+      await page.screenshot({ path: `${SHOTS}/reportes-arena-${name}.png`, fullPage: true });
+      expect(await problemsOf(page)).toEqual({ console: [], csp: [], errors: [], overflow: 0 });
+      await context.close();
+    },
+  );
+
+  it.each(Object.entries(VIEWPORTS))(
     'Reportes: products sorted by a column, with chart, CSV link and no overflow (%s)',
     async (name, viewport) => {
       const s = await shop(`Almacén Reportes ${name}`);

@@ -403,6 +403,39 @@ describe('cuenta corriente (/api/v1/customers/:id/account, payments, statement; 
     clock.set(new Date('2026-03-02T15:00:00Z'));
   });
 
+  it('the debtors list adds up balances past what cents hold exactly (91 accounts at the most one holds): a number, not a 500', async () => {
+    // Each balance stops at its column's limit (the second such sale is 409), but 91 of them add up
+    // past 2^53 cents (about $ 90.071.992.547.409,91), the cents a JSON number holds exactly.
+    const s = await shop();
+    const most = 999_999_999_999; // the most a payment at the register takes
+    const dear = await makeProduct(t.container, s.company.id, { name: 'Campo', basePrice: most, stock: 100 });
+    for (let n = 0; n < 91; n++) {
+      const customer = await makeCustomer(s.company.id);
+      const sold = await call(
+        'POST',
+        '/api/v1/sales',
+        { ...s.asToken, 'x-idempotency-key': randomUUID() },
+        {
+          box_id: 1,
+          items: [{ product_id: dear.id, quantity: 1 }],
+          payments: [{ method: 'cuenta_corriente', amount: most }],
+          customer: { id: customer },
+        },
+      );
+      expect(sold.statusCode, sold.body).toBe(201);
+    }
+    const res = await call('GET', '/api/v1/accounts?limit=5', s.asAdmin);
+    expect(res.statusCode, res.body).toBe(200);
+    const list = res.json();
+    // $ 90.999.999.999.909: past 2^53 cents, exact here in pesos (the nearest double, as every other sum that far).
+    expect(list).toMatchObject({ count: 91, total_owed: 91 * most });
+    expect(list.accounts).toHaveLength(5);
+    expect(list.accounts[0].balance).toBe(most);
+    const page = await call('GET', '/cuentas-corrientes', { ...s.asAdmin, accept: 'text/html' });
+    expect(page.statusCode).toBe(200);
+    await expectBooksClean(t.container, s.company.id);
+  }, 120_000);
+
   it('concurrent payments and sales on one account settle once each: the books stay clean', async () => {
     const s = await shop();
     const customer = await makeCustomer(s.company.id, { limit: 100_000 });

@@ -214,6 +214,55 @@ describe('reports', () => {
     expect(books.checks.filter((c) => !c.ok)).toEqual([]);
   });
 
+  it('sums quantities past what thousandths hold exactly (each line at the most a quantity holds): numbers, not a 500', async () => {
+    // 91 lines of 99.999.999.999,999 units (free, so each total fits) add up past 2^53 thousandths.
+    const s = await shop();
+    const sand = await makeProduct(t.container, s.company.id, { name: 'Arena', basePrice: 0, categoryId: s.category.id });
+    const most = 99_999_999_999.999;
+    const at = new Date().toISOString();
+    for (let id = 1; id <= 91; id++) {
+      // No box: a sale of a box leaves its deposit's stock, which holds one such line at most.
+      const items = [{ product_id: sand.id, quantity: most, price: 0 }];
+      const res = await sendEvent(t.app, s.company.integrationKey, {
+        event: 'sales.created',
+        data: { sale: { id: 2000 + id, total: 0, items, created_at: at } },
+      });
+      expect(res.statusCode, res.body).toBeLessThan(300);
+    }
+    const exact = 91 * most;
+    const home = await get('/api/v1/reports/home', s.asAdmin);
+    expect(home.statusCode, home.body).toBe(200);
+    const today = home.json().today.date;
+    expect(home.json().top_today[0].quantity).toBeCloseTo(exact, -1);
+    const range = `from=${today}&to=${today}`;
+    for (const report of ['products', 'categories', 'brands', 'margins']) {
+      for (const suffix of ['', '.csv']) {
+        const res = await get(`/api/v1/reports/${report}${suffix}?${range}`, s.asAdmin);
+        expect(res.statusCode, `${report}${suffix} ${res.body}`).toBe(200);
+        expect(res.body, `${report}${suffix}`).not.toMatch(/NaN|Infinity|\de[+-]?\d/);
+      }
+    }
+    const products = (await get(`/api/v1/reports/products?${range}`, s.asAdmin)).json();
+    expect(products.rows[0].quantity).toBeCloseTo(exact, -1);
+    expect(products.totals.quantity).toBe(products.rows[0].quantity);
+    // The stock report sums what came in and went out: 91 times the most one movement takes in, and out.
+    for (let n = 0; n < 91; n++) {
+      for (const type of ['IN', 'OUT']) {
+        const move = await post('/api/v1/movements', s.asAdmin, {
+          type,
+          product_id: sand.id,
+          deposit_id: 1,
+          amount: 99_999_999_999,
+        });
+        expect(move.statusCode, move.body).toBe(201);
+      }
+    }
+    const moves = await get(`/api/v1/reports/movements?${range}`, s.asAdmin);
+    expect(moves.statusCode, moves.body).toBe(200);
+    expect(moves.json().rows[0]).toMatchObject({ entered: 91 * 99_999_999_999, left: 91 * 99_999_999_999 });
+    expect((await get(`/api/v1/reports/movements.csv?${range}`, s.asAdmin)).statusCode).toBe(200);
+  }, 120_000);
+
   it('exports a report as CSV for Excel: BOM, ; separated, decimal comma, Spanish headers, a Total line', async () => {
     const s = await shop();
     await s.sale(20, '2026-03-10T12:00:00-03:00', [[s.yerba.id, 1, 1234.5]]);

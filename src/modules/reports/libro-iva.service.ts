@@ -1,6 +1,6 @@
 import type { Database } from '../../db/client.ts';
 import type { CompanyCtx } from '../../http/request-context.ts';
-import { toCents } from '../../lib/money.ts';
+import { toBigCents, toCents } from '../../lib/money.ts';
 import { findCompanySettings } from '../companies/companies.repo.ts';
 import { computeAmounts, DOC_TYPES, IVA_IDS, type Letter, RECEIPT_CODES } from '../invoicing/fiscal-rules.ts';
 import { formatReceiptNumber } from '../invoicing/invoices.ts';
@@ -44,13 +44,15 @@ function ownRecord(row: repo.BookReceiptRow): Omit<BookReceipt, 'date' | 'pointO
 /** A received receipt (invoice.issued): split per rate the way ours are, from its sale's lines. */
 function receivedRecord(
   row: repo.BookReceiptRow,
-  gross: Map<string, number>,
+  gross: Map<string, bigint>,
 ): Omit<BookReceipt, 'date' | 'pointOfSale' | 'number' | 'name'> | null {
   const cls = receivedClass(row.type);
   if (!cls) return null;
   const totalCents = toCents(row.total);
-  const lines = [...gross].map(([ivaRate, subtotalCents]) => ({ ivaRate, subtotalCents }));
-  if (lines.reduce((s, l) => s + l.subtotalCents, 0) !== totalCents) return null;
+  // Compared in exact cents: an integration sale's lines (each up to its column's limit) may add up
+  // past 2^53 cents whatever its total. Once they equal the total, each part is a safe number.
+  if ([...gross.values()].reduce((s, c) => s + c, 0n) !== BigInt(totalCents)) return null;
+  const lines = [...gross].map(([ivaRate, cents]) => ({ ivaRate, subtotalCents: Number(cents) }));
   const amounts = computeAmounts(cls.letter, lines);
   const classC = cls.letter === 'C';
   return {
@@ -74,10 +76,10 @@ export function createLibroIvaService({ db }: { db: Database }) {
     const [{ timezone }, fiscal] = await Promise.all([findCompanySettings(orm, companyId), repo.fiscalCondition(orm, companyId)]);
     const rows = await repo.bookReceipts(orm, companyId, { first, last, timeZone: timezone, environment: fiscal.environment });
     const received = rows.filter((r) => r.source !== 'arca' || r.receipt_code === null);
-    const gross = new Map<number, Map<string, number>>();
+    const gross = new Map<number, Map<string, bigint>>();
     for (const g of await repo.saleGrossByRate(orm, companyId, [...new Set(received.map((r) => r.sale_id))])) {
-      const bySale = gross.get(g.sale_id) ?? new Map<string, number>();
-      bySale.set(g.iva_rate, toCents(g.gross));
+      const bySale = gross.get(g.sale_id) ?? new Map<string, bigint>();
+      bySale.set(g.iva_rate, toBigCents(g.gross));
       gross.set(g.sale_id, bySale);
     }
     const book: (BookReceipt & { id: number; source: string })[] = [];

@@ -1,4 +1,4 @@
-import { moneyToNumber as money, quantityToNumber as qty, wideCents, wideToNumber } from '../../lib/money.ts';
+import { moneyToNumber as money, wideCents, wideToNumber } from '../../lib/money.ts';
 import { paymentMethodLabel } from '../../lib/sale-labels.ts';
 import { type Conn, readTogether } from '../../db/client.ts';
 import * as repo from './reports.repo.ts';
@@ -107,17 +107,24 @@ async function groupReport(
     rows: rows.map((row) => ({
       ...(by === 'brand' ? {} : { id: row.key === null ? null : Number(row.key) }),
       name: row.name ?? GROUP_NONE[by],
-      quantity: qty(row.quantity),
+      quantity: wideToNumber(row.quantity, 3),
       tickets: row.tickets,
       total: money(row.total),
       share: percent(wideCents(row.total), totalCents),
     })),
-    totals: { quantity: rows.reduce((s, row) => s + toMilliSafe(row.quantity), 0) / 1000, total: totalCents / 100 },
+    totals: { quantity: quantitySum(rows.map((row) => row.quantity)), total: totalCents / 100 },
   };
   return table;
 }
 
-const toMilliSafe = (value: string) => Math.round(qty(value) * 1000);
+/**
+ * Σ of stored quantities (each up to its column's 10^11): exact thousandths while they fit, past
+ * 2^53 thousandths (91 lines of the most a line holds) the nearest double, as wideSum for money.
+ */
+const quantitySum = (values: string[]) => {
+  const milli = values.reduce((s, v) => s + Math.round(wideToNumber(v, 3) * 1000), 0);
+  return Number.isSafeInteger(milli) ? milli / 1000 : values.reduce((s, v) => s + Number(v), 0);
+};
 
 async function marginsReport(products: ProductLines): Promise<ReportTable> {
   const rows = await products();
@@ -139,7 +146,7 @@ async function marginsReport(products: ProductLines): Promise<ReportTable> {
     return {
       id: Number(row.key),
       name: row.name,
-      quantity: qty(row.quantity),
+      quantity: wideToNumber(row.quantity, 3),
       total: money(row.total),
       cost: costCents === null ? null : costCents / 100,
       margin: marginCents === null ? null : marginCents / 100,
@@ -262,11 +269,11 @@ async function movementsReport(conn: Conn, companyId: number, r: repo.ReportRang
       id: row.product_id,
       name: row.name,
       moves: row.moves,
-      entered: qty(row.entered),
-      left: qty(row.left),
-      adjusted: qty(row.adjusted),
-      sent: qty(row.sent),
-      received: qty(row.received),
+      entered: wideToNumber(row.entered, 3),
+      left: wideToNumber(row.left, 3),
+      adjusted: wideToNumber(row.adjusted, 3),
+      sent: wideToNumber(row.sent, 3),
+      received: wideToNumber(row.received, 3),
     })),
     totals: { moves: rows.reduce((s, row) => s + row.moves, 0) },
   };

@@ -1,7 +1,7 @@
 import type { Database } from '../../db/client.ts';
 import type { CompanyCtx } from '../../http/request-context.ts';
 import { AppError } from '../../lib/errors.ts';
-import { moneyToNumber as money, quantityToNumber as qty } from '../../lib/money.ts';
+import { moneyToNumber as money, quantityToNumber as qty, wideToNumber } from '../../lib/money.ts';
 import type { Clock } from '../../lib/time.ts';
 import { findCompanySettings } from '../companies/companies.repo.ts';
 import { buildReport, type ReportName } from './report-tables.ts';
@@ -103,7 +103,12 @@ export function createReportsService({
       repo.openShifts(orm, companyId),
     ]);
     const top = (rows: repo.GroupRow[]) =>
-      rows.map((r) => ({ product_id: Number(r.key), name: r.name ?? '', quantity: qty(r.quantity), total: money(r.total) }));
+      rows.map((r) => ({
+        product_id: Number(r.key),
+        name: r.name ?? '',
+        quantity: wideToNumber(r.quantity, 3),
+        total: money(r.total),
+      }));
     return {
       today: { date: today, tickets: day.count, total: day.total, pending: day.pending, cancelled: day.cancelled },
       same_day_last_week: { date: lastWeek, tickets: before.count, total: before.total },

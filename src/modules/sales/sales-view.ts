@@ -1,7 +1,7 @@
 import { type Conn, type Database, readTogether } from '../../db/client.ts';
 import type { CompanyCtx } from '../../http/request-context.ts';
 import { AppError } from '../../lib/errors.ts';
-import { moneyToNumber as money, toCents, toMilli } from '../../lib/money.ts';
+import { bigCentsToNumber, moneyToNumber as money, toBigCents, toMilli } from '../../lib/money.ts';
 import { formatReceiptNumber } from '../invoicing/invoices.ts';
 import { findCompanySettings } from '../companies/companies.repo.ts';
 import * as repo from './sales.repo.ts';
@@ -33,8 +33,10 @@ export function saleWire(
     customer_id: row.customer_id,
     customer_name: row.customer_name,
     total: money(row.total),
-    discount: items.reduce((sum, i) => sum + toCents(i.discount) + toCents(i.sale_discount), 0) / 100,
-    sale_discount: items.reduce((sum, i) => sum + toCents(i.sale_discount), 0) / 100,
+    // Sums in exact cents: each line's discount fits its column, but up to 500 lines of them may
+    // pass 2^53 cents (a sale given away); then the nearest double, as every sum that far.
+    discount: bigCentsToNumber(items.reduce((sum, i) => sum + toBigCents(i.discount) + toBigCents(i.sale_discount), 0n)),
+    sale_discount: bigCentsToNumber(items.reduce((sum, i) => sum + toBigCents(i.sale_discount), 0n)),
     discount_reason: row.discount_reason,
     discount_approved_by: row.discount_approved_by,
     paid_total: money(row.paid_total),

@@ -1,6 +1,6 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { formatDateTime } from '../../../lib/format.ts';
-import { formatArs, formatPesos, toCents } from '../../../lib/money.ts';
+import { formatArs, formatPesos, toCents, wideCents } from '../../../lib/money.ts';
 import { api, errorText } from '../../ui/api.ts';
 import { Card, PageTitle } from '../../ui/layout.tsx';
 import { InvoicePanel } from '../invoicing/invoice-panel.tsx';
@@ -285,7 +285,8 @@ export function MySales({ company, user }: MySalesData) {
             {shifts
               .filter((s) => s.session.status === 'closed')
               .map((s) => {
-                const diff = s.difference ? Object.values(s.difference).reduce((sum, v) => sum + toCents(v), 0) : null;
+                // In pesos: exact below 2^53 cents, the nearest double past them (a drawer of huge moves).
+                const diff = s.difference ? Object.values(s.difference).reduce((sum, v) => sum + wideCents(v), 0) / 100 : null;
                 return (
                   <li key={s.session.id} class="my-sale" data-shift={s.session.id}>
                     <span class="my-sale-main">
@@ -293,7 +294,7 @@ export function MySales({ company, user }: MySalesData) {
                       <span>{s.session.box_name}</span>
                       <span>{s.session.closed_at ? formatDateTime(s.session.closed_at) : ''}</span>
                       <span class={`amount ${diff ? (diff < 0 ? 'error' : 'ok') : ''}`}>
-                        {diff === null ? '—' : diff === 0 ? 'Sin diferencia' : formatArs(diff)}
+                        {diff === null ? '—' : diff === 0 ? 'Sin diferencia' : formatPesos(diff)}
                       </span>
                     </span>
                     <button
