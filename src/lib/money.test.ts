@@ -105,6 +105,9 @@ describe('money', () => {
     expect(formatArs(123456)).toBe('$\u00a01.234,56');
     expect(formatArs(5)).toBe('$\u00a00,05');
     expect(formatArs(-100000000)).toBe('-$\u00a01.000.000,00');
+    // A cart or sum past 2^53 cents: whole pesos, never a throw while a screen draws it.
+    expect(formatArs(91 * 99_999_999_999_999)).toBe('$\u00a090.999.999.999.999');
+    expect(formatArs(-(2 ** 53))).toBe('-$\u00a090.071.992.547.410');
   });
 });
 

@@ -167,6 +167,8 @@ export function formatDecimal(units: number, scale: number, options: { minDecima
  * `wholeWithoutCents` writes a whole amount without ",00" ("$ 24.900"), as a chat reply does.
  */
 export function formatArs(cents: number, options: { wholeWithoutCents?: boolean } = {}): string {
+  // Past 2^53 cents (a cart or sum no amount can hold) the whole pesos, as formatPesos: never a throw while drawing.
+  if (!Number.isSafeInteger(cents)) return formatPesos(cents / 100);
   const whole = options.wholeWithoutCents && cents % 100 === 0;
   const body = formatDecimal(Math.abs(cents), 2, { minDecimals: whole ? 0 : 2 });
   return `${cents < 0 ? '-' : ''}$${MONEY_SPACE}${body}`;
@@ -254,6 +256,9 @@ export function parseCents(raw: string): number | null {
     return null;
   }
 }
+
+/** The most one stored amount holds (numeric(14,2)), in cents: a sale's line or total above it is refused. */
+export const MAX_AMOUNT_CENTS = 99_999_999_999_999;
 
 /**
  * The largest magnitude an amount may have: money is numeric(14,2) and quantities numeric(14,3),

@@ -582,6 +582,61 @@ describe('bad input never breaks the service (issue 11)', () => {
     });
   });
 
+  describe('6e. a register sale past what an amount holds: 422 with the line, nothing written, no number taken', () => {
+    it('a line or a total above $ 999.999.999.999,99 is refused by path, whatever the quantity', async () => {
+      const company = await makeCompany(t.container, { name: 'Ventas enormes' });
+      const admin = await makeUser(t.container, { companyId: company.id, role: 'admin' });
+      const headers = { cookie: (await login(t.app, admin.email, admin.password)).cookie, ...SAME_ORIGIN };
+      const ask = (url: string, payload: object) =>
+        t.app.inject({ method: 'POST', url, headers: { ...headers, 'x-idempotency-key': crypto.randomUUID() }, payload });
+      const dear = await makeProduct(t.container, company.id, { name: 'Caro', basePrice: 999_999_999_999.99, stock: 1000 });
+      const half = await makeProduct(t.container, company.id, { name: 'Medio', basePrice: 600_000_000_000, stock: 1000 });
+      expect((await ask('/api/v1/box-sessions', { box_id: 1, opening_cash: 0 })).statusCode).toBe(201);
+      const before = await countRows(t.container.db.orm, company.id);
+      const cases: [string, object, string][] = [
+        // 91 × the most: past 2^53 cents (answered 500 before); 2 × the most: past the column (a generic 422).
+        ['91 of the dearest', { items: [{ product_id: dear.id, quantity: 91 }] }, '/items/0'],
+        ['2 of the dearest', { items: [{ product_id: dear.id, quantity: 2 }] }, '/items/0'],
+        [
+          '91 lines of the dearest',
+          { items: Array.from({ length: 91 }, () => ({ product_id: dear.id, quantity: 1 })) },
+          '/items',
+        ],
+        [
+          'two lines that fit, a total that does not',
+          {
+            items: [
+              { product_id: half.id, quantity: 1 },
+              { product_id: half.id, quantity: 1, price: 600_000_000_000 },
+            ],
+          },
+          '/items',
+        ],
+      ];
+      for (const [name, body, path] of cases) {
+        const res = await ask('/api/v1/sales', {
+          box_id: 1,
+          ...body,
+          payments: [{ method: 'efectivo', amount: 999_999_999_999 }],
+        });
+        expect([name, res.statusCode], res.body).toEqual([name, 422]);
+        expect(res.json()).toMatchObject({ code: 'validation_failed', details: [{ path }] });
+      }
+      expect(await countRows(t.container.db.orm, company.id)).toEqual(before);
+      // The most an amount holds still sells, and takes the first number.
+      const most = await ask('/api/v1/sales', {
+        box_id: 1,
+        items: [{ product_id: dear.id, quantity: 1 }],
+        payments: [
+          { method: 'efectivo', amount: 999_999_999_999 },
+          { method: 'transferencia', amount: 0.99 },
+        ],
+      });
+      expect(most.statusCode, most.body).toBe(201);
+      expect(most.json().sale).toMatchObject({ id: 1, total: 999_999_999_999.99 });
+    });
+  });
+
   describe('7. contract deviations', () => {
     it.each([
       ['__proto__', '"__proto__":{"isAdmin":true}'],

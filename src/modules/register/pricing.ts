@@ -1,7 +1,7 @@
 import type { Conn } from '../../db/client.ts';
 import type { CompanyCtx } from '../../http/request-context.ts';
 import { AppError } from '../../lib/errors.ts';
-import { fromCents, fromMilli, lineTotalCents, toCents, toMilli } from '../../lib/money.ts';
+import { fromCents, fromMilli, lineTotalCents, MAX_AMOUNT_CENTS, toCents, toMilli } from '../../lib/money.ts';
 import { pluCandidates } from '../scanner/scale-label.ts';
 import { actsAsAdmin } from './actor.ts';
 import type { DiscountInput } from './discounts.ts';
@@ -103,6 +103,14 @@ export async function priceLines(
       }
       subtotalCents = lineTotalCents(fromCents(priceCents), fromMilli(quantityMilli));
     }
+    if (subtotalCents > MAX_AMOUNT_CENTS) {
+      // Stored as numeric(14,2): past it the line cannot be written (and past 2^53 cents not even counted).
+      throw new AppError(
+        'validation_failed',
+        `items.${n}: price × quantity is more than an amount holds (${fromCents(MAX_AMOUNT_CENTS)})`,
+        { details: [{ path, message: 'amount_max' }] },
+      );
+    }
     if (product.unit === 'unit' && quantityMilli! % 1000 !== 0) {
       // Decimals only for what is sold by weight: "1,5" of a product sold by the unit is a typo.
       throw new AppError(
@@ -121,6 +129,16 @@ export async function priceLines(
       listCents,
       overridden,
     });
+  }
+  // The sale's total is stored as one amount too; discounts only lower it, so its lines are the bound.
+  if (lines.reduce((sum, l) => sum + l.subtotalCents, 0) > MAX_AMOUNT_CENTS) {
+    throw new AppError(
+      'validation_failed',
+      `the sale's lines add up to more than an amount holds (${fromCents(MAX_AMOUNT_CENTS)})`,
+      {
+        details: [{ path: '/items', message: 'amount_max' }],
+      },
+    );
   }
   return lines;
 }

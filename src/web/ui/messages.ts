@@ -84,6 +84,9 @@ function validation(err: ErrorLike): string {
   if (fields.some((f) => f === FIELD.barcode)) {
     return 'El código de barras no es válido: revisá que esté bien escrito y que el último dígito, el dígito verificador, sea el correcto.';
   }
+  if (err.details?.some((d) => d.message === 'amount_max')) {
+    return 'El importe pasa el máximo que se puede registrar ($\u00a0999.999.999.999,99): revisá la cantidad y el precio.';
+  }
   if (err.details?.some((d) => d.message === 'buyer_identification_required')) {
     return 'Desde $\u00a010.000.000 hay que identificar al comprador (RG 5700): cargá su CUIT o DNI.';
   }

@@ -68,5 +68,9 @@ describe('every error a screen can receive reads in Spanish (issue 26)', () => {
     expect(
       describeError({ code: 'validation_failed', details: [{ path: '/body', message: 'not_text', found: 'xlsx' }] }),
     ).toContain('Excel');
+    // A sale line or total past what an amount holds (POST /api/v1/sales): says so, in pesos.
+    expect(describeError({ code: 'validation_failed', details: [{ path: '/items/0', message: 'amount_max' }] })).toBe(
+      'El importe pasa el máximo que se puede registrar ($\u00a0999.999.999.999,99): revisá la cantidad y el precio.',
+    );
   });
 });
