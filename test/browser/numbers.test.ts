@@ -213,17 +213,23 @@ describe('numbers that add up, on the screens (real browser)', () => {
     await context.close();
   }, 120_000);
 
+  /** A shift opened with the most an amount holds and 90 cash moves in of as much: past 2^53 cents. */
+  const most = 999_999_999_999;
+  async function hugeDrawer(cashier: Headers): Promise<number> {
+    const id = (await call('POST', '/api/v1/box-sessions', cashier, { box_id: 1, opening_cash: most })).json().session.id;
+    for (let n = 0; n < 90; n++) {
+      const moved = await call('POST', `/api/v1/box-sessions/${id}/cash`, cashier, { kind: 'in', amount: most, reason: 'x' });
+      expect(moved.statusCode).toBe(201);
+    }
+    return id;
+  }
+
   it.each(Object.entries(VIEWPORTS))(
     'Cierres: a drawer past 2^53 cents shows its expected cash and difference in whole pesos, inside the screen (%s)',
     async (name, viewport) => {
       const s = await shop(`Cajón ${name}`);
       const cashier = await as(s.cashier);
-      const most = 999_999_999_999;
-      const id = (await call('POST', '/api/v1/box-sessions', cashier, { box_id: 1, opening_cash: most })).json().session.id;
-      for (let n = 0; n < 90; n++) {
-        const moved = await call('POST', `/api/v1/box-sessions/${id}/cash`, cashier, { kind: 'in', amount: most, reason: 'x' });
-        expect(moved.statusCode).toBe(201);
-      }
+      const id = await hugeDrawer(cashier);
       const closed = await call('POST', `/api/v1/box-sessions/${id}/close`, cashier, { counted: { efectivo: most } });
       expect(closed.statusCode, closed.body).toBe(200);
       const context = await watchedContext(browser, viewport);
@@ -256,12 +262,7 @@ describe('numbers that add up, on the screens (real browser)', () => {
     async (name, viewport) => {
       const s = await shop(`Mi cajón ${name}`);
       const cashier = await as(s.cashier);
-      const most = 999_999_999_999;
-      const id = (await call('POST', '/api/v1/box-sessions', cashier, { box_id: 1, opening_cash: most })).json().session.id;
-      for (let n = 0; n < 90; n++) {
-        const moved = await call('POST', `/api/v1/box-sessions/${id}/cash`, cashier, { kind: 'in', amount: most, reason: 'x' });
-        expect(moved.statusCode).toBe(201);
-      }
+      const id = await hugeDrawer(cashier);
       // Counted empty: the difference is the whole expected cash, 91 × $ 999.999.999.999, past 2^53 cents.
       const closed = await call('POST', `/api/v1/box-sessions/${id}/close`, cashier, { counted: { efectivo: 0 } });
       expect(closed.statusCode, closed.body).toBe(200);
