@@ -1,5 +1,5 @@
 import { requestFingerprint } from '../../lib/fingerprint.ts';
-import type { Conn, Database } from '../../db/client.ts';
+import { type Conn, type Database, selectRowsPrepared } from '../../db/client.ts';
 import type { CompanyCtx } from '../../http/request-context.ts';
 import { AppError } from '../../lib/errors.ts';
 import { raisedCode, violates } from '../../db/pg-errors.ts';
@@ -9,18 +9,11 @@ import { auditBy, recordAudit } from '../audit/audit.repo.ts';
 import { wholeSale } from '../sales/create-sale.ts';
 import { methodOf, type PaymentInput, settlePayments } from '../sales/payments.ts';
 import type { SaleWire } from '../sales/sales.schemas.ts';
-import {
-  findSaleRow,
-  insertPayments,
-  listPayments,
-  listSaleItems,
-  type SaleListRow,
-  saleInsertSteps,
-} from '../sales/sales.repo.ts';
+import { findSaleRow, insertPayments, listPayments, listSaleItems, type SaleListRow } from '../sales/sales.repo.ts';
 import { assertTransition } from '../sales/sale-states.ts';
 import { cancelSale, markSalePaid } from '../sales/sales.service.ts';
-import { applyMovements, bookMovementsLocking, runLedgerStatement } from '../stock/stock.ledger.ts';
-import { createSaleBatcher } from './sale-batch.ts';
+import { applyMovements } from '../stock/stock.ledger.ts';
+import { createSaleBatcher, jointStatement, type SaleRows } from './sale-batch.ts';
 import { actorLabel, actsAsAdmin, assertOwnShift, money, personOf } from './actor.ts';
 import { type PricedLine, priceLines, type SaleItemInput } from './pricing.ts';
 import {
@@ -364,6 +357,17 @@ export function createCashier({ db, clock, approver }: { db: Database; clock: Cl
         reason: `venta ${id}`,
       }));
       const [created, ...paidEvents] = whole.events;
+      const rows: SaleRows = {
+        companyId,
+        depositId: box.sellsFrom,
+        now,
+        firstMovementId,
+        movements,
+        sale: whole.values,
+        register: registerInput,
+        created: created!,
+        paid: paidEvents,
+      };
       const audited = lines.some((l) => l.overridden) || discounted.discountCents > 0;
       const write = async (tx: Conn): Promise<{ sale: SaleWire; replayed: boolean }> => {
         if (options.tx) {
@@ -372,14 +376,10 @@ export function createCashier({ db, clock, approver }: { db: Database; clock: Cl
           if (seen) return { sale: seen, replayed: true };
         }
         // The sale, its items, its payments, the register's row, the stock movements and every
-        // event (sales.created, the movements', sales.paid): one statement. The products' rows are
-        // locked by that statement itself, in id order (the ledger's order), after the sale's own
-        // rows are written, and held only for the rest of it and the commit right after it. (Built
-        // here: a sale written with others is booked by the batch instead, sale-batch.ts.)
-        const stockOut = bookMovementsLocking(companyId, firstMovementId, movements, { now });
-        await runLedgerStatement(tx, companyId, stockOut.steps, [created!, ...stockOut.events, ...paidEvents], {
-          before: [...saleInsertSteps(companyId, [whole.values]), repo.registerRowsStep(companyId, [registerInput])],
-        });
+        // event: one statement, the same one that writes sales together (sale-batch.ts). The
+        // products' rows are locked by that statement itself, in id order (the ledger's order),
+        // after the sale's own rows are written, and held only for the rest of it and the commit.
+        await selectRowsPrepared(tx, jointStatement([rows]));
         await auditPriceChanges(tx, ctx, id, lines);
         await auditDiscounts(tx, ctx, id, lines, discounted, checked.limit, checked.approvedBy);
         // A sale on account is charged to the customer's account in the same transaction (the
@@ -455,15 +455,7 @@ export function createCashier({ db, clock, approver }: { db: Database; clock: Cl
         // A plain sale goes through the group commit: alone when the database is free, with the
         // sales that arrived meanwhile when it is busy (sale-batch.ts).
         await batcher.write({
-          companyId,
-          depositId: box.sellsFrom,
-          now,
-          firstMovementId,
-          movements,
-          sale: whole.values,
-          register: registerInput,
-          created: created!,
-          paid: paidEvents,
+          ...rows,
           alone: async () => {
             await write(orm);
           },

@@ -6,11 +6,8 @@ import type { SaleEvent } from '../sales/sales.schemas.ts';
 import { type BatchInput, bookGroupsLocking, ledgerStatement } from '../stock/stock.ledger.ts';
 import * as repo from './register.repo.ts';
 
-/**
- * A plain register sale ready to be written: its numbers taken, its checks passed, nothing to
- * audit and nothing on account (those run in a transaction of their own, never batched).
- */
-export interface ReadySale {
+/** A register sale's rows and events, its numbers taken and its checks passed (jointStatement writes them). */
+export interface SaleRows {
   companyId: number;
   /** The deposit the sale's stock leaves from. */
   depositId: number;
@@ -23,6 +20,13 @@ export interface ReadySale {
   /** sales.created, and sales.paid when it is paid: the stock events go between them. */
   created: SaleEvent;
   paid: SaleEvent[];
+}
+
+/**
+ * A plain register sale ready to be written: nothing to audit and nothing on account (those run
+ * in a transaction of their own, never batched).
+ */
+export interface ReadySale extends SaleRows {
   /** Writes this sale in its own statement (the exact error when it is refused). */
   alone(): Promise<void>;
 }
@@ -108,11 +112,12 @@ async function writeTogether(orm: Conn, sales: ReadySale[]): Promise<void> {
 }
 
 /**
- * The statement that writes sales of one company and deposit together. Every row comes in a
- * parameter, so its text is the same for one sale or thirty, of any number of lines: each
- * connection plans it once.
+ * The statement that writes register sales of one company and deposit: one alone, or several
+ * together. Every row comes in a parameter, so its text is the same for one sale or thirty, of any
+ * number of lines: each connection plans it once. The sale, its items, its payments, the register's
+ * row, the stock movements and every event (sales.created, the movements', sales.paid) of each.
  */
-export function jointStatement(sales: ReadySale[]): SQL {
+export function jointStatement(sales: SaleRows[]): SQL {
   const companyId = sales[0]!.companyId;
   const now = new Date(Math.max(...sales.map((s) => s.now.getTime())));
   const ledger = bookGroupsLocking(

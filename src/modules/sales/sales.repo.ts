@@ -148,8 +148,8 @@ export interface SaleInsertValues {
 
 /**
  * Sales made whole at once (the register's) as CTE steps of one statement the caller runs with its
- * own (runLedgerStatement): every sale, its items and its payments, from ONE parameter, so the
- * steps' text is the same for one sale or thirty (one plan kept, one row set per table, its
+ * own (the register's jointStatement): every sale, its items and its payments, from ONE parameter,
+ * so the steps' text is the same for one sale or thirty (one plan kept, one row set per table, its
  * triggers once). `sale_input` must not be another step's name.
  */
 export function saleInsertSteps(companyId: number, sales: SaleInsertValues[]): SQL[] {

@@ -8,7 +8,7 @@ import { type OutboundEvent, recordOutbound } from '../../outbox/outbox.repo.ts'
 import * as repo from './stock.repo.ts';
 import type { LedgerEvent } from './stock.repo.ts';
 
-export { type LedgerEvent, ledgerStatement, runLedgerStatement } from './stock.repo.ts';
+export { type LedgerEvent, ledgerStatement } from './stock.repo.ts';
 
 export const MOVEMENT_TYPES: readonly MovementType[] = ['IN', 'OUT', 'TRANSFER', 'ADJUSTMENT'];
 
@@ -283,7 +283,7 @@ export async function lockForMovements(tx: Conn, companyId: number, productIds: 
 
 /**
  * The movements of a batch, validated, numbered from `firstId`, each with its change to the stock of
- * its one deposit (in thousandths) and its wire shape: what bookMovements and bookMovementsLocking
+ * its one deposit (in thousandths) and its wire shape: what bookMovements and bookGroupsLocking
  * share. A batch books movements of one deposit with new ids.
  */
 function batchMovements(companyId: number, firstId: number, inputs: BatchInput[], now: Date) {
@@ -386,29 +386,16 @@ export function bookMovements(
 }
 
 /**
- * bookMovements for a statement that locks the products itself (the register's sale): nothing is
- * locked before, so the products' locks are held only for that statement and the commit after it,
- * not across a round trip to the application (issue 33: eight registers selling the same products
- * spent most of a sale's lock waiting for the application to send the next statement). The stock
- * figures of the product.stock_updated events come from the locked rows, inside the statement; the
- * rows and events are otherwise bookMovements's, in the same order. Run with runLedgerStatement.
- */
-export function bookMovementsLocking(
-  companyId: number,
-  firstId: number,
-  inputs: BatchInput[],
-  options: LedgerOptions,
-): { steps: SQL[]; events: LedgerEvent[] } {
-  const { steps, events } = bookGroupsLocking(companyId, [{ firstId, inputs, now: options.now }], options.now);
-  return { steps, events: events[0]! };
-}
-
-/**
- * bookMovementsLocking for several groups of movements of one deposit in one statement (the
- * register's sales written together): each group keeps its own ids (from its firstId) and time,
- * the products are locked once for all of them, and the stock figures of each group's events
- * follow the groups before it, in order, as if each had been its own statement. `now` is the
- * statement's time (the levels' updated_at, the movements' recorded_at). The events come back per group.
+ * bookMovements for a statement that locks the products itself (the register's sales, one or
+ * several written together): nothing is locked before, so the products' locks are held only for
+ * that statement and the commit after it, not across a round trip to the application (issue 33:
+ * eight registers selling the same products spent most of a sale's lock waiting for the
+ * application to send the next statement). Each group of movements of the one deposit keeps its
+ * own ids (from its firstId) and time, the products are locked once for all of them, and the stock
+ * figures of each group's product.stock_updated events come from the locked rows, inside the
+ * statement, following the groups before it, in order, as if each had been its own statement; the
+ * rows and events are otherwise bookMovements's, in the same order. `now` is the statement's time
+ * (the levels' updated_at, the movements' recorded_at). The events come back per group.
  */
 export function bookGroupsLocking(
   companyId: number,

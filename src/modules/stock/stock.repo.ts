@@ -175,7 +175,7 @@ export function ledgerSteps(batch: {
 
 /**
  * The CTE steps of a batch of movements of one deposit that locks its products itself (see
- * bookMovementsLocking): `locked` takes the products' rows FOR UPDATE in id order (LockRows above the
+ * bookGroupsLocking): `locked` takes the products' rows FOR UPDATE in id order (LockRows above the
  * sort), and every other step reads or writes a product's rows only through a row of `locked`, so
  * no lock of the statement is taken out of that order and two such statements never deadlock. The
  * stock a movement starts from is the locked row's (the newest committed version after a wait).
