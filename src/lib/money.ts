@@ -31,16 +31,26 @@ export function toUnits(value: string | number, scale: number): number {
 
 /** toUnits through the decimal text: the reference that the fast path for numbers must agree with. */
 export function textToUnits(value: string | number, scale: number): number {
+  const { negative, units } = decimalUnits(value, scale);
+  if (units > MAX_SAFE_UNITS) throw new RangeError(`number out of range: ${String(value).trim()}`);
+  const number = Number(units);
+  return negative ? -number : number;
+}
+
+const MAX_SAFE_UNITS = BigInt(Number.MAX_SAFE_INTEGER);
+
+/**
+ * A decimal's exact count of 10^-scale units, with no upper bound, rounding half away from zero:
+ * its size and its sign apart ("-0" stays negative zero for textToUnits). textToUnits and toBigCents.
+ */
+function decimalUnits(value: string | number, scale: number): { negative: boolean; units: bigint } {
   const text = typeof value === 'number' ? numberToPlain(value) : value.trim();
   const match = DECIMAL.exec(text);
   if (!match) throw new RangeError(`not a decimal number: ${JSON.stringify(value)}`);
   const [, sign, whole = '0', fraction = ''] = match;
-  const kept = (fraction + '0'.repeat(scale)).slice(0, scale);
-  const nextDigit = fraction.length > scale ? Number(fraction[scale]) : 0;
-  let units = Number(whole) * 10 ** scale + Number(kept || '0');
-  if (nextDigit >= 5) units += 1;
-  if (!Number.isSafeInteger(units)) throw new RangeError(`number out of range: ${text}`);
-  return sign ? -units : units;
+  let units = BigInt(whole) * 10n ** BigInt(scale) + BigInt(fraction.padEnd(scale, '0').slice(0, scale) || '0');
+  if (Number(fraction[scale] ?? '0') >= 5) units += 1n;
+  return { negative: sign !== undefined, units };
 }
 
 /** Formats an integer count of 10^-scale units as a plain decimal string ("-12.50"). */
@@ -112,13 +122,8 @@ export function wideToNumber(value: string, scale: number): number {
  * column's limit). Rounds half away from zero, as toCents.
  */
 export function toBigCents(value: string | number): bigint {
-  const text = typeof value === 'number' ? numberToPlain(value) : value.trim();
-  const match = DECIMAL.exec(text);
-  if (!match) throw new RangeError(`not a decimal number: ${JSON.stringify(value)}`);
-  const [, sign, whole = '0', fraction = ''] = match;
-  let cents = BigInt(whole) * 100n + BigInt(fraction.padEnd(2, '0').slice(0, 2));
-  if (Number(fraction[2] ?? '0') >= 5) cents += 1n;
-  return sign ? -cents : cents;
+  const { negative, units } = decimalUnits(value, 2);
+  return negative ? -units : units;
 }
 
 /** fromCents of exact cents with no upper bound ("-12.50"). */

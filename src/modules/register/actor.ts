@@ -7,7 +7,7 @@ import { auditBy } from '../audit/audit.repo.ts';
 
 export const iso = (value: Date | string | null) => (value === null ? null : new Date(value).toISOString());
 // Exact below 2^53 cents; a shift's sum past that (many amounts each up to its column's limit), the nearest double.
-export const money = (value: string | number) => moneyToNumber(value);
+export const money = moneyToNumber;
 
 /** Who acted, as the register's rows record it (a person's email or the API token's name). */
 export function actorLabel(ctx: CompanyCtx): string {

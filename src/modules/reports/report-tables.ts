@@ -1,4 +1,4 @@
-import { moneyToNumber as money, wideCents, wideToNumber } from '../../lib/money.ts';
+import { moneyToNumber as money, toUnits, wideCents, wideToNumber } from '../../lib/money.ts';
 import { paymentMethodLabel } from '../../lib/sale-labels.ts';
 import { type Conn, readTogether } from '../../db/client.ts';
 import * as repo from './reports.repo.ts';
@@ -37,14 +37,17 @@ const col = (key: string, label: string, type: ColumnType): Column => ({ key, la
 /** Σ of stored sums in cents: exact while they fit, the nearest double beyond (src/lib/money.ts wideCents). */
 const sumCents = (values: string[]) => values.reduce((s, v) => s + wideCents(v), 0);
 /**
- * A stock valuation is Σ stock × price: with values near their columns' limits (both accepted by the
- * API) it passes what cents hold exactly, and toCents threw (a 500 on every later request for the
- * report). Exact while it fits, the nearest double beyond (src/lib/money.ts wideToNumber).
+ * Σ of stored decimals in 10^-scale units: exact while they fit, the nearest double beyond
+ * (src/lib/money.ts wideToNumber). A stock valuation is Σ stock × price: with values near their
+ * columns' limits (both accepted by the API) it passes what cents hold exactly, and toCents threw (a
+ * 500 on every later request for the report); likewise 91 quantities at the most a line holds pass
+ * 2^53 thousandths.
  */
-const wideSum = (values: string[]) => {
-  const exact = values.every((v) => Math.abs(Number(v)) * 100 < Number.MAX_SAFE_INTEGER);
-  const cents = exact ? sumCents(values) : Number.POSITIVE_INFINITY;
-  return Number.isSafeInteger(cents) ? cents / 100 : values.reduce((s, v) => s + Number(v), 0);
+const wideSum = (values: string[], scale = 2) => {
+  const factor = 10 ** scale;
+  const exact = values.every((v) => Math.abs(Number(v)) * factor < Number.MAX_SAFE_INTEGER);
+  const units = exact ? values.reduce((s, v) => s + toUnits(v, scale), 0) : Number.POSITIVE_INFINITY;
+  return Number.isSafeInteger(units) ? units / factor : values.reduce((s, v) => s + Number(v), 0);
 };
 /** part / whole as a percentage with one decimal; null when whole is 0. */
 const percent = (part: number, whole: number) => (whole === 0 ? null : Math.round((part * 1000) / whole) / 10);
@@ -112,19 +115,16 @@ async function groupReport(
       total: money(row.total),
       share: percent(wideCents(row.total), totalCents),
     })),
-    totals: { quantity: quantitySum(rows.map((row) => row.quantity)), total: totalCents / 100 },
+    totals: {
+      quantity: wideSum(
+        rows.map((row) => row.quantity),
+        3,
+      ),
+      total: totalCents / 100,
+    },
   };
   return table;
 }
-
-/**
- * Σ of stored quantities (each up to its column's 10^11): exact thousandths while they fit, past
- * 2^53 thousandths (91 lines of the most a line holds) the nearest double, as wideSum for money.
- */
-const quantitySum = (values: string[]) => {
-  const milli = values.reduce((s, v) => s + Math.round(wideToNumber(v, 3) * 1000), 0);
-  return Number.isSafeInteger(milli) ? milli / 1000 : values.reduce((s, v) => s + Number(v), 0);
-};
 
 async function marginsReport(products: ProductLines): Promise<ReportTable> {
   const rows = await products();
