@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { CountGrid } from './count-grid.tsx';
 import { formatDateTime } from '../../../lib/format.ts';
-import { formatPesos, parseCents } from '../../../lib/money.ts';
+import { formatPesos, parseCents, wideCents } from '../../../lib/money.ts';
 import { api, errorText } from '../../ui/api.ts';
 import { isNetworkError } from './sync.ts';
 import { CashMove } from './cash-move.tsx';
@@ -35,6 +35,14 @@ export interface SessionReport {
   difference: Record<string, number> | null;
   /** Sales of the shift cancelled after its close: a note apart; none of the figures above moves. */
   later_refunds?: { sale_id: number; total: number; refunded: number; cancelled_at: string; refund_session_id: number | null }[];
+}
+
+/**
+ * A closed shift's difference over every method, in pesos (null before its count): exact below
+ * 2^53 cents, the nearest double past them (a drawer of huge moves). Cierres and «Tus cierres».
+ */
+export function differenceTotal(report: SessionReport): number | null {
+  return report.difference ? Object.values(report.difference).reduce((sum, v) => sum + wideCents(v), 0) / 100 : null;
 }
 
 /** Closing the session: what was counted per method (blind: the expected shows only in the report). */

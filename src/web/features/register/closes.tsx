@@ -1,9 +1,9 @@
 import { useEffect, useState } from 'preact/hooks';
 import { formatDateTime } from '../../../lib/format.ts';
-import { formatPesos, wideCents } from '../../../lib/money.ts';
+import { formatPesos } from '../../../lib/money.ts';
 import { api, errorText } from '../../ui/api.ts';
 import { Card, PageTitle, TableWrap } from '../../ui/layout.tsx';
-import { CloseReport, type SessionReport } from './close.tsx';
+import { CloseReport, differenceTotal, type SessionReport } from './close.tsx';
 
 /** Cierres de caja: every session with what was expected, counted and the difference. */
 export function Closes({ boxes, company }: { boxes: { id: number; name: string }[]; company: { name: string } }) {
@@ -32,10 +32,6 @@ export function Closes({ boxes, company }: { boxes: { id: number; name: string }
       })
       .catch((err) => setError(errorText(err)));
   }, [boxId, personId]);
-
-  // In pesos; exact below 2^53 cents, the nearest double past them (a drawer of huge moves).
-  const total = (values: Record<string, number> | null) =>
-    values ? Object.values(values).reduce((s, v) => s + wideCents(v), 0) / 100 : null;
 
   return (
     <>
@@ -98,7 +94,7 @@ export function Closes({ boxes, company }: { boxes: { id: number; name: string }
             </thead>
             <tbody>
               {sessions.map((r) => {
-                const diff = total(r.difference);
+                const diff = differenceTotal(r);
                 return (
                   <tr key={r.session.id} class={open?.session.id === r.session.id ? 'selected' : ''}>
                     <td>

@@ -1,10 +1,10 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { formatDateTime } from '../../../lib/format.ts';
-import { formatArs, formatPesos, toCents, wideCents } from '../../../lib/money.ts';
+import { formatArs, formatPesos, toCents } from '../../../lib/money.ts';
 import { api, errorText } from '../../ui/api.ts';
 import { Card, PageTitle } from '../../ui/layout.tsx';
 import { InvoicePanel } from '../invoicing/invoice-panel.tsx';
-import { CloseReport, type SessionReport } from './close.tsx';
+import { CloseReport, differenceTotal, type SessionReport } from './close.tsx';
 import { ReturnDialog } from './return-dialog.tsx';
 import { type ArrivedSale, type QueuedSale, RegisterStore } from './store.ts';
 import type { SaleWire } from './sync.ts';
@@ -285,8 +285,7 @@ export function MySales({ company, user }: MySalesData) {
             {shifts
               .filter((s) => s.session.status === 'closed')
               .map((s) => {
-                // In pesos: exact below 2^53 cents, the nearest double past them (a drawer of huge moves).
-                const diff = s.difference ? Object.values(s.difference).reduce((sum, v) => sum + wideCents(v), 0) / 100 : null;
+                const diff = differenceTotal(s);
                 return (
                   <li key={s.session.id} class="my-sale" data-shift={s.session.id}>
                     <span class="my-sale-main">
