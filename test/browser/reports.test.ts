@@ -96,19 +96,27 @@ describe('Inicio and Reportes (real browser)', () => {
     },
   );
 
+  /** 91 integration sales of today, each of one line: past 2^53 cents or thousandths in sum. */
+  async function send91Sales(key: string, line: { product_id: number; quantity: number; price: number }, total: number) {
+    const at = new Date().toISOString();
+    for (let id = 1; id <= 91; id++) {
+      const sale = { id, total, items: [line], created_at: at };
+      const res = await sendEvent(t.app, key, { event: 'sales.created', data: { sale } });
+      expect(res.statusCode, res.body).toBeLessThan(300);
+    }
+  }
+
   it.each(Object.entries(VIEWPORTS))(
     'Inicio and the day summary with sales past what cents hold exactly: whole pesos, no error, no overflow (%s)',
     async (name, viewport) => {
       const company = await makeCompany(t.container, { name: `Campo ${name}` });
       const admin = await makeUser(t.container, { companyId: company.id, role: 'admin' });
       const land = await makeProduct(t.container, company.id, { name: 'Campo', basePrice: 1, cost: '1' });
-      const at = new Date().toISOString();
-      for (let id = 1; id <= 91; id++) {
-        const items = [{ product_id: land.id, quantity: 1, price: 999_999_999_999.99 }];
-        const sale = { id, total: 999_999_999_999.99, items, created_at: at };
-        const res = await sendEvent(t.app, company.integrationKey, { event: 'sales.created', data: { sale } });
-        expect(res.statusCode, res.body).toBeLessThan(300);
-      }
+      await send91Sales(
+        company.integrationKey,
+        { product_id: land.id, quantity: 1, price: 999_999_999_999.99 },
+        999_999_999_999.99,
+      );
       const context = await watchedContext(browser, viewport);
       const page = watch(await context.newPage());
       await logIn(page, base, admin.email, admin.password);
@@ -133,14 +141,8 @@ describe('Inicio and Reportes (real browser)', () => {
       const company = await makeCompany(t.container, { name: `Arenera ${name}` });
       const admin = await makeUser(t.container, { companyId: company.id, role: 'admin' });
       const sand = await makeProduct(t.container, company.id, { name: 'Arena', basePrice: 0 });
-      const at = new Date().toISOString();
-      for (let id = 1; id <= 91; id++) {
-        // 91 free lines of 99.999.999.999,999 units: past 2^53 thousandths in sum.
-        const items = [{ product_id: sand.id, quantity: 99_999_999_999.999, price: 0 }];
-        const sale = { id, total: 0, items, created_at: at };
-        const res = await sendEvent(t.app, company.integrationKey, { event: 'sales.created', data: { sale } });
-        expect(res.statusCode, res.body).toBeLessThan(300);
-      }
+      // 91 free lines of 99.999.999.999,999 units: past 2^53 thousandths in sum.
+      await send91Sales(company.integrationKey, { product_id: sand.id, quantity: 99_999_999_999.999, price: 0 }, 0);
       const context = await watchedContext(browser, viewport);
       const page = watch(await context.newPage());
       await logIn(page, base, admin.email, admin.password);
