@@ -10,6 +10,8 @@ import { toUnits } from './money.ts';
  */
 export const PRECISION = 'x-precision';
 export const MONEY_DECIMALS = 2;
+/** The most one amount holds (numeric(14,2)): every money input's maximum, prices, payments, counts and cash alike. */
+export const MONEY_MAX = 999_999_999_999.99;
 export const QUANTITY_DECIMALS = 3;
 
 /** True when `value` is not 0 but rounds to 0 at `decimals` (it would be stored as 0). */

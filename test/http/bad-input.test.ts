@@ -623,17 +623,30 @@ describe('bad input never breaks the service (issue 11)', () => {
         expect(res.json()).toMatchObject({ code: 'validation_failed', details: [{ path }] });
       }
       expect(await countRows(t.container.db.orm, company.id)).toEqual(before);
-      // The most an amount holds still sells, and takes the first number.
+      // A payment holds what an amount holds, not a cent more.
+      const tooMuch = await ask('/api/v1/sales', {
+        box_id: 1,
+        items: [{ product_id: dear.id, quantity: 1 }],
+        payments: [{ method: 'efectivo', amount: 1_000_000_000_000 }],
+      });
+      expect(tooMuch.statusCode, tooMuch.body).toBe(422);
+      expect(tooMuch.json()).toMatchObject({ code: 'validation_failed', details: [{ path: 'body.payments.0.amount' }] });
+      expect(await countRows(t.container.db.orm, company.id)).toEqual(before);
+      // The most an amount holds still sells, paid at once (one payment of it), and takes the first number.
       const most = await ask('/api/v1/sales', {
         box_id: 1,
         items: [{ product_id: dear.id, quantity: 1 }],
-        payments: [
-          { method: 'efectivo', amount: 999_999_999_999 },
-          { method: 'transferencia', amount: 0.99 },
-        ],
+        payments: [{ method: 'efectivo', amount: 999_999_999_999.99 }],
       });
       expect(most.statusCode, most.body).toBe(201);
-      expect(most.json().sale).toMatchObject({ id: 1, total: 999_999_999_999.99 });
+      expect(most.json().sale).toMatchObject({
+        id: 1,
+        status: 'paid',
+        total: 999_999_999_999.99,
+        paid_total: 999_999_999_999.99,
+        change: 0,
+        payments: [{ method: 'efectivo', amount: 999_999_999_999.99 }],
+      });
     });
   });
 

@@ -1,5 +1,5 @@
 import { type Static, type TSchema, Type } from 'typebox';
-import { MONEY_DECIMALS, PRECISION } from '../../lib/precision.ts';
+import { MONEY_DECIMALS, PRECISION, MONEY_MAX } from '../../lib/precision.ts';
 
 // The cuenta corriente on the wire (merchant API, /api/v1/customers/:id/…, /api/v1/accounts). Money
 // is a JSON number, like a sale's total. balance > 0: the customer owes; < 0: saldo a favor.
@@ -53,7 +53,7 @@ export const CustomerAccount = Type.Object(
 
 export const PaymentOnAccountBody = Type.Object(
   {
-    amount: Type.Number({ exclusiveMinimum: 0, maximum: 999_999_999_999, [PRECISION]: MONEY_DECIMALS }),
+    amount: Type.Number({ exclusiveMinimum: 0, maximum: MONEY_MAX, [PRECISION]: MONEY_DECIMALS }),
     method: Type.Union(
       [
         Type.Literal('efectivo'),

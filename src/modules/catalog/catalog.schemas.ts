@@ -1,9 +1,9 @@
 import { Type } from 'typebox';
-import { MONEY_DECIMALS, PRECISION, QUANTITY_DECIMALS } from '../../lib/precision.ts';
+import { MONEY_DECIMALS, PRECISION, QUANTITY_DECIMALS, MONEY_MAX } from '../../lib/precision.ts';
 import { importReportFields } from '../../http/spreadsheet-body.ts';
 
 const Id = Type.Integer({ minimum: 1, maximum: 2_147_483_647 });
-const Money = Type.Number({ minimum: 0, maximum: 999_999_999_999.99, [PRECISION]: MONEY_DECIMALS });
+const Money = Type.Number({ minimum: 0, maximum: MONEY_MAX, [PRECISION]: MONEY_DECIMALS });
 const Quantity = Type.Number({ minimum: 0, maximum: 99_999_999_999.999, [PRECISION]: QUANTITY_DECIMALS });
 const Nullable = <T extends ReturnType<typeof Type.String> | typeof Money | typeof Quantity | typeof Id>(schema: T) =>
   Type.Union([schema, Type.Null()]);

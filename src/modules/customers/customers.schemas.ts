@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { MONEY_DECIMALS, PRECISION } from '../../lib/precision.ts';
+import { MONEY_DECIMALS, PRECISION, MONEY_MAX } from '../../lib/precision.ts';
 import { importReportFields } from '../../http/spreadsheet-body.ts';
 
 const Id = Type.Integer({ minimum: 1, maximum: 2_147_483_647 });
@@ -71,7 +71,7 @@ const customerFields = {
   account_enabled: Type.Optional(Type.Boolean()),
   // Null first: with coerceTypes a number branch would turn null into 0.
   credit_limit: Type.Optional(
-    Type.Union([Type.Null(), Type.Number({ minimum: 0, maximum: 999_999_999_999.99, [PRECISION]: MONEY_DECIMALS })]),
+    Type.Union([Type.Null(), Type.Number({ minimum: 0, maximum: MONEY_MAX, [PRECISION]: MONEY_DECIMALS })]),
   ),
   enabled: Type.Optional(Type.Boolean()),
 };

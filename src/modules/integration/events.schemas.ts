@@ -1,5 +1,5 @@
 import { type Static, type TSchema, Type } from 'typebox';
-import { MONEY_DECIMALS, PRECISION, QUANTITY_DECIMALS } from '../../lib/precision.ts';
+import { MONEY_DECIMALS, PRECISION, QUANTITY_DECIMALS, MONEY_MAX } from '../../lib/precision.ts';
 
 /**
  * The event catalogue, written once: these JSON Schemas validate inbound events (Ajv), type them
@@ -9,8 +9,7 @@ import { MONEY_DECIMALS, PRECISION, QUANTITY_DECIMALS } from '../../lib/precisio
  */
 
 const INT4_MAX = 2_147_483_647;
-/** numeric(14,2) and numeric(14,3) bounds. */
-const MONEY_MAX = 999_999_999_999.99;
+/** numeric(14,3) bound (money's is MONEY_MAX). */
 const QUANTITY_MAX = 99_999_999_999.999;
 
 const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);

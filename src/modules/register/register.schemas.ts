@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { MONEY_DECIMALS, PRECISION, QUANTITY_DECIMALS } from '../../lib/precision.ts';
+import { MONEY_DECIMALS, PRECISION, QUANTITY_DECIMALS, MONEY_MAX } from '../../lib/precision.ts';
 import { PaymentInputSchema, PaymentMethodSchema, Sale } from '../sales/sales.schemas.ts';
 import { ApprovalSchema } from '../sales/returns.schemas.ts';
 
@@ -17,7 +17,7 @@ const DiscountBody = (what: string) =>
     {
       percent: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 100, description: 'Percent, up to 2 decimals' })),
       amount: Type.Optional(
-        Type.Number({ exclusiveMinimum: 0, maximum: 999_999_999_999, [PRECISION]: MONEY_DECIMALS, description: 'Pesos' }),
+        Type.Number({ exclusiveMinimum: 0, maximum: MONEY_MAX, [PRECISION]: MONEY_DECIMALS, description: 'Pesos' }),
       ),
       reason: Type.String({ minLength: 1, maxLength: 200 }),
     },
@@ -38,7 +38,7 @@ export const SaleCreateBody = Type.Object(
           price: Type.Optional(
             Type.Number({
               minimum: 0,
-              maximum: 999_999_999_999,
+              maximum: MONEY_MAX,
               [PRECISION]: MONEY_DECIMALS,
               description: "Another price than the product's needs an admin",
             }),
@@ -235,7 +235,7 @@ export const OpenSessionBody = Type.Object(
     box_id: Type.Integer({ minimum: 1, maximum: 2_147_483_647 }),
     opening_cash: Type.Number({
       minimum: 0,
-      maximum: 999_999_999_999,
+      maximum: MONEY_MAX,
       [PRECISION]: MONEY_DECIMALS,
       description: "The opener's own count",
     }),
@@ -247,7 +247,7 @@ export const OpenSessionBody = Type.Object(
 
 export const CloseSessionBody = Type.Object(
   {
-    counted: Type.Record(Type.String(), Type.Number({ minimum: 0, maximum: 999_999_999_999, [PRECISION]: MONEY_DECIMALS })),
+    counted: Type.Record(Type.String(), Type.Number({ minimum: 0, maximum: MONEY_MAX, [PRECISION]: MONEY_DECIMALS })),
     note: Type.Optional(Type.String({ maxLength: 500 })),
     client_id: Type.Optional(ClientId),
     closed_at: Type.Optional(ClientAt),
@@ -259,13 +259,13 @@ export const ClientIdParams = Type.Object({ client_id: Type.String({ format: 'uu
 
 export const HandoverBody = Type.Object(
   {
-    counted: Type.Record(Type.String(), Type.Number({ minimum: 0, maximum: 999_999_999_999, [PRECISION]: MONEY_DECIMALS }), {
+    counted: Type.Record(Type.String(), Type.Number({ minimum: 0, maximum: MONEY_MAX, [PRECISION]: MONEY_DECIMALS }), {
       description: 'What the outgoing shift counted, per method',
     }),
     note: Type.Optional(Type.String({ maxLength: 500 })),
     opening_cash: Type.Number({
       minimum: 0,
-      maximum: 999_999_999_999,
+      maximum: MONEY_MAX,
       [PRECISION]: MONEY_DECIMALS,
       description: "The incoming person's own count",
     }),
@@ -285,7 +285,7 @@ export const HandoverResponse = Type.Object(
 export const CashMoveBody = Type.Object(
   {
     kind: Type.Union([Type.Literal('in'), Type.Literal('out')]),
-    amount: Type.Number({ exclusiveMinimum: 0, maximum: 999_999_999_999, [PRECISION]: MONEY_DECIMALS }),
+    amount: Type.Number({ exclusiveMinimum: 0, maximum: MONEY_MAX, [PRECISION]: MONEY_DECIMALS }),
     reason: Type.String({ minLength: 1, maxLength: 200 }),
   },
   { additionalProperties: false },

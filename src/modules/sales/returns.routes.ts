@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { MONEY_MAX } from '../../lib/precision.ts';
 import type { App } from '../../http/app.types.ts';
 import { errorResponses } from '../../http/error-body.schema.ts';
 import { companyCtx } from '../../http/request-context.ts';
@@ -20,7 +21,7 @@ const ExchangeBody = Type.Object(
         {
           product_id: Type.Integer({ minimum: 1, maximum: 2_147_483_647 }),
           quantity: Type.Number({ exclusiveMinimum: 0, maximum: 99_999_999 }),
-          price: Type.Optional(Type.Number({ minimum: 0, maximum: 999_999_999_999 })),
+          price: Type.Optional(Type.Number({ minimum: 0, maximum: MONEY_MAX })),
         },
         { additionalProperties: false },
       ),

@@ -1,5 +1,5 @@
 import { type Static, type TSchema, Type } from 'typebox';
-import { MONEY_DECIMALS, PRECISION } from '../../lib/precision.ts';
+import { MONEY_DECIMALS, PRECISION, MONEY_MAX } from '../../lib/precision.ts';
 import { SaleReturn } from './returns.schemas.ts';
 
 /**
@@ -34,7 +34,7 @@ export const PaymentInputSchema = Type.Object(
     method: PaymentMethodSchema,
     amount: Type.Number({
       exclusiveMinimum: 0,
-      maximum: 999_999_999_999,
+      maximum: MONEY_MAX,
       [PRECISION]: MONEY_DECIMALS,
       description: 'For efectivo: what the customer handed (change is computed); otherwise the amount charged',
     }),
