@@ -140,24 +140,8 @@ export function createLibroIvaService({ db }: { db: Database }) {
         untaxed: pesos(b.untaxedCents),
         total: pesos(b.totalCents),
       })),
-      by_type: totals.byType.map(([code, t]) => ({
-        code,
-        type_name: RECEIPT_NAMES[code] ?? String(code),
-        count: t.count,
-        net: pesos(t.net),
-        iva: pesos(t.iva),
-        exempt: pesos(t.exempt),
-        untaxed: pesos(t.untaxed),
-        total: pesos(t.total),
-      })),
-      by_rate: totals.byRate.map(([id, t]) => ({
-        id,
-        rate: RATE_NAMES[id] ?? String(id),
-        base: pesos(t.base),
-        iva: pesos(t.iva),
-        credit_base: pesos(t.credit_base),
-        credit_iva: pesos(t.credit_iva),
-      })),
+      by_type: totals.byType.map((t) => ({ ...t, type_name: RECEIPT_NAMES[t.code] ?? String(t.code) })),
+      by_rate: totals.byRate.map((t) => ({ ...t, rate: RATE_NAMES[t.id] ?? String(t.id) })),
       skipped: r.skipped,
     };
   }

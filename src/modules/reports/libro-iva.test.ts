@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseBookFile } from '../../../test/reports/libro-iva-layout.ts';
-import { type BookReceipt, bookAmount, bookFiles, bookText, cbteLine, latin1 } from './libro-iva.ts';
+import { type BookReceipt, bookAmount, bookFiles, bookText, bookTotals, cbteLine, latin1 } from './libro-iva.ts';
 
 const receipt = (partial: Partial<BookReceipt> = {}): BookReceipt => ({
   date: '2026-03-10',
@@ -65,5 +65,31 @@ describe('Libro IVA Digital layout', () => {
       { tipo: 6, punto_de_venta: 3, numero: '00000000000000000042', neto_gravado: 0, alicuota: 3, impuesto: 0 },
     ]);
     expect(files.cbte.endsWith('\r\n')).toBe(false);
+  });
+
+  it('adds up totals past 2^53 cents exactly before turning them into numbers', () => {
+    // 91 Facturas B of the most a receipt holds ($ 999.999.999.999,99, 21 %): the exact sum is
+    // $ 90.999.999.999.999,09; a running sum of doubles drifts to ...,08 on the way.
+    const most = 99_999_999_999_999;
+    const base = 82_644_628_099_173;
+    const receipts = Array.from({ length: 91 }, (_, n) =>
+      receipt({ number: n + 1, totalCents: most, ivaLines: [{ id: 5, baseCents: base, amountCents: most - base }] }),
+    );
+    const totals = bookTotals(receipts);
+    // Each figure is the double nearest its exact decimal sum (written as text: some print otherwise).
+    const net = Number('75206611570247.43');
+    const iva = Number('15793388429751.66');
+    expect(totals.byType).toEqual([
+      {
+        code: 6,
+        count: 91,
+        net,
+        iva,
+        exempt: 0,
+        untaxed: 0,
+        total: Number('90999999999999.09'),
+      },
+    ]);
+    expect(totals.byRate).toEqual([{ id: 5, base: net, iva, credit_base: 0, credit_iva: 0 }]);
   });
 });

@@ -5,6 +5,8 @@
  * points not confirmed: docs/libro-iva.md and shared research libro-iva-digital.md.
  */
 
+import { bigCentsToNumber } from '../../lib/money.ts';
+
 /** One receipt as the book writes it: amounts in integer cents, pesos. */
 export interface BookReceipt {
   /** yyyy-mm-dd */
@@ -185,34 +187,60 @@ export const RECEIPT_NAMES: Record<number, string> = {
 
 export const RATE_NAMES: Record<number, string> = { 3: '0 %', 4: '10,5 %', 5: '21 %', 6: '27 %', 8: '5 %', 9: '2,5 %' };
 
-/** Totals per receipt type and per rate, each the sum of the receipts (cents). */
+/**
+ * Totals per receipt type and per rate, each the sum of the receipts, in pesos. Added up in exact
+ * cents (bigint) and only then turned into a number: every receipt fits its column, but 91 at the
+ * most already pass 2^53 cents, where a running sum of doubles drifts with each addition; this way
+ * each total is the number nearest the exact sum, like every other sum (src/lib/money.ts).
+ */
 export function bookTotals(receipts: BookReceipt[]) {
-  const byType = new Map<number, { count: number; total: number; net: number; iva: number; exempt: number; untaxed: number }>();
-  const byRate = new Map<number, { base: number; iva: number; credit_base: number; credit_iva: number }>();
+  const byType = new Map<number, { count: number; total: bigint; net: bigint; iva: bigint; exempt: bigint; untaxed: bigint }>();
+  const byRate = new Map<number, { base: bigint; iva: bigint; credit_base: bigint; credit_iva: bigint }>();
   for (const r of receipts) {
-    const t = byType.get(r.code) ?? { count: 0, total: 0, net: 0, iva: 0, exempt: 0, untaxed: 0 };
+    const t = byType.get(r.code) ?? { count: 0, total: 0n, net: 0n, iva: 0n, exempt: 0n, untaxed: 0n };
     t.count += 1;
-    t.total += r.totalCents;
-    t.exempt += r.exemptCents;
-    t.untaxed += r.untaxedCents;
+    t.total += BigInt(r.totalCents);
+    t.exempt += BigInt(r.exemptCents);
+    t.untaxed += BigInt(r.untaxedCents);
     for (const l of r.ivaLines) {
-      t.net += l.baseCents;
-      t.iva += l.amountCents;
-      const rate = byRate.get(l.id) ?? { base: 0, iva: 0, credit_base: 0, credit_iva: 0 };
+      const base = BigInt(l.baseCents);
+      const amount = BigInt(l.amountCents);
+      t.net += base;
+      t.iva += amount;
+      const rate = byRate.get(l.id) ?? { base: 0n, iva: 0n, credit_base: 0n, credit_iva: 0n };
       if (isCreditNote(r.code)) {
-        rate.credit_base += l.baseCents;
-        rate.credit_iva += l.amountCents;
+        rate.credit_base += base;
+        rate.credit_iva += amount;
       } else {
-        rate.base += l.baseCents;
-        rate.iva += l.amountCents;
+        rate.base += base;
+        rate.iva += amount;
       }
       byRate.set(l.id, rate);
     }
     byType.set(r.code, t);
   }
+  const pesos = bigCentsToNumber;
   return {
-    byType: [...byType].sort((a, b) => a[0] - b[0]),
-    byRate: [...byRate].sort((a, b) => a[0] - b[0]),
+    byType: [...byType]
+      .sort((a, b) => a[0] - b[0])
+      .map(([code, t]) => ({
+        code,
+        count: t.count,
+        net: pesos(t.net),
+        iva: pesos(t.iva),
+        exempt: pesos(t.exempt),
+        untaxed: pesos(t.untaxed),
+        total: pesos(t.total),
+      })),
+    byRate: [...byRate]
+      .sort((a, b) => a[0] - b[0])
+      .map(([id, t]) => ({
+        id,
+        base: pesos(t.base),
+        iva: pesos(t.iva),
+        credit_base: pesos(t.credit_base),
+        credit_iva: pesos(t.credit_iva),
+      })),
   };
 }
 
