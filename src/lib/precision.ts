@@ -1,5 +1,5 @@
 import type { ErrorObject } from 'ajv';
-import { toUnits } from './money.ts';
+import { MAX_AMOUNT_CENTS, toUnits } from './money.ts';
 
 /**
  * The `x-precision` JSON Schema keyword: the decimals a number's column keeps (numeric(14,2) money,
@@ -11,7 +11,7 @@ import { toUnits } from './money.ts';
 export const PRECISION = 'x-precision';
 export const MONEY_DECIMALS = 2;
 /** The most one amount holds (numeric(14,2)): every money input's maximum, prices, payments, counts and cash alike. */
-export const MONEY_MAX = 999_999_999_999.99;
+export const MONEY_MAX = MAX_AMOUNT_CENTS / 100;
 export const QUANTITY_DECIMALS = 3;
 
 /** True when `value` is not 0 but rounds to 0 at `decimals` (it would be stored as 0). */

@@ -1,5 +1,5 @@
 import { type Static, type TSchema, Type } from 'typebox';
-import { MONEY_DECIMALS, PRECISION, MONEY_MAX } from '../../lib/precision.ts';
+import { MONEY_DECIMALS, MONEY_MAX, PRECISION } from '../../lib/precision.ts';
 
 // The cuenta corriente on the wire (merchant API, /api/v1/customers/:id/…, /api/v1/accounts). Money
 // is a JSON number, like a sale's total. balance > 0: the customer owes; < 0: saldo a favor.

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { MONEY_DECIMALS, PRECISION, QUANTITY_DECIMALS, MONEY_MAX } from '../../lib/precision.ts';
+import { MONEY_DECIMALS, MONEY_MAX, PRECISION, QUANTITY_DECIMALS } from '../../lib/precision.ts';
 import { importReportFields } from '../../http/spreadsheet-body.ts';
 
 const Id = Type.Integer({ minimum: 1, maximum: 2_147_483_647 });

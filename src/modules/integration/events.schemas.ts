@@ -1,5 +1,5 @@
 import { type Static, type TSchema, Type } from 'typebox';
-import { MONEY_DECIMALS, PRECISION, QUANTITY_DECIMALS, MONEY_MAX } from '../../lib/precision.ts';
+import { MONEY_DECIMALS, MONEY_MAX, PRECISION, QUANTITY_DECIMALS } from '../../lib/precision.ts';
 
 /**
  * The event catalogue, written once: these JSON Schemas validate inbound events (Ajv), type them

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { MONEY_DECIMALS, PRECISION, QUANTITY_DECIMALS, MONEY_MAX } from '../../lib/precision.ts';
+import { MONEY_DECIMALS, MONEY_MAX, PRECISION, QUANTITY_DECIMALS } from '../../lib/precision.ts';
 import { PaymentInputSchema, PaymentMethodSchema, Sale } from '../sales/sales.schemas.ts';
 import { ApprovalSchema } from '../sales/returns.schemas.ts';
 

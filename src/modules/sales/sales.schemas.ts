@@ -1,5 +1,5 @@
 import { type Static, type TSchema, Type } from 'typebox';
-import { MONEY_DECIMALS, PRECISION, MONEY_MAX } from '../../lib/precision.ts';
+import { MONEY_DECIMALS, MONEY_MAX, PRECISION } from '../../lib/precision.ts';
 import { SaleReturn } from './returns.schemas.ts';
 
 /**
