@@ -3,6 +3,7 @@ import { ean13 } from '../../src/lib/barcode.ts';
 import { buildTestApp, type TestApp } from '../app.ts';
 import { makeCompany, makeProduct, makeUser } from '../factories.ts';
 import { login, SAME_ORIGIN } from '../sessions.ts';
+import { forgetPairStats } from '../../src/modules/catalog/catalog.repo.ts';
 
 describe('back office merchant API: products, categories, deposits, boxes, stock, price change', () => {
   let t: TestApp;
@@ -142,6 +143,63 @@ describe('back office merchant API: products, categories, deposits, boxes, stock
     expect((await call('GET', '/api/v1/products?enabled=false', s.asAdmin)).json().products).toHaveLength(1);
     expect((await call('DELETE', `/api/v1/products/${cafe.id}`, s.asAdmin)).statusCode).toBe(404);
     expect((await call('GET', '/api/v1/products?cursor=%%%', s.asAdmin)).statusCode).toBe(422);
+  });
+
+  it('pages through two words as often together as the statistics promise, reading further in id order (denseWindow)', async () => {
+    const s = await shop();
+    const types = [
+      'Yerba mate',
+      'Azúcar',
+      'Aceite',
+      'Fideos',
+      'Arroz',
+      'Galletitas',
+      'Leche',
+      'Café',
+      'Harina',
+      'Detergente',
+      'Jabón',
+      'Gaseosa',
+    ];
+    const brands = [
+      'Playadito',
+      'Ledesma',
+      'Cocinero',
+      'Matarazzo',
+      'Gallo',
+      'Terrabusi',
+      'La Serenísima',
+      'La Virginia',
+      'Blancaflor',
+      'Magistral',
+    ];
+    const nameOf = (n: number) => `${types[n % types.length]} ${brands[Math.floor(n / 7) % brands.length]} ${n}`;
+    const count = 2400;
+    await t.container.db.query(
+      `INSERT INTO products (company_id, id, sku, name, base_price, stock)
+       SELECT $1, n, 'GEN-' || n, ($2::text[])[1 + n % 12] || ' ' || ($3::text[])[1 + (n / 7) % 10] || ' ' || n, 100, 0
+       FROM generate_series(1, $4::int) AS n`,
+      [s.company.id, types, brands, count],
+    );
+    // With statistics: "galletitas terrabusi" is in one product of 120, and a page of 5 is expected
+    // within about 1,450 rows, more than the default 240 (which finds 2, and asks the indexes).
+    await t.container.db.query('ANALYZE products');
+    forgetPairStats();
+    const ids = Array.from({ length: count }, (_, k) => k + 1);
+    const plain = (n: number) => nameOf(n).toLowerCase().normalize('NFD').replace(/\p{M}/gu, '');
+    for (const q of ['galletitas terrabusi', 'TERRABUSI galletitas', 'yerba', 'azucar ledesma 1', 'leche blancaflor 99']) {
+      const words = q.toLowerCase().split(' ');
+      const expected = ids.filter((n) => words.every((w) => plain(n).includes(w) || `gen-${n}`.includes(w)));
+      const seen: number[] = [];
+      let cursor = '';
+      for (let page = 0; page < 100; page++) {
+        const res = (await call('GET', `/api/v1/products?q=${encodeURIComponent(q)}&limit=5${cursor}`, s.readToken)).json();
+        seen.push(...res.products.map((p: { id: number }) => p.id));
+        if (!res.meta.next_cursor) break;
+        cursor = `&cursor=${res.meta.next_cursor}`;
+      }
+      expect(seen, q).toEqual(expected);
+    }
   });
 
   it('finds words shorter than a trigram anywhere in the name, sku or barcode (the index of pairs answers as strpos did)', async () => {
