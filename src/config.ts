@@ -25,6 +25,8 @@ export interface Config {
     /** Where PGlite keeps its files and the generated secret key lives. */
     readonly dataDir: string;
     readonly poolMax: number;
+    /** PostgreSQL: parallel workers one query of the app may use (max_parallel_workers_per_gather); 0 = none. */
+    readonly parallelWorkers: number;
   };
   readonly secretKey: string;
   readonly auth: AuthConfig;
@@ -220,6 +222,7 @@ export function loadConfig(env: Env = process.env): Config {
   }
   const dataDir = resolve(str('DATA_DIR') ?? './data');
   const poolMax = int('DB_POOL_MAX', 10, 1, 200);
+  const parallelWorkers = int('DB_PARALLEL_WORKERS', 0, 0, 64);
   const logLevel = oneOf('LOG_LEVEL', LOG_LEVELS, 'info');
   const shutdownTimeoutMs = int('SHUTDOWN_TIMEOUT_MS', 8000, 100, 60000);
   const shutdownDrainMs = int('SHUTDOWN_DRAIN_MS', 3000, 0, 60000);
@@ -264,7 +267,7 @@ export function loadConfig(env: Env = process.env): Config {
   return deepFreeze({
     role,
     http: { port, host, publicBaseUrl, isHttps, trustProxy },
-    db: { kind: databaseUrl === null ? 'pglite' : 'postgres', url: databaseUrl, dataDir, poolMax },
+    db: { kind: databaseUrl === null ? 'pglite' : 'postgres', url: databaseUrl, dataDir, poolMax, parallelWorkers },
     secretKey,
     auth,
     logLevel,

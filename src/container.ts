@@ -95,7 +95,7 @@ export interface ContainerOverrides {
 
 export async function openDatabase(config: Config): Promise<Database> {
   return config.db.kind === 'postgres'
-    ? openPostgres({ url: config.db.url!, poolMax: config.db.poolMax })
+    ? openPostgres({ url: config.db.url!, poolMax: config.db.poolMax, parallelWorkers: config.db.parallelWorkers })
     : openPglite({ dataDir: config.db.dataDir });
 }
 

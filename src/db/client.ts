@@ -118,10 +118,23 @@ export async function openPglite(options: PgliteOptions): Promise<Database> {
 export interface PostgresOptions {
   url: string;
   poolMax: number;
+  /**
+   * max_parallel_workers_per_gather of every connection (DB_PARALLEL_WORKERS, 0 by default); left
+   * to the server's setting when undefined. A company's queries read a day or a month of its own
+   * rows: starting workers cost more than they save (docs/decisiones.md, «Consultas sin workers
+   * paralelos»).
+   */
+  parallelWorkers?: number;
 }
 
 export async function openPostgres(options: PostgresOptions): Promise<Database> {
-  const pool = new pg.Pool({ connectionString: options.url, max: options.poolMax, application_name: 'mostrador' });
+  const pool = new pg.Pool({
+    connectionString: options.url,
+    max: options.poolMax,
+    application_name: 'mostrador',
+    // A startup parameter: no statement more per connection.
+    ...(options.parallelWorkers !== undefined && { options: `-c max_parallel_workers_per_gather=${options.parallelWorkers}` }),
+  });
   // An idle client losing its server must not crash the process; the next query reports it.
   pool.on('error', () => {});
   // Nor a checked-out one: its running query already fails with the error, and the pool drops
