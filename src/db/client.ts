@@ -127,13 +127,27 @@ export interface PostgresOptions {
   parallelWorkers?: number;
 }
 
+/**
+ * The connection URL with `-c name=value` added to its startup options, after any the URL already
+ * has: node-postgres lets the URL's own `options` replace a config's `options` whole, so a setting
+ * passed beside a URL that carries some would be dropped without a word.
+ */
+export function withStartupSetting(url: string, name: string, value: number): string {
+  const parsed = new URL(url);
+  const own = parsed.searchParams.get('options');
+  parsed.searchParams.set('options', [own, `-c ${name}=${value}`].filter(Boolean).join(' '));
+  return parsed.toString();
+}
+
 export async function openPostgres(options: PostgresOptions): Promise<Database> {
   const pool = new pg.Pool({
-    connectionString: options.url,
+    // A startup parameter: no statement more per connection.
+    connectionString:
+      options.parallelWorkers === undefined
+        ? options.url
+        : withStartupSetting(options.url, 'max_parallel_workers_per_gather', options.parallelWorkers),
     max: options.poolMax,
     application_name: 'mostrador',
-    // A startup parameter: no statement more per connection.
-    ...(options.parallelWorkers !== undefined && { options: `-c max_parallel_workers_per_gather=${options.parallelWorkers}` }),
   });
   // An idle client losing its server must not crash the process; the next query reports it.
   pool.on('error', () => {});

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { openPostgres } from '../../src/db/client.ts';
+import { openPostgres, withStartupSetting } from '../../src/db/client.ts';
 import { loadConfig } from '../../src/config.ts';
 
 const serverUrl = process.env['TEST_DATABASE_URL'];
@@ -10,6 +10,22 @@ describe('DB_PARALLEL_WORKERS: parallel workers per query of the app', () => {
     expect(loadConfig({ DB_PARALLEL_WORKERS: '2' }).db.parallelWorkers).toBe(2);
     expect(() => loadConfig({ DB_PARALLEL_WORKERS: '-1' })).toThrow(/DB_PARALLEL_WORKERS/);
     expect(() => loadConfig({ DB_PARALLEL_WORKERS: 'many' })).toThrow(/DB_PARALLEL_WORKERS/);
+  });
+
+  it("adds the setting after the URL's own startup options, and changes nothing else of the URL", () => {
+    expect(withStartupSetting('postgres://postgres@127.0.0.1:5432/test', 'max_parallel_workers_per_gather', 0)).toBe(
+      'postgres://postgres@127.0.0.1:5432/test?options=-c+max_parallel_workers_per_gather%3D0',
+    );
+    const url = new URL(
+      withStartupSetting(
+        'postgres://u:p%40ss@db.example:6543/shop?sslmode=require&options=-c%20statement_timeout%3D5s',
+        'max_parallel_workers_per_gather',
+        2,
+      ),
+    );
+    expect([url.username, url.password, url.host, url.pathname]).toEqual(['u', 'p%40ss', 'db.example:6543', '/shop']);
+    expect(url.searchParams.get('sslmode')).toBe('require');
+    expect(url.searchParams.get('options')).toBe('-c statement_timeout=5s -c max_parallel_workers_per_gather=2');
   });
 
   it.skipIf(!serverUrl)("sets every pooled connection's max_parallel_workers_per_gather, or leaves the server's", async () => {
@@ -37,6 +53,20 @@ describe('DB_PARALLEL_WORKERS: parallel workers per query of the app', () => {
       }
     } finally {
       await Promise.all([server.close(), none.close(), three.close()]);
+    }
+  });
+
+  it.skipIf(!serverUrl)('keeps the startup options the URL already carries, and adds its own', async () => {
+    const url = new URL(serverUrl!);
+    url.searchParams.set('options', '-c statement_timeout=4321');
+    const db = await openPostgres({ url: url.toString(), poolMax: 1, parallelWorkers: 0 });
+    try {
+      const [row] = await db.query<{ timeout: string; workers: string }>(
+        "SELECT current_setting('statement_timeout') AS timeout, current_setting('max_parallel_workers_per_gather') AS workers",
+      );
+      expect(row).toEqual({ timeout: '4321ms', workers: '0' });
+    } finally {
+      await db.close();
     }
   });
 });
