@@ -11,8 +11,9 @@ export default defineConfig({
     ],
     pool: 'forks',
     // Each fork keeps its modules from one test file to the next (the app, its compiled schemas, the
-    // bundled page assets are loaded once per fork, not once per file): the suite takes about 40 %
-    // less time. Every file still builds its own app and database; setup files run before each file.
+    // bundled page assets are loaded once per fork, not once per file): each suite takes a quarter
+    // less time (docs/decisiones.md). Every file still builds its own app and database; setup files
+    // run again before each file.
     isolate: false,
     poolOptions: { forks: { maxForks: 2, minForks: 1 } },
     testTimeout: 30_000,
