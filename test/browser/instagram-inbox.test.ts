@@ -201,7 +201,10 @@ describe('the operator inbox panel (/superadmin/instagram), in a real browser', 
       const context = await watchedContext(browser, VIEWPORTS.desktop);
       const page = watch(await context.newPage());
       await logIn(page, base, superadmin.email, superadmin.password, '/cuenta');
-      await page.clock.install();
+      // A paused fake clock: only runFor moves it, so a busy machine cannot spend part of the 15 s
+      // between the request and the first runFor (real time flowed in a CI run and broke this test).
+      await page.clock.install({ time: new Date('2026-11-27T12:00:00-03:00') });
+      await page.clock.pauseAt(new Date('2026-11-27T13:00:00-03:00'));
       let asked = 0;
       await page.route(LIST, async () => {
         asked += 1; // never answered: the page has to give up on its own
@@ -212,8 +215,10 @@ describe('the operator inbox panel (/superadmin/instagram), in a real browser', 
         () => JSON.parse(document.querySelector('script[type="application/json"]')!.textContent!).list_timeout_ms,
       );
       expect(timeout).toBe(15_000);
-      expect(asked).toBe(1);
-      await page.clock.runFor(14_000);
+      // Effects run after the next frame: 200 ms of fake time asks for the list, 15 s from then.
+      await page.clock.runFor(200);
+      await expect.poll(() => asked).toBe(1);
+      await page.clock.runFor(13_800);
       await expect(page.locator('[data-list-problem]').count()).resolves.toBe(0);
       // The 5-second poll waits for the first list: no request piles up behind the slow one.
       expect(asked).toBe(1);
@@ -237,7 +242,8 @@ describe('the operator inbox panel (/superadmin/instagram), in a real browser', 
     const context = await watchedContext(browser, VIEWPORTS.desktop);
     const page = watch(await context.newPage());
     await logIn(page, base, superadmin.email, superadmin.password, '/cuenta');
-    await page.clock.install();
+    await page.clock.install({ time: new Date('2026-11-27T12:00:00-03:00') });
+    await page.clock.pauseAt(new Date('2026-11-27T13:00:00-03:00'));
     let asked = 0;
     await page.route(LIST, async (route) => {
       asked += 1;
@@ -250,7 +256,10 @@ describe('the operator inbox panel (/superadmin/instagram), in a real browser', 
       }, state);
     await page.goto(`${base}/superadmin/instagram`);
     await page.waitForSelector('[data-thread]');
+    await page.clock.runFor(200); // effects run after the next frame: the first list
     await page.waitForSelector('[data-list-loading]', { state: 'detached' });
+    expect(asked).toBe(1);
+    await page.clock.runFor(200); // the poll starts once the first list settled
     expect(asked).toBe(1);
     const polled = page.waitForResponse((r) => r.url().endsWith('/api/superadmin/instagram/status'));
     await page.clock.runFor(5_100);
