@@ -7,7 +7,7 @@ import type {
   preValidationHookHandler,
 } from 'fastify';
 import { mapPgError } from '../db/pg-errors.ts';
-import { AppError, type ErrorDetail, isAppError } from '../lib/errors.ts';
+import { AppError, type ErrorDetail, invalidPartMessage, isAppError, pointerToken } from '../lib/errors.ts';
 import { asksForHtml } from '../modules/docs/negotiation.ts';
 import { sendHtml } from './page.ts';
 
@@ -17,7 +17,10 @@ interface ValidationItem {
   params?: Record<string, unknown>;
 }
 
-/** Turns an Ajv error list into `{path, message}` items with JSON-pointer-like dotted paths. */
+/**
+ * Turns an Ajv error list into `{path, message}` items with dotted paths under `root`
+ * (`data.sale.items.0.price`): the integration endpoint's format (docs/integraciones.md).
+ */
 export function validationDetails(items: ValidationItem[], root: string): ErrorDetail[] {
   return items.map((item) => {
     let path = (item.instancePath ?? '').replace(/^\//, '').replace(/\//g, '.');
@@ -29,14 +32,30 @@ export function validationDetails(items: ValidationItem[], root: string): ErrorD
   });
 }
 
+/**
+ * Turns an Ajv error list of one part of a request (its body, query or path parameters) into
+ * `{path, message}` items whose path is a JSON Pointer into that part (`/items/0/price`, `/limit`):
+ * the format of every other check of the merchant API and the screens' API, so a client reads
+ * one format. The whole part is the empty pointer.
+ */
+export function pointerDetails(items: ValidationItem[]): ErrorDetail[] {
+  return items.map((item) => {
+    let path = item.instancePath ?? '';
+    const missing = item.params?.['missingProperty'];
+    if (typeof missing === 'string') path = `${path}/${pointerToken(missing)}`;
+    const extra = item.params?.['additionalProperty'];
+    if (typeof extra === 'string') path = `${path}/${pointerToken(extra)}`;
+    return { path, message: item.message ?? 'is invalid' };
+  });
+}
+
 function fromFastifyError(err: FastifyError): AppError | null {
   if (err.validation) {
     const context = err.validationContext ?? 'body';
-    const details = validationDetails(err.validation as ValidationItem[], context);
-    const summary = details.map((d) => `${d.path} ${d.message}`).join('; ');
+    const details = pointerDetails(err.validation as ValidationItem[]);
     // Query, path and header problems are a malformed request (400); a body of the wrong shape is 422.
     const code = context === 'body' ? 'validation_failed' : 'bad_request';
-    return new AppError(code, `invalid ${context}: ${summary}`, { details });
+    return new AppError(code, invalidPartMessage(context, details), { details });
   }
   switch (err.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':

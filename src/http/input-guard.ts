@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest, FastifySchema, preValidationHookHandler, RouteOptions } from 'fastify';
-import { AppError, type ErrorDetail } from '../lib/errors.ts';
+import { AppError, type ErrorDetail, invalidPartMessage, pointerToken } from '../lib/errors.ts';
 import { AMOUNT_LIMIT, isAmount, parseAmountText } from '../lib/money.ts';
 
 /**
@@ -30,19 +30,29 @@ export function unstorable(text: string): string | null {
   return null;
 }
 
-/** Every string (value or key) below `value` that cannot be stored, with its dotted path. */
-export function unstorableStrings(value: unknown, path: string, found: ErrorDetail[] = []): ErrorDetail[] {
+/** The path of a child: dotted (`data.sale.items.0`, the integration's) or a JSON Pointer (`/items/0`). */
+export type PathStep = (path: string, key: string | number) => string;
+export const dotted: PathStep = (path, key) => `${path}.${key}`;
+export const pointer: PathStep = (path, key) => `${path}/${pointerToken(key)}`;
+
+/** Every string (value or key) below `value` that cannot be stored, with its path (`step` joins it). */
+export function unstorableStrings(
+  value: unknown,
+  path: string,
+  found: ErrorDetail[] = [],
+  step: PathStep = dotted,
+): ErrorDetail[] {
   if (found.length >= MAX_DETAILS) return found;
   if (typeof value === 'string') {
     const message = unstorable(value);
     if (message) found.push({ path, message });
   } else if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) unstorableStrings(value[i], `${path}.${i}`, found);
+    for (let i = 0; i < value.length; i++) unstorableStrings(value[i], step(path, i), found, step);
   } else if (value !== null && typeof value === 'object' && !Buffer.isBuffer(value)) {
     for (const [key, item] of Object.entries(value)) {
       const message = unstorable(key);
-      if (message) found.push({ path: `${path}.${JSON.stringify(key).slice(1, -1)}`, message: `(a key) ${message}` });
-      else unstorableStrings(item, `${path}.${key}`, found);
+      if (message) found.push({ path: step(path, JSON.stringify(key).slice(1, -1)), message: `(a key) ${message}` });
+      else unstorableStrings(item, step(path, key), found, step);
     }
   }
   return found.slice(0, MAX_DETAILS);
@@ -124,7 +134,7 @@ function parseNumbers(schema: Schema, value: unknown, path: string, found: Error
   }
   if (Array.isArray(value)) {
     const items = schema['items'];
-    if (isSchema(items)) for (let i = 0; i < value.length; i++) value[i] = parseNumbers(items, value[i], `${path}.${i}`, found);
+    if (isSchema(items)) for (let i = 0; i < value.length; i++) value[i] = parseNumbers(items, value[i], pointer(path, i), found);
     return value;
   }
   if (value !== null && typeof value === 'object' && !Buffer.isBuffer(value)) {
@@ -135,7 +145,7 @@ function parseNumbers(schema: Schema, value: unknown, path: string, found: Error
         const properties = branch['properties'] as Record<string, unknown> | undefined;
         const child = properties?.[key] ?? branch['additionalProperties'];
         if (isSchema(child) && hasNumber(child)) {
-          object[key] = parseNumbers(child, object[key], `${path}.${key}`, found);
+          object[key] = parseNumbers(child, object[key], pointer(path, key), found);
           break;
         }
       }
@@ -169,9 +179,11 @@ function truthfulSchema(schema: unknown, seen = new WeakSet<object>()): void {
   for (const child of Object.values(schema as object)) if (typeof child === 'object') truthfulSchema(child, seen);
 }
 
+/** The refusal of one part of the request; each detail's path is a JSON Pointer into that part. */
 function refuse(context: 'params' | 'querystring' | 'body', details: ErrorDetail[]): AppError {
-  const summary = details.map((d) => `${d.path} ${d.message}`).join('; ');
-  return new AppError(context === 'body' ? 'validation_failed' : 'bad_request', `invalid ${context}: ${summary}`, { details });
+  return new AppError(context === 'body' ? 'validation_failed' : 'bad_request', invalidPartMessage(context, details), {
+    details,
+  });
 }
 
 /**
@@ -245,15 +257,15 @@ export function keepBytes(
 function guardInput(request: FastifyRequest, schema: FastifySchema | undefined) {
   const url = request.raw.url ?? '';
   if (url.includes('%')) {
-    const inPath = unstorableStrings(request.params, 'params');
+    const inPath = unstorableStrings(request.params, '', [], pointer);
     if (inPath.length > 0) throw refuse('params', inPath);
-    const inQuery = unstorableStrings(request.query, 'querystring');
+    const inQuery = unstorableStrings(request.query, '', [], pointer);
     if (inQuery.length > 0) throw refuse('querystring', inQuery);
   }
   const querySchema = schema?.querystring;
   if (isSchema(querySchema) && hasNumber(querySchema) && isSchema(request.query)) {
     const found: ErrorDetail[] = [];
-    parseNumbers(querySchema, request.query, 'querystring', found);
+    parseNumbers(querySchema, request.query, '', found);
     if (found.length > 0) throw refuse('querystring', found);
   }
   const body = request.body;
@@ -267,13 +279,13 @@ function guardInput(request: FastifyRequest, schema: FastifySchema | undefined) 
     return;
   }
   if (!escapeFree.has(request)) {
-    const inBody = unstorableStrings(body, 'body');
+    const inBody = unstorableStrings(body, '', [], pointer);
     if (inBody.length > 0) throw refuse('body', inBody);
   }
   const bodySchema = schema?.body;
   if (isSchema(bodySchema) && hasNumber(bodySchema)) {
     const found: ErrorDetail[] = [];
-    request.body = parseNumbers(bodySchema, body, 'body', found);
+    request.body = parseNumbers(bodySchema, body, '', found);
     if (found.length > 0) throw refuse('body', found);
   }
 }

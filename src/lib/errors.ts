@@ -109,3 +109,13 @@ export class AppError extends Error {
 export function isAppError(value: unknown): value is AppError {
   return value instanceof AppError;
 }
+
+/** One reference token of a JSON Pointer (RFC 6901): `~` and `/` escaped. */
+export function pointerToken(token: string | number): string {
+  return String(token).replace(/~/g, '~0').replace(/\//g, '~1');
+}
+
+/** "invalid body: /items/0/price must be >= 0; …", the whole part named when the pointer is empty. */
+export function invalidPartMessage(part: string, details: ErrorDetail[]): string {
+  return `invalid ${part}: ${details.map((d) => `${d.path === '' ? `the ${part}` : d.path} ${d.message}`).join('; ')}`;
+}

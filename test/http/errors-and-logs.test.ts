@@ -37,7 +37,7 @@ describe('error answers and logs', () => {
     expect(invalid.statusCode).toBe(422);
     expect(invalid.json()).toMatchObject({
       code: 'validation_failed',
-      details: [{ path: 'body.a', message: 'must be integer' }],
+      details: [{ path: '/a', message: 'must be integer' }],
     });
     const badJson = await app.inject({
       method: 'POST',

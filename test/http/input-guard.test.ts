@@ -57,66 +57,83 @@ describe('one input guard for every route (issue 26)', () => {
   }
 
   it('refuses a NUL in any query value or path with 400 naming it', async () => {
-    await refused('GET', '/api/v1/products?q=a%00b', undefined, 400, 'querystring.q');
-    await refused('GET', '/api/v1/products?mark=%00', undefined, 400, 'querystring.mark');
-    await refused('GET', '/api/v1/stock?q=%00', undefined, 400, 'querystring.q');
+    await refused('GET', '/api/v1/products?q=a%00b', undefined, 400, '/q');
+    await refused('GET', '/api/v1/products?mark=%00', undefined, 400, '/mark');
+    await refused('GET', '/api/v1/stock?q=%00', undefined, 400, '/q');
   });
 
   it('refuses a NUL or an unpaired surrogate in any body string (values and keys) with 422 naming it', async () => {
-    await refused('POST', '/api/v1/categories', { name: '\u0000' }, 422, 'body.name');
-    await refused('POST', '/api/v1/products', { name: 'a\u0000', base_price: 1 }, 422, 'body.name');
-    await refused('PATCH', `/api/v1/products/${productId}`, { name: 'x\ud800' }, 422, 'body.name');
-    await refused('POST', '/api/v1/boxes', { name: '\udc00' }, 422, 'body.name');
-    await refused('POST', '/api/v1/deposits', { name: 'D\u0000' }, 422, 'body.name');
+    await refused('POST', '/api/v1/categories', { name: '\u0000' }, 422, '/name');
+    await refused('POST', '/api/v1/products', { name: 'a\u0000', base_price: 1 }, 422, '/name');
+    await refused('PATCH', `/api/v1/products/${productId}`, { name: 'x\ud800' }, 422, '/name');
+    await refused('POST', '/api/v1/boxes', { name: '\udc00' }, 422, '/name');
+    await refused('POST', '/api/v1/deposits', { name: 'D\u0000' }, 422, '/name');
     await refused(
       'POST',
       '/api/v1/movements',
       { type: 'IN', product_id: productId, deposit_id: depositId, amount: 1, reason: '\u0000' },
       422,
-      'body.reason',
+      '/reason',
     );
-    await refused(
-      'POST',
-      `/api/v1/box-sessions/${sessionId}/cash`,
-      { kind: 'in', amount: 1, reason: 'r\u0000' },
-      422,
-      'body.reason',
-    );
-    await refused('POST', '/api/v1/products/price-change', { percent: 1, filter: { mark: '\u0000' } }, 422, 'body.filter.mark');
+    await refused('POST', `/api/v1/box-sessions/${sessionId}/cash`, { kind: 'in', amount: 1, reason: 'r\u0000' }, 422, '/reason');
+    await refused('POST', '/api/v1/products/price-change', { percent: 1, filter: { mark: '\u0000' } }, 422, '/filter/mark');
     await refused('POST', '/api/v1/categories', { ['k\u0000']: 'x' }, 422);
+  });
+
+  it('names every refused field with a JSON Pointer into its part, from the schema and from the business rules alike', async () => {
+    const detailsOf = async (method: 'GET' | 'POST', url: string, payload?: object) => {
+      const res = await t.app.inject({ method, url, headers: { ...headers, 'x-idempotency-key': randomUUID() }, payload });
+      expect(res.statusCode, res.body).toBeGreaterThanOrEqual(400);
+      return res.json() as { error: string; details: { path: string; message: string }[] };
+    };
+    // The schema: a wrong type deep in the body, a missing property, an unknown one (RFC 6901 escapes ~ and /).
+    const typed = await detailsOf('POST', '/api/v1/sales', {
+      box_id: boxId,
+      items: [{ product_id: productId, quantity: { n: 1 } }],
+    });
+    expect(typed.details.map((d) => d.path)).toContain('/items/0/quantity');
+    expect(typed.error).toContain('invalid body: /items/0/quantity');
+    const missing = await detailsOf('POST', '/api/v1/categories', {});
+    expect(missing.details.map((d) => d.path)).toEqual(['/name']);
+    const unknown = await detailsOf('POST', '/api/v1/categories', { name: 'Almacén', 'a/b~c': 1 });
+    expect(unknown.details.map((d) => d.path)).toEqual(['/a~1b~0c']);
+    // The whole body of the wrong type is the empty pointer, and the message names the part.
+    const whole = await detailsOf('POST', '/api/v1/categories', [1]);
+    expect(whole.details.map((d) => d.path)).toEqual(['']);
+    expect(whole.error).toContain('invalid body: the body');
+    // A query parameter of the wrong type is a pointer into the query.
+    const query = await detailsOf('GET', '/api/v1/products?limit=abc');
+    expect(query.details.map((d) => d.path)).toEqual(['/limit']);
+    // A business rule of the same request names its field the same way.
+    const rule = await detailsOf('POST', '/api/v1/sales', { box_id: boxId, items: [] });
+    expect(rule.details.map((d) => d.path)).toEqual(['/items']);
   });
 
   it('refuses amounts sent as text that are not finite or too large, with 422, like the same JSON numbers', async () => {
     for (const bad of ['Infinity', '-Infinity', '1e999', '1e13', 'NaN']) {
-      await refused('POST', '/api/v1/products', { name: 'P', base_price: bad }, 422, 'body.base_price');
-      await refused('PATCH', `/api/v1/products/${productId}`, { base_price: bad }, 422, 'body.base_price');
+      await refused('POST', '/api/v1/products', { name: 'P', base_price: bad }, 422, '/base_price');
+      await refused('PATCH', `/api/v1/products/${productId}`, { base_price: bad }, 422, '/base_price');
       await refused(
         'POST',
         '/api/v1/sales',
         { box_id: boxId, items: [{ product_id: productId, quantity: bad }] },
         422,
-        'body.items.0.quantity',
+        '/items/0/quantity',
       );
       await refused(
         'POST',
         `/api/v1/sales/${saleId}/pay`,
         { payments: [{ method: 'cash', amount: bad }] },
         422,
-        'body.payments.0.amount',
+        '/payments/0/amount',
       );
-      await refused(
-        'POST',
-        `/api/v1/box-sessions/${sessionId}/cash`,
-        { kind: 'in', amount: bad, reason: 'r' },
-        422,
-        'body.amount',
-      );
+      await refused('POST', `/api/v1/box-sessions/${sessionId}/cash`, { kind: 'in', amount: bad, reason: 'r' }, 422, '/amount');
       await refused(
         'POST',
         '/api/v1/movements',
         { type: 'IN', product_id: productId, deposit_id: depositId, amount: bad },
         422,
-        'body.amount',
+        '/amount',
       );
     }
   });
@@ -134,8 +151,8 @@ describe('one input guard for every route (issue 26)', () => {
 
   it('refuses dates that match yyyy-mm-dd but do not exist', async () => {
     for (const day of ['2025-02-30', '2025-13-01', '2025-00-10', '2023-02-29']) {
-      await refused('GET', `/api/v1/sales/summary?date=${day}`, undefined, 400, 'querystring.date');
-      await refused('GET', `/api/v1/box-sessions?from=${day}`, undefined, 400, 'querystring.from');
+      await refused('GET', `/api/v1/sales/summary?date=${day}`, undefined, 400, '/date');
+      await refused('GET', `/api/v1/box-sessions?from=${day}`, undefined, 400, '/from');
     }
     const leap = await t.app.inject({ method: 'GET', url: '/api/v1/sales/summary?date=2024-02-29', headers });
     expect(leap.statusCode, leap.body).toBe(200);

@@ -193,8 +193,8 @@ describe('webhooks in the merchant settings API', () => {
     [{ url: 'ftp://x.example.com' }, 'url'],
     [{ url: 'https://x.example.com', events: ['sales.refunded'] }, 'events'],
     [{ url: 'https://x.example.com', headers: { 'X-Signature': 'x' } }, 'headers.X-Signature'],
-    [{ url: 'https://x.example.com', extra: true }, 'body.extra'],
-    [{}, 'body.url'],
+    [{ url: 'https://x.example.com', extra: true }, '/extra'],
+    [{}, '/url'],
   ])('answers 422 naming the field for %j, and writes nothing', async (payload, path) => {
     const admin = await companyWith('admin');
     const res = await call('POST', BASE, admin.headers, payload);

@@ -59,7 +59,7 @@ export function registerAuthPublicRoutes(app: App, { auth, config, shell }: Auth
     // No account has a NUL in its email (PostgreSQL text cannot hold one): a malformed request.
     if (request.body.email.includes('\u0000')) {
       throw new AppError('bad_request', 'email must not contain the NUL character (\\u0000)', {
-        details: [{ path: 'body.email', message: 'must not contain the NUL character' }],
+        details: [{ path: '/email', message: 'must not contain the NUL character' }],
       });
     }
     const issued = await auth.login(request.ctx, request.body);

@@ -47,7 +47,11 @@ const ERROR_SCHEMA: Json = {
         type: 'object',
         required: ['path', 'message'],
         properties: {
-          path: { type: 'string' },
+          path: {
+            type: 'string',
+            description:
+              'Where the problem is: a JSON Pointer (RFC 6901) into the refused part of the request, e.g. /items/0/price in the body or /limit in the query ("" is the whole part); in the data of an integration event, a dotted path such as data.sale.total',
+          },
           message: { type: 'string' },
           expected: { type: 'string', description: 'What the field should have been, e.g. the right check digit' },
           product_id: { type: 'integer', description: 'The other product a conflicting value belongs to' },

@@ -481,7 +481,7 @@ export function createInstagramService({
       const bytes = Buffer.byteLength(text, 'utf8');
       if (text.trim() === '' || bytes > MAX_TEXT_BYTES) {
         throw new AppError('validation_failed', `text must have 1 to ${MAX_TEXT_BYTES} bytes in UTF-8 (got ${bytes})`, {
-          details: [{ path: 'body.text', message: `must be 1 to ${MAX_TEXT_BYTES} bytes in UTF-8` }],
+          details: [{ path: '/text', message: `must be 1 to ${MAX_TEXT_BYTES} bytes in UTF-8` }],
         });
       }
       const channel = await connectedChannel();

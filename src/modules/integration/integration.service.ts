@@ -233,7 +233,7 @@ function parseJson(text: string): unknown {
 function normalizeSince(value: string): string {
   if (!parseRfc3339(value)) {
     throw new AppError('bad_request', `since must be an RFC 3339 date-time with offset (got "${value.slice(0, 64)}")`, {
-      details: [{ path: 'querystring.since', message: 'must be an RFC 3339 date-time with offset' }],
+      details: [{ path: '/since', message: 'must be an RFC 3339 date-time with offset' }],
     });
   }
   return value.replace(/(\.\d{6})\d+/, '$1');

@@ -52,7 +52,7 @@ function beforeOf(text: string): Date {
       'bad_request',
       `before must be an RFC 3339 date-time with offset within years 0001 to 9999 (got "${text}")`,
       {
-        details: [{ path: 'querystring.before', message: 'RFC 3339 date-time with offset, years 0001 to 9999, no leap second' }],
+        details: [{ path: '/before', message: 'RFC 3339 date-time with offset, years 0001 to 9999, no leap second' }],
       },
     );
   }

@@ -1,9 +1,9 @@
 import type { FastifyRequest } from 'fastify';
 import type { App } from '../../http/app.types.ts';
-import { validationDetails } from '../../http/error-handler.ts';
+import { pointerDetails } from '../../http/error-handler.ts';
 import { openCorsNoStore, preflight } from '../../http/public-cors.ts';
 import { companyCtx } from '../../http/request-context.ts';
-import { AppError } from '../../lib/errors.ts';
+import { AppError, invalidPartMessage } from '../../lib/errors.ts';
 import { type ScannerQuery, scannerResponses, ScannerQuery as ScannerQuerySchema } from './scanner.schemas.ts';
 import type { ScannerService } from './scanner.service.ts';
 
@@ -20,7 +20,7 @@ export function checkParameters(request: FastifyRequest) {
   if (Array.isArray(query['token']) || Array.isArray(query['query'])) {
     const repeated = REQUIRED.filter((name) => Array.isArray(query[name]));
     throw new AppError('bad_request', `query parameter ${repeated.map((name) => `'${name}'`).join(' and ')} must be given once`, {
-      details: repeated.map((name) => ({ path: `querystring.${name}`, message: 'must be given once' })),
+      details: repeated.map((name) => ({ path: `/${name}`, message: 'must be given once' })),
     });
   }
   const present = (name: (typeof REQUIRED)[number]) => typeof query[name] === 'string' && (query[name] as string).trim() !== '';
@@ -28,15 +28,13 @@ export function checkParameters(request: FastifyRequest) {
     const missing = REQUIRED.filter((name) => !present(name));
     const names = missing.map((name) => `'${name}'`).join(' and ');
     throw new AppError('missing_parameter', `query parameter ${names} ${missing.length > 1 ? 'are' : 'is'} required`, {
-      details: missing.map((name) => ({ path: `querystring.${name}`, message: 'is required' })),
+      details: missing.map((name) => ({ path: `/${name}`, message: 'is required' })),
     });
   }
   const problem = request.validationError;
   if (problem) {
-    const details = validationDetails(problem.validation as never, 'querystring');
-    throw new AppError('bad_request', `invalid querystring: ${details.map((d) => `${d.path} ${d.message}`).join('; ')}`, {
-      details,
-    });
+    const details = pointerDetails(problem.validation as never);
+    throw new AppError('bad_request', invalidPartMessage('querystring', details), { details });
   }
 }
 
