@@ -7,7 +7,7 @@ import type {
   preValidationHookHandler,
 } from 'fastify';
 import { mapPgError } from '../db/pg-errors.ts';
-import { AppError, type ErrorDetail, invalidPartMessage, isAppError, pointerToken } from '../lib/errors.ts';
+import { AppError, dotted, type ErrorDetail, isAppError, type PathStep, partRefusal, pointer } from '../lib/errors.ts';
 import { asksForHtml } from '../modules/docs/negotiation.ts';
 import { sendHtml } from './page.ts';
 
@@ -17,45 +17,35 @@ interface ValidationItem {
   params?: Record<string, unknown>;
 }
 
-/**
- * Turns an Ajv error list into `{path, message}` items with dotted paths under `root`
- * (`data.sale.items.0.price`): the integration endpoint's format (docs/integraciones.md).
- */
-export function validationDetails(items: ValidationItem[], root: string): ErrorDetail[] {
+/** Ajv errors as `{path, message}`: `base` turns the instance path, `step` adds a missing or extra property. */
+function ajvDetails(items: ValidationItem[], base: (instancePath: string) => string, step: PathStep): ErrorDetail[] {
   return items.map((item) => {
-    let path = (item.instancePath ?? '').replace(/^\//, '').replace(/\//g, '.');
-    const missing = item.params?.['missingProperty'];
-    if (typeof missing === 'string') path = path ? `${path}.${missing}` : missing;
-    const extra = item.params?.['additionalProperty'];
-    if (typeof extra === 'string') path = path ? `${path}.${extra}` : extra;
-    return { path: path ? `${root}.${path}` : root, message: item.message ?? 'is invalid' };
-  });
-}
-
-/**
- * Turns an Ajv error list of one part of a request (its body, query or path parameters) into
- * `{path, message}` items whose path is a JSON Pointer into that part (`/items/0/price`, `/limit`):
- * the format of every other check of the merchant API and the screens' API, so a client reads
- * one format. The whole part is the empty pointer.
- */
-export function pointerDetails(items: ValidationItem[]): ErrorDetail[] {
-  return items.map((item) => {
-    let path = item.instancePath ?? '';
-    const missing = item.params?.['missingProperty'];
-    if (typeof missing === 'string') path = `${path}/${pointerToken(missing)}`;
-    const extra = item.params?.['additionalProperty'];
-    if (typeof extra === 'string') path = `${path}/${pointerToken(extra)}`;
+    let path = base(item.instancePath ?? '');
+    for (const name of [item.params?.['missingProperty'], item.params?.['additionalProperty']]) {
+      if (typeof name === 'string') path = step(path, name);
+    }
     return { path, message: item.message ?? 'is invalid' };
   });
 }
 
+/** Ajv errors with dotted paths under `root` (`data.sale.items.0.price`): the integration's format (docs/integraciones.md). */
+export function validationDetails(items: ValidationItem[], root: string): ErrorDetail[] {
+  return ajvDetails(items, (instancePath) => root + instancePath.replace(/\//g, '.'), dotted);
+}
+
+/**
+ * Ajv errors of one part of a request (its body, query or path parameters) with a JSON Pointer into
+ * that part (`/items/0/price`, `/limit`; the whole part is the empty pointer): the format of every
+ * other check of the merchant API and the screens' API, so a client reads one format.
+ */
+export function pointerDetails(items: ValidationItem[]): ErrorDetail[] {
+  return ajvDetails(items, (instancePath) => instancePath, pointer);
+}
+
 function fromFastifyError(err: FastifyError): AppError | null {
   if (err.validation) {
-    const context = err.validationContext ?? 'body';
-    const details = pointerDetails(err.validation as ValidationItem[]);
     // Query, path and header problems are a malformed request (400); a body of the wrong shape is 422.
-    const code = context === 'body' ? 'validation_failed' : 'bad_request';
-    return new AppError(code, invalidPartMessage(context, details), { details });
+    return partRefusal(err.validationContext ?? 'body', pointerDetails(err.validation as ValidationItem[]));
   }
   switch (err.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest, FastifySchema, preValidationHookHandler, RouteOptions } from 'fastify';
-import { AppError, type ErrorDetail, invalidPartMessage, pointerToken } from '../lib/errors.ts';
+import { AppError, dotted, type ErrorDetail, type PathStep, partRefusal, pointer } from '../lib/errors.ts';
 import { AMOUNT_LIMIT, isAmount, parseAmountText } from '../lib/money.ts';
 
 /**
@@ -29,11 +29,6 @@ export function unstorable(text: string): string | null {
   if (LONE_SURROGATE.test(text)) return 'must not contain an unpaired UTF-16 surrogate';
   return null;
 }
-
-/** The path of a child: dotted (`data.sale.items.0`, the integration's) or a JSON Pointer (`/items/0`). */
-export type PathStep = (path: string, key: string | number) => string;
-export const dotted: PathStep = (path, key) => `${path}.${key}`;
-export const pointer: PathStep = (path, key) => `${path}/${pointerToken(key)}`;
 
 /** Every string (value or key) below `value` that cannot be stored, with its path (`step` joins it). */
 export function unstorableStrings(
@@ -179,13 +174,6 @@ function truthfulSchema(schema: unknown, seen = new WeakSet<object>()): void {
   for (const child of Object.values(schema as object)) if (typeof child === 'object') truthfulSchema(child, seen);
 }
 
-/** The refusal of one part of the request; each detail's path is a JSON Pointer into that part. */
-function refuse(context: 'params' | 'querystring' | 'body', details: ErrorDetail[]): AppError {
-  return new AppError(context === 'body' ? 'validation_failed' : 'bad_request', invalidPartMessage(context, details), {
-    details,
-  });
-}
-
 /**
  * Installs the input rules: the JSON parser that notes escape-free bodies, and, on each route as it is
  * registered, a preValidation hook first in its list that knows the route's schema (no lookup per
@@ -258,15 +246,15 @@ function guardInput(request: FastifyRequest, schema: FastifySchema | undefined) 
   const url = request.raw.url ?? '';
   if (url.includes('%')) {
     const inPath = unstorableStrings(request.params, '', [], pointer);
-    if (inPath.length > 0) throw refuse('params', inPath);
+    if (inPath.length > 0) throw partRefusal('params', inPath);
     const inQuery = unstorableStrings(request.query, '', [], pointer);
-    if (inQuery.length > 0) throw refuse('querystring', inQuery);
+    if (inQuery.length > 0) throw partRefusal('querystring', inQuery);
   }
   const querySchema = schema?.querystring;
   if (isSchema(querySchema) && hasNumber(querySchema) && isSchema(request.query)) {
     const found: ErrorDetail[] = [];
     parseNumbers(querySchema, request.query, '', found);
-    if (found.length > 0) throw refuse('querystring', found);
+    if (found.length > 0) throw partRefusal('querystring', found);
   }
   const body = request.body;
   if (body === undefined || body === null) return;
@@ -280,12 +268,12 @@ function guardInput(request: FastifyRequest, schema: FastifySchema | undefined) 
   }
   if (!escapeFree.has(request)) {
     const inBody = unstorableStrings(body, '', [], pointer);
-    if (inBody.length > 0) throw refuse('body', inBody);
+    if (inBody.length > 0) throw partRefusal('body', inBody);
   }
   const bodySchema = schema?.body;
   if (isSchema(bodySchema) && hasNumber(bodySchema)) {
     const found: ErrorDetail[] = [];
     request.body = parseNumbers(bodySchema, body, '', found);
-    if (found.length > 0) throw refuse('body', found);
+    if (found.length > 0) throw partRefusal('body', found);
   }
 }

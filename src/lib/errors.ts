@@ -110,12 +110,19 @@ export function isAppError(value: unknown): value is AppError {
   return value instanceof AppError;
 }
 
-/** One reference token of a JSON Pointer (RFC 6901): `~` and `/` escaped. */
-export function pointerToken(token: string | number): string {
-  return String(token).replace(/~/g, '~0').replace(/\//g, '~1');
-}
+/** How a child's path is joined to its parent's: dotted (`data.sale.items.0`, the integration's). */
+export type PathStep = (path: string, key: string | number) => string;
+export const dotted: PathStep = (path, key) => `${path}.${key}`;
+/** …or as a JSON Pointer (RFC 6901: `~` and `/` escaped), `/items/0`: the merchant API's. */
+export const pointer: PathStep = (path, key) => `${path}/${String(key).replace(/~/g, '~0').replace(/\//g, '~1')}`;
 
-/** "invalid body: /items/0/price must be >= 0; …", the whole part named when the pointer is empty. */
-export function invalidPartMessage(part: string, details: ErrorDetail[]): string {
-  return `invalid ${part}: ${details.map((d) => `${d.path === '' ? `the ${part}` : d.path} ${d.message}`).join('; ')}`;
+/**
+ * The refusal of one part of a request (body, querystring, params, headers) whose details point
+ * into it: a body of the wrong shape is 422 validation_failed, anything else a malformed request
+ * (400 bad_request). "invalid body: /items/0/price must be >= 0; …", the part named when a
+ * pointer is empty (the whole part).
+ */
+export function partRefusal(part: string, details: ErrorDetail[]): AppError {
+  const summary = details.map((d) => `${d.path === '' ? `the ${part}` : d.path} ${d.message}`).join('; ');
+  return new AppError(part === 'body' ? 'validation_failed' : 'bad_request', `invalid ${part}: ${summary}`, { details });
 }

@@ -3,7 +3,7 @@ import type { App } from '../../http/app.types.ts';
 import { pointerDetails } from '../../http/error-handler.ts';
 import { openCorsNoStore, preflight } from '../../http/public-cors.ts';
 import { companyCtx } from '../../http/request-context.ts';
-import { AppError, invalidPartMessage } from '../../lib/errors.ts';
+import { AppError, partRefusal } from '../../lib/errors.ts';
 import { type ScannerQuery, scannerResponses, ScannerQuery as ScannerQuerySchema } from './scanner.schemas.ts';
 import type { ScannerService } from './scanner.service.ts';
 
@@ -33,8 +33,7 @@ export function checkParameters(request: FastifyRequest) {
   }
   const problem = request.validationError;
   if (problem) {
-    const details = pointerDetails(problem.validation as never);
-    throw new AppError('bad_request', invalidPartMessage('querystring', details), { details });
+    throw partRefusal('querystring', pointerDetails(problem.validation as never));
   }
 }
 
