@@ -1,4 +1,4 @@
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 
 export const VIEWPORTS = {
   desktop: { width: 1366, height: 768 },
@@ -98,5 +98,19 @@ export async function openMenu(page: Page) {
   if (await toggle.isVisible()) {
     if ((await toggle.getAttribute('aria-expanded')) !== 'true') await toggle.click();
     await page.waitForSelector('.shell-nav a', { state: 'visible' });
+  }
+}
+
+/**
+ * Waits for `target`; if it never shows, fails with what `around` showed instead (an error the page
+ * put up, a form still open), so a failure in a loaded CI run says what happened, not only "timeout".
+ */
+export async function waitShowing(target: Locator, around: Locator): Promise<void> {
+  try {
+    await target.waitFor();
+  } catch (err) {
+    // biome-ignore lint/performance/useDomNodeTextContent: the text as laid out, a line per block, to read in a CI log
+    const shown = await around.innerText({ timeout: 1_000 }).catch(() => '(not on the page)');
+    throw new Error(`${(err as Error).message}\n--- instead, the page showed:\n${shown}`, { cause: err });
   }
 }

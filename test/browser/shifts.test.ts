@@ -8,7 +8,7 @@ import { runCliOn } from '../cli/run-cli.ts';
 import { makeCompany, makeProduct, makeUser } from '../factories.ts';
 import { launchChromium } from '../setup/browser.ts';
 import { login, SAME_ORIGIN } from '../sessions.ts';
-import { problemsOf, VIEWPORTS, watchedContext, signedInPage } from './page-checks.ts';
+import { problemsOf, signedInPage, VIEWPORTS, waitShowing, watchedContext } from './page-checks.ts';
 
 const SHOTS = '/tmp/shots-issue-29-shifts';
 
@@ -192,7 +192,7 @@ describe("the cashier's own day in a real browser", { timeout: 120_000 }, () => 
       await offlineSale.locator('[data-invoice-open]').click();
       await offlineSale.locator('input[id^="buyer-name-"]').fill('Juan Pérez');
       await offlineSale.locator('[data-issue]').click();
-      await offlineSale.locator('[data-invoice] :text("Factura B 0001-00000001")').waitFor();
+      await waitShowing(offlineSale.locator('[data-invoice] :text("Factura B 0001-00000001")'), page.locator('#my-sales'));
       // "Devolver" opens the return dialog right here (not Ventas, which is for admins).
       await offlineSale.locator('[data-action="return"]').click();
       await page.waitForSelector('dialog.return-dialog[open]');
