@@ -1,6 +1,7 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsPlugin from 'ajv-formats';
 import { validationDetails } from '../../http/error-handler.ts';
+import { unstorableStrings } from '../../http/input-guard.ts';
 import { AppError, type ErrorDetail } from '../../lib/errors.ts';
 import { addPrecisionKeyword } from '../../lib/precision.ts';
 import { parseRfc3339 } from '../../lib/time.ts';
@@ -40,9 +41,6 @@ addPrecisionKeyword(ajv);
 
 /** Deepest nesting of objects and arrays accepted in an event, the envelope itself being level 1. */
 export const MAX_NESTING_DEPTH = 32;
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-/** At most this many string problems are listed in one answer. */
-const MAX_STRING_DETAILS = 10;
 
 const validators = Object.fromEntries(SUPPORTED_EVENTS.map((name) => [name, ajv.compile(EVENT_DATA[name])])) as Record<
   EventName,
@@ -110,6 +108,7 @@ export function validateEnvelope(body: unknown, companyId: number, text?: string
   if (event === 'movement.created' && isObject(record) && record['type'] === 'ADJUSTMENT' && record['amount'] === 0) {
     details.push({ path: 'data.movement.amount', message: 'must not be 0: an ADJUSTMENT of 0 changes nothing' });
   }
+  // Strings PostgreSQL cannot store (NUL, a lone surrogate), with dotted paths; the depth is bounded by now.
   if (text === undefined || text.includes('\\u')) details.push(...unstorableStrings(data, 'data'));
   if (details.length > 0) throw invalidData(event, details);
   return { event, data } as ValidEvent;
@@ -175,33 +174,5 @@ export function deeperThan(body: Record<string, unknown>, limit: number): string
       level = next;
     }
   }
-  return null;
-}
-
-/**
- * Strings PostgreSQL cannot store in text (NUL) or in json (an unpaired UTF-16 surrogate, sent as
- * `\ud800`), in values and in keys, with their paths. Runs after the nesting check (bounded depth).
- */
-function unstorableStrings(value: unknown, path: string, found: ErrorDetail[] = []): ErrorDetail[] {
-  if (found.length >= MAX_STRING_DETAILS) return found;
-  if (typeof value === 'string') {
-    const message = problem(value);
-    if (message) found.push({ path, message });
-  } else if (Array.isArray(value)) {
-    for (const [index, item] of value.entries()) unstorableStrings(item, `${path}.${index}`, found);
-  } else if (isObject(value)) {
-    for (const [key, item] of Object.entries(value)) {
-      const message = problem(key);
-      if (message) found.push({ path: `${path}.${JSON.stringify(key).slice(1, -1)}`, message: `(a key) ${message}` });
-      else unstorableStrings(item, `${path}.${key}`, found);
-    }
-  }
-  return found.slice(0, MAX_STRING_DETAILS);
-}
-
-/** Why a string cannot be stored (PostgreSQL text and json refuse it), or null. */
-function problem(text: string): string | null {
-  if (text.includes('\u0000')) return 'must not contain the NUL character (\\u0000)';
-  if (LONE_SURROGATE.test(text)) return 'must not contain an unpaired UTF-16 surrogate';
   return null;
 }
