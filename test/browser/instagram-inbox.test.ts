@@ -49,6 +49,15 @@ function recordRequests(page: Page): Request[] {
   return seen;
 }
 
+/**
+ * A paused fake clock: only runFor moves it, so a busy machine cannot spend part of a timeout
+ * between a request and the first runFor (real time flowed in a CI run and broke these tests).
+ */
+async function pausedClock(page: Page) {
+  await page.clock.install({ time: new Date('2026-11-27T12:00:00-03:00') });
+  await page.clock.pauseAt(new Date('2026-11-27T13:00:00-03:00'));
+}
+
 describe('the operator inbox panel (/superadmin/instagram), in a real browser', () => {
   let browser: Browser;
   let sending: Running;
@@ -201,10 +210,7 @@ describe('the operator inbox panel (/superadmin/instagram), in a real browser', 
       const context = await watchedContext(browser, VIEWPORTS.desktop);
       const page = watch(await context.newPage());
       await logIn(page, base, superadmin.email, superadmin.password, '/cuenta');
-      // A paused fake clock: only runFor moves it, so a busy machine cannot spend part of the 15 s
-      // between the request and the first runFor (real time flowed in a CI run and broke this test).
-      await page.clock.install({ time: new Date('2026-11-27T12:00:00-03:00') });
-      await page.clock.pauseAt(new Date('2026-11-27T13:00:00-03:00'));
+      await pausedClock(page);
       let asked = 0;
       await page.route(LIST, async () => {
         asked += 1; // never answered: the page has to give up on its own
@@ -242,8 +248,7 @@ describe('the operator inbox panel (/superadmin/instagram), in a real browser', 
     const context = await watchedContext(browser, VIEWPORTS.desktop);
     const page = watch(await context.newPage());
     await logIn(page, base, superadmin.email, superadmin.password, '/cuenta');
-    await page.clock.install({ time: new Date('2026-11-27T12:00:00-03:00') });
-    await page.clock.pauseAt(new Date('2026-11-27T13:00:00-03:00'));
+    await pausedClock(page);
     let asked = 0;
     await page.route(LIST, async (route) => {
       asked += 1;
