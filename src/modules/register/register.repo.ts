@@ -514,17 +514,36 @@ export async function takeRegisterSaleIds(
   sales: { key: string; movements: number }[],
   options: { inTransaction?: boolean } = {},
 ): Promise<(SaleNumbers | null)[]> {
+  const rows = await selectRowsPrepared<{ n: number; sale: number; movement: number }>(
+    conn,
+    saleNumbersStatement(companyId, sales, options),
+  );
+  const byRequest = new Map(rows.map((row) => [Number(row.n) - 1, row]));
+  return sales.map((_, n) => {
+    const row = byRequest.get(n);
+    return row ? { saleId: Number(row.sale), firstMovementId: Number(row.movement) } : null;
+  });
+}
+
+/** The statement takeRegisterSaleIds runs: a row (n, sale, movement) per sale whose key made none yet. */
+export function saleNumbersStatement(
+  companyId: number,
+  sales: { key: string; movements: number }[],
+  options: { inTransaction?: boolean } = {},
+): SQL {
   // Inside the caller's transaction (an exchange) the counters stay held until it commits, a
   // rollback gives them back, and the commit stays synchronous (it also records a return).
   const asyncCommit = options.inTransaction
     ? sql``
     : sql`CROSS JOIN (SELECT set_config('synchronous_commit', 'off', true)) AS async_commit`;
-  const rows = await selectRowsPrepared<{ n: number; sale: number; movement: number }>(
-    conn,
-    sql`WITH fresh AS MATERIALIZED (
+  // Each key is one probe of the key's unique index (OFFSET 0 keeps the NOT EXISTS a subplan run
+  // per key). As an anti join, the plan a connection made while the company had few register sales
+  // read ALL of them into a hash on every sale, and went on doing so as they grew (issue 33).
+  return sql`WITH fresh AS MATERIALIZED (
         SELECT r.n, r.moves FROM unnest(${sql.param(sales.map((s) => s.key))}::text[], ${sql.param(sales.map((s) => s.movements))}::int[])
           WITH ORDINALITY AS r(key, moves, n)
-        WHERE NOT EXISTS (SELECT 1 FROM register_sales x WHERE x.company_id = ${companyId} AND x.idempotency_key = r.key)),
+        WHERE NOT EXISTS (
+          SELECT 1 FROM register_sales x WHERE x.company_id = ${companyId} AND x.idempotency_key = r.key OFFSET 0)),
       took AS MATERIALIZED (
         SELECT take_company_ids(${companyId}, 'sales', count(*)::int) AS sale,
           take_company_ids(${companyId}, 'movements', sum(moves)::int) AS movement
@@ -532,13 +551,7 @@ export async function takeRegisterSaleIds(
       SELECT f.n::integer AS n, t.sale + (row_number() OVER w)::integer - 1 AS sale,
         t.movement + (sum(f.moves) OVER w)::integer - f.moves AS movement
       FROM fresh f CROSS JOIN took t ${asyncCommit}
-      WINDOW w AS (ORDER BY f.n)`,
-  );
-  const byRequest = new Map(rows.map((row) => [Number(row.n) - 1, row]));
-  return sales.map((_, n) => {
-    const row = byRequest.get(n);
-    return row ? { saleId: Number(row.sale), firstMovementId: Number(row.movement) } : null;
-  });
+      WINDOW w AS (ORDER BY f.n)`;
 }
 
 /** Sets the company's discount limit for cashiers (companies.settings.discountLimitPercent); the old one, or null. */
