@@ -12,6 +12,7 @@ import {
   type BenchResult,
   currentCommit,
   otherSettings,
+  ratioText,
   readRecorded,
   slides,
   TOLERANCE,
@@ -72,7 +73,7 @@ export default async function main(args: string[]) {
     const found = slides(results, recorded);
     for (const s of found) {
       process.stdout.write(
-        `SLIDE: ${s.bench} ${s.figure} ratio ${s.now.toFixed(2)}, recorded ${s.recorded.toFixed(2)} ` +
+        `SLIDE: ${s.bench} ${s.figure} ratio ${ratioText(s.now)}, recorded ${ratioText(s.recorded)} ` +
           `(${Math.round((1 - s.now / s.recorded) * 100)} % worse; tolerance ${TOLERANCE * 100} %)\n`,
       );
     }

@@ -11,7 +11,7 @@ import pg from 'pg';
 import { buildApp } from '../src/app.ts';
 import { cliCtx } from '../src/http/request-context.ts';
 import { ean13 } from '../src/lib/barcode.ts';
-import { call, positiveInt, runCleanups, SERVER_SHOWN, scratchContainer } from './common.ts';
+import { call, cpuOf, positiveInt, runCleanups, SERVER_SHOWN, scratchContainer } from './common.ts';
 import { runLoad } from './load.ts';
 import { type Figure, figure } from './results.ts';
 
@@ -67,7 +67,7 @@ function spreadsheet(rows: number): Buffer {
 async function load(port: number, paths: string[], headers: Record<string, string>, count: number) {
   const result = await runLoad({ port, paths, headers, total: count, concurrency: CONCURRENCY, maxSeconds: 600 });
   if (result.errors > 0 || result.requests < count) throw new Error(`${paths[0]}: ${result.errors} failed of ${result.requests}`);
-  return { perSecond: result.perSecond, p50: result.p50Ms, p99: result.p99Ms };
+  return { perSecond: result.perSecond, p50: result.p50Ms, p99: result.p99Ms, byPath: result.byPath };
 }
 
 export async function run(): Promise<Figure[]> {
@@ -147,12 +147,25 @@ export async function run(): Promise<Figure[]> {
     const basePaths = Array.from({ length: 100 }, (_, n) => `/baseline/${1 + ((n * 997) % PRODUCTS)}`);
     await load(port, listPaths, auth, 100);
     await load(basePort, basePaths, {}, 200);
-    const base = await load(basePort, basePaths, {}, REQUESTS);
-    const list = await load(port, listPaths, auth, REQUESTS);
+    const baseCpu = await cpuOf(url, () => load(basePort, basePaths, {}, REQUESTS));
+    const listCpu = await cpuOf(url, () => load(port, listPaths, auth, REQUESTS));
+    const base = baseCpu.result;
+    const list = listCpu.result;
+    const perRequest = (ms: number) => (ms / REQUESTS).toFixed(2);
+    const postgresOf = (ms: Record<string, number>) => Object.values(ms).reduce((a, b) => a + b, 0);
+    process.stdout.write(
+      `CPU per request (this process incl. the load generator / PostgreSQL backends): list ${perRequest(listCpu.nodeMs)} / ` +
+        `${perRequest(postgresOf(listCpu.postgresMs))} ms, baseline pk select ${perRequest(baseCpu.nodeMs)} / ${perRequest(postgresOf(baseCpu.postgresMs))} ms\n`,
+    );
 
     process.stdout.write(
       `import ${IMPORT_ROWS} rows (created ${result.created}); list: ${REQUESTS} requests at ${CONCURRENCY} concurrent, ` +
         `${Math.round(list.perSecond)} req/s, p50 ${list.p50.toFixed(1)} ms; PostgreSQL ${SERVER_SHOWN}\n`,
+    );
+    // Which searches make the tail: each query's own median and p99 under the same load.
+    const queryOf = (path: string) => decodeURIComponent(new URL(path, 'http://x').searchParams.get('q') ?? path);
+    process.stdout.write(
+      `list by query, p50 / p99 ms: ${list.byPath.map((q) => `"${queryOf(q.path)}" ${q.p50Ms.toFixed(1)} / ${q.p99Ms.toFixed(1)}`).join(', ')}\n`,
     );
     process.stdout.write(
       `catalog: import ${IMPORT_ROWS} rows in ${importSeconds.toFixed(1)} s; list p99 ${list.p99.toFixed(1)} ms at ${PRODUCTS} products; ` +

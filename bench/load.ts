@@ -9,6 +9,13 @@ export interface LoadResult {
   p99Ms: number;
   /** The first answers that were not what `isOk` expected (up to 20): path, status and the body's start. */
   unexpected: { path: string; status: number; body: string }[];
+  /** Each path's own median and p99, slowest p99 first (which request makes the tail). */
+  byPath: { path: string; requests: number; p50Ms: number; p99Ms: number }[];
+}
+
+/** The q-quantile of ascending latencies (NaN when there are none). */
+function quantile(sorted: number[], q: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
 }
 
 /**
@@ -27,6 +34,7 @@ export async function runLoad(options: {
   const { port, paths, total, concurrency, maxSeconds, headers = {}, isOk = (status) => status === 200 } = options;
   const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
   const latencies: number[] = [];
+  const perPath = new Map<string, number[]>();
   let next = 0;
   let errors = 0;
   const unexpected: LoadResult['unexpected'] = [];
@@ -47,7 +55,11 @@ export async function runLoad(options: {
           body += chunk;
         });
         res.on('end', () => {
-          latencies.push(Number(process.hrtime.bigint() - sentAt) / 1e6);
+          const ms = Number(process.hrtime.bigint() - sentAt) / 1e6;
+          latencies.push(ms);
+          const own = perPath.get(path);
+          if (own) own.push(ms);
+          else perPath.set(path, [ms]);
           if (!isOk(res.statusCode ?? 0, body)) note(path, res.statusCode ?? 0, body);
           resolve();
         });
@@ -70,14 +82,19 @@ export async function runLoad(options: {
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   agent.destroy();
   latencies.sort((a, b) => a - b);
-  const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? Number.NaN;
+  const byPath = [...perPath].map(([path, own]) => {
+    own.sort((a, b) => a - b);
+    return { path, requests: own.length, p50Ms: quantile(own, 0.5), p99Ms: quantile(own, 0.99) };
+  });
+  byPath.sort((a, b) => b.p99Ms - a.p99Ms);
   return {
     requests: latencies.length,
     errors,
     unexpected,
     seconds,
     perSecond: latencies.length / seconds,
-    p50Ms: at(0.5),
-    p99Ms: at(0.99),
+    p50Ms: quantile(latencies, 0.5),
+    p99Ms: quantile(latencies, 0.99),
+    byPath,
   };
 }

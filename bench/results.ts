@@ -114,6 +114,9 @@ export function slides(results: BenchResult[], recorded: Recorded, tolerance = T
   return out;
 }
 
+/** A ratio with two significant digits when it is small: a p99 against the PK SELECT's (0.0041) does not print as 0.00. */
+export const ratioText = (ratio: number) => (ratio >= 0.1 || ratio === 0 ? ratio.toFixed(2) : ratio.toPrecision(2));
+
 const number = (value: number) => (value >= 100 ? String(Math.round(value)) : value >= 10 ? value.toFixed(1) : value.toFixed(2));
 
 /** One table: bench, figure, baseline, ratio (and the recorded ratio when there is one), load average. */
@@ -127,8 +130,8 @@ export function table(results: BenchResult[], recorded: Recorded): string {
         f.name,
         `${number(f.value)} ${f.unit}`,
         f.baseline ? `${f.baseline.name} ${number(f.baseline.value)} ${f.baseline.unit}` : '—',
-        f.ratio === null ? '—' : f.ratio.toFixed(2),
-        old?.ratio == null ? '—' : `${old.ratio.toFixed(2)} (load ${recorded[r.bench]!.load.start.toFixed(1)})`,
+        f.ratio === null ? '—' : ratioText(f.ratio),
+        old?.ratio == null ? '—' : `${ratioText(old.ratio)} (load ${recorded[r.bench]!.load.start.toFixed(1)})`,
         `${r.load.start.toFixed(1)}→${r.load.end.toFixed(1)}`,
       ];
     }),
