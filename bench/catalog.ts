@@ -11,7 +11,7 @@ import pg from 'pg';
 import { buildApp } from '../src/app.ts';
 import { cliCtx } from '../src/http/request-context.ts';
 import { ean13 } from '../src/lib/barcode.ts';
-import { call, cpuOf, positiveInt, runCleanups, SERVER_SHOWN, scratchContainer } from './common.ts';
+import { call, cpuOf, cpuPerRequestLine, positiveInt, runCleanups, SERVER_SHOWN, scratchContainer } from './common.ts';
 import { runLoad } from './load.ts';
 import { type Figure, figure } from './results.ts';
 
@@ -114,7 +114,7 @@ export async function run(): Promise<Figure[]> {
     await container.db.query('ANALYZE products');
 
     // 3. The list (q searches, 50 per page) against a primary-key SELECT baseline.
-    const pool = new pg.Pool({ connectionString: url, max: POOL_MAX });
+    const pool = new pg.Pool({ connectionString: url, max: POOL_MAX, application_name: 'bench-baseline' });
     // As the application's pool: an idle connection ended by the scratch database's DROP … WITH
     // (FORCE) is not fatal (it crashed the bench once, after its figures were printed).
     pool.on('error', () => {});
@@ -151,13 +151,13 @@ export async function run(): Promise<Figure[]> {
     const listCpu = await cpuOf(url, () => load(port, listPaths, auth, REQUESTS));
     const base = baseCpu.result;
     const list = listCpu.result;
-    const perRequest = (ms: number) => (ms / REQUESTS).toFixed(2);
-    const postgresOf = (ms: Record<string, number>) => Object.values(ms).reduce((a, b) => a + b, 0);
     process.stdout.write(
-      `CPU per request (this process incl. the load generator / PostgreSQL backends): list ${perRequest(listCpu.nodeMs)} / ` +
-        `${perRequest(postgresOf(listCpu.postgresMs))} ms, baseline pk select ${perRequest(baseCpu.nodeMs)} / ${perRequest(postgresOf(baseCpu.postgresMs))} ms\n`,
+      cpuPerRequestLine(
+        REQUESTS,
+        { name: 'list', cpu: { node: listCpu.nodeMs, postgres: listCpu.postgresMs['mostrador'] ?? 0 } },
+        { name: 'baseline pk select', cpu: { node: baseCpu.nodeMs, postgres: baseCpu.postgresMs['bench-baseline'] ?? 0 } },
+      ),
     );
-
     process.stdout.write(
       `import ${IMPORT_ROWS} rows (created ${result.created}); list: ${REQUESTS} requests at ${CONCURRENCY} concurrent, ` +
         `${Math.round(list.perSecond)} req/s, p50 ${list.p50.toFixed(1)} ms; PostgreSQL ${SERVER_SHOWN}\n`,

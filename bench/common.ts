@@ -179,3 +179,24 @@ export async function cpuOf<T>(
     await client.end();
   }
 }
+
+/** The CPU one side of a bench spent over its timed rounds, in ms: this process and PostgreSQL's backends. */
+export interface CpuSpent {
+  node: number;
+  postgres: number;
+}
+
+/**
+ * The line pos, ingest and catalog print: CPU per request of this process (the service and the
+ * load generator) and of PostgreSQL's backends, for what is measured and for its baseline.
+ */
+export function cpuPerRequestLine(
+  requests: number,
+  measured: { name: string; cpu: CpuSpent },
+  baseline: { name: string; cpu: CpuSpent },
+  digits = 2,
+): string {
+  const per = (ms: number) => (ms / requests).toFixed(digits);
+  const side = ({ name, cpu }: { name: string; cpu: CpuSpent }) => `${name} ${per(cpu.node)} / ${per(cpu.postgres)} ms`;
+  return `CPU per request (this process incl. the load generator / PostgreSQL backends): ${side(measured)}, ${side(baseline)}\n`;
+}

@@ -11,6 +11,7 @@ import { upsertProduct } from '../src/modules/catalog/products.service.ts';
 import {
   call,
   cpuOf,
+  cpuPerRequestLine,
   positiveInt,
   runCleanups,
   SERVER_SHOWN,
@@ -137,10 +138,8 @@ export async function run(): Promise<Figure[]> {
     process.stdout.write(
       `events ${EVENTS} (+${WARMUP} warm-up) in ${ROUNDS} alternating rounds, concurrency ${CONCURRENCY}, pool ${POOL_MAX}, PostgreSQL ${SERVER_SHOWN}\n`,
     );
-    const per = (ms: number) => (ms / EVENTS).toFixed(3);
     process.stdout.write(
-      `CPU per request (this process incl. the load generator / PostgreSQL backends): event ${per(cpu.ingest.node)} / ` +
-        `${per(cpu.ingest.postgres)} ms, baseline insert ${per(cpu.base.node)} / ${per(cpu.base.postgres)} ms\n`,
+      cpuPerRequestLine(EVENTS, { name: 'event', cpu: cpu.ingest }, { name: 'baseline insert', cpu: cpu.base }, 3),
     );
     process.stdout.write(
       `ingest: ${Math.round(ingest.perSecond)} events/s p99 ${ingest.p99.toFixed(1)} ms; ` +

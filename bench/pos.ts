@@ -15,6 +15,7 @@ import { upsertProduct } from '../src/modules/catalog/products.service.ts';
 import {
   call,
   cpuOf,
+  cpuPerRequestLine,
   positiveInt,
   runCleanups,
   SERVER_SHOWN,
@@ -173,11 +174,7 @@ export async function run(): Promise<Figure[]> {
         `PostgreSQL ${SERVER_SHOWN}; p50 ${pos.p50.toFixed(1)} ms; ratio ${(pos.perSecond / base.perSecond).toFixed(2)}\n`,
     );
     const sales = posRuns.reduce((s, r) => s + r.latencies.length, 0);
-    const per = (ms: number) => (ms / sales).toFixed(2);
-    process.stdout.write(
-      `CPU per request (this process incl. the load generator / PostgreSQL backends): sale ${per(cpu.pos.node)} / ${per(cpu.pos.postgres)} ms, ` +
-        `baseline insert ${per(cpu.base.node)} / ${per(cpu.base.postgres)} ms\n`,
-    );
+    process.stdout.write(cpuPerRequestLine(sales, { name: 'sale', cpu: cpu.pos }, { name: 'baseline insert', cpu: cpu.base }));
     process.stdout.write(
       `pos: ${Math.round(pos.perSecond)} sales/s p99 ${pos.p99.toFixed(1)} ms at ${REGISTERS} registers; ` +
         `baseline insert: ${Math.round(base.perSecond)} req/s\n`,
