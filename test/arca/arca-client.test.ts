@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  certificateSerial,
   createCsr,
   createSelfSignedCertificate,
   describeCertificate,
@@ -108,6 +109,15 @@ describe('CMS signature of the login ticket request', () => {
     expect(keyMatchesCertificate(keyPem, certPem)).toBe(true);
     expect(keyMatchesCertificate(generateKeyPair().keyPem, certPem)).toBe(false);
     expect(() => describeCertificate('hola')).toThrow();
+  });
+
+  it('certificate serials are positive, minimal DER integers whatever the random bytes (OpenSSL refused 1 in 512)', () => {
+    const rest = [0x16, 0xdd, 0xcc, 0xc0, 0xb1, 0xb4, 0x1b];
+    expect(certificateSerial(Buffer.from([0x00, ...rest]))).toBe('0116ddccc0b1b41b');
+    expect(certificateSerial(Buffer.from([0x00, 0x80, 0, 0, 0, 0, 0, 0]))).toBe('0180000000000000');
+    expect(certificateSerial(Buffer.from([0xff, ...rest]))).toBe('7f16ddccc0b1b41b');
+    expect(certificateSerial(Buffer.from([0x80, ...rest]))).toBe('0116ddccc0b1b41b');
+    expect(certificateSerial(Buffer.from([0x42, ...rest]))).toBe('4316ddccc0b1b41b');
   });
 });
 

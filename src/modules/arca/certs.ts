@@ -1,4 +1,4 @@
-import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, X509Certificate } from 'node:crypto';
+import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, randomBytes, X509Certificate } from 'node:crypto';
 import forge from 'node-forge';
 
 /**
@@ -45,12 +45,23 @@ export function createCsr(options: Subject & { keyPem: string }): string {
   return forge.pki.certificationRequestToPem(csr);
 }
 
+/**
+ * The serial number (hex) made from random bytes. A DER INTEGER must be positive and minimally
+ * encoded, and OpenSSL refuses a certificate whose serial starts with a zero byte before a byte below
+ * 0x80 (1 in 512 random serials did): the first byte is kept in 0x01–0x7f.
+ */
+export function certificateSerial(random: Buffer): string {
+  const bytes = Buffer.from(random);
+  bytes[0] = (bytes[0]! & 0x7f) | 0x01;
+  return bytes.toString('hex');
+}
+
 /** A self-signed certificate (PEM) with ARCA's subject form: the demo's service certificate and tests. */
 export function createSelfSignedCertificate(options: Subject & { keyPem: string; days: number; notBefore?: Date }): string {
   const { privateKey, publicKey } = forgeKeys(options.keyPem);
   const cert = forge.pki.createCertificate();
   cert.publicKey = publicKey;
-  cert.serialNumber = `0${forge.util.bytesToHex(forge.random.getBytesSync(8))}`;
+  cert.serialNumber = certificateSerial(randomBytes(8));
   const from = options.notBefore ?? new Date(Date.now() - 60_000);
   cert.validity.notBefore = from;
   cert.validity.notAfter = new Date(from.getTime() + options.days * 86_400_000);
