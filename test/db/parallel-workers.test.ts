@@ -1,15 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import { openPostgres, withStartupSetting } from '../../src/db/client.ts';
 import { loadConfig } from '../../src/config.ts';
+import { TEST_SECRET_KEY } from '../app.ts';
 
 const serverUrl = process.env['TEST_DATABASE_URL'];
 
 describe('DB_PARALLEL_WORKERS: parallel workers per query of the app', () => {
   it('is 0 unless set, and refuses what is not a count', () => {
-    expect(loadConfig({}).db.parallelWorkers).toBe(0);
-    expect(loadConfig({ DB_PARALLEL_WORKERS: '2' }).db.parallelWorkers).toBe(2);
-    expect(() => loadConfig({ DB_PARALLEL_WORKERS: '-1' })).toThrow(/DB_PARALLEL_WORKERS/);
-    expect(() => loadConfig({ DB_PARALLEL_WORKERS: 'many' })).toThrow(/DB_PARALLEL_WORKERS/);
+    // A SECRET_KEY of its own: without one, loadConfig would write ./data/secret.key (npm start's).
+    const base = { SECRET_KEY: TEST_SECRET_KEY };
+    expect(loadConfig(base).db.parallelWorkers).toBe(0);
+    expect(loadConfig({ ...base, DB_PARALLEL_WORKERS: '2' }).db.parallelWorkers).toBe(2);
+    expect(() => loadConfig({ ...base, DB_PARALLEL_WORKERS: '-1' })).toThrow(/DB_PARALLEL_WORKERS/);
+    expect(() => loadConfig({ ...base, DB_PARALLEL_WORKERS: 'many' })).toThrow(/DB_PARALLEL_WORKERS/);
   });
 
   it("adds the setting after the URL's own startup options, and changes nothing else of the URL", () => {

@@ -15,6 +15,11 @@ async function stopAll(processes: Running[]) {
 }
 
 describe.skipIf(!postgres)('several processes on one PostgreSQL', () => {
+  // The processes' DATA_DIR (the built-in fake ARCA's state): never the checkout's ./data, which is
+  // `npm start`'s (a demo there found this test's ARCA tickets and could not invoice).
+  const dataDir = mkdtempSync(join(tmpdir(), 'mostrador-several-'));
+  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
   it('start at the same moment on an empty database, again and again: all come up, one demo company, the queues exist', async () => {
     expect(isPostgresRun()).toBe(true);
     const rounds: number[] = [];
@@ -22,6 +27,7 @@ describe.skipIf(!postgres)('several processes on one PostgreSQL', () => {
     for (let round = 0; round < 3; round++) {
       const database = await createEmptyDatabase();
       const base = {
+        DATA_DIR: join(dataDir, `round-${round}`),
         DATABASE_URL: database.url,
         SECRET_KEY: TEST_SECRET_KEY,
         DEMO_SEED: 'true',
@@ -91,6 +97,7 @@ describe.skipIf(!postgres)('several processes on one PostgreSQL', () => {
 
     it('is shared by two web processes and survives a restart', async () => {
       const env = {
+        DATA_DIR: join(dataDir, 'login-limit'),
         DATABASE_URL: database.url!,
         SECRET_KEY: TEST_SECRET_KEY,
         DEMO_SEED: 'false',

@@ -1,5 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openPostgres } from '../../src/db/client.ts';
 import { createLogger } from '../../src/logger.ts';
@@ -192,6 +195,9 @@ describe.runIf(!!process.env['TEST_DATABASE_URL'])('a worker process killed mid-
   let t: TestApp & { clock: TestClock };
   let receiver: Receiver;
   let child: ChildProcess | null = null;
+  // The worker's own DATA_DIR: the checkout's ./data belongs to `npm start` (a worker there once left
+  // the built-in fake ARCA's state behind, and the next `npm start` could not invoice its demo).
+  const dataDir = mkdtempSync(join(tmpdir(), 'mostrador-worker-'));
   beforeAll(async () => {
     t = await buildWebhookApp();
     receiver = await startReceiver();
@@ -200,6 +206,7 @@ describe.runIf(!!process.env['TEST_DATABASE_URL'])('a worker process killed mid-
     child?.kill('SIGKILL');
     await receiver.close();
     await t.close();
+    rmSync(dataDir, { recursive: true, force: true });
   });
 
   it('is retried by another worker with the same idempotency key; the lost attempt is logged', async () => {
@@ -213,6 +220,7 @@ describe.runIf(!!process.env['TEST_DATABASE_URL'])('a worker process killed mid-
       env: {
         PATH: process.env['PATH'] ?? '',
         ROLE: 'worker',
+        DATA_DIR: dataDir,
         DATABASE_URL: t.database.url!,
         SECRET_KEY: TEST_SECRET_KEY,
         ALLOW_PRIVATE_WEBHOOK_TARGETS: 'true',
