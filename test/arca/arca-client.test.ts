@@ -20,6 +20,8 @@ import {
 } from '../../src/modules/arca/errors.ts';
 import { createFakeArca, type FakeArca } from '../../src/modules/arca/fake/fake-arca.ts';
 import { getAccessTicket } from '../../src/modules/arca/tickets.ts';
+import { DEMO_SERVICE_CUIT, startDemoArca } from '../../src/modules/invoicing/demo-arca.ts';
+import { createLogger } from '../../src/logger.ts';
 import { arcaDate } from '../../src/modules/arca/time.ts';
 import { buildLoginTicketRequest, login } from '../../src/modules/arca/wsaa.ts';
 import { type CaeRequest, createWsfeClient } from '../../src/modules/arca/wsfe.ts';
@@ -265,4 +267,41 @@ describe('WSAA and WSFEv1 against the fake ARCA', () => {
     expect(new Set([...a, ...b]).size).toBe(1);
     expect(fake.stats.logins - before).toBe(1);
   }, 60_000);
+});
+
+describe('the demo’s built-in fake ARCA', () => {
+  it('lets a new database log in after a restart, with the numbering and the earlier ticket kept', async () => {
+    const dataDir = join(dir, 'demo');
+    const first = await startDemoArca({ dataDir, logger: createLogger('silent') });
+    const ticket = await login({
+      url: first.wsaaUrl,
+      certPem: first.certPem,
+      keyPem: first.keyPem,
+      service: 'wsfe',
+      timeoutMs: 2000,
+    });
+    await expect(
+      login({ url: first.wsaaUrl, certPem: first.certPem, keyPem: first.keyPem, service: 'wsfe', timeoutMs: 2000 }),
+    ).rejects.toMatchObject({ faultCode: 'coe.alreadyAuthenticated' });
+    await first.close();
+    // Started again on the same DATA_DIR (its database deleted meanwhile): a login gets a ticket.
+    const second = await startDemoArca({ dataDir, logger: createLogger('silent') });
+    try {
+      expect(second.certPem).toBe(first.certPem);
+      const fresh = await login({
+        url: second.wsaaUrl,
+        certPem: second.certPem,
+        keyPem: second.keyPem,
+        service: 'wsfe',
+        timeoutMs: 2000,
+      });
+      expect(fresh.token).not.toBe(ticket.token);
+      const wsfe = createWsfeClient({ url: second.wsfeUrl, timeoutMs: 2000 });
+      for (const { token, sign } of [ticket, fresh]) {
+        expect(await wsfe.lastAuthorized({ token, sign, cuit: DEMO_SERVICE_CUIT }, { pointOfSale: 1, type: 6 })).toBe(0);
+      }
+    } finally {
+      await second.close();
+    }
+  });
 });

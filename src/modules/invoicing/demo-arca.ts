@@ -20,7 +20,8 @@ export interface DemoArca {
  * The built-in fake ARCA the demo company invoices against (ARCA_DEMO_FAKE): the same fake as
  * `npm run fake:arca`, listening on a free loopback port of this process, with a service
  * certificate generated once and kept in DATA_DIR/arca-demo/. Its receipts and tickets are kept
- * there too, so numbering survives a restart of the demo.
+ * there too, so numbering survives a restart of the demo; the login windows are not (a new
+ * database logs in again).
  */
 export async function startDemoArca({ dataDir, logger }: { dataDir: string; logger: Logger }): Promise<DemoArca> {
   const dir = join(dataDir, 'arca-demo');
@@ -41,6 +42,10 @@ export async function startDemoArca({ dataDir, logger }: { dataDir: string; logg
   }
   const stateFile = join(dir, 'state.json');
   const fake = createFakeArca({ stateFile });
+  // The demo's database may be newer than this state (DATA_DIR/pglite deleted to start over, another
+  // DATABASE_URL): ARCA's "one login per ticket window" would then refuse the demo its ticket for up
+  // to 12 hours. The fake forgets the windows when it starts; the tickets it gave stay valid.
+  fake.control.forgetLogins();
   const { wsaaUrl, wsfeUrl } = await fake.listen(0, '127.0.0.1');
   logger.info({ wsaaUrl, wsfeUrl }, 'demo ARCA fake listening (ARCA_DEMO_FAKE)');
   return {
