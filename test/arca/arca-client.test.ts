@@ -20,7 +20,7 @@ import {
 } from '../../src/modules/arca/errors.ts';
 import { createFakeArca, type FakeArca } from '../../src/modules/arca/fake/fake-arca.ts';
 import { getAccessTicket } from '../../src/modules/arca/tickets.ts';
-import { DEMO_SERVICE_CUIT, startDemoArca } from '../../src/modules/invoicing/demo-arca.ts';
+import { DEMO_SERVICE_CUIT, type DemoArca, startDemoArca } from '../../src/modules/invoicing/demo-arca.ts';
 import { createLogger } from '../../src/logger.ts';
 import { arcaDate } from '../../src/modules/arca/time.ts';
 import { buildLoginTicketRequest, login } from '../../src/modules/arca/wsaa.ts';
@@ -270,31 +270,19 @@ describe('WSAA and WSFEv1 against the fake ARCA', () => {
 });
 
 describe('the demo’s built-in fake ARCA', () => {
-  it('lets a new database log in after a restart, with the numbering and the earlier ticket kept', async () => {
+  it('lets a new database log in after a restart, and the ticket given before it still works', async () => {
     const dataDir = join(dir, 'demo');
     const first = await startDemoArca({ dataDir, logger: createLogger('silent') });
-    const ticket = await login({
-      url: first.wsaaUrl,
-      certPem: first.certPem,
-      keyPem: first.keyPem,
-      service: 'wsfe',
-      timeoutMs: 2000,
-    });
-    await expect(
-      login({ url: first.wsaaUrl, certPem: first.certPem, keyPem: first.keyPem, service: 'wsfe', timeoutMs: 2000 }),
-    ).rejects.toMatchObject({ faultCode: 'coe.alreadyAuthenticated' });
+    const asDemo = (demo: DemoArca) =>
+      login({ url: demo.wsaaUrl, certPem: demo.certPem, keyPem: demo.keyPem, service: 'wsfe', timeoutMs: 2000 });
+    const ticket = await asDemo(first);
+    await expect(asDemo(first)).rejects.toMatchObject({ faultCode: 'coe.alreadyAuthenticated' });
     await first.close();
     // Started again on the same DATA_DIR (its database deleted meanwhile): a login gets a ticket.
     const second = await startDemoArca({ dataDir, logger: createLogger('silent') });
     try {
       expect(second.certPem).toBe(first.certPem);
-      const fresh = await login({
-        url: second.wsaaUrl,
-        certPem: second.certPem,
-        keyPem: second.keyPem,
-        service: 'wsfe',
-        timeoutMs: 2000,
-      });
+      const fresh = await asDemo(second);
       expect(fresh.token).not.toBe(ticket.token);
       const wsfe = createWsfeClient({ url: second.wsfeUrl, timeoutMs: 2000 });
       for (const { token, sign } of [ticket, fresh]) {

@@ -195,8 +195,9 @@ describe.runIf(!!process.env['TEST_DATABASE_URL'])('a worker process killed mid-
   let t: TestApp & { clock: TestClock };
   let receiver: Receiver;
   let child: ChildProcess | null = null;
-  // The worker's own DATA_DIR: the checkout's ./data belongs to `npm start` (a worker there once left
-  // the built-in fake ARCA's state behind, and the next `npm start` could not invoice its demo).
+  // The worker's own DATA_DIR: the checkout's ./data belongs to `npm start` (the demo processes of
+  // cluster.test.ts once left the built-in fake ARCA's state there, and the next `npm start` could not
+  // invoice its demo).
   const dataDir = mkdtempSync(join(tmpdir(), 'mostrador-worker-'));
   beforeAll(async () => {
     t = await buildWebhookApp();
