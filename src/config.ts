@@ -82,6 +82,11 @@ export interface ArcaConfig {
   /** ARCA_TIMEOUT_MS: every call to ARCA gives up after this long. */
   readonly timeoutMs: number;
   /**
+   * ARCA_RECOVERY_PAUSE_MS: the first pause before asking ARCA again what became of a receipt whose
+   * answer was lost; the next ones are 3, 6 and 12 times as long (250 ms: 250, 750, 1500, 3000).
+   */
+  readonly recoveryPauseMs: number;
+  /**
    * ARCA_DEMO_FAKE: answer with the built-in fake ARCA (in this process) when neither endpoints nor
    * a service certificate are set. On by default with the demo seed, so the demo company invoices.
    */
@@ -448,6 +453,7 @@ function readArcaConfig(
     if (url !== null && !isHttpUrl(url)) problems.push(`${key} must be an http(s) URL (got "${url}")`);
   }
   const timeoutMs = int('ARCA_TIMEOUT_MS', 20000, 500, 120000);
+  const recoveryPauseMs = int('ARCA_RECOVERY_PAUSE_MS', 250, 1, 10000);
   const configured = given === 3 || wsaaUrl !== null || wsfeUrl !== null;
   const demoFake = bool('ARCA_DEMO_FAKE', demoSeed && !configured);
   return {
@@ -455,6 +461,7 @@ function readArcaConfig(
     wsaaUrl,
     wsfeUrl,
     timeoutMs,
+    recoveryPauseMs,
     demoFake,
   };
 }

@@ -11,7 +11,9 @@ export const SERVICE_CUIT = '20111111112';
 /**
  * A test app wired to its own fake ARCA (WSAA and WSFEv1 on local ports) through the service's
  * certificate, self-signed for the occasion; login limits raised for tests that sign in often.
- * `timeoutMs` is ARCA_TIMEOUT_MS (how long a request to ARCA may take); `env` adds to the rest;
+ * `timeoutMs` is ARCA_TIMEOUT_MS (how long a request to ARCA may take); the pauses of a lost
+ * answer's recovery are 10, 30, 60 and 120 ms (ARCA_RECOVERY_PAUSE_MS) instead of 250 ms to 3 s, so
+ * a test of a lost answer does not sleep 5.5 s; `env` adds to the rest;
  * `overrides` replace parts of the container (as buildTestApp's do).
  */
 export async function buildArcaTestApp(
@@ -40,6 +42,7 @@ export async function buildArcaTestApp(
       ARCA_WSAA_URL: urls.wsaaUrl,
       ARCA_WSFE_URL: urls.wsfeUrl,
       ...(options.timeoutMs !== undefined ? { ARCA_TIMEOUT_MS: String(options.timeoutMs) } : {}),
+      ARCA_RECOVERY_PAUSE_MS: '10',
       AUTH_LOGIN_LIMIT_PER_CLIENT: '1000',
       AUTH_LOGIN_LIMIT_PER_ACCOUNT: '1000',
       ...options.env,

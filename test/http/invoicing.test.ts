@@ -33,7 +33,9 @@ describe('invoicing with ARCA (/api/v1/fiscal, /api/v1/sales/:id/invoice)', () =
   let fake: FakeArca;
   let cuitIndex = 0;
   beforeAll(async () => {
-    ({ t, fake } = await buildArcaTestApp({ timeoutMs: 1500 }));
+    // The product's recovery pauses (250 ms to 3 s), not the helper's short ones: the slow-answer
+    // test needs them to outlast an answer that arrives a second after the timeout.
+    ({ t, fake } = await buildArcaTestApp({ timeoutMs: 1500, env: { ARCA_RECOVERY_PAUSE_MS: '250' } }));
   });
   afterAll(async () => {
     await t.close();

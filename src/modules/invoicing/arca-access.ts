@@ -7,6 +7,14 @@ import { getAccessTicket } from '../arca/tickets.ts';
 import { createWsfeClient, type WsfeAuth } from '../arca/wsfe.ts';
 import { DEMO_SERVICE_CUIT, type DemoArca, startDemoArca } from './demo-arca.ts';
 
+/** The pauses of a lost answer's recovery, as multiples of ARCA_RECOVERY_PAUSE_MS (250, 750, 1500, 3000 ms by default). */
+const RECOVERY_STEPS = [1, 3, 6, 12];
+
+/** The pauses between asking ARCA what became of a receipt whose answer was lost, the first one `firstMs`. */
+export function recoveryPauses(firstMs: number): number[] {
+  return RECOVERY_STEPS.map((times) => times * firstMs);
+}
+
 /** ARCA's own endpoints per environment (WSAA LoginCms and WSFEv1). */
 export const ARCA_ENDPOINTS: Record<FiscalEnvironment, { wsaaUrl: string; wsfeUrl: string }> = {
   homologacion: {
@@ -70,6 +78,8 @@ export function createArcaAccess({
 
   return {
     timeoutMs: config.timeoutMs,
+    /** The pauses between asking ARCA what became of a receipt whose answer was lost (ARCA_RECOVERY_PAUSE_MS). */
+    recoveryPausesMs: recoveryPauses(config.recoveryPauseMs),
     /** True when this process answers for ARCA with its built-in fake (ARCA_DEMO_FAKE, no endpoints given). */
     get demoFakeInUse() {
       return demoFakeInUse();

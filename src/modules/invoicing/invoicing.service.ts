@@ -227,7 +227,6 @@ function isOurs(found: { total: string; docType: number; docNumber: string; date
 const NUMBERING = 10016;
 /** Infrastructure answers after which the receipt's fate is unknown: ask ARCA before anything else. */
 const UNKNOWN_FATE = new Set([500, 501, 502]);
-const RECOVERY_BACKOFF_MS = [250, 750, 1500, 3000];
 
 export type InvoicingService = ReturnType<typeof createInvoicingService>;
 
@@ -409,9 +408,11 @@ export function createInvoicingService({
   ): Promise<repo.IssuedInvoiceRow> {
     let attempt = start;
     let sendNow = send;
-    // Someone is waiting at the counter: give up (the receipt stays pending) after about two calls' time.
-    const deadline = clock.now().getTime() + 2 * arca.timeoutMs + 6000;
-    for (let round = 0; round <= RECOVERY_BACKOFF_MS.length; round++) {
+    const pauses = arca.recoveryPausesMs;
+    // Someone is waiting at the counter: give up (the receipt stays pending) after about two calls'
+    // time and the pauses (2 × 20 s + 6 s by default).
+    const deadline = clock.now().getTime() + 2 * arca.timeoutMs + pauses.reduce((sum, ms) => sum + ms, 0) + 500;
+    for (let round = 0; round <= pauses.length; round++) {
       if (round > 0 && clock.now().getTime() > deadline) break;
       if (sendNow && attempt.supersededBy) {
         // ARCA never took it, and the sale has its CAEA receipt: the number goes back, unsent.
@@ -453,7 +454,7 @@ export function createInvoicingService({
             'ARCA answer lost; asking what became of the receipt',
           );
         }
-        const pause = RECOVERY_BACKOFF_MS[round];
+        const pause = pauses[round];
         if (pause === undefined) break;
         await sleep(pause);
       }
@@ -464,7 +465,7 @@ export function createInvoicingService({
         if (!(err instanceof ArcaTransportError)) throw err;
         attempt = await noteTry(attempt, `${err.kind}: ${err.message}`);
         sendNow = false;
-        const pause = RECOVERY_BACKOFF_MS[round];
+        const pause = pauses[round];
         if (pause === undefined) break;
         await sleep(pause);
         continue;
