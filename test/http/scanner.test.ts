@@ -1,4 +1,4 @@
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { companies } from '../../src/db/schema/index.ts';
 import { ean13 } from '../../src/lib/barcode.ts';
@@ -372,10 +372,51 @@ describe('codes are codes, and the name index follows the catalogue', () => {
       shop.id,
     ]);
     expect(await versions()).toEqual(before);
+    // Naming the columns with their own values changes nothing either.
+    await t.container.db.query('UPDATE products SET name = name, mark = mark, enable = enable WHERE company_id = $1', [shop.id]);
+    expect(await versions()).toEqual(before);
     await t.container.db.query("UPDATE products SET name = name || ' x' WHERE company_id = $1 AND id = 1", [shop.id]);
     const after = await versions();
     expect(after[shop.id]).toBe(before[shop.id]! + 1);
     expect(after[other.id]).toBe(before[other.id]);
+  });
+
+  it('bumps once per transaction however many products it renames, and again in the next one', async () => {
+    const version = async () =>
+      Number(
+        (
+          await t.container.db.query<{ version: string }>('SELECT version FROM catalogue_versions WHERE company_id = $1', [
+            shop.id,
+          ])
+        )[0]!.version,
+      );
+    const start = await version();
+    // One statement over every product of the company (an import's rename).
+    await t.container.db.query("UPDATE products SET mark = coalesce(mark, '') || 'm' WHERE company_id = $1", [shop.id]);
+    expect(await version()).toBe(start + 1);
+    // Two statements in one transaction, then a rename in a transaction of its own: each transaction
+    // bumps (what a transaction remembers as bumped is gone when it ends).
+    await t.container.db.orm.transaction(async (tx) => {
+      await tx.execute(sql`UPDATE products SET enable = NOT enable WHERE company_id = ${shop.id} AND id = 2`);
+      await tx.execute(sql`UPDATE products SET enable = NOT enable WHERE company_id = ${shop.id} AND id = 2`);
+    });
+    expect(await version()).toBe(start + 2);
+    for (let n = 1; n <= 3; n++) {
+      await t.container.db.query("UPDATE products SET name = name || ' y' WHERE company_id = $1 AND id = 3", [shop.id]);
+      expect(await version()).toBe(start + 2 + n);
+    }
+    // A rolled-back rename leaves neither its bump nor its memory: the next rename bumps.
+    await t.container.db.orm
+      .transaction(async (tx) => {
+        await tx.execute(sql`UPDATE products SET name = name || ' z' WHERE company_id = ${shop.id} AND id = 4`);
+        throw new Error('roll back');
+      })
+      .catch(() => {});
+    expect(await version()).toBe(start + 5);
+    await t.container.db.query("UPDATE products SET name = name || ' z' WHERE company_id = $1 AND id = 4", [shop.id]);
+    expect(await version()).toBe(start + 6);
+    // The renames are what the scanner finds.
+    expect((await scan(t, { token: shop.scannerToken, query: 'papa negra z' })).json()).toMatchObject({ product: { id: 4 } });
   });
 
   it("never answers another company's names", async () => {

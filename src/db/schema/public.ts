@@ -17,7 +17,7 @@ export const exchangeRates = pgTable('exchange_rates', {
   note: text('note'),
 });
 
-// Mirrors src/db/migrations/0015_catalogue_versions.sql (its triggers on products live only in SQL).
+// Mirrors src/db/migrations/0015_catalogue_versions.sql (its triggers on products, 0015 and 0290, live only in SQL).
 export const catalogueVersions = pgTable('catalogue_versions', {
   companyId: integer('company_id').primaryKey(),
   version: bigint('version', { mode: 'number' }).notNull().default(1),
