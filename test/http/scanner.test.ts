@@ -358,15 +358,15 @@ describe('codes are codes, and the name index follows the catalogue', () => {
     expect((await scan(t, { token: shop.scannerToken, query: 'union yerba' })).statusCode).toBe(404);
   });
 
+  /** Every company's catalogue version, by company id. */
+  const versions = async () =>
+    Object.fromEntries(
+      (
+        await t.container.db.query<{ company_id: number; version: string }>('SELECT company_id, version FROM catalogue_versions')
+      ).map((row) => [row.company_id, Number(row.version)]),
+    );
+
   it('bumps only the company whose catalogue changed, and not for a price or stock change', async () => {
-    const versions = async () =>
-      Object.fromEntries(
-        (
-          await t.container.db.query<{ company_id: number; version: string }>(
-            'SELECT company_id, version FROM catalogue_versions',
-          )
-        ).map((row) => [row.company_id, Number(row.version)]),
-      );
     const before = await versions();
     await t.container.db.query('UPDATE products SET base_price = base_price + 1, stock = stock + 1 WHERE company_id = $1', [
       shop.id,
@@ -382,14 +382,7 @@ describe('codes are codes, and the name index follows the catalogue', () => {
   });
 
   it('bumps once per transaction however many products it renames, and again in the next one', async () => {
-    const version = async () =>
-      Number(
-        (
-          await t.container.db.query<{ version: string }>('SELECT version FROM catalogue_versions WHERE company_id = $1', [
-            shop.id,
-          ])
-        )[0]!.version,
-      );
+    const version = async () => (await versions())[shop.id]!;
     const start = await version();
     // One statement over every product of the company (an import's rename).
     await t.container.db.query("UPDATE products SET mark = coalesce(mark, '') || 'm' WHERE company_id = $1", [shop.id]);
