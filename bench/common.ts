@@ -119,6 +119,9 @@ export interface TimedRun {
   latencies: number[];
 }
 
+/** A round's requests per second. */
+export const rateOf = (run: TimedRun) => run.latencies.length / run.seconds;
+
 /** Requests per second over the rounds, and the latency percentiles of all their requests. */
 export function summarize(results: TimedRun[]) {
   const latencies = results.flatMap((r) => r.latencies).sort((a, b) => a - b);

@@ -13,6 +13,7 @@ import {
   cpuOf,
   cpuPerRequestLine,
   positiveInt,
+  rateOf,
   runCleanups,
   SERVER_SHOWN,
   scratchContainer,
@@ -20,7 +21,7 @@ import {
   summarize,
   type TimedRun,
 } from './common.ts';
-import { type Figure, figure } from './results.ts';
+import { type Figure, figure, median, roundRatios } from './results.ts';
 
 const EVENTS = positiveInt('BENCH_EVENTS', 4000);
 const WARMUP = positiveInt('BENCH_WARMUP', 500);
@@ -130,6 +131,7 @@ export async function run(): Promise<Figure[]> {
     }
     const base = summarize(baseRuns);
     const ingest = summarize(ingestRuns);
+    const byRound = roundRatios(ingestRuns.map(rateOf), baseRuns.map(rateOf));
 
     const [{ n }] = (await container.db.query<{ n: number }>('SELECT count(*)::int AS n FROM sales WHERE company_id = $1', [
       company.id,
@@ -143,10 +145,11 @@ export async function run(): Promise<Figure[]> {
     );
     process.stdout.write(
       `ingest: ${Math.round(ingest.perSecond)} events/s p99 ${ingest.p99.toFixed(1)} ms; ` +
-        `baseline insert: ${Math.round(base.perSecond)} req/s; ratio ${(ingest.perSecond / base.perSecond).toFixed(2)}\n`,
+        `baseline insert: ${Math.round(base.perSecond)} req/s; ratio ${median(byRound).toFixed(2)} ` +
+        `(median of the rounds' own: ${byRound.map((r) => r.toFixed(2)).join(', ')})\n`,
     );
     return [
-      figure('ingest', ingest.perSecond, 'events/s', { name: 'insert', value: base.perSecond, unit: 'req/s' }),
+      figure('ingest', ingest.perSecond, 'events/s', { name: 'insert', value: base.perSecond, unit: 'req/s' }, median(byRound)),
       figure('ingest p99', ingest.p99, 'ms'),
     ];
   } finally {

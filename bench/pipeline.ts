@@ -9,7 +9,7 @@ import { buildApp } from '../src/app.ts';
 import { registerSurface } from '../src/http/surfaces.ts';
 import { positiveInt, runCleanups, scratchContainer } from './common.ts';
 import { type LoadResult, runLoad } from './load.ts';
-import { type Figure, figure, loadNow } from './results.ts';
+import { type Figure, figure, loadNow, median, roundRatios } from './results.ts';
 
 const REQUESTS = positiveInt('BENCH_REQUESTS', 20_000);
 const CONCURRENCY = positiveInt('BENCH_CONCURRENCY', 8);
@@ -17,7 +17,6 @@ const ROUNDS = positiveInt('BENCH_ROUNDS', 5);
 const PATH = '/bench/noop?q=abc';
 
 const log = (line: string) => process.stdout.write(`${line}\n`);
-const middle = (values: number[]) => values.sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 export default async function main(): Promise<Figure[]> {
   const { container, cleanups } = await scratchContainer('mostrador_bench_pipeline', 4);
@@ -63,13 +62,19 @@ export default async function main(): Promise<Figure[]> {
     }
     const errors = [...rounds.bare, ...rounds.app].reduce((sum, r) => sum + r.errors, 0);
     if (errors > 0) throw new Error(`${errors} answers were not {"ok":true}: ${JSON.stringify(rounds.app[0]?.unexpected[0])}`);
-    const bareRate = middle(rounds.bare.map((r) => r.perSecond));
-    const appRate = middle(rounds.app.map((r) => r.perSecond));
-    log(
-      `pipeline: app no-op ${Math.round(appRate)} req/s p99 ${middle(rounds.app.map((r) => r.p99Ms)).toFixed(2)} ms; ` +
-        `bare fastify ${Math.round(bareRate)} req/s; ratio ${(appRate / bareRate).toFixed(2)}`,
+    const bareRate = median(rounds.bare.map((r) => r.perSecond));
+    const appRate = median(rounds.app.map((r) => r.perSecond));
+    const byRound = roundRatios(
+      rounds.app.map((r) => r.perSecond),
+      rounds.bare.map((r) => r.perSecond),
     );
-    return [figure('no-op route', appRate, 'req/s', { name: 'bare fastify', value: bareRate, unit: 'req/s' })];
+    const ratio = median(byRound);
+    log(
+      `pipeline: app no-op ${Math.round(appRate)} req/s p99 ${median(rounds.app.map((r) => r.p99Ms)).toFixed(2)} ms; ` +
+        `bare fastify ${Math.round(bareRate)} req/s; ratio ${ratio.toFixed(2)} ` +
+        `(median of the rounds' own: ${byRound.map((r) => r.toFixed(2)).join(', ')})`,
+    );
+    return [figure('no-op route', appRate, 'req/s', { name: 'bare fastify', value: bareRate, unit: 'req/s' }, ratio)];
   } finally {
     await runCleanups(cleanups);
   }

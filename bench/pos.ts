@@ -17,6 +17,7 @@ import {
   cpuOf,
   cpuPerRequestLine,
   positiveInt,
+  rateOf,
   runCleanups,
   SERVER_SHOWN,
   scratchContainer,
@@ -24,7 +25,7 @@ import {
   summarize,
   type TimedRun,
 } from './common.ts';
-import { type Figure, figure } from './results.ts';
+import { type Figure, figure, median, roundRatios } from './results.ts';
 
 const REGISTERS = positiveInt('BENCH_REGISTERS', 8);
 const SALES = positiveInt('BENCH_SALES', 2400);
@@ -150,6 +151,7 @@ export async function run(): Promise<Figure[]> {
     }
     const base = summarize(baseRuns);
     const pos = summarize(posRuns);
+    const byRound = roundRatios(posRuns.map(rateOf), baseRuns.map(rateOf));
 
     const sent = warm.flat().length + posRuns.reduce((s, r) => s + r.latencies.length, 0);
     const [check] = await container.db.query<{ n: number; paid: number; moves: number }>(
@@ -171,7 +173,8 @@ export async function run(): Promise<Figure[]> {
     process.stdout.write(
       `sales ${posRuns.reduce((s, r) => s + r.latencies.length, 0)} (+${warm.flat().length} warm-up) in ${ROUNDS} alternating rounds, ` +
         `${REGISTERS} registers (one box and session each, one sale after another), pool ${POOL_MAX}, ` +
-        `PostgreSQL ${SERVER_SHOWN}; p50 ${pos.p50.toFixed(1)} ms; ratio ${(pos.perSecond / base.perSecond).toFixed(2)}\n`,
+        `PostgreSQL ${SERVER_SHOWN}; p50 ${pos.p50.toFixed(1)} ms; ratio ${median(byRound).toFixed(2)} ` +
+        `(median of the rounds' own: ${byRound.map((r) => r.toFixed(2)).join(', ')})\n`,
     );
     const sales = posRuns.reduce((s, r) => s + r.latencies.length, 0);
     process.stdout.write(cpuPerRequestLine(sales, { name: 'sale', cpu: cpu.pos }, { name: 'baseline insert', cpu: cpu.base }));
@@ -180,7 +183,7 @@ export async function run(): Promise<Figure[]> {
         `baseline insert: ${Math.round(base.perSecond)} req/s\n`,
     );
     return [
-      figure('sales', pos.perSecond, 'sales/s', { name: 'insert', value: base.perSecond, unit: 'req/s' }),
+      figure('sales', pos.perSecond, 'sales/s', { name: 'insert', value: base.perSecond, unit: 'req/s' }, median(byRound)),
       figure('sales p99', pos.p99, 'ms'),
     ];
   } finally {

@@ -72,6 +72,25 @@ export function figure(
   return { name, value, unit, baseline, ratio };
 }
 
+/**
+ * Each interleaved round's figure over the baseline measured next to it. Their median is the
+ * bench's ratio: the medians of the two columns taken apart can pair a slow round of one with a
+ * fast round of the other (scanner, 3 rounds: 0.52, 0.76 and 0.83 round by round printed 0.58).
+ */
+export function roundRatios(values: number[], baselines: number[]): number[] {
+  if (values.length === 0 || values.length !== baselines.length) {
+    throw new Error(`roundRatios: ${values.length} rounds against ${baselines.length} baselines`);
+  }
+  return values.map((value, round) => value / baselines[round]!);
+}
+
+/** The middle value; the mean of the two middle ones when there is an even number of them. */
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const half = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[half]! : (sorted[half - 1]! + sorted[half]!) / 2;
+}
+
 export function readRecorded(file: URL = RESULTS_FILE): Recorded {
   return existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Recorded) : {};
 }

@@ -10,7 +10,7 @@ import { loadConfig } from '../src/config.ts';
 import { createContainer } from '../src/container.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { type LoadResult, runLoad } from './load.ts';
-import { type Figure, figure } from './results.ts';
+import { type Figure, figure, median, roundRatios } from './results.ts';
 import { loadProducts, misspell } from './scanner-data.ts';
 
 const SERVER_URL = process.env['BENCH_DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -86,12 +86,8 @@ async function prepare(url: string) {
   return { container, tokens };
 }
 
-function median(results: LoadResult[]): { perSecond: number; p99Ms: number } {
-  const middle = <T>(values: T[]) => values[Math.floor(values.length / 2)]!;
-  return {
-    perSecond: middle(results.map((r) => r.perSecond).sort((a, b) => a - b)),
-    p99Ms: middle(results.map((r) => r.p99Ms).sort((a, b) => a - b)),
-  };
+function medianOf(results: LoadResult[]): { perSecond: number; p99Ms: number } {
+  return { perSecond: median(results.map((r) => r.perSecond)), p99Ms: median(results.map((r) => r.p99Ms)) };
 }
 
 export default async function main(): Promise<Figure[]> {
@@ -99,7 +95,7 @@ export default async function main(): Promise<Figure[]> {
   log(
     `scanner benchmark: ${COMPANIES} companies × ${PRODUCTS} products, ${ROUNDS} rounds of ${REQUESTS} requests ` +
       `(${NAME_REQUESTS} for names) per phase, ` +
-      `concurrency ${CONCURRENCY}; figures below are medians of the rounds`,
+      `concurrency ${CONCURRENCY}; figures below are medians of the rounds, ratios the medians of each round's own`,
   );
   await withScratchDatabase(async (url) => {
     const { container, tokens } = await prepare(url);
@@ -147,7 +143,11 @@ export default async function main(): Promise<Figure[]> {
         rounds.name.push(await load(paths.name, nameOk, NAME_REQUESTS));
         describe('scanner by name', rounds.name.at(-1)!);
       }
-      const [baseline, barcode, name] = [median(rounds.baseline), median(rounds.barcode), median(rounds.name)];
+      const [baseline, barcode, name] = [medianOf(rounds.baseline), medianOf(rounds.barcode), medianOf(rounds.name)];
+      const rates = (results: LoadResult[]) => results.map((r) => r.perSecond);
+      const barcodeRounds = roundRatios(rates(rounds.barcode), rates(rounds.baseline));
+      const nameRounds = roundRatios(rates(rounds.name), rates(rounds.barcode));
+      const shown = (ratios: number[]) => `${median(ratios).toFixed(2)} (rounds ${ratios.map((r) => r.toFixed(2)).join(', ')})`;
       const errors = Object.values(rounds)
         .flat()
         .reduce((sum, r) => sum + r.errors, 0);
@@ -165,12 +165,18 @@ export default async function main(): Promise<Figure[]> {
       log(
         `scanner: barcode ${Math.round(barcode.perSecond)} req/s p99 ${barcode.p99Ms.toFixed(1)} ms, ` +
           `name ${Math.round(name.perSecond)} req/s p99 ${name.p99Ms.toFixed(1)} ms; ` +
-          `baseline pk select: ${Math.round(baseline.perSecond)} req/s; ratio barcode ${(barcode.perSecond / baseline.perSecond).toFixed(2)}, ` +
-          `ratio name ${(name.perSecond / barcode.perSecond).toFixed(2)} (name req/s over barcode req/s)`,
+          `baseline pk select: ${Math.round(baseline.perSecond)} req/s; ratio barcode ${shown(barcodeRounds)}, ` +
+          `ratio name ${shown(nameRounds)} (name req/s over barcode req/s; each ratio the median of the rounds' own)`,
       );
       figures = [
-        figure('barcode', barcode.perSecond, 'req/s', { name: 'pk select', value: baseline.perSecond, unit: 'req/s' }),
-        figure('name', name.perSecond, 'req/s', { name: 'barcode', value: barcode.perSecond, unit: 'req/s' }),
+        figure(
+          'barcode',
+          barcode.perSecond,
+          'req/s',
+          { name: 'pk select', value: baseline.perSecond, unit: 'req/s' },
+          median(barcodeRounds),
+        ),
+        figure('name', name.perSecond, 'req/s', { name: 'barcode', value: barcode.perSecond, unit: 'req/s' }, median(nameRounds)),
         figure('name p99', name.p99Ms, 'ms'),
         figure('unexpected answers', errors, ''),
       ];
