@@ -33,9 +33,10 @@ describe('invoicing with ARCA (/api/v1/fiscal, /api/v1/sales/:id/invoice)', () =
   let fake: FakeArca;
   let cuitIndex = 0;
   beforeAll(async () => {
-    // The product's recovery pauses (250 ms to 3 s), not the helper's short ones: the slow-answer
-    // test needs them to outlast an answer that arrives a second after the timeout.
-    ({ t, fake } = await buildArcaTestApp({ timeoutMs: 1500, env: { ARCA_RECOVERY_PAUSE_MS: '250' } }));
+    // Pauses of 100, 300, 600 and 1,200 ms (2.2 s in all), not the helper's 10 to 120 ms: the
+    // slow-answer test needs them to outlast an answer that arrives a second after the timeout.
+    // The product's own (250 ms to 3 s, 5.5 s in all) would only make the failing tests wait longer.
+    ({ t, fake } = await buildArcaTestApp({ timeoutMs: 1500, env: { ARCA_RECOVERY_PAUSE_MS: '100' } }));
   });
   afterAll(async () => {
     await t.close();
