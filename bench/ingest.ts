@@ -21,7 +21,7 @@ import {
   summarize,
   type TimedRun,
 } from './common.ts';
-import { type Figure, figure, median, roundRatios } from './results.ts';
+import { type Figure, figure, median, roundRatios, roundsText } from './results.ts';
 
 const EVENTS = positiveInt('BENCH_EVENTS', 4000);
 const WARMUP = positiveInt('BENCH_WARMUP', 500);
@@ -145,8 +145,7 @@ export async function run(): Promise<Figure[]> {
     );
     process.stdout.write(
       `ingest: ${Math.round(ingest.perSecond)} events/s p99 ${ingest.p99.toFixed(1)} ms; ` +
-        `baseline insert: ${Math.round(base.perSecond)} req/s; ratio ${median(byRound).toFixed(2)} ` +
-        `(median of the rounds' own: ${byRound.map((r) => r.toFixed(2)).join(', ')})\n`,
+        `baseline insert: ${Math.round(base.perSecond)} req/s; ratio ${roundsText(byRound)}\n`,
     );
     return [
       figure('ingest', ingest.perSecond, 'events/s', { name: 'insert', value: base.perSecond, unit: 'req/s' }, median(byRound)),

@@ -9,7 +9,7 @@ import { buildApp } from '../src/app.ts';
 import { registerSurface } from '../src/http/surfaces.ts';
 import { positiveInt, runCleanups, scratchContainer } from './common.ts';
 import { type LoadResult, runLoad } from './load.ts';
-import { type Figure, figure, loadNow, median, roundRatios } from './results.ts';
+import { type Figure, figure, loadNow, median, roundRatios, roundsText } from './results.ts';
 
 const REQUESTS = positiveInt('BENCH_REQUESTS', 20_000);
 const CONCURRENCY = positiveInt('BENCH_CONCURRENCY', 8);
@@ -62,19 +62,14 @@ export default async function main(): Promise<Figure[]> {
     }
     const errors = [...rounds.bare, ...rounds.app].reduce((sum, r) => sum + r.errors, 0);
     if (errors > 0) throw new Error(`${errors} answers were not {"ok":true}: ${JSON.stringify(rounds.app[0]?.unexpected[0])}`);
-    const bareRate = median(rounds.bare.map((r) => r.perSecond));
-    const appRate = median(rounds.app.map((r) => r.perSecond));
-    const byRound = roundRatios(
-      rounds.app.map((r) => r.perSecond),
-      rounds.bare.map((r) => r.perSecond),
-    );
-    const ratio = median(byRound);
+    const rates = { bare: rounds.bare.map((r) => r.perSecond), app: rounds.app.map((r) => r.perSecond) };
+    const [bareRate, appRate] = [median(rates.bare), median(rates.app)];
+    const byRound = roundRatios(rates.app, rates.bare);
     log(
       `pipeline: app no-op ${Math.round(appRate)} req/s p99 ${median(rounds.app.map((r) => r.p99Ms)).toFixed(2)} ms; ` +
-        `bare fastify ${Math.round(bareRate)} req/s; ratio ${ratio.toFixed(2)} ` +
-        `(median of the rounds' own: ${byRound.map((r) => r.toFixed(2)).join(', ')})`,
+        `bare fastify ${Math.round(bareRate)} req/s; ratio ${roundsText(byRound)}`,
     );
-    return [figure('no-op route', appRate, 'req/s', { name: 'bare fastify', value: bareRate, unit: 'req/s' }, ratio)];
+    return [figure('no-op route', appRate, 'req/s', { name: 'bare fastify', value: bareRate, unit: 'req/s' }, median(byRound))];
   } finally {
     await runCleanups(cleanups);
   }

@@ -25,7 +25,7 @@ import {
   summarize,
   type TimedRun,
 } from './common.ts';
-import { type Figure, figure, median, roundRatios } from './results.ts';
+import { type Figure, figure, median, roundRatios, roundsText } from './results.ts';
 
 const REGISTERS = positiveInt('BENCH_REGISTERS', 8);
 const SALES = positiveInt('BENCH_SALES', 2400);
@@ -173,8 +173,7 @@ export async function run(): Promise<Figure[]> {
     process.stdout.write(
       `sales ${posRuns.reduce((s, r) => s + r.latencies.length, 0)} (+${warm.flat().length} warm-up) in ${ROUNDS} alternating rounds, ` +
         `${REGISTERS} registers (one box and session each, one sale after another), pool ${POOL_MAX}, ` +
-        `PostgreSQL ${SERVER_SHOWN}; p50 ${pos.p50.toFixed(1)} ms; ratio ${median(byRound).toFixed(2)} ` +
-        `(median of the rounds' own: ${byRound.map((r) => r.toFixed(2)).join(', ')})\n`,
+        `PostgreSQL ${SERVER_SHOWN}; p50 ${pos.p50.toFixed(1)} ms; ratio ${roundsText(byRound)}\n`,
     );
     const sales = posRuns.reduce((s, r) => s + r.latencies.length, 0);
     process.stdout.write(cpuPerRequestLine(sales, { name: 'sale', cpu: cpu.pos }, { name: 'baseline insert', cpu: cpu.base }));

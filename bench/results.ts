@@ -84,6 +84,11 @@ export function roundRatios(values: number[], baselines: number[]): number[] {
   return values.map((value, round) => value / baselines[round]!);
 }
 
+/** A ratio over rounds for a bench's log line, with each round's own: `0.76 (median of the rounds' own: 0.52, 0.76, 0.83)`. */
+export function roundsText(ratios: number[]): string {
+  return `${median(ratios).toFixed(2)} (median of the rounds' own: ${ratios.map((r) => r.toFixed(2)).join(', ')})`;
+}
+
 /** The middle value; the mean of the two middle ones when there is an even number of them. */
 export function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);

@@ -10,7 +10,7 @@ import { loadConfig } from '../src/config.ts';
 import { createContainer } from '../src/container.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { type LoadResult, runLoad } from './load.ts';
-import { type Figure, figure, median, roundRatios } from './results.ts';
+import { type Figure, figure, median, roundRatios, roundsText } from './results.ts';
 import { loadProducts, misspell } from './scanner-data.ts';
 
 const SERVER_URL = process.env['BENCH_DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -147,7 +147,6 @@ export default async function main(): Promise<Figure[]> {
       const rates = (results: LoadResult[]) => results.map((r) => r.perSecond);
       const barcodeRounds = roundRatios(rates(rounds.barcode), rates(rounds.baseline));
       const nameRounds = roundRatios(rates(rounds.name), rates(rounds.barcode));
-      const shown = (ratios: number[]) => `${median(ratios).toFixed(2)} (rounds ${ratios.map((r) => r.toFixed(2)).join(', ')})`;
       const errors = Object.values(rounds)
         .flat()
         .reduce((sum, r) => sum + r.errors, 0);
@@ -165,8 +164,8 @@ export default async function main(): Promise<Figure[]> {
       log(
         `scanner: barcode ${Math.round(barcode.perSecond)} req/s p99 ${barcode.p99Ms.toFixed(1)} ms, ` +
           `name ${Math.round(name.perSecond)} req/s p99 ${name.p99Ms.toFixed(1)} ms; ` +
-          `baseline pk select: ${Math.round(baseline.perSecond)} req/s; ratio barcode ${shown(barcodeRounds)}, ` +
-          `ratio name ${shown(nameRounds)} (name req/s over barcode req/s; each ratio the median of the rounds' own)`,
+          `baseline pk select: ${Math.round(baseline.perSecond)} req/s; ratio barcode ${roundsText(barcodeRounds)}, ` +
+          `ratio name ${roundsText(nameRounds)} (name req/s over barcode req/s)`,
       );
       figures = [
         figure(

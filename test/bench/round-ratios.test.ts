@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { median, roundRatios } from '../../bench/results.ts';
+import { median, roundRatios, roundsText } from '../../bench/results.ts';
 
 describe('the ratio of interleaved bench rounds', () => {
   it('pairs each round with the baseline measured next to it', () => {
@@ -11,6 +11,7 @@ describe('the ratio of interleaved bench rounds', () => {
     expect(median(byRound)).toBeCloseTo(0.7635, 3);
     // The medians of the columns taken apart pair round 2's barcode with round 3's baseline.
     expect(median(barcode) / median(pk)).toBeCloseTo(0.5765, 3);
+    expect(roundsText(byRound)).toBe("0.76 (median of the rounds' own: 0.52, 0.76, 0.83)");
   });
 
   it('takes the middle value, or the mean of the two middle ones', () => {
