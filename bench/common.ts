@@ -114,6 +114,19 @@ export async function startInsertBaseline(url: string, poolMax: number, status: 
   return { app, pool, port: (app.server.address() as AddressInfo).port };
 }
 
+/**
+ * How many requests warm a baseline route (the bare INSERT of pos and ingest, the SELECT of
+ * catalog) before it is timed. Its Node CPU per request falls from ~0.27 to ~0.08 ms over its first
+ * ~6,000 requests as V8 optimises the HTTP and `pg` paths; warmed with 200 it was timed at a third of
+ * its speed (docs/decisiones.md, «`pos`, `ingest` y `catalog` miden las dos rutas en caliente»).
+ */
+export const BASELINE_WARMUP = positiveInt('BENCH_BASELINE_WARMUP', 10_000);
+
+/** `items` sent `times` times over, in order (a baseline round long enough to time). */
+export function repeated<T>(items: T[], times: number): T[] {
+  return Array.from({ length: times }, () => items).flat();
+}
+
 export interface TimedRun {
   seconds: number;
   latencies: number[];
@@ -194,12 +207,11 @@ export interface CpuSpent {
  * load generator) and of PostgreSQL's backends, for what is measured and for its baseline.
  */
 export function cpuPerRequestLine(
-  requests: number,
-  measured: { name: string; cpu: CpuSpent },
-  baseline: { name: string; cpu: CpuSpent },
+  measured: { name: string; cpu: CpuSpent; requests: number },
+  baseline: { name: string; cpu: CpuSpent; requests: number },
   digits = 2,
 ): string {
-  const per = (ms: number) => (ms / requests).toFixed(digits);
-  const side = ({ name, cpu }: { name: string; cpu: CpuSpent }) => `${name} ${per(cpu.node)} / ${per(cpu.postgres)} ms`;
+  const side = ({ name, cpu, requests }: { name: string; cpu: CpuSpent; requests: number }) =>
+    `${name} ${(cpu.node / requests).toFixed(digits)} / ${(cpu.postgres / requests).toFixed(digits)} ms`;
   return `CPU per request (this process incl. the load generator / PostgreSQL backends): ${side(measured)}, ${side(baseline)}\n`;
 }
