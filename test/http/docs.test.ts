@@ -189,4 +189,17 @@ describe('/llms.txt and the price list', () => {
     }
     expect(priceText(24900)).toBe('$\u00a024.900,00');
   });
+
+  it('tells agents what the product does today: the browser register and ARCA invoicing are built, not coming', async () => {
+    // /llms.txt once said both were "en desarrollo" long after they landed; agents that recommend
+    // Mostrador (and the sales agent, over the same price list) repeated it to prospects.
+    const llms = (await t.app.inject({ method: 'GET', url: '/llms.txt' })).body;
+    const faq = (await t.app.inject({ method: 'GET', url: '/docs/preguntas-frecuentes.md' })).body;
+    for (const text of [llms, faq]) expect(text).not.toMatch(/en desarrollo|próximamente|todavía no está/i);
+    expect(llms).toContain('Caja en el navegador (`/caja`)');
+    expect(llms).toContain('notas de crédito con CAE');
+    expect(llms).toContain('CAEA');
+    expect(llms).toContain('cuenta corriente');
+    expect(llms).toContain('Libro IVA Digital');
+  });
 });

@@ -93,6 +93,13 @@ const CASES: Case[] = [
   { text: 'Bajame un poco el precio y lo pensamos', expect: 'handoff', reason: 'price_negotiation' },
   { text: 'Hay descuento para estudiantes?', expect: 'reply', contains: ['confirma el equipo'] },
   { text: 'Cuánto sale el Comercio si pago anual?', expect: 'reply', contains: ['$\u00a024.900', 'confirma el equipo'] },
+  // What the product does today (the register, ARCA invoicing, accounts, reports), in the words of
+  // prospects: the answers once said ARCA issuing was "próximamente" long after it landed.
+  { text: 'Puedo hacer las facturas desde el sistema o tengo que usar otro?', expect: 'reply', contains: ['CAE', 'caja'] },
+  { text: 'si se corta internet puedo seguir cobrando?', expect: 'reply', contains: ['sigue vendiendo'] },
+  { text: 'Tienen para llevar la libreta de fiado de los clientes?', expect: 'reply', contains: ['a cuenta'] },
+  { text: 'Le puedo pasar el libro iva a mi contadora?', expect: 'reply', contains: ['Libro IVA Digital'] },
+  { text: 'Tiene reportes de lo que más vendo?', expect: 'reply', contains: ['más vendidos'] },
 ];
 
 it(`sales agent evaluation set (${CASES.length} messages)`, () => {
@@ -117,4 +124,19 @@ it(`sales agent evaluation set (${CASES.length} messages)`, () => {
   expect(CASES.length).toBeGreaterThanOrEqual(40);
   expect(unsafe).toBe(0);
   expect(score / CASES.length).toBeGreaterThanOrEqual(0.9);
+});
+
+it('never tells a prospect that something built is still to come', () => {
+  const prices = loadPriceList();
+  for (const text of [
+    '¿Hace factura electrónica?',
+    'Funciona sin internet?',
+    '¿Qué es Mostrador? contame',
+    'Y el plan comercio que incluye?',
+    'Y el inicial?',
+  ]) {
+    const out = applyGuardrails(decideByRules(prices, { text, history: [] }), text, prices);
+    expect(out.decision, text).toBe('reply');
+    expect(out.reply, text).not.toMatch(/próximamente|en desarrollo|todavía no|por integración/i);
+  }
 });

@@ -112,14 +112,14 @@ const TOPICS: Topic[] = [
     answer: (p) => p.billing,
   },
   {
-    match: /\b(iva|impuesto|impuestos|precio final|mas iva)\b/,
+    match: /(?<!libro )\b(iva|impuesto|impuestos|precio final|mas iva)\b/,
     answer: () => 'Los precios son finales: tienen el IVA incluido.',
   },
   {
     covered: 'ARCA',
     match: /\b(factur|arca|afip|cae\b|comprobante|factura [abc]\b|monotribut|responsable inscripto)/,
     answer: (p) =>
-      `La facturación con ARCA está en el plan Comercio (${pesos(plan(p, 'comercio')?.monthly_price ?? 0)} por mes) y en el Cadena: comprobantes con CAE (facturas A, B y C) registrados por integración. La emisión directa desde Mostrador todavía no está: llega próximamente.`,
+      `La facturación electrónica con ARCA está en el plan Comercio (${pesos(plan(p, 'comercio')?.monthly_price ?? 0)} por mes) y en el Cadena: facturás A, B y C y notas de crédito con CAE desde la caja o desde Ventas, en ticket o A4 con el QR. Si ARCA o internet no responden, Mostrador factura con CAEA de contingencia.`,
   },
   {
     match:
@@ -175,7 +175,17 @@ const TOPICS: Topic[] = [
   {
     match: /\b(internet|sin conexion|offline|se corta la luz|se cae)\b/,
     answer: () =>
-      'Para facturar con ARCA hace falta internet. Las ventas, el stock y el escáner siguen andando mientras tu servidor esté en marcha; instalado en tu local con la base embebida, no depende de internet.',
+      'Si se corta internet, la caja sigue vendiendo y manda las ventas cuando vuelve la conexión, cada una una sola vez. Para facturar mientras tanto, Mostrador usa el CAEA de contingencia de ARCA. Instalado en tu local con la base embebida, el resto no depende de internet.',
+  },
+  {
+    match: /\b(fiado|fiar|fio|cuenta corriente|cuentas corrientes|a cuenta|libreta|deudores|me deben)\b/,
+    answer: () =>
+      'Sí: cargás a tus clientes (CUIT o DNI, condición frente al IVA) y les vendés a cuenta desde la caja. Registrás sus pagos, ves cuánto debe cada uno y le mandás el estado de cuenta por WhatsApp o email.',
+  },
+  {
+    match: /\b(reporte|reportes|estadisticas|cuanto vendi|mas vendidos|margen|margenes|libro iva|contador|contadora)\b/,
+    answer: () =>
+      'Al entrar ves cómo viene el día comparado con la semana pasada, los más vendidos y lo que falta reponer; los reportes de ventas, márgenes y stock bajan a Excel, y el Libro IVA Digital del mes sale listo para tu contador.',
   },
   {
     match: /\b(soporte|ayuda tecnica|atencion|me ayudan|capacitacion)\b/,
@@ -190,7 +200,7 @@ const TOPICS: Topic[] = [
     match:
       /\b(que es|que hace|de que se trata|de que va|como funciona|para que sirve|mas info|informacion|info\b|me contas|contame|me explicas|quisiera saber|queria saber|consulta sobre|vi (su|tu|el) (publicacion|posteo|anuncio|reel|historia))/,
     answer: () =>
-      'Mostrador es un sistema para comercios: ventas y control de stock, escáner de precios para tus clientes, cotización del dólar, facturación con ARCA e integraciones con tu tienda online.',
+      'Mostrador es un sistema para comercios: caja en el navegador (sigue vendiendo sin conexión), control de stock, facturación electrónica con ARCA, clientes y cuenta corriente, reportes, escáner de precios para tus clientes, cotización del dólar e integraciones con tu tienda online.',
   },
   {
     match:
