@@ -89,6 +89,11 @@ describe('NameIndex', () => {
 
   it('finds nothing for a word that is nowhere', () => {
     expect(ids('zzqqxx')).toEqual([]);
+    // A letter held down folds to one letter: it names nothing, however long the run.
+    expect(ids('ssssssss')).toEqual([]);
+    expect(ids('zzzzzzzzzz')).toEqual([]);
+    expect(ids('aaaaaaaa')).toEqual([]);
+    expect(ids('cccc')).toEqual([]);
     expect(ids('2 litros')).toEqual([]);
     expect(new NameIndex([]).search('queso', 6)).toEqual([]);
   });

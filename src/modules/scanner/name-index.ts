@@ -129,7 +129,9 @@ export class NameIndex {
       else weight = this.weights[matches[0]!.term]!;
       totalWeight += weight;
       if (matches.length === 0) continue;
-      if (token.kind === 'word') wordMatched = true;
+      // One letter names nothing by itself ("aaaa" folds to "a", the A of "tipo A"); with a word
+      // that matches it still helps ("azucar a").
+      if (token.kind === 'word' && token.text.length > 1) wordMatched = true;
       if (matches.length === 1) {
         // One term: each product is in its postings once, so its value is the best one already.
         const { term, similarity } = matches[0]!;
@@ -218,9 +220,11 @@ export class NameIndex {
   private matchTerms(token: SearchToken): TermMatch[] {
     const exact = this.lookup.get(token.text);
     if (token.kind !== 'word') return exact === undefined ? NONE : [{ term: exact, similarity: 1 }];
-    // Slips allowed by the word as typed: folding shortens "salchichas" to "salcica".
+    // Slips allowed by the word as typed: folding shortens "salchichas" to "salcica". A word that
+    // folds to under 4 letters allows none however long it was typed: "ssssssss" folds to "s", and
+    // two slips from "s" are every word of three letters ("sal").
     const typed = Math.max(token.text.length, token.raw?.length ?? 0);
-    const maxEdits = typed >= 8 ? 2 : token.text.length >= 4 ? 1 : 0;
+    const maxEdits = token.text.length < 4 ? 0 : typed >= 8 ? 2 : 1;
     const key = `${maxEdits}${token.text}`;
     const known = this.memo.get(key);
     if (known) return known;
