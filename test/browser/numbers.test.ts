@@ -178,6 +178,8 @@ describe('numbers that add up, on the screens (real browser)', () => {
     };
     const printed = await printClose();
     expect(printed.figures).toContain('Ventas2 · $\u00a07.700,00');
+    // What came in by method, from which the expected column is made.
+    expect(printed.figures).toMatch(/Cobrado.*\$\u00a0/);
     expect(printed.note).toBeNull();
     await page.screenshot({ path: `${SHOTS}/close-printed-day1.png`, fullPage: true });
     await page.emulateMedia({ media: 'screen' });
@@ -210,6 +212,19 @@ describe('numbers that add up, on the screens (real browser)', () => {
     await phone.waitForSelector('#close-report .later-refunds');
     await phone.screenshot({ path: `${SHOTS}/close-printed-day2-phone.png`, fullPage: true });
     expect((await problemsOf(phone)).overflow).toBeLessThanOrEqual(0);
+    // Every figure of the close and of the list of shifts is on screen, none cut at the card's edge
+    // (the difference column was: four columns of amounts do not fit 390 px).
+    for (const selector of ['#close-table td', '#closes td']) {
+      const cells = await phone.locator(selector).evaluateAll((tds) =>
+        tds.map((td) => {
+          const box = td.getBoundingClientRect();
+          const wrap = td.closest('.table-wrap')!.getBoundingClientRect();
+          return { text: td.textContent, inside: box.left >= wrap.left - 0.5 && box.right <= wrap.right + 0.5 };
+        }),
+      );
+      expect(cells.length).toBeGreaterThan(0);
+      expect(cells.filter((c) => !c.inside)).toEqual([]);
+    }
     await context.close();
   }, 120_000);
 

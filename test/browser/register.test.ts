@@ -215,6 +215,10 @@ describe('the register in a real browser', () => {
     expect(report).toContain('$\u00a016.000,48');
     expect(report).toContain('-$\u00a01.000,48');
     expect(report).toContain('Débito$\u00a05.000,00$\u00a05.000,00OK');
+    // The expected cash is the opening, plus what came in (Cobrado), less the withdrawal.
+    await expect(page.locator('#close-report-taken').textContent()).resolves.toBe(
+      'Débito $\u00a05.000,00 · Efectivo $\u00a011.100,48',
+    );
     await page.screenshot({ path: `${SHOTS}/07-close-report.png`, fullPage: true });
     await context.close();
   }, 90_000);

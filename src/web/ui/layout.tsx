@@ -35,9 +35,13 @@ export function PageTitle({ children, lead }: { children: ComponentChildren; lea
 }
 
 /** A table that scrolls inside its card instead of widening the page on a phone. */
-export function TableWrap({ children, id }: { children: ComponentChildren; id?: string }) {
+/**
+ * A table that scrolls sideways when it is wider than its card. `stack`: on a phone each row is a
+ * block of its cells, each with the column's name (`data-label`), instead of columns cut off.
+ */
+export function TableWrap({ children, id, stack }: { children: ComponentChildren; id?: string; stack?: boolean }) {
   return (
-    <div class="table-wrap">
+    <div class={stack ? 'table-wrap stack' : 'table-wrap'}>
       <table id={id}>{children}</table>
     </div>
   );

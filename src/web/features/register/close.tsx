@@ -200,6 +200,16 @@ export function CloseReport({ report, company }: { report: SessionReport; compan
         <dd>
           {report.sales.count} · {formatPesos(report.sales.total)}
         </dd>
+        {/* What came in by method, from which the expected column is made: the figure "Ventas" leaves
+            out a sale returned whole, whose payment and its refund both stay in the drawer's sums. */}
+        {report.payments.length > 0 ? (
+          <>
+            <dt>Cobrado</dt>
+            <dd id="close-report-taken">
+              {report.payments.map((p) => `${methodLabel(p.method)} ${formatPesos(p.amount)}`).join(' · ')}
+            </dd>
+          </>
+        ) : null}
         {report.refunds.length > 0 ? (
           <>
             <dt>Devoluciones</dt>

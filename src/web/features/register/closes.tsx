@@ -80,7 +80,7 @@ export function Closes({ boxes, company }: { boxes: { id: number; name: string }
         ) : sessions.length === 0 ? (
           <p class="muted">Todavía no hay turnos de caja.</p>
         ) : (
-          <TableWrap id="closes">
+          <TableWrap id="closes" stack>
             <thead>
               <tr>
                 <th>Turno</th>
@@ -102,14 +102,16 @@ export function Closes({ boxes, company }: { boxes: { id: number; name: string }
                         N.º {r.session.id}
                       </button>
                     </td>
-                    <td>{r.session.box_name}</td>
-                    <td>{r.session.user_name ?? r.session.opened_by}</td>
-                    <td>{formatDateTime(r.session.opened_at)}</td>
-                    <td>{r.session.closed_at ? formatDateTime(r.session.closed_at) : <span class="badge ok">abierta</span>}</td>
-                    <td class="num">
+                    <td data-label="Caja">{r.session.box_name}</td>
+                    <td data-label="Persona">{r.session.user_name ?? r.session.opened_by}</td>
+                    <td data-label="Apertura">{formatDateTime(r.session.opened_at)}</td>
+                    <td data-label="Cierre">
+                      {r.session.closed_at ? formatDateTime(r.session.closed_at) : <span class="badge ok">abierta</span>}
+                    </td>
+                    <td data-label="Ventas" class="num">
                       {r.sales.count} · {formatPesos(r.sales.total)}
                     </td>
-                    <td class={`num ${diff ? (diff < 0 ? 'error' : 'ok') : ''}`}>
+                    <td data-label="Diferencia" class={`num ${diff ? (diff < 0 ? 'error' : 'ok') : ''}`}>
                       {diff === null ? '—' : diff === 0 ? 'OK' : formatPesos(diff)}
                     </td>
                   </tr>

@@ -1,4 +1,4 @@
-import { PAYMENT_METHOD_LABELS } from '../../../lib/sale-labels.ts';
+import { PAYMENT_METHOD_LABELS, paymentMethodLabel } from '../../../lib/sale-labels.ts';
 
 /** Payment methods as the API names them, with the label a cashier reads (one table: lib/sale-labels.ts). */
 export const METHODS: { id: string; label: string }[] = Object.entries(PAYMENT_METHOD_LABELS)
@@ -11,4 +11,5 @@ export const PAY_METHODS = METHODS;
 /** Money a customer hands over (a payment on account cannot itself be on account). */
 export const MONEY_METHODS = METHODS.filter((m) => m.id !== 'cuenta_corriente');
 
-export const methodLabel = (id: string) => METHODS.find((m) => m.id === id)?.label ?? id;
+/** Every method's label, "Mixto" (a sale paid with several) included, which no one picks. */
+export const methodLabel = paymentMethodLabel;

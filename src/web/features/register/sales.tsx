@@ -184,7 +184,7 @@ export function Sales({ boxes }: { boxes: { id: number; name: string }[] }) {
                     `${b.origin === 'integration' ? 'Integración' : (b.box_name ?? 'Caja')}: ${b.count} · ${formatPesos(b.total)}`,
                 )
                 .join(' — ')}
-              {summary.cancelled > 0 ? ` — ${summary.cancelled} anuladas` : ''}
+              {summary.cancelled > 0 ? ` — ${summary.cancelled} ${summary.cancelled === 1 ? 'anulada' : 'anuladas'}` : ''}
             </p>
           ) : null}
         </Card>
@@ -243,7 +243,7 @@ export function Sales({ boxes }: { boxes: { id: number; name: string }[] }) {
         ) : sales.length === 0 ? (
           <p class="muted">No hay ventas con estos filtros.</p>
         ) : (
-          <TableWrap id="sales">
+          <TableWrap id="sales" stack>
             <thead>
               <tr>
                 <th>Venta</th>
@@ -270,15 +270,17 @@ export function Sales({ boxes }: { boxes: { id: number; name: string }[] }) {
                       N.º {s.id}
                     </button>
                   </td>
-                  <td>{formatDateTime(s.created_at)}</td>
-                  <td>{s.source === 'integration' ? 'Integración' : (s.box_name ?? '—')}</td>
-                  <td>
+                  <td data-label="Fecha">{formatDateTime(s.created_at)}</td>
+                  <td data-label="Caja">{s.source === 'integration' ? 'Integración' : (s.box_name ?? '—')}</td>
+                  <td data-label="Estado">
                     <span class={`badge ${s.status === 'cancelled' ? 'off' : s.status === 'paid' ? 'ok' : ''}`}>
                       {STATUS[s.status]}
                     </span>
                   </td>
-                  <td>{s.payment_method ? methodLabel(s.payment_method) : '—'}</td>
-                  <td class="num">{formatPesos(s.total)}</td>
+                  <td data-label="Medio">{s.payment_method ? methodLabel(s.payment_method) : '—'}</td>
+                  <td data-label="Total" class="num">
+                    {formatPesos(s.total)}
+                  </td>
                 </tr>
               ))}
             </tbody>
