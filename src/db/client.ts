@@ -16,6 +16,7 @@ import {
 } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import pg from 'pg';
+import { dbDate } from './dates.ts';
 import * as schema from './schema/index.ts';
 import { installFastSqlBuild } from './sql-build.ts';
 import { statementName } from './statement-name.ts';
@@ -79,6 +80,9 @@ export async function openPglite(options: PgliteOptions): Promise<Database> {
       ...(dir ? { dataDir: dir } : {}),
       ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
       extensions: EXTENSIONS,
+      // timestamptz as node-pg reads it: PGlite's default, `new Date(text)`, reads years 0-99 as
+      // 1900-1999 or Invalid Date (src/db/dates.ts).
+      parsers: { [pg.types.builtins.TIMESTAMPTZ]: (value: string) => dbDate(value) },
     });
   } catch (err) {
     releaseLock();

@@ -1,7 +1,7 @@
-import { char, integer, numeric, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
+import { char, integer, numeric, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
+import { tstz } from './columns.ts';
 
 // Mirrors src/db/migrations/0160_accounts.sql (cuenta corriente); test/db/schema-drift.test.ts keeps them in step.
-const tstz = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 const money = (name: string) => numeric(name, { precision: 14, scale: 2 });
 
 /** A payment on account: its money is the sale_payments row with no sale and the same id. */

@@ -1,7 +1,8 @@
-import { pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
+import { sql } from 'drizzle-orm';
+import { pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
+import { tstz } from './columns.ts';
 
 // Mirrors src/db/migrations/0021_arca_tickets.sql; test/db/schema-drift.test.ts keeps them in step.
-const tstz = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 
 export const arcaTickets = pgTable(
   'arca_tickets',
@@ -12,7 +13,7 @@ export const arcaTickets = pgTable(
     sign: text('sign').notNull(),
     generatedAt: tstz('generated_at').notNull(),
     expiresAt: tstz('expires_at').notNull(),
-    updatedAt: tstz('updated_at').notNull().defaultNow(),
+    updatedAt: tstz('updated_at').notNull().default(sql`now()`),
   },
   (t) => [primaryKey({ columns: [t.certFingerprint, t.service] })],
 );

@@ -1,8 +1,8 @@
 import { sql } from 'drizzle-orm';
-import { bigint, char, integer, jsonb, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { bigint, char, integer, jsonb, pgTable, primaryKey, text, uuid } from 'drizzle-orm/pg-core';
+import { tstz } from './columns.ts';
 
 // Mirrors src/db/migrations/0004_auth.sql.
-const tstz = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 
 export type SessionKind = 'password' | 'external';
 
@@ -14,8 +14,8 @@ export const sessions = pgTable('sessions', {
   companyId: integer('company_id'),
   ip: text('ip'),
   userAgent: text('user_agent'),
-  createdAt: tstz('created_at').notNull().defaultNow(),
-  lastSeenAt: tstz('last_seen_at').notNull().defaultNow(),
+  createdAt: tstz('created_at').notNull().default(sql`now()`),
+  lastSeenAt: tstz('last_seen_at').notNull().default(sql`now()`),
   expiresAt: tstz('expires_at').notNull(),
   endedAt: tstz('ended_at'),
 });
@@ -26,7 +26,7 @@ export const userIdentities = pgTable(
     issuer: text('issuer').notNull(),
     subject: text('subject').notNull(),
     userId: integer('user_id').notNull(),
-    createdAt: tstz('created_at').notNull().defaultNow(),
+    createdAt: tstz('created_at').notNull().default(sql`now()`),
   },
   (t) => [primaryKey({ columns: [t.issuer, t.subject] })],
 );

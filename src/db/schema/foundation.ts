@@ -1,21 +1,8 @@
 import { sql } from 'drizzle-orm';
-import {
-  bigint,
-  boolean,
-  char,
-  date,
-  integer,
-  jsonb,
-  numeric,
-  pgTable,
-  primaryKey,
-  text,
-  timestamp,
-  uuid,
-} from 'drizzle-orm/pg-core';
+import { bigint, boolean, char, date, integer, jsonb, numeric, pgTable, primaryKey, text, uuid } from 'drizzle-orm/pg-core';
+import { tstz } from './columns.ts';
 
 // Mirrors src/db/migrations/0001_foundation.sql; test/db/schema-drift.test.ts keeps them in step.
-const tstz = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 const money = (name: string) => numeric(name, { precision: 14, scale: 2 });
 const quantity = (name: string) => numeric(name, { precision: 14, scale: 3 });
 
@@ -25,7 +12,7 @@ export const companies = pgTable('companies', {
   cuit: char('cuit', { length: 11 }),
   timezone: text('timezone').notNull().default('America/Argentina/Buenos_Aires'),
   settings: jsonb('settings').$type<Record<string, unknown>>().notNull().default({}),
-  createdAt: tstz('created_at').notNull().defaultNow(),
+  createdAt: tstz('created_at').notNull().default(sql`now()`),
 });
 
 export const users = pgTable('users', {
@@ -34,7 +21,7 @@ export const users = pgTable('users', {
   passwordHash: text('password_hash'),
   displayName: text('display_name'),
   disabledAt: tstz('disabled_at'),
-  createdAt: tstz('created_at').notNull().defaultNow(),
+  createdAt: tstz('created_at').notNull().default(sql`now()`),
   /** The company chosen last (migration 0037): where a person with several companies lands. */
   lastCompanyId: integer('last_company_id'),
   /** A temporary password (an admin's reset) must be changed at the next sign-in (migration 0210). */
@@ -43,7 +30,7 @@ export const users = pgTable('users', {
 
 export const superadmins = pgTable('superadmins', {
   userId: integer('user_id').primaryKey(),
-  createdAt: tstz('created_at').notNull().defaultNow(),
+  createdAt: tstz('created_at').notNull().default(sql`now()`),
 });
 
 /** A person's role in a company (memberships.role). */
@@ -55,7 +42,7 @@ export const memberships = pgTable(
     companyId: integer('company_id').notNull(),
     userId: integer('user_id').notNull(),
     role: text('role').$type<MembershipRole>().notNull(),
-    createdAt: tstz('created_at').notNull().defaultNow(),
+    createdAt: tstz('created_at').notNull().default(sql`now()`),
     disabledAt: tstz('disabled_at'),
   },
   (t) => [primaryKey({ columns: [t.companyId, t.userId] })],
@@ -68,7 +55,7 @@ export const categories = pgTable(
     id: integer('id').notNull(),
     name: text('name').notNull(),
     parentId: integer('parent_id'),
-    createdAt: tstz('created_at').notNull().defaultNow(),
+    createdAt: tstz('created_at').notNull().default(sql`now()`),
   },
   (t) => [primaryKey({ columns: [t.companyId, t.id] })],
 );
@@ -88,8 +75,8 @@ export const products = pgTable(
     mark: text('mark'),
     enable: boolean('enable').notNull().default(true),
     photo: text('photo'),
-    createdAt: tstz('created_at').notNull().defaultNow(),
-    updatedAt: tstz('updated_at').notNull().defaultNow(),
+    createdAt: tstz('created_at').notNull().default(sql`now()`),
+    updatedAt: tstz('updated_at').notNull().default(sql`now()`),
     ivaRate: text('iva_rate').$type<IvaRate>().notNull().default('21'),
     cost: money('cost'),
     unit: text('unit').$type<ProductUnit>().notNull().default('unit'),
@@ -114,7 +101,7 @@ export const deposits = pgTable(
     id: integer('id').notNull(),
     name: text('name').notNull(),
     isDefault: boolean('is_default').notNull().default(false),
-    createdAt: tstz('created_at').notNull().defaultNow(),
+    createdAt: tstz('created_at').notNull().default(sql`now()`),
   },
   (t) => [primaryKey({ columns: [t.companyId, t.id] })],
 );
@@ -126,7 +113,7 @@ export const stockLevels = pgTable(
     depositId: integer('deposit_id').notNull(),
     productId: integer('product_id').notNull(),
     quantity: quantity('quantity').notNull().default('0'),
-    updatedAt: tstz('updated_at').notNull().defaultNow(),
+    updatedAt: tstz('updated_at').notNull().default(sql`now()`),
   },
   (t) => [primaryKey({ columns: [t.companyId, t.depositId, t.productId] })],
 );
@@ -144,8 +131,8 @@ export const movements = pgTable(
     productId: integer('product_id').notNull(),
     amount: quantity('amount').notNull(),
     reason: text('reason'),
-    createdAt: tstz('created_at').notNull().defaultNow(),
-    recordedAt: tstz('recorded_at').notNull().defaultNow(),
+    createdAt: tstz('created_at').notNull().default(sql`now()`),
+    recordedAt: tstz('recorded_at').notNull().default(sql`now()`),
   },
   (t) => [primaryKey({ columns: [t.companyId, t.id] })],
 );
@@ -175,8 +162,8 @@ export const customers = pgTable(
     creditLimit: money('credit_limit'),
     /** Customers are disabled, never deleted. */
     enabled: boolean('enabled').notNull().default(true),
-    createdAt: tstz('created_at').notNull().defaultNow(),
-    updatedAt: tstz('updated_at').notNull().defaultNow(),
+    createdAt: tstz('created_at').notNull().default(sql`now()`),
+    updatedAt: tstz('updated_at').notNull().default(sql`now()`),
     /** What the customer list searches (0140): name without accents, document, email, phone digits. */
     search: text('search').generatedAlwaysAs(
       sql`search_text(name) || ' ' || lower(coalesce(document, '')) || ' ' || lower(coalesce(email, '')) || ' ' || regexp_replace(coalesce(phone, ''), '[^0-9]', '', 'g')`,
@@ -191,7 +178,7 @@ export const boxes = pgTable(
     companyId: integer('company_id').notNull(),
     id: integer('id').notNull(),
     name: text('name').notNull(),
-    createdAt: tstz('created_at').notNull().defaultNow(),
+    createdAt: tstz('created_at').notNull().default(sql`now()`),
     /** The deposit the box sells from; null: the company's default deposit. */
     depositId: integer('deposit_id'),
   },
@@ -214,8 +201,8 @@ export const sales = pgTable(
     paidAt: tstz('paid_at'),
     cancelledAt: tstz('cancelled_at'),
     cancellationReason: text('cancellation_reason'),
-    createdAt: tstz('created_at').notNull().defaultNow(),
-    updatedAt: tstz('updated_at').notNull().defaultNow(),
+    createdAt: tstz('created_at').notNull().default(sql`now()`),
+    updatedAt: tstz('updated_at').notNull().default(sql`now()`),
   },
   (t) => [primaryKey({ columns: [t.companyId, t.id] })],
 );
@@ -249,7 +236,7 @@ export const invoices = pgTable(
     cae: text('cae').notNull(),
     caeExpiration: tstz('cae_expiration').notNull(),
     total: money('total').notNull(),
-    issuedAt: tstz('issued_at').notNull().defaultNow(),
+    issuedAt: tstz('issued_at').notNull().default(sql`now()`),
     // 0020_invoicing.sql: the fiscal data of receipts issued here (null for integration-received ones).
     source: text('source').$type<'integration' | 'arca'>().notNull().default('integration'),
     kind: text('kind').$type<'invoice' | 'credit_note'>().notNull().default('invoice'),
@@ -293,7 +280,7 @@ export const integrationKeys = pgTable('integration_keys', {
   companyId: integer('company_id').notNull(),
   keyHash: char('key_hash', { length: 64 }).notNull(),
   keyEncrypted: text('key_encrypted').notNull(),
-  createdAt: tstz('created_at').notNull().defaultNow(),
+  createdAt: tstz('created_at').notNull().default(sql`now()`),
   revokedAt: tstz('revoked_at'),
 });
 
@@ -301,7 +288,7 @@ export const scannerTokens = pgTable('scanner_tokens', {
   id: integer('id').primaryKey().generatedByDefaultAsIdentity(),
   companyId: integer('company_id').notNull(),
   tokenHash: char('token_hash', { length: 64 }).notNull(),
-  createdAt: tstz('created_at').notNull().defaultNow(),
+  createdAt: tstz('created_at').notNull().default(sql`now()`),
   revokedAt: tstz('revoked_at'),
 });
 
@@ -331,7 +318,7 @@ export const apiTokens = pgTable('api_tokens', {
   tokenHash: char('token_hash', { length: 64 }).notNull(),
   hint: text('hint').notNull(),
   createdByUserId: integer('created_by_user_id'),
-  createdAt: tstz('created_at').notNull().defaultNow(),
+  createdAt: tstz('created_at').notNull().default(sql`now()`),
   lastUsedAt: tstz('last_used_at'),
   revokedAt: tstz('revoked_at'),
 });

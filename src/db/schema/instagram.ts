@@ -1,8 +1,8 @@
-import { bigint, boolean, integer, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { bigint, boolean, integer, pgTable, primaryKey, text, uuid } from 'drizzle-orm/pg-core';
+import { tstz } from './columns.ts';
 
 // Mirrors src/db/migrations/0012_instagram.sql; test/db/schema-drift.test.ts keeps them in step.
 // The operator channel is the service's own account: no company_id on these tables.
-const tstz = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 
 export const instagramChannel = pgTable('instagram_channel', {
   accountId: text('account_id').primaryKey(),

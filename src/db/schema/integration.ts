@@ -1,4 +1,5 @@
-import { boolean, char, customType, integer, json, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { boolean, char, customType, integer, json, pgTable, text, uuid } from 'drizzle-orm/pg-core';
+import { tstz } from './columns.ts';
 
 // Mirrors src/db/migrations/0002_integration.sql.
 
@@ -15,6 +16,6 @@ export const inboundEvents = pgTable('inbound_events', {
   payload: json('payload').$type<{ event: string; data: Record<string, unknown> }>().notNull(),
   bodySha256: char('body_sha256', { length: 64 }).notNull(),
   signatureValid: boolean('signature_valid').notNull(),
-  receivedAt: timestamp('received_at', { withTimezone: true, mode: 'date' }).notNull(),
+  receivedAt: tstz('received_at').notNull(),
   txId: xid8('tx_id').notNull(),
 });

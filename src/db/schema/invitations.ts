@@ -1,8 +1,8 @@
-import { char, integer, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { char, integer, pgTable, text, uuid } from 'drizzle-orm/pg-core';
 import { companies, type MembershipRole, users } from './foundation.ts';
+import { tstz } from './columns.ts';
 
 // Mirrors src/db/migrations/0100_invitations.sql.
-const tstz = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 
 export type InvitationStatus = 'pending' | 'accepted' | 'declined' | 'revoked' | 'replaced';
 

@@ -1,7 +1,8 @@
-import { bigint, boolean, char, date, integer, jsonb, pgTable, primaryKey, smallint, text, timestamp } from 'drizzle-orm/pg-core';
+import { sql } from 'drizzle-orm';
+import { bigint, boolean, char, date, integer, jsonb, pgTable, primaryKey, smallint, text } from 'drizzle-orm/pg-core';
+import { tstz } from './columns.ts';
 
 // Mirrors src/db/migrations/0020_invoicing.sql; test/db/schema-drift.test.ts keeps them in step.
-const tstz = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 
 export const IVA_CONDITIONS = ['responsable_inscripto', 'monotributo', 'exento'] as const;
 export type IvaCondition = (typeof IVA_CONDITIONS)[number];
@@ -32,7 +33,7 @@ export const companyFiscal = pgTable('company_fiscal', {
   /** 0230: CAEA contingency and the point of sale (of type CAEA) it issues on. */
   caeaEnabled: boolean('caea_enabled').notNull().default(false),
   caeaPointOfSale: integer('caea_point_of_sale'),
-  updatedAt: tstz('updated_at').notNull().defaultNow(),
+  updatedAt: tstz('updated_at').notNull().default(sql`now()`),
 });
 
 export const fiscalPointsOfSale = pgTable(
@@ -83,8 +84,8 @@ export const invoiceAttempts = pgTable(
     /** 0230: the CAEA receipt issued for the sale when this attempt's answer never came. */
     supersededBy: integer('superseded_by'),
     createdBy: text('created_by').notNull(),
-    createdAt: tstz('created_at').notNull().defaultNow(),
-    updatedAt: tstz('updated_at').notNull().defaultNow(),
+    createdAt: tstz('created_at').notNull().default(sql`now()`),
+    updatedAt: tstz('updated_at').notNull().default(sql`now()`),
   },
   (t) => [primaryKey({ columns: [t.companyId, t.id] })],
 );
@@ -104,7 +105,7 @@ export const caeaCodes = pgTable('caea_codes', {
   processedAt: text('processed_at'),
   observations: jsonb('observations').$type<ArcaMessage[]>().notNull().default([]),
   seriesFloor: jsonb('series_floor').$type<Record<string, number>>().notNull().default({}),
-  createdAt: tstz('created_at').notNull().defaultNow(),
+  createdAt: tstz('created_at').notNull().default(sql`now()`),
 });
 
 export const caeaNoMovement = pgTable(
@@ -116,7 +117,7 @@ export const caeaNoMovement = pgTable(
     status: text('status').$type<'informed' | 'rejected'>().notNull(),
     answer: jsonb('answer').$type<Record<string, unknown>>().notNull().default({}),
     tries: integer('tries').notNull().default(1),
-    updatedAt: tstz('updated_at').notNull().defaultNow(),
+    updatedAt: tstz('updated_at').notNull().default(sql`now()`),
   },
   (t) => [primaryKey({ columns: [t.companyId, t.caeaId, t.pointOfSale] })],
 );
@@ -134,6 +135,6 @@ export const caeaBlocks = pgTable('caea_blocks', {
   lastNumber: bigint('last_number', { mode: 'number' }).notNull(),
   status: text('status').$type<'open' | 'returned'>().notNull().default('open'),
   createdBy: text('created_by').notNull(),
-  createdAt: tstz('created_at').notNull().defaultNow(),
+  createdAt: tstz('created_at').notNull().default(sql`now()`),
   returnedAt: tstz('returned_at'),
 });

@@ -1,7 +1,7 @@
-import { char, index, integer, pgTable, timestamp } from 'drizzle-orm/pg-core';
+import { char, index, integer, pgTable } from 'drizzle-orm/pg-core';
+import { tstz } from './columns.ts';
 
 // Mirrors src/db/migrations/0011_rate_limits.sql.
-const tstz = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 
 export const rateLimitWindows = pgTable(
   'rate_limit_windows',

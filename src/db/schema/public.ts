@@ -1,7 +1,8 @@
-import { bigint, integer, numeric, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import { sql } from 'drizzle-orm';
+import { bigint, integer, numeric, pgTable, text } from 'drizzle-orm/pg-core';
+import { tstz } from './columns.ts';
 
 // Mirrors src/db/migrations/0003_public.sql (the GiST name index lives only in SQL).
-const tstz = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 const rate = (name: string) => numeric(name, { precision: 14, scale: 4 });
 
 export type ExchangeRateStatus = 'accepted' | 'held';
@@ -13,7 +14,7 @@ export const exchangeRates = pgTable('exchange_rates', {
   buy: rate('buy'),
   status: text('status').$type<ExchangeRateStatus>().notNull(),
   sourceUpdatedAt: tstz('source_updated_at').notNull(),
-  fetchedAt: tstz('fetched_at').notNull().defaultNow(),
+  fetchedAt: tstz('fetched_at').notNull().default(sql`now()`),
   note: text('note'),
 });
 

@@ -1,7 +1,8 @@
-import { char, integer, jsonb, numeric, pgTable, primaryKey, text, timestamp, unique, uuid } from 'drizzle-orm/pg-core';
+import { sql } from 'drizzle-orm';
+import { char, integer, jsonb, numeric, pgTable, primaryKey, text, unique, uuid } from 'drizzle-orm/pg-core';
+import { tstz } from './columns.ts';
 
 // Mirrors src/db/migrations/0018_register.sql (and 0030 for sale_payments); test/db/schema-drift.test.ts keeps them in step.
-const tstz = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 const money = (name: string) => numeric(name, { precision: 14, scale: 2 });
 
 export const PAYMENT_METHODS = ['efectivo', 'debito', 'credito', 'transferencia', 'qr', 'cuenta_corriente'] as const;
@@ -15,7 +16,7 @@ export const boxSessions = pgTable(
     boxId: integer('box_id').notNull(),
     status: text('status').$type<'open' | 'closed'>().notNull().default('open'),
     openingCash: money('opening_cash').notNull(),
-    openedAt: tstz('opened_at').notNull().defaultNow(),
+    openedAt: tstz('opened_at').notNull().default(sql`now()`),
     openedBy: text('opened_by').notNull(),
     counted: jsonb('counted').$type<Record<string, string>>(),
     expected: jsonb('expected').$type<Record<string, string>>(),
@@ -47,7 +48,7 @@ export const boxCashMoves = pgTable(
     amount: money('amount').notNull(),
     reason: text('reason').notNull(),
     createdBy: text('created_by').notNull(),
-    createdAt: tstz('created_at').notNull().defaultNow(),
+    createdAt: tstz('created_at').notNull().default(sql`now()`),
     /** 0210: the person who moved the cash. */
     createdByUserId: integer('created_by_user_id'),
   },
@@ -89,7 +90,7 @@ export const salePayments = pgTable(
     change: money('change').notNull().default('0'),
     reference: text('reference'),
     boxSessionId: integer('box_session_id'),
-    createdAt: tstz('created_at').notNull().defaultNow(),
+    createdAt: tstz('created_at').notNull().default(sql`now()`),
     /** The customer of a sale's cuenta_corriente row or of a payment on account (0160). */
     customerId: integer('customer_id'),
   },

@@ -1,7 +1,8 @@
-import { date, index, integer, numeric, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
+import { sql } from 'drizzle-orm';
+import { date, index, integer, numeric, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
+import { tstz } from './columns.ts';
 
 // Mirrors src/db/migrations/0170_report_rollup.sql (the reports' validated daily rollup).
-const tstz = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 
 export const reportDays = pgTable(
   'report_days',
@@ -9,7 +10,7 @@ export const reportDays = pgTable(
     companyId: integer('company_id').notNull(),
     day: date('day', { mode: 'string' }).notNull(),
     fingerprint: text('fingerprint').notNull(),
-    builtAt: tstz('built_at').notNull().defaultNow(),
+    builtAt: tstz('built_at').notNull().default(sql`now()`),
   },
   (t) => [primaryKey({ columns: [t.companyId, t.day] })],
 );

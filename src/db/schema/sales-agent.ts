@@ -1,7 +1,7 @@
-import { integer, pgTable, real, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { integer, pgTable, real, text, uuid } from 'drizzle-orm/pg-core';
+import { tstz } from './columns.ts';
 
 // Mirrors src/db/migrations/0023_sales_agent.sql and 0130_sales_agent_channels.sql; test/db/schema-drift.test.ts keeps them in step.
-const tstz = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 
 export const salesAgentTurns = pgTable('sales_agent_turns', {
   inboundMid: text('inbound_mid').primaryKey(),

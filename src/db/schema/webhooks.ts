@@ -1,8 +1,8 @@
 import { sql } from 'drizzle-orm';
-import { bigint, boolean, integer, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { bigint, boolean, integer, pgTable, text, uuid } from 'drizzle-orm/pg-core';
+import { tstz } from './columns.ts';
 
 // Mirrors src/db/migrations/0005_webhooks.sql; test/db/schema-drift.test.ts keeps them in step.
-const tstz = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 
 export type WebhookDisabledReason = 'manual' | 'gone' | 'failing';
 export type WebhookDeliveryStatus = 'pending' | 'delivered' | 'failed';
@@ -23,8 +23,8 @@ export const webhookEndpoints = pgTable('webhook_endpoints', {
   disabledReason: text('disabled_reason').$type<WebhookDisabledReason>(),
   disabledAt: tstz('disabled_at'),
   failingSince: tstz('failing_since'),
-  createdAt: tstz('created_at').notNull().defaultNow(),
-  updatedAt: tstz('updated_at').notNull().defaultNow(),
+  createdAt: tstz('created_at').notNull().default(sql`now()`),
+  updatedAt: tstz('updated_at').notNull().default(sql`now()`),
 });
 
 export const webhookDeliveries = pgTable('webhook_deliveries', {

@@ -1,8 +1,8 @@
-import { boolean, integer, jsonb, pgTable, primaryKey, smallint, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { boolean, integer, jsonb, pgTable, primaryKey, smallint, text, uuid } from 'drizzle-orm/pg-core';
+import { tstz } from './columns.ts';
 
 // Mirrors src/db/migrations/0045_whatsapp.sql; test/db/schema-drift.test.ts keeps them in step.
 // The operator channel is the service's own number: no company_id on these tables.
-const tstz = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 
 export const whatsappChannel = pgTable('whatsapp_channel', {
   phoneNumberId: text('phone_number_id').primaryKey(),

@@ -19,6 +19,7 @@ import type {
 } from './accounts.schemas.ts';
 import { addDays, agingOf, localDay, runningBalance, withAge } from './statement.ts';
 import { shareTexts } from './statement-share.ts';
+import { dbIso } from '../../db/dates.ts';
 
 // Cuenta corriente: the account view, payments on account, statements, the debtors' list and the
 // shared statement link. The rules that change balances live in account-ledger.ts.
@@ -29,7 +30,7 @@ export const STATEMENT_LINK_DAYS = 7;
 const DEFAULT_STATEMENT_DAYS = 90;
 
 const money = (value: string | number) => toCents(value) / 100;
-const iso = (value: Date | string | null) => (value === null ? null : new Date(value).toISOString());
+const iso = dbIso;
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
 function customerWire(c: repo.AccountCustomerRow): AccountCustomerWire {

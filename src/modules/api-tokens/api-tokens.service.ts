@@ -17,6 +17,7 @@ import {
   touchApiToken,
 } from './api-tokens.repo.ts';
 import { createTokenCache } from './token-cache.ts';
+import { dbIso } from '../../db/dates.ts';
 
 export const API_TOKEN_PREFIX = 'mos_api_';
 /** `mos_api_` + 43 base64url characters (32 random bytes). */
@@ -42,7 +43,7 @@ export interface ApiTokenIdentity {
   scope: ApiTokenScope;
 }
 
-const iso = (value: Date | string | null) => (value === null ? null : new Date(value).toISOString());
+const iso = dbIso;
 
 function toWire(row: ApiTokenRow): ApiTokenWire {
   return {

@@ -2,6 +2,7 @@ import { and, asc, eq, isNull, lt, or, type SQL, sql } from 'drizzle-orm';
 import { type Conn, selectRows } from '../../db/client.ts';
 import { companies, memberships, type SessionKind, sessions, userIdentities } from '../../db/schema/index.ts';
 import type { MembershipRole } from '../users/roles.ts';
+import { dbDate } from '../../db/dates.ts';
 
 /** A live session with everything a request needs: who, which company, which role. */
 export interface SessionRecord {
@@ -72,8 +73,8 @@ async function findLiveSession(conn: Conn, where: SQL, now: Date): Promise<Sessi
     companyId: row.company_id === null ? null : Number(row.company_id),
     companyName: row.company_name,
     role: row.role,
-    createdAt: new Date(row.created_at),
-    expiresAt: new Date(row.expires_at),
+    createdAt: dbDate(row.created_at),
+    expiresAt: dbDate(row.expires_at),
     mustChangePassword: row.must_change_password === true,
   };
 }

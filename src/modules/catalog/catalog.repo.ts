@@ -11,6 +11,7 @@ import {
 } from '../../db/client.ts';
 import { products } from '../../db/schema/index.ts';
 import { asParam, type Bind, charPairs, searchMatches, searchPairs, searchWords } from '../../db/search.ts';
+import { dbDate } from '../../db/dates.ts';
 
 /** A product row as the database holds it (without the generated search text, which nobody reads back). */
 export type ProductRow = Omit<typeof products.$inferSelect, 'search'>;
@@ -63,8 +64,8 @@ function toProductRow(raw: RawProductRow): ProductRow {
     companyId: Number(raw.companyId),
     id: Number(raw.id),
     categoryId: raw.categoryId === null ? null : Number(raw.categoryId),
-    createdAt: raw.createdAt instanceof Date ? raw.createdAt : new Date(raw.createdAt),
-    updatedAt: raw.updatedAt instanceof Date ? raw.updatedAt : new Date(raw.updatedAt),
+    createdAt: dbDate(raw.createdAt),
+    updatedAt: dbDate(raw.updatedAt),
   };
 }
 

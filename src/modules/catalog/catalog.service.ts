@@ -11,6 +11,7 @@ import { applyMovement, type MovementWire } from '../stock/stock.ledger.ts';
 import * as repo from './catalog.repo.ts';
 import { recordOutboundMany } from '../../outbox/outbox.repo.ts';
 import { findProduct, type ProductInput, type ProductRow, productToWire, upsertProduct } from './products.service.ts';
+import { dbDate } from '../../db/dates.ts';
 
 /** A product as the merchant API shows it: the contract's fields plus what the back office adds. */
 export function merchantProduct(row: ProductRow) {
@@ -320,7 +321,7 @@ export function createCatalogService({ db, clock }: { db: Database; clock: Clock
           product_id: Number(m.product_id),
           amount: quantityToNumber(m.amount),
           reason: m.reason,
-          created_at: new Date(m.created_at).toISOString(),
+          created_at: dbDate(m.created_at).toISOString(),
         })),
         meta: { next_cursor: rows.length > page.limit && last ? encodeCursor(Number(last.id)) : null },
       };

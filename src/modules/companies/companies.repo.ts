@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { type Conn, selectRows } from '../../db/client.ts';
+import { dbDate } from '../../db/dates.ts';
 
 // The company's SQL: the company row, its first deposit and box, its integration keys and scanner
 // tokens (stored by hash; the integration key also sealed, to show it to its owner).
@@ -99,7 +100,7 @@ export async function sealedIntegrationKey(conn: Conn, companyId: number): Promi
 }
 
 function withDate(row: CompanyRow): CompanyRow {
-  return { ...row, createdAt: row.createdAt instanceof Date ? row.createdAt : new Date(row.createdAt) };
+  return { ...row, createdAt: dbDate(row.createdAt) };
 }
 
 /** What screens and printouts show of the company itself: name, CUIT, time zone and settings. */

@@ -3,6 +3,7 @@ import { type Conn, selectRows } from '../../db/client.ts';
 import type { customers } from '../../db/schema/index.ts';
 import { searchMatches } from '../../db/search.ts';
 import type { DocumentType } from './customer-fields.ts';
+import { dbDate } from '../../db/dates.ts';
 
 /** A customer row as the database holds it (numerics as text), without the generated search text. */
 export type CustomerRow = Omit<typeof customers.$inferSelect, 'search'>;
@@ -23,8 +24,8 @@ function toCustomerRow(raw: RawCustomerRow): CustomerRow {
     companyId: Number(raw.companyId),
     id: Number(raw.id),
     ivaCondition: raw.ivaCondition === null ? null : Number(raw.ivaCondition),
-    createdAt: raw.createdAt instanceof Date ? raw.createdAt : new Date(raw.createdAt),
-    updatedAt: raw.updatedAt instanceof Date ? raw.updatedAt : new Date(raw.updatedAt),
+    createdAt: dbDate(raw.createdAt),
+    updatedAt: dbDate(raw.updatedAt),
   };
 }
 

@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import { type Conn, columnList, selectRows, selectTableRows, setList, valuesList } from '../../db/client.ts';
 import { nextId } from '../../db/ids.ts';
 import { type AttemptStatus, invoiceAttempts, invoices, type InvoiceKind } from '../../db/schema/index.ts';
+import { dbDate } from '../../db/dates.ts';
 
 export type AttemptRow = typeof invoiceAttempts.$inferSelect;
 export type AttemptInsert = Omit<typeof invoiceAttempts.$inferInsert, 'id' | 'createdAt' | 'updatedAt'>;
@@ -52,7 +53,7 @@ export async function saleForInvoice(conn: Conn, companyId: number, saleId: numb
         WHERE s.company_id = ${companyId} AND s.id = ${saleId}`,
   );
   if (!sale) return null;
-  return { ...sale, created_at: new Date(sale.created_at), items: await saleLines(conn, companyId, saleId) };
+  return { ...sale, created_at: dbDate(sale.created_at), items: await saleLines(conn, companyId, saleId) };
 }
 
 /** The sale's lines in order, with each product's name, unit and IVA rate. */

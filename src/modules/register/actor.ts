@@ -2,10 +2,11 @@ import type { CompanyCtx } from '../../http/request-context.ts';
 import { AppError } from '../../lib/errors.ts';
 import { moneyToNumber } from '../../lib/money.ts';
 import { auditBy } from '../audit/audit.repo.ts';
+import { dbIso } from '../../db/dates.ts';
 
 // Small helpers every part of the register shares: who acted, and money/time on the wire.
 
-export const iso = (value: Date | string | null) => (value === null ? null : new Date(value).toISOString());
+export const iso = dbIso;
 // Exact below 2^53 cents; a shift's sum past that (many amounts each up to its column's limit), the nearest double.
 export const money = moneyToNumber;
 

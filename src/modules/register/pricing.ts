@@ -7,6 +7,7 @@ import { actsAsAdmin } from './actor.ts';
 import type { DiscountInput } from './discounts.ts';
 import * as repo from './register.repo.ts';
 import { readScaleLabel, registerScaleLayout } from './scale.ts';
+import { dbDate } from '../../db/dates.ts';
 
 // Pricing a register sale's lines: the product (by id or by scale label), quantity and price.
 
@@ -73,7 +74,7 @@ export async function priceLines(
     const overridden = priceCents !== listCents;
     if (overridden && !mayChange) {
       // A register that priced the sale with an older catalogue charged the price then shown (offline sales).
-      const changedSince = catalogAt !== null && new Date(product.updated_at).getTime() > catalogAt.getTime();
+      const changedSince = catalogAt !== null && dbDate(product.updated_at).getTime() > catalogAt.getTime();
       if (!changedSince) {
         throw new AppError(
           'price_needs_admin',

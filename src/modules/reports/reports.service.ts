@@ -8,6 +8,7 @@ import { buildReport, type ReportName } from './report-tables.ts';
 import { addDays, localToday, reportDays } from './report-range.ts';
 import * as repo from './reports.repo.ts';
 import type { Rollup } from './rollup.ts';
+import { dbDate } from '../../db/dates.ts';
 
 /** The day summary of GET /api/v1/sales/summary, which Inicio shows as it is (the same numbers). */
 export interface DaySummarySource {
@@ -132,7 +133,7 @@ export function createReportsService({
           kind: r.kind as 'invoice' | 'credit_note',
           letter: r.letter,
           status: r.status,
-          created_at: new Date(r.created_at).toISOString(),
+          created_at: dbDate(r.created_at).toISOString(),
           reason: r.errors[0]?.message ?? null,
         })),
       },

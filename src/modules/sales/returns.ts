@@ -12,6 +12,7 @@ import * as returnsRepo from './returns.repo.ts';
 import { findSaleRow, listPayments, listSaleItems, type SaleListRow } from './sales.repo.ts';
 import { recordReturn } from './sales.service.ts';
 import type { ReturnInput, ReturnWire } from './returns.schemas.ts';
+import { dbDate } from '../../db/dates.ts';
 
 // A sale's returns (issue 29): lines given back in one or more steps, never beyond what was sold.
 // The sale module owns them: the quantities go back to the deposit the sale left (stock ledger),
@@ -31,7 +32,7 @@ export interface ReturnActor {
   approvedBy?: string | null;
 }
 
-const iso = (value: Date | string) => new Date(value).toISOString();
+const iso = (value: Date | string) => dbDate(value).toISOString();
 /** A quantity in thousandths as people write it: 1, 0.25. */
 const qty = (milli: number) => String(milli / 1000);
 

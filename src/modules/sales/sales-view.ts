@@ -8,8 +8,9 @@ import * as repo from './sales.repo.ts';
 import type { SaleWire } from './sales.schemas.ts';
 import { readReturns } from './returns.ts';
 import type { ReturnWire } from './returns.schemas.ts';
+import { dbIso } from '../../db/dates.ts';
 
-const iso = (value: Date | string | null) => (value === null ? null : new Date(value).toISOString());
+const iso = dbIso;
 
 // Reading sales as the merchant API shows them (sales.schemas.ts Sale): one, a page, a day's summary.
 

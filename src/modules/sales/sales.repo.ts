@@ -2,6 +2,7 @@ import { type SQL, sql } from 'drizzle-orm';
 import { type Conn, type PreparedStatement, preparedStatement, selectRows, sqlText } from '../../db/client.ts';
 import type { PaymentMethod, SaleStatus, saleItems, sales } from '../../db/schema/index.ts';
 import { outboxInsert } from '../../outbox/outbox.repo.ts';
+import { dbDate } from '../../db/dates.ts';
 
 // The sale's SQL: sales, their items and payments. Every query is scoped by company_id. Style (see
 // docs/decisiones.md): `sql` templates run through selectRows, fixed hot statements prepared by name.
@@ -61,7 +62,7 @@ export async function updateSaleStatus(
 
 /** PGlite and node-postgres both parse timestamptz, but a Date is promised: make sure. */
 function withDates(row: SaleRow): SaleRow {
-  const at = (v: Date | string | null) => (v === null || v instanceof Date ? v : new Date(v));
+  const at = (v: Date | string | null) => (v === null ? v : dbDate(v));
   return {
     ...row,
     status: row.status as SaleStatus,

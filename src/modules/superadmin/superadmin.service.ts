@@ -5,6 +5,7 @@ import { auditBy, recordAudit } from '../audit/audit.repo.ts';
 import type { CompanyService, CreateCompanyInput } from '../companies/companies.service.ts';
 import { deleteCuitClaim, listCuitClaims, moveCuit } from '../companies/cuit-claims.repo.ts';
 import * as repo from './superadmin.repo.ts';
+import { dbDate } from '../../db/dates.ts';
 
 export interface CompanyListQuery {
   limit: number;
@@ -105,7 +106,7 @@ function toWire(row: repo.CompanyRow): CompanySummaryWire {
     name: row.name,
     cuit: row.cuit,
     timezone: row.timezone,
-    created_at: new Date(row.created_at).toISOString(),
+    created_at: dbDate(row.created_at).toISOString(),
     products_count: Number(row.products_count),
     inbound_events_count: Number(row.inbound_events_count),
     outbound_events_count: Number(row.outbound_events_count),

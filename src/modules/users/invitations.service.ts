@@ -10,6 +10,7 @@ import * as repo from './invitations.repo.ts';
 import { insertMembership } from './members.repo.ts';
 import { MEMBERSHIP_ROLES, type MembershipRole } from './roles.ts';
 import { isEmailAddress, MIN_PASSWORD_LENGTH, type User, type UserService } from './users.service.ts';
+import { dbDate } from '../../db/dates.ts';
 
 /** How long an invitation link works. */
 export const INVITATION_TTL_MS = 7 * DAY_MS;
@@ -46,7 +47,7 @@ export interface InviteInput {
   role: MembershipRole;
 }
 
-const iso = (v: Date | string) => new Date(v).toISOString();
+const iso = (v: Date | string) => dbDate(v).toISOString();
 
 export type InvitationService = ReturnType<typeof createInvitationService>;
 
@@ -74,7 +75,7 @@ export function createInvitationService({
       role: row.role,
       created_at: iso(row.created_at),
       expires_at: iso(row.expires_at),
-      expired: new Date(row.expires_at).getTime() <= clock.now().getTime(),
+      expired: dbDate(row.expires_at).getTime() <= clock.now().getTime(),
       invited_by: row.invited_by_email,
     };
   }
@@ -159,7 +160,7 @@ export function createInvitationService({
       throw new AppError('invitation_used', 'this invitation was already answered');
     if (row.status === 'revoked' || row.status === 'replaced')
       throw new AppError('invitation_revoked', 'this invitation was revoked by the company');
-    if (new Date(row.expires_at).getTime() <= clock.now().getTime())
+    if (dbDate(row.expires_at).getTime() <= clock.now().getTime())
       throw new AppError('invitation_expired', 'this invitation expired: ask the company for a new one');
     return row;
   }

@@ -9,6 +9,7 @@ import { endUserSessions } from '../auth/sessions.repo.ts';
 import * as repo from './members.repo.ts';
 import { MEMBERSHIP_ROLES, type MembershipRole } from './roles.ts';
 import type { UserService } from './users.service.ts';
+import { dbIso } from '../../db/dates.ts';
 
 export interface MemberWire {
   user_id: number;
@@ -33,7 +34,7 @@ export function temporaryPassword(): string {
 }
 
 function toWire(row: repo.MemberRow): MemberWire {
-  const iso = (v: Date | string | null) => (v === null ? null : new Date(v).toISOString());
+  const iso = dbIso;
   return {
     user_id: Number(row.user_id),
     email: row.email,

@@ -1,5 +1,6 @@
 import { type SQL, sql } from 'drizzle-orm';
 import { type Conn, selectRows } from '../../db/client.ts';
+import { dbDate } from '../../db/dates.ts';
 
 /** A delivery a worker holds (by lease token) with everything needed to send it. */
 export interface ClaimedDelivery {
@@ -293,7 +294,7 @@ export async function markEndpointFailing(conn: Conn, endpointId: string, now: D
       WHERE id = ${endpointId}::uuid AND enabled = true
       RETURNING failing_since`,
   );
-  return row ? new Date(row.failing_since) : null;
+  return row ? dbDate(row.failing_since) : null;
 }
 
 export async function disableEndpoint(conn: Conn, endpointId: string, reason: 'gone' | 'failing', now: Date) {
@@ -336,7 +337,7 @@ const DELIVERY_COLUMNS = sql.raw(`id, endpoint_id AS "endpointId", event_id AS "
   lease_token AS "leaseToken", next_attempt_at AS "nextAttemptAt", last_status_code AS "lastStatusCode",
   last_error AS "lastError", event_created_at AS "eventCreatedAt", created_at AS "createdAt", delivered_at AS "deliveredAt"`);
 
-const toDate = (value: Date | string) => (value instanceof Date ? value : new Date(value));
+const toDate = dbDate;
 const toDateOrNull = (value: Date | string | null) => (value === null ? null : toDate(value));
 
 function deliveryRow(row: DeliveryLogRow): DeliveryLogRow {

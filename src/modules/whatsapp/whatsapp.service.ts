@@ -7,6 +7,7 @@ import type { Logger } from '../../logger.ts';
 import type { CloudClient, Template } from './cloud.client.ts';
 import { parseWhatsappDelivery } from './webhook-parse.ts';
 import * as repo from './whatsapp.repo.ts';
+import { dbDate, dbIso } from '../../db/dates.ts';
 
 /** Free text goes out only within 24 hours of the contact's last message (Meta's service window). */
 export const WINDOW_MS = 24 * 3600 * 1000;
@@ -39,11 +40,11 @@ export interface IngestReport {
   ignored: number;
 }
 
-const iso = (v: Date | string | null) => (v === null ? null : new Date(v).toISOString());
+const iso = dbIso;
 const parseJson = <T>(v: T | string | null): T | null => (typeof v === 'string' ? (JSON.parse(v) as T) : v);
 
 export function conversationWire(row: repo.ConversationRow, now: Date) {
-  const lastInbound = row.last_inbound_at === null ? null : new Date(row.last_inbound_at);
+  const lastInbound = row.last_inbound_at === null ? null : dbDate(row.last_inbound_at);
   return {
     id: row.id,
     channel: 'whatsapp' as const,
