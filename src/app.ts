@@ -5,6 +5,7 @@ import Fastify, { type FastifyBaseLogger } from 'fastify';
 import type { Container } from './container.ts';
 import type { App } from './http/app.types.ts';
 import { type AssetCatalog, loadAssets } from './http/assets.ts';
+import { answerClientError } from './http/client-error.ts';
 import { type ErrorPage, handleFrameworkError, registerErrorHandling, registerNotFound } from './http/error-handler.ts';
 import { renderErrorPage } from './http/shell.ts';
 import { registerInputGuard } from './http/input-guard.ts';
@@ -66,6 +67,8 @@ export async function buildApp(container: Container, assets?: AssetCatalog): Pro
     frameworkErrors: (err, request, reply) => handleFrameworkError(err, request, reply.headers(security), errorPage),
     return503OnClosing: true,
     forceCloseConnections: 'idle',
+    // What Node's HTTP parser refuses is answered with {error, code} too (client-error.ts).
+    clientErrorHandler: answerClientError,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.decorate('routeSurfaces', enforceSurfaces(app));

@@ -176,6 +176,8 @@ const TEXTS: Record<ErrorCode | 'offline', Text> = {
   credit_limit_exceeded:
     'La venta supera el límite de crédito del cliente: cobrá una parte o pedile a un administrador que la autorice.',
   payload_too_large: 'Es demasiado grande para enviarlo.',
+  request_timeout: 'El pedido tardó demasiado en llegar. Probá de nuevo.',
+  headers_too_large: 'El pedido no es válido. Cerrá sesión y volvé a entrar.',
   unsupported_media_type: 'Ese tipo de archivo no se puede usar.',
   unsupported_event: 'Ese evento no está soportado.',
   validation_failed: validation,
