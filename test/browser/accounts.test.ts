@@ -49,6 +49,52 @@ describe('cuenta corriente in a real browser', () => {
     return row!.id;
   }
 
+  it('a customer without an account is refused in the pay dialog, which stays open to pick another way (390 px)', async (ctx) => {
+    if (!t.app.hasRoute({ method: 'POST', url: '/api/v1/customers' })) ctx.skip();
+    const s = await shop();
+    await t.container.db.query(
+      `INSERT INTO customers (company_id, id, name, account_enabled) VALUES ($1, take_company_ids($1, 'customers', 1), 'Juan Pérez', false)`,
+      [s.company.id],
+    );
+    const context = await watchedContext(browser, VIEWPORTS.phone);
+    const page = watch(await context.newPage());
+    page.setDefaultTimeout(20_000);
+    await logIn(page, base, s.admin.email, s.admin.password, '/caja');
+    await page.waitForSelector('#open-cash');
+    await page.fill('#open-cash', '0');
+    await page.click('.register-open button[type=submit]');
+    await page.waitForSelector('#register-input');
+    await page.waitForFunction(() => document.activeElement?.id === 'register-input');
+    await page.keyboard.type('7790387000011');
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('#register-lines tr[data-line]');
+    await page.keyboard.press('F4');
+    await page.waitForSelector('#pay-amount');
+    await page.click('.pay-methods button:has-text("Cuenta corriente")');
+    await page.click('#pay-confirm');
+    await expect(page.locator('.register-pay-dialog p.error[role=alert]').textContent()).resolves.toContain(
+      'Elegí o creá el cliente',
+    );
+    await page.fill('#customer-search', 'Juan');
+    await page.click('.customer-hits button:has-text("Juan Pérez")');
+    await page.waitForSelector('#customer-picked');
+    // Picking a customer clears the earlier "pick a customer"; no credit line for an account that is not enabled.
+    await expect(page.locator('.register-pay-dialog p.error[role=alert]').count()).resolves.toBe(0);
+    await expect(page.locator('#customer-picked').textContent()).resolves.not.toContain('límite');
+    await page.click('#pay-confirm');
+    await expect(page.locator('.register-pay-dialog p.error[role=alert]').textContent()).resolves.toContain(
+      'Habilitá su cuenta corriente en su ficha',
+    );
+    await page.screenshot({ path: `${SHOTS}/phone-06-register-no-account.png`, fullPage: true });
+    expect(await page.locator('.register-pay-dialog').isVisible()).toBe(true);
+    const [{ n }] = (await t.container.db.query<{ n: number }>('SELECT count(*)::int AS n FROM sales WHERE company_id = $1', [
+      s.company.id,
+    ])) as [{ n: number }];
+    expect(n).toBe(0);
+    expect(await problemsOf(page)).toMatchObject({ console: [], csp: [], errors: [] });
+    await context.close();
+  });
+
   for (const [label, viewport] of Object.entries(VIEWPORTS)) {
     it(`the owner sees who owes, records a payment and prints the statement (${viewport.width} px)`, async () => {
       const s = await shop();

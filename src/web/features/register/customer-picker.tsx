@@ -92,10 +92,15 @@ export function CustomerPicker({
   if (picked) {
     return (
       <div class="customer-picked notice" id="customer-picked">
-        <strong>{picked.name}</strong> · {balanceText(picked.balance)} ·{' '}
-        {picked.creditLimit === null
-          ? 'Sin límite de crédito'
-          : `Límite ${formatPesos(picked.creditLimit)} (disponible ${formatPesos(picked.available ?? 0)})`}
+        <strong>{picked.name}</strong> · {balanceText(picked.balance)}
+        {/* A limit only means something on an account that is enabled. */}
+        {picked.accountEnabled
+          ? ` · ${
+              picked.creditLimit === null
+                ? 'Sin límite de crédito'
+                : `Límite ${formatPesos(picked.creditLimit)} (disponible ${formatPesos(picked.available ?? 0)})`
+            }`
+          : null}
         {picked.accountEnabled ? null : <p class="error">Este cliente no tiene cuenta corriente habilitada.</p>}{' '}
         <button type="button" class="link" onClick={() => onPick(null)}>
           Cambiar

@@ -61,6 +61,11 @@ export function PayDialog({
       setError('Elegí o creá el cliente para vender a cuenta.');
       return null;
     }
+    if (method === 'cuenta_corriente' && customer && !customer.accountEnabled) {
+      // The server would refuse it; say why here, where it can still be changed.
+      setError('Habilitá su cuenta corriente en su ficha (Clientes) o cobrá con otro medio.');
+      return null;
+    }
     setError(null);
     const next = [...payments, { method, cents: typed, reference: reference.trim() }];
     setPayments(next);
@@ -127,7 +132,15 @@ export function PayDialog({
             onInput={(e) => setAmount((e.target as HTMLInputElement).value)}
           />
         </div>
-        {onAccount ? <CustomerPicker picked={customer} onPick={setCustomer} /> : null}
+        {onAccount ? (
+          <CustomerPicker
+            picked={customer}
+            onPick={(picked) => {
+              setCustomer(picked);
+              setError(null);
+            }}
+          />
+        ) : null}
         {method !== 'efectivo' && method !== 'cuenta_corriente' ? (
           <div class="field">
             <label for="pay-reference">Referencia (opcional)</label>
