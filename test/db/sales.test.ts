@@ -68,7 +68,7 @@ describe('sales and invoices', () => {
     const again = await tx((c) => markSalePaid(c, company.id, { id: 10, paymentId: 'mp-1' }, opts()));
     expect(again.changed).toBe(false);
     await expect(tx((c) => markSalePaid(c, company.id, { id: 10, paymentId: 'mp-2' }, opts()))).rejects.toThrow(
-      'sale 10 is paid; it cannot become paid',
+      'sale 10 is already paid; it cannot be paid again',
     );
     await expect(tx((c) => cancelSale(c, company.id, { id: 10, reason: 'x' }, opts()))).rejects.toThrow(
       'sale 10 is paid; it cannot become cancelled',

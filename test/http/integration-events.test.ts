@@ -120,7 +120,7 @@ describe('inbound events: effects and business rules', () => {
     it.each([
       ['paid', 'sales.cancelled', 'sale 600 is paid; it cannot become cancelled'],
       ['cancelled', 'sales.paid', 'sale 600 is cancelled; it cannot become paid'],
-      ['paid', 'sales.paid', 'sale 600 is paid; it cannot become paid'],
+      ['paid', 'sales.paid', 'sale 600 is already paid; it cannot be paid again'],
     ] as const)('refuses %s --%s--> with a message naming the state', async (from, event, message) => {
       const c = await saleIn(from);
       const data = event === 'sales.paid' ? { id: 600, payment_id: 'MP-OTHER' } : { id: 600 };

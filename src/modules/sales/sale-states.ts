@@ -42,7 +42,13 @@ export function assertTransition(sale: { id: number; status: SaleStatus | null }
   const to = nextStatus(sale.status, action);
   if (to !== null) return to;
   const from = sale.status ?? 'new';
-  throw new AppError('invalid_state', `sale ${sale.id} is ${from}; it cannot become ${TARGET[action]}`, {
+  // "sale 1 is paid; it cannot become paid" read as a contradiction (a repeated sales.paid with
+  // another payment_id): the same status says it is already there.
+  const error =
+    from === TARGET[action]
+      ? `sale ${sale.id} is already ${from}; it cannot be ${DONE[action]} again`
+      : `sale ${sale.id} is ${from}; it cannot become ${TARGET[action]}`;
+  throw new AppError('invalid_state', error, {
     details: [{ path: 'sale.status', message: `current status is ${from}` }],
   });
 }
@@ -56,6 +62,15 @@ export function assertTransitions(sale: { id: number; status: SaleStatus | null 
 }
 
 /** The status each action aims at, for the refusal's message. */
+/** The action done, for "cannot be … again". */
+const DONE: Record<SaleAction, string> = {
+  create: 'created',
+  pay: 'paid',
+  cancel: 'cancelled',
+  refund: 'refunded',
+  return: 'returned',
+};
+
 const TARGET: Record<SaleAction, SaleStatus> = {
   create: 'pending',
   pay: 'paid',
