@@ -40,6 +40,33 @@ describe('cuenta corriente in a real browser', () => {
     return { company, admin, cashier, yerba, asAdmin };
   }
 
+  /**
+   * Signs `who` in at the register, opens a shift with `openingCash`, sells one yerba and opens the
+   * pay dialog on "Cuenta corriente".
+   */
+  async function payOnAccount(
+    viewport: { width: number; height: number },
+    who: { email: string; password: string },
+    openingCash: string,
+  ) {
+    const context = await watchedContext(browser, viewport);
+    const page = watch(await context.newPage());
+    page.setDefaultTimeout(20_000);
+    await logIn(page, base, who.email, who.password, '/caja');
+    await page.waitForSelector('#open-cash');
+    await page.fill('#open-cash', openingCash);
+    await page.click('.register-open button[type=submit]');
+    await page.waitForSelector('#register-input');
+    await page.waitForFunction(() => document.activeElement?.id === 'register-input');
+    await page.keyboard.type('7790387000011');
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('#register-lines tr[data-line]');
+    await page.keyboard.press('F4');
+    await page.waitForSelector('#pay-amount');
+    await page.click('.pay-methods button:has-text("Cuenta corriente")');
+    return { context, page };
+  }
+
   async function customerRow(companyId: number, name: string) {
     const [row] = await t.container.db.query<{ id: number }>(
       `INSERT INTO customers (company_id, id, name, phone, account_enabled, credit_limit)
@@ -56,21 +83,7 @@ describe('cuenta corriente in a real browser', () => {
       `INSERT INTO customers (company_id, id, name, account_enabled) VALUES ($1, take_company_ids($1, 'customers', 1), 'Juan Pérez', false)`,
       [s.company.id],
     );
-    const context = await watchedContext(browser, VIEWPORTS.phone);
-    const page = watch(await context.newPage());
-    page.setDefaultTimeout(20_000);
-    await logIn(page, base, s.admin.email, s.admin.password, '/caja');
-    await page.waitForSelector('#open-cash');
-    await page.fill('#open-cash', '0');
-    await page.click('.register-open button[type=submit]');
-    await page.waitForSelector('#register-input');
-    await page.waitForFunction(() => document.activeElement?.id === 'register-input');
-    await page.keyboard.type('7790387000011');
-    await page.keyboard.press('Enter');
-    await page.waitForSelector('#register-lines tr[data-line]');
-    await page.keyboard.press('F4');
-    await page.waitForSelector('#pay-amount');
-    await page.click('.pay-methods button:has-text("Cuenta corriente")');
+    const { context, page } = await payOnAccount(VIEWPORTS.phone, s.admin, '0');
     await page.click('#pay-confirm');
     await expect(page.locator('.register-pay-dialog p.error[role=alert]').textContent()).resolves.toContain(
       'Elegí o creá el cliente',
@@ -167,21 +180,7 @@ describe('cuenta corriente in a real browser', () => {
       // The quick-create and the search are the customers API's (another branch): run once it is merged.
       if (!t.app.hasRoute({ method: 'POST', url: '/api/v1/customers' })) ctx.skip();
       const s = await shop();
-      const context = await watchedContext(browser, viewport);
-      const page = watch(await context.newPage());
-      page.setDefaultTimeout(20_000);
-      await logIn(page, base, s.cashier.email, s.cashier.password, '/caja');
-      await page.waitForSelector('#open-cash');
-      await page.fill('#open-cash', '1.000');
-      await page.click('.register-open button[type=submit]');
-      await page.waitForSelector('#register-input');
-      await page.waitForFunction(() => document.activeElement?.id === 'register-input');
-      await page.keyboard.type('7790387000011');
-      await page.keyboard.press('Enter');
-      await page.waitForSelector('#register-lines tr[data-line]');
-      await page.keyboard.press('F4');
-      await page.waitForSelector('#pay-amount');
-      await page.click('.pay-methods button:has-text("Cuenta corriente")');
+      const { context, page } = await payOnAccount(viewport, s.cashier, '1.000');
       await page.click('#customer-new');
       await page.fill('#customer-new-name', 'Carlos Gómez');
       await page.fill('#customer-new-document', '28456789');

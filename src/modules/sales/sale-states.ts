@@ -61,7 +61,6 @@ export function assertTransitions(sale: { id: number; status: SaleStatus | null 
   return status;
 }
 
-/** The status each action aims at, for the refusal's message. */
 /** The action done, for "cannot be … again". */
 const DONE: Record<SaleAction, string> = {
   create: 'created',
@@ -71,6 +70,7 @@ const DONE: Record<SaleAction, string> = {
   return: 'returned',
 };
 
+/** The status each action aims at, for the refusal's message. */
 const TARGET: Record<SaleAction, SaleStatus> = {
   create: 'pending',
   pay: 'paid',

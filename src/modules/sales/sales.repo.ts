@@ -60,7 +60,7 @@ export async function updateSaleStatus(
   return withDates(row);
 }
 
-/** PGlite and node-postgres both parse timestamptz, but a Date is promised: make sure. */
+/** A row's timestamptz columns as Dates (drizzle's raw statements give PostgreSQL's text: dbDate reads it). */
 function withDates(row: SaleRow): SaleRow {
   const at = (v: Date | string | null) => (v === null ? v : dbDate(v));
   return {
