@@ -14,6 +14,13 @@ async function stopAll(processes: Running[]) {
   return Promise.all(processes.map((p) => p.exit));
 }
 
+/** Each process's exit code with the end of its stderr and of its log, for a failed expectation. */
+function exitReport(processes: Running[], exits: { code: number | null }[]) {
+  return processes
+    .map((p, i) => `process ${i} exited ${exits[i]!.code}:\n${p.stderr.join('').slice(-2000)}${p.stdout.join('').slice(-3000)}`)
+    .join('\n');
+}
+
 describe.skipIf(!postgres)('several processes on one PostgreSQL', () => {
   // The processes' DATA_DIR (the built-in fake ARCA's state): never the checkout's ./data, which is
   // `npm start`'s (a demo there found this test's ARCA tickets and could not invoice).
@@ -79,7 +86,11 @@ describe.skipIf(!postgres)('several processes on one PostgreSQL', () => {
       } finally {
         const exits = await stopAll(processes);
         await database.dispose();
-        expect(exits.map((e) => e.code)).toEqual([0, 0, 0]);
+        // A process that stopped badly says why in its log (stdout) or on stderr: show both.
+        expect(
+          exits.map((e) => e.code),
+          exitReport(processes, exits),
+        ).toEqual([0, 0, 0]);
       }
     }
     console.info(`cold start of 2 web + 1 worker on an empty database, ms per round: ${rounds.join(', ')}`);

@@ -1,16 +1,27 @@
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openPglite } from '../../src/db/client.ts';
 import { TEST_SECRET_KEY } from '../app.ts';
 import { openTestDatabase, type TestDatabase } from '../setup/db.ts';
-import { listeningUrl, startProcess as start, waitForOutput, workerUrl } from './processes.ts';
+import { listeningUrl, type Running, startProcess, waitForOutput, workerUrl } from './processes.ts';
 
 describe('service process', () => {
   let dataDir: string;
   let database: TestDatabase | null = null;
   let env: Record<string, string>;
+  // A test that fails leaves no process behind to hold the data directory for the next one.
+  const started: Running[] = [];
+  const start = (vars: Record<string, string>) => {
+    const running = startProcess(vars);
+    started.push(running);
+    return running;
+  };
+  afterEach(async () => {
+    for (const p of started) if (p.child.exitCode === null) p.child.kill('SIGKILL');
+    await Promise.all(started.splice(0).map((p) => p.exit));
+  });
 
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'mostrador-life-'));
@@ -30,6 +41,8 @@ describe('service process', () => {
     const url = await listeningUrl(first);
     expect((await fetch(`${url}/healthz`)).status).toBe(200);
     expect((await fetch(`${url}/readyz`)).status).toBe(200);
+    // The server listens before the demo's credentials are delivered; "mostrador started" comes after them.
+    await waitForOutput(first, /mostrador started/);
     // Not a terminal: the credentials go to a 0600 file and the log names only its path.
     const file = join(dataDir, 'demo-credentials.txt');
     const banner = readFileSync(file, 'utf8');
