@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest, FastifySchema, preValidationHookHandler, RouteOptions } from 'fastify';
-import { AppError, dotted, type ErrorDetail, type PathStep, partRefusal, pointer } from '../lib/errors.ts';
+import { isUtf8 } from 'node:buffer';
+import { AppError, dotted, type ErrorDetail, type PathStep, notUtf8, partRefusal, pointer } from '../lib/errors.ts';
 import { AMOUNT_LIMIT, isAmount, parseAmountText } from '../lib/money.ts';
 
 /**
@@ -183,14 +184,20 @@ function truthfulSchema(schema: unknown, seen = new WeakSet<object>()): void {
 export function registerInputGuard(app: FastifyInstance): preValidationHookHandler {
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, text, done) => {
+  // Read as bytes: decoding to a string in the parser would put U+FFFD where a byte is not UTF-8.
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
     const coded = contentCodingRefusal(request);
     if (coded) {
       done(coded, undefined);
       return;
     }
-    if (!(text as string).includes('\\u')) escapeFree.add(request);
-    parseJson(request, text as string, done);
+    if (!isUtf8(body as Buffer)) {
+      done(notUtf8(), undefined);
+      return;
+    }
+    const text = (body as Buffer).toString('utf8');
+    if (!text.includes('\\u')) escapeFree.add(request);
+    parseJson(request, text, done);
   });
 
   // Synchronous (it runs on every request): no promise per request; a refusal goes to done().

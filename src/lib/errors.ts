@@ -112,6 +112,11 @@ export function isAppError(value: unknown): value is AppError {
   return value instanceof AppError;
 }
 
+/** A JSON body whose bytes are not UTF-8 (RFC 8259 §8.1): refused, never read with U+FFFD in their place. */
+export function notUtf8(): AppError {
+  return new AppError('invalid_json', 'request body is not valid JSON: it is not UTF-8 text');
+}
+
 /** How a child's path is joined to its parent's: dotted (`data.sale.items.0`, the integration's). */
 export type PathStep = (path: string, key: string | number) => string;
 export const dotted: PathStep = (path, key) => `${path}.${key}`;

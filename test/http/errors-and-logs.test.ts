@@ -47,6 +47,15 @@ describe('error answers and logs', () => {
     });
     expect(badJson.statusCode).toBe(400);
     expect(badJson.json()).toEqual({ error: 'request body is not valid JSON', code: 'invalid_json' });
+    // Latin-1 bytes are not read as U+FFFD: the body is refused whole.
+    const notUtf8 = await app.inject({
+      method: 'POST',
+      url: '/echo',
+      headers: { 'content-type': 'application/json' },
+      payload: Buffer.from('{"a":"caf\u00e9"}', 'latin1'),
+    });
+    expect(notUtf8.statusCode).toBe(400);
+    expect(notUtf8.json()).toEqual({ error: 'request body is not valid JSON: it is not UTF-8 text', code: 'invalid_json' });
     const tooBig = await app.inject({
       method: 'POST',
       url: '/echo',

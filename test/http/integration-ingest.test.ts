@@ -73,6 +73,14 @@ describe('POST /api/integration/in: the contract rules, in order', () => {
       await expectNothingWritten(() => sendEvent(t.app, key, null, { raw }), 400, 'invalid_json');
     });
 
+    it('refuses bytes that are not UTF-8 instead of storing U+FFFD in their place', async () => {
+      const sale = JSON.stringify(nextSale()).replace('"items"', '"note":"caf\u00e9","items"');
+      const raw = Buffer.from(sale, 'latin1'); // é as the single byte 0xE9
+      expect(raw.includes(0xe9)).toBe(true);
+      const res = await expectNothingWritten(() => sendEvent(t.app, key, null, { raw }), 400, 'invalid_json');
+      expect(res.json().error).toContain('not UTF-8');
+    });
+
     it('takes a __proto__ key as valid JSON (issue 11): dropped, so here the event is missing (422)', async () => {
       const raw = '{"__proto__": {"polluted": true}}';
       await expectNothingWritten(() => sendEvent(t.app, key, null, { raw }), 422, 'unsupported_event');

@@ -1,10 +1,11 @@
+import { isUtf8 } from 'node:buffer';
 import { createHash, randomUUID } from 'node:crypto';
 import secureJson from 'secure-json-parse';
 import type { Config } from '../../config.ts';
 import type { Conn, Database } from '../../db/client.ts';
 import { isSerializationFailure, isUniqueViolation } from '../../db/pg-errors.ts';
 import type { JobQueue } from '../../jobs/queue.ts';
-import { AppError, isAppError } from '../../lib/errors.ts';
+import { AppError, isAppError, notUtf8 } from '../../lib/errors.ts';
 import { type Clock, DAY_MS, parseRfc3339 } from '../../lib/time.ts';
 import type { Logger } from '../../logger.ts';
 import type { CompanyService } from '../companies/companies.service.ts';
@@ -85,6 +86,8 @@ export function createIntegrationService({ db, clock, logger, companies, jobs, c
     const signatureValid = verifySignature(input.signature, input.rawBody, input.integrationKey);
     checkSentAt(input.sentAt, clock.now());
     const senderKey = checkIdempotencyKey(input.idempotencyKey);
+    // JSON is UTF-8 (RFC 8259 §8.1): other bytes would be stored as U+FFFD, not as what was sent.
+    if (!isUtf8(input.rawBody)) throw notUtf8();
     // A byte order mark is ignored (RFC 8259 §8.1), and not stored: PostgreSQL's json refuses it.
     const text = input.rawBody.toString('utf8').replace(/^\uFEFF/, '');
     const valid = validateEnvelope(parseJson(text), input.companyId, text);
