@@ -28,13 +28,16 @@ export function percentOf(baseCents: number, percent: number): number {
   return Math.floor((baseCents * hundredths + 5000) / 10000);
 }
 
-/** The cents a discount takes off `baseCents`; 422 when it is malformed or more than the base. */
-export function discountCents(input: DiscountInput, baseCents: number, path: string): number {
+/**
+ * The cents a discount takes off `baseCents`; 422 when it is malformed or more than the base, or
+ * (with `checkReason`) has no reason.
+ */
+export function discountCents(input: DiscountInput, baseCents: number, path: string, checkReason = true): number {
   const bad = (message: string, field = '') =>
     new AppError('validation_failed', `${path.slice(1).replaceAll('/', '.')}${field}: ${message}`, {
       details: [{ path: `${path}${field.replace('.', '/')}`, message }],
     });
-  if (input.reason.trim().length === 0) throw bad('must not be empty', '.reason');
+  if (checkReason && input.reason.trim().length === 0) throw bad('must not be empty', '.reason');
   const hasPercent = input.percent !== undefined;
   const hasAmount = input.amount !== undefined;
   if (hasPercent === hasAmount) throw bad('give either percent or amount');
@@ -82,19 +85,21 @@ export interface DiscountedSale {
 /**
  * Applies each line's discount, then the sale's on what the lines then cost, spread over the lines
  * in proportion to that (largest remainder, so the shares add up to the sale's discount exactly).
+ * `checkReasons: false` prices discounts whose reason is still being typed (the register's preview).
  */
 export function applyDiscounts(
   lines: GrossLine[],
   lineDiscounts: (DiscountInput | undefined)[],
   saleDiscount: DiscountInput | undefined,
+  { checkReasons = true }: { checkReasons?: boolean } = {},
 ): DiscountedSale {
   const own = lines.map((l, n) => {
     const d = lineDiscounts[n];
-    return d ? discountCents(d, l.subtotalCents, `/items/${n}/discount`) : 0;
+    return d ? discountCents(d, l.subtotalCents, `/items/${n}/discount`, checkReasons) : 0;
   });
   const afterLines = lines.map((l, n) => l.subtotalCents - own[n]!);
   const base = afterLines.reduce((s, c) => s + c, 0);
-  const saleCents = saleDiscount ? discountCents(saleDiscount, base, '/discount') : 0;
+  const saleCents = saleDiscount ? discountCents(saleDiscount, base, '/discount', checkReasons) : 0;
   const shares = spread(saleCents, afterLines);
   const grossCents = lines.reduce((s, l) => s + l.subtotalCents, 0);
   const out = lines.map(

@@ -201,6 +201,8 @@ export function discountOff(d: Discount, baseCents: number): number | null {
 /**
  * The sale's lines with their discounts, as the server will charge them (the same arithmetic,
  * modules/register/discounts.ts). A discount that no longer fits (the line shrank) counts as none.
+ * It prices while the screen draws, so it never throws for a reason not typed yet (the discount
+ * dialog asks for it on saving, and the server refuses a sale without it).
  */
 export function pricedSale(lines: Line[], saleDiscount: Discount | null): DiscountedSale {
   const fits = (d: Discount | null | undefined, base: number) => (d && discountOff(d, base) !== null ? d : undefined);
@@ -211,6 +213,7 @@ export function pricedSale(lines: Line[], saleDiscount: Discount | null): Discou
     lines,
     own.map((d) => (d ? discountInput(d) : undefined)),
     sale ? discountInput(sale) : undefined,
+    { checkReasons: false },
   );
 }
 
