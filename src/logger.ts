@@ -34,11 +34,16 @@ function decodedName(raw: string): string {
   }
 }
 
+/** Paths whose next segment is a secret: the shared account statement's link (`/estado-de-cuenta/<token>`). */
+const SECRET_PATH = /^(\/estado-de-cuenta\/)[^/?#]+/i;
+
 /**
- * Masks secret query parameters in a URL before it is logged. The name is compared as the
- * server reads it: percent-decoded (`t%6Fken`), without case and without a `[]` suffix.
+ * Masks secrets in a URL before it is logged: a token in the path (SECRET_PATH) and secret query
+ * parameters, whose name is compared as the server reads it: percent-decoded (`t%6Fken`), without
+ * case and without a `[]` suffix.
  */
-export function redactUrl(url: string): string {
+export function redactUrl(raw: string): string {
+  const url = raw.replace(SECRET_PATH, '$1[Redacted]');
   const start = url.indexOf('?');
   if (start === -1) return url;
   const hash = url.indexOf('#', start);

@@ -67,7 +67,7 @@ describe('error answers and logs', () => {
     await app.close();
   });
 
-  it('never writes authorization, cookies, signatures or token query parameters to the log', async () => {
+  it("never writes authorization, cookies, signatures, token query parameters or a statement link's token to the log", async () => {
     await t.app.inject({
       method: 'GET',
       url: '/api/exchange?token=mos_scn_SECRETSCANNER&x=1',
@@ -77,9 +77,12 @@ describe('error answers and logs', () => {
         'x-signature': 'SECRETSIGNATURE',
       },
     });
+    // A shared account statement's link is its own key: the token in its path is masked too.
+    await t.app.inject({ method: 'GET', url: '/estado-de-cuenta/SECRETSTATEMENTLINK?x=1' });
     const text = logs.lines.join('\n');
     expect(text).toContain('/api/exchange?token=[Redacted]&x=1');
-    for (const secret of ['SECRETSCANNER', 'SECRETINTEGRATION', 'SECRETCOOKIE', 'SECRETSIGNATURE'])
+    expect(text).toContain('/estado-de-cuenta/[Redacted]?x=1');
+    for (const secret of ['SECRETSCANNER', 'SECRETINTEGRATION', 'SECRETCOOKIE', 'SECRETSIGNATURE', 'SECRETSTATEMENTLINK'])
       expect(text).not.toContain(secret);
   });
 });

@@ -160,8 +160,11 @@ export function createAuthService(deps: AuthServiceDeps) {
     }
     const user = await users.findUserByEmail(email);
     const matches = await verifyPassword(input.password, user?.passwordHash ?? (await decoy()));
-    let reason = failureReason(user, matches);
-    if (reason === null && user && (await users.findActiveRole(user.id, ctx.companyId)) !== 'admin') reason = 'not_admin';
+    const role = user ? await users.findActiveRole(user.id, ctx.companyId) : null;
+    // The reason is kept only for the company's own people: for anyone else (an unknown email, another
+    // company's person, an operator) it is `not_member`, so this company's log never tells whether an
+    // email has an account elsewhere or whether a guessed password was right.
+    const reason = role === null ? 'not_member' : (failureReason(user, matches) ?? (role === 'admin' ? null : 'not_admin'));
     if (reason !== null || !user) {
       await recordAudit(db.orm, {
         action: action.what === 'refund' ? 'sale.refund_approval_failed' : 'sale.discount_approval_failed',
