@@ -248,6 +248,11 @@ describe('cuenta corriente (/api/v1/customers/:id/account, payments, statement; 
     expect(summary.by_method).toEqual(
       expect.arrayContaining([expect.objectContaining({ method: 'cuenta_corriente', amount: 2000 })]),
     );
+    // The payments report reads the day the same way: the part on account is under its method, not
+    // counted again as unpaid, so collected + unpaid is the day's total.
+    const payments = (await call('GET', '/api/v1/reports/payments?from=2026-03-02&to=2026-03-02', s.asToken)).json();
+    expect(payments.totals).toEqual({ amount: summary.total - summary.pending, pending: summary.pending });
+    expect(summary.pending).toBe(0);
     const closed = await call('POST', `/api/v1/box-sessions/${s.sessionId}/close`, s.asToken, { counted: { efectivo: 1500 } });
     expect(closed.statusCode, closed.body).toBe(200);
     expect(closed.json().difference).toEqual({ efectivo: 0 });

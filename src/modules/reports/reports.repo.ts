@@ -148,10 +148,16 @@ export function paymentsByMethod(conn: Conn, companyId: number, r: ReportRange):
   );
 }
 
+/**
+ * What the range's pending sales still owe beyond their payments (a part on account is a payment,
+ * under cuenta_corriente), as the day summary's `pending`: collected + pending = the sales' total.
+ */
 export async function pendingTotal(conn: Conn, companyId: number, r: ReportRange): Promise<string> {
   const [row] = await selectRows<{ pending: string }>(
     conn,
-    sql`SELECT coalesce(sum(s.total), 0)::text AS pending FROM ${SALES_FROM}
+    sql`SELECT coalesce(sum(s.total - coalesce(p.amount, 0)), 0)::text AS pending FROM ${SALES_FROM}
+      LEFT JOIN LATERAL (SELECT sum(pp.amount) AS amount FROM sale_payments pp
+        WHERE pp.company_id = s.company_id AND pp.sale_id = s.id) p ON true
       WHERE ${salesWhere(companyId, r)} AND s.status = 'pending'`,
   );
   return row!.pending;
