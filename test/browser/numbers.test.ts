@@ -198,7 +198,8 @@ describe('numbers that add up, on the screens (real browser)', () => {
     expect(again.row).toBe(printed.row);
     expect(again.note).toContain('Devoluciones posteriores');
     expect(again.note).toContain('(no cambian este cierre)');
-    expect(again.note).toContain(`Venta N.º ${b.json().sale.id}: $\u00a04.500,00`);
+    expect(again.note).toContain(`Venta N.º ${b.json().sale.id} ($\u00a04.500,00): anulada el`);
+    expect(again.note).toContain('se devolvieron $\u00a04.500,00');
     expect(again.note).toContain(`(devuelto desde el turno N.º ${second})`);
     await page.screenshot({ path: `${SHOTS}/close-printed-day2.png`, fullPage: true });
     await page.emulateMedia({ media: 'screen' });

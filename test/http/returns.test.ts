@@ -276,14 +276,15 @@ describe('returns and exchanges (/api/v1/sales/:id/returns, /api/v1/sales/:id/ex
     expect(closedReport.expected.efectivo).toBe(10_000 + 6400 + 1000);
     // Its note of later refunds names the return and the cancel, and the shift they came from.
     expect(
-      closedReport.later_refunds.map((x: { sale_id: number; refunded: number; refund_session_id: number }) => [
+      closedReport.later_refunds.map((x: { sale_id: number; kind: string; refunded: number; refund_session_id: number }) => [
         x.sale_id,
+        x.kind,
         x.refunded,
         x.refund_session_id,
       ]),
     ).toEqual([
-      [sale.id, 3200, mine.id],
-      [other.id, 1000, mine.id],
+      [sale.id, 'returned', 3200, mine.id],
+      [other.id, 'cancelled', 1000, mine.id],
     ]);
     // A sale with returns is finished by returning its lines, not cancelled.
     expect((await call('POST', `/api/v1/sales/${sale.id}/cancel`, s.asAdmin, { reason: 'todo' })).json().code).toBe(

@@ -139,6 +139,7 @@ async function buildSessionReport(conn: Conn, companyId: number, session: repo.S
     /** "Devoluciones posteriores": sales of this shift cancelled after its close; none of the figures above moves. */
     later_refunds: later.map((x) => ({
       sale_id: x.sale_id,
+      kind: x.kind,
       total: money(x.total),
       refunded: money(x.refunded),
       cancelled_at: iso(x.cancelled_at)!,

@@ -265,6 +265,8 @@ export async function sessionTotals(conn: Conn, companyId: number, sessionId: nu
 /** A sale of a closed session cancelled after its close: the "devoluciones posteriores" note. */
 export interface LaterCancellationRow {
   sale_id: number;
+  /** A sale cancelled whole, or one return of some of its lines (the sale may stay paid). */
+  kind: 'cancelled' | 'returned';
   total: string;
   /** What the sale had taken and was given back (0 for a pending sale). */
   refunded: string;
@@ -284,7 +286,7 @@ export function laterCancellations(
     // A sale returned line by line (0200) is listed once per return made after the close, with
     // what that return gave back and from which shift; a sale cancelled whole, once.
     sql`SELECT * FROM (
-      SELECT s.id AS sale_id, s.total, s.cancelled_at, r.refund_session_id,
+      SELECT s.id AS sale_id, 'cancelled' AS kind, s.total, s.cancelled_at, r.refund_session_id,
         (SELECT coalesce(sum(p.amount), 0)::text FROM sale_payments p WHERE p.company_id = s.company_id AND p.sale_id = s.id
           AND p.method <> 'cuenta_corriente') AS refunded
       FROM register_sales r JOIN sales s ON s.company_id = r.company_id AND s.id = r.sale_id
@@ -292,7 +294,7 @@ export function laterCancellations(
         AND s.cancelled_at > ${at}::timestamptz
         AND NOT EXISTS (SELECT 1 FROM sale_returns x WHERE x.company_id = s.company_id AND x.sale_id = s.id)
       UNION ALL
-      SELECT s.id, s.total, x.created_at, x.refund_session_id, x.amount::text
+      SELECT s.id, 'returned', s.total, x.created_at, x.refund_session_id, x.amount::text
       FROM register_sales r JOIN sales s ON s.company_id = r.company_id AND s.id = r.sale_id
       JOIN sale_returns x ON x.company_id = s.company_id AND x.sale_id = s.id
       WHERE r.company_id = ${companyId} AND r.box_session_id = ${sessionId} AND x.created_at > ${at}::timestamptz

@@ -203,6 +203,10 @@ export const BoxSessionReport = Type.Object(
     later_refunds: Type.Array(
       Type.Object({
         sale_id: Type.Integer(),
+        kind: Type.Union([Type.Literal('cancelled'), Type.Literal('returned')], {
+          description:
+            'cancelled: the sale was cancelled whole; returned: one return of some of its lines (the sale may still be paid)',
+        }),
         total: Money,
         refunded: Money,
         cancelled_at: DateTime,

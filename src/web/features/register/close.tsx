@@ -34,13 +34,39 @@ export interface SessionReport {
   counted: Record<string, number> | null;
   difference: Record<string, number> | null;
   /** Sales of the shift cancelled after its close: a note apart; none of the figures above moves. */
-  later_refunds?: { sale_id: number; total: number; refunded: number; cancelled_at: string; refund_session_id: number | null }[];
+  later_refunds?: LaterRefund[];
 }
 
 /**
  * A closed shift's difference over every method, in pesos (null before its count): exact below
  * 2^53 cents, the nearest double past them (a drawer of huge moves). Cierres and «Tus cierres».
  */
+/** A sale of a closed shift cancelled, or partly returned, after the close (later_refunds). */
+export interface LaterRefund {
+  sale_id: number;
+  kind: 'cancelled' | 'returned';
+  total: number;
+  refunded: number;
+  cancelled_at: string;
+  refund_session_id: number | null;
+}
+
+/**
+ * One line of "Devoluciones posteriores": a cancellation names the sale's total and what went back;
+ * a return of some lines, only what it gave back (the sale may still be paid).
+ */
+export function laterRefundText(x: LaterRefund): string {
+  const when = formatDateTime(x.cancelled_at);
+  const from = x.refund_session_id !== null ? ` (devuelto desde el turno N.º ${x.refund_session_id})` : '';
+  if (x.kind === 'returned') {
+    // Without a shift a return's money went to the customer's account (store credit).
+    const to = from || (x.refunded > 0 ? ' (a favor en la cuenta del cliente)' : '');
+    return `Venta N.º ${x.sale_id}: devolución de ${formatPesos(x.refunded)} el ${when}${to}`;
+  }
+  const back = x.refunded > 0 ? `se devolvieron ${formatPesos(x.refunded)}` : 'no había dinero para devolver';
+  return `Venta N.º ${x.sale_id} (${formatPesos(x.total)}): anulada el ${when}; ${back}${from}`;
+}
+
 export function differenceTotal(report: SessionReport): number | null {
   return report.difference ? Object.values(report.difference).reduce((sum, v) => sum + wideCents(v), 0) / 100 : null;
 }
@@ -256,11 +282,8 @@ export function CloseReport({ report, company }: { report: SessionReport; compan
             <strong>Devoluciones posteriores</strong> (no cambian este cierre)
           </p>
           <ul>
-            {report.later_refunds.map((x) => (
-              <li key={x.sale_id}>
-                Venta N.º {x.sale_id}: {formatPesos(x.total)}, anulada el {formatDateTime(x.cancelled_at)}
-                {x.refund_session_id !== null ? ` (devuelto desde el turno N.º ${x.refund_session_id})` : ''}
-              </li>
+            {report.later_refunds.map((x, n) => (
+              <li key={`${x.sale_id}-${n}`}>{laterRefundText(x)}</li>
             ))}
           </ul>
         </div>
