@@ -145,9 +145,17 @@ describe('cuenta corriente in a real browser', () => {
       await page.click('#accounts button.link:has-text("Kiosco El Trébol")');
       await page.waitForSelector(`#account-${customer}-balance`);
       await expect(page.locator(`#account-${customer}-balance`).textContent()).resolves.toBe('Debe $\u00a09.600,00');
+      // The owner has a shift open: the cash received here goes into it unless they say otherwise.
+      const session = opened.json().session.id as number;
+      await page.waitForSelector(`#account-${customer}-where`);
+      await expect(page.locator(`#account-${customer}-where option:checked`).textContent()).resolves.toContain(
+        `tu turno N.º ${session}`,
+      );
       await page.fill(`#account-${customer}-amount`, '7.000');
       await page.click(`#account-${customer}-pay`);
       await page.waitForSelector('.account-payment .notice-ok');
+      const shift = await t.app.inject({ method: 'GET', url: `/api/v1/box-sessions/${session}`, headers: s.asAdmin });
+      expect(shift.json().expected.efectivo).toBe(7000);
       await expect(page.locator('.account-payment .notice-ok').textContent()).resolves.toContain('se aplicó a 2 ventas');
       await page.waitForFunction(
         (id) => document.querySelector(`#account-${id}-balance`)?.textContent === 'Debe $\u00a02.600,00',
@@ -173,6 +181,15 @@ describe('cuenta corriente in a real browser', () => {
         errors: [],
         overflow: 0,
       });
+
+      // Ventas shows the day's payments on account apart from its sales.
+      await page.goto(`${base}/ventas`);
+      await page.waitForSelector('#sales-account-payments');
+      await expect(page.locator('#sales-account-payments').textContent()).resolves.toContain(
+        'Efectivo $\u00a07.000,00 (1 pago)',
+      );
+      await page.screenshot({ path: `${SHOTS}/${label}-05-ventas.png`, fullPage: true });
+      expect((await problemsOf(page)).overflow).toBe(0);
       await context.close();
     });
 

@@ -115,7 +115,7 @@ export function AccountPanel({
       )}
       <PaymentForm
         customerId={customerId}
-        sessionId={sessionId ?? null}
+        {...(sessionId !== undefined && { sessionId })}
         onPaid={() => {
           void load();
           onChange?.();

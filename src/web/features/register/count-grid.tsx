@@ -1,6 +1,6 @@
-import { METHODS } from './methods.ts';
+import { MONEY_METHODS } from './methods.ts';
 
-/** What a person counted in the drawer, one field per payment method (a close, a handover). */
+/** What a person counted in the drawer, one field per method money comes in by (a close, a handover): never cuenta corriente. */
 export function CountGrid({
   idPrefix,
   counted,
@@ -12,7 +12,7 @@ export function CountGrid({
 }) {
   return (
     <div class="close-grid">
-      {METHODS.map((m) => (
+      {MONEY_METHODS.map((m) => (
         <div class="field" key={m.id}>
           <label for={`${idPrefix}-${m.id}`}>{m.label}</label>
           <input

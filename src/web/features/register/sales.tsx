@@ -27,6 +27,8 @@ interface Summary {
   pending: number;
   cancelled: number;
   by_method: { method: string; amount: number; count: number }[];
+  /** Payments on account received that day: money in, but not that day's sales. */
+  account_payments?: { method: string; amount: number; count: number }[];
   by_box: {
     box_id: number | null;
     box_name: string | null;
@@ -185,6 +187,14 @@ export function Sales({ boxes }: { boxes: { id: number; name: string }[] }) {
                 )
                 .join(' — ')}
               {summary.cancelled > 0 ? ` — ${summary.cancelled} ${summary.cancelled === 1 ? 'anulada' : 'anuladas'}` : ''}
+            </p>
+          ) : null}
+          {summary.account_payments && summary.account_payments.length > 0 ? (
+            <p id="sales-account-payments">
+              <strong>Cobranzas de cuenta corriente</strong> (plata que entró ese día, no son ventas de ese día):{' '}
+              {summary.account_payments
+                .map((p) => `${methodLabel(p.method)} ${formatPesos(p.amount)} (${p.count} ${p.count === 1 ? 'pago' : 'pagos'})`)
+                .join(' · ')}
             </p>
           ) : null}
         </Card>
