@@ -362,7 +362,9 @@ describe('the register in a real browser', () => {
     );
     await page.fill('#cancel-reason', 'devolución: yerba vencida');
     await page.click('#sale-detail button.danger');
-    // A refund is confirmed first (issue 29).
+    // A refund is confirmed first (issue 29), naming the money that goes back.
+    await page.waitForSelector('dialog.confirm[open]');
+    await expect(page.locator('dialog.confirm[open]').textContent()).resolves.toContain('y devolver $\u00a03.200,00?');
     await page.click('dialog.confirm [data-confirm]');
     await page.waitForSelector('.notice-ok');
     await expect(page.locator('#sale-detail').textContent()).resolves.toContain('Anulada');

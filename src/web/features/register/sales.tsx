@@ -20,6 +20,21 @@ type Sale = SaleWire & {
   cancelled_at: string | null;
 };
 
+/**
+ * What cancelling a sale moves: the money taken that goes back (a pending sale may have taken some
+ * too) and the part on account, which leaves the customer's balance instead.
+ */
+export function cancelMoney(sale: Pick<Sale, 'payments'>): { back: number; onAccount: number } {
+  let back = 0;
+  let onAccount = 0;
+  for (const p of sale.payments) {
+    const cents = Math.round(p.amount * 100);
+    if (p.method === 'cuenta_corriente') onAccount += cents;
+    else back += cents;
+  }
+  return { back: back / 100, onAccount: onAccount / 100 };
+}
+
 interface Summary {
   date: string;
   count: number;
@@ -125,11 +140,11 @@ export function Sales({ boxes }: { boxes: { id: number; name: string }[] }) {
       setCancelError('Escribí el motivo de la anulación.');
       return;
     }
-    const question =
-      sale.status === 'paid'
-        ? `¿Anular la venta N.º ${sale.id} y devolver ${formatPesos(sale.paid_total)}? El stock vuelve al depósito.`
-        : `¿Anular la venta N.º ${sale.id}? El stock vuelve al depósito.`;
-    if (!(await ask(question, { confirmLabel: sale.status === 'paid' ? 'Anular y devolver' : 'Anular', danger: true }))) return;
+    const { back, onAccount } = cancelMoney(sale);
+    const question = `¿Anular la venta N.º ${sale.id}${back > 0 ? ` y devolver ${formatPesos(back)}` : ''}?${
+      onAccount > 0 ? ` Los ${formatPesos(onAccount)} a cuenta corriente salen del saldo del cliente.` : ''
+    } El stock vuelve al depósito.`;
+    if (!(await ask(question, { confirmLabel: back > 0 ? 'Anular y devolver' : 'Anular', danger: true }))) return;
     try {
       const { sale: updated } = await api<{ sale: Sale }>('POST', `/api/v1/sales/${sale.id}/cancel`, {
         body: { reason },
@@ -439,7 +454,7 @@ export function Sales({ boxes }: { boxes: { id: number; name: string }[] }) {
                 </label>
                 <input id="cancel-reason" placeholder="Motivo de la anulación" maxLength={500} />
                 <button type="button" class="danger" onClick={() => void cancel(detail)}>
-                  {detail.status === 'paid' ? 'Anular y devolver' : 'Anular venta'}
+                  {cancelMoney(detail).back > 0 ? 'Anular y devolver' : 'Anular venta'}
                 </button>
               </>
             ) : null}
