@@ -50,6 +50,26 @@ describe('people of a company', () => {
     expect((await auditOf(company.id)).map((a) => a.action)).toEqual(['member.disabled', 'member.enabled']);
   });
 
+  it("shows a person's last login in this company only, never their logins to another company", async () => {
+    const { company, headers } = await adminOf();
+    const other = await makeCompany(t.container);
+    const person = await makeUser(t.container, { companyId: company.id, role: 'cashier' });
+    await t.container.users.addMembership(person.id, other.id, 'cashier');
+    const lastLogin = async () =>
+      (await call('GET', '/api/settings/members', headers))
+        .json()
+        .members.find((m: { user_id: number }) => m.user_id === person.id).last_login_at as string | null;
+    const signIn = async (companyId: number) => {
+      const { cookie } = await login(t.app, person.email, person.password);
+      const chosen = await call('POST', '/api/auth/company', { cookie, ...SAME_ORIGIN }, { company_id: companyId });
+      expect(chosen.statusCode, chosen.body).toBeLessThan(300);
+    };
+    await signIn(other.id);
+    expect(await lastLogin()).toBeNull();
+    await signIn(company.id);
+    expect(await lastLogin()).not.toBeNull();
+  });
+
   it('changes roles, but never leaves the company without an admin nor lets admins act on themselves', async () => {
     const { company, admin, headers } = await adminOf();
     const person = await makeUser(t.container, { companyId: company.id, role: 'cashier' });
