@@ -4,6 +4,7 @@ import { buildTestApp, type TestApp } from '../app.ts';
 import { makeCompany, makeProduct, makeUser } from '../factories.ts';
 import { login, SAME_ORIGIN } from '../sessions.ts';
 import { forgetPairStats } from '../../src/modules/catalog/catalog.repo.ts';
+import { sendEvent } from '../integration-helpers.ts';
 
 describe('back office merchant API: products, categories, deposits, boxes, stock, price change', () => {
   let t: TestApp;
@@ -365,6 +366,35 @@ describe('back office merchant API: products, categories, deposits, boxes, stock
     );
     expect(audit).toEqual([{ action: 'catalog.price_change', actor_email: 'token API «read-write»' }]);
     expect((await call('POST', '/api/v1/products/price-change', s.asAdmin, { percent: 0 })).statusCode).toBe(422);
+  });
+
+  it("the shop's own edits apply even after an integration stamped the product ahead of our clock", async () => {
+    const s = await shop();
+    const key = s.company.integrationKey;
+    const id = (await call('POST', '/api/v1/products', s.asAdmin, { name: 'Fideos 500 g', base_price: 100 })).json().product.id;
+    // An integrator whose clock runs a minute ahead (or a date far in the future): accepted, as the contract allows.
+    const ahead = new Date(t.container.clock.now().getTime() + 60_000).toISOString();
+    const event = {
+      event: 'product.upserted',
+      data: { product: { id, name: 'Fideos 500 g', base_price: 100, updated_at: ahead } },
+    };
+    expect((await sendEvent(t.app, key, event)).statusCode).toBe(200);
+
+    const patched = await call('PATCH', `/api/v1/products/${id}`, s.asAdmin, { base_price: 200 });
+    expect(patched.statusCode, patched.body).toBe(200);
+    expect(patched.json().product.base_price).toBe(200);
+    const raised = await call('POST', '/api/v1/products/price-change', s.asAdmin, { percent: 10, filter: { q: 'Fideos' } });
+    expect(raised.json()).toMatchObject({ changed: 1, applied: true });
+    const stored = (await call('GET', `/api/v1/products/${id}`, s.asAdmin)).json().product;
+    expect(stored.base_price).toBe(220);
+    // Stamped no earlier than the integration's version: its older events stay stale.
+    expect(Date.parse(stored.updated_at)).toBeGreaterThanOrEqual(Date.parse(ahead));
+    const older = {
+      ...event,
+      data: { product: { ...event.data.product, base_price: 1, updated_at: t.container.clock.now().toISOString() } },
+    };
+    expect((await sendEvent(t.app, key, older)).statusCode).toBe(200);
+    expect((await call('GET', `/api/v1/products/${id}`, s.asAdmin)).json().product.base_price).toBe(220);
   });
 
   it('creates and renames categories, deposits and boxes; a box sells from a deposit of the company', async () => {

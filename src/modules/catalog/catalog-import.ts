@@ -528,8 +528,7 @@ export function createCatalogImport({ db, clock }: { db: Database; clock: Clock 
         await repo.insertProducts(tx, catalogue.inserts());
         const updated = await repo.updateProducts(tx, ctx.companyId, catalogue.patches(), now);
         // One product.upserted per product created or changed (its state after the whole file), in
-        // the order the file first touched them; a product whose stored updated_at is later than
-        // now was left alone, as upsertProduct leaves it, and has none.
+        // the order the file first touched them.
         const written = new Set([...catalogue.created, ...updated]);
         const rowsById = new Map<number, ProductRow>();
         const order = catalogue.touched.filter((touchedId) => written.has(touchedId));

@@ -569,9 +569,9 @@ const PATCHABLE: [column: keyof Omit<ProductPatch, 'id'>, type: string][] = [
 
 /**
  * Several product updates in one statement (UPDATE … FROM the patches as JSON), each setting only
- * its own fields and `updated_at`. A product whose stored `updated_at` is later than `updatedAt`
- * is left alone, as upsertProduct leaves it (compared to the millisecond, as it compares). Returns
- * the ids updated.
+ * its own fields and `updated_at`. They are the shop's own edits (an import, a price change), made
+ * now: each applies, stamped `updatedAt` or the stored `updated_at` if an integration set it later
+ * (as upsertProduct's `latest`). Returns the ids updated.
  */
 export async function updateProducts(conn: Conn, companyId: number, patches: ProductPatch[], updatedAt: Date): Promise<number[]> {
   if (patches.length === 0) return [];
@@ -581,10 +581,10 @@ export async function updateProducts(conn: Conn, companyId: number, patches: Pro
   );
   const rows = await selectRows<{ id: number }>(
     conn,
-    sql`UPDATE products p SET ${sql.join(sets, sql`, `)}, updated_at = ${updatedAt.toISOString()}::timestamptz
+    sql`UPDATE products p SET ${sql.join(sets, sql`, `)},
+        updated_at = greatest(p.updated_at, ${updatedAt.toISOString()}::timestamptz)
       FROM jsonb_array_elements(${JSON.stringify(patches)}::jsonb) AS e(v)
       WHERE p.company_id = ${companyId} AND p.id = (e.v->>'id')::integer
-        AND date_trunc('milliseconds', p.updated_at) <= ${updatedAt.toISOString()}::timestamptz
       RETURNING p.id`,
   );
   return rows.map((r) => Number(r.id));

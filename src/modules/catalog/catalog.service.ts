@@ -174,7 +174,13 @@ export function createCatalogService({ db, clock }: { db: Database; clock: Clock
       }
       await checkUnique(tx, ctx.companyId, input, id);
       const now = clock.now();
-      const result = await upsertProduct(tx, ctx.companyId, { ...input, ...(id !== null ? { id } : {}) }, { now });
+      const result = await upsertProduct(
+        tx,
+        ctx.companyId,
+        { ...input, ...(id !== null ? { id } : {}) },
+        { now },
+        { latest: true },
+      );
       return merchantProduct(result.product);
     });
   }
@@ -425,8 +431,7 @@ export function createCatalogService({ db, clock }: { db: Database; clock: Clock
           .filter((c) => c.after !== c.before);
         if (!dryRun) {
           // One UPDATE for every changed price and the events in multi-row INSERTs, one
-          // product.upserted per product changed (none for one upsertProduct would have left alone:
-          // a stored updated_at later than now).
+          // product.upserted per product changed.
           const now = clock.now();
           const updated = new Set(
             await repo.updateProducts(

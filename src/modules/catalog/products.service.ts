@@ -82,17 +82,23 @@ export function catalogueFields(input: ProductInput) {
  * Creates or updates a product by id. An update older than the stored `updated_at` is ignored
  * (out-of-order delivery is normal). A `stock` different from the current one is booked in the
  * ledger as an ADJUSTMENT, so the ledger always explains the stock.
+ *
+ * `latest`: the shop's own edit (the merchant API, a screen), made now: it is never stale, and is
+ * stamped no earlier than the stored `updated_at`, which an integration may have set ahead of our
+ * clock (a skewed clock, a date in the future); before, such an edit answered 200 and changed nothing.
  */
 export async function upsertProduct(
   tx: Conn,
   companyId: number,
   input: ProductInput,
   options: LedgerOptions,
+  { latest = false }: { latest?: boolean } = {},
 ): Promise<UpsertResult> {
   const fields = catalogueFields(input);
-  const updatedAt = input.updatedAt ?? options.now;
   let id = input.id;
   const existing = id === undefined ? null : await repo.productById(tx, companyId, id, true);
+  let updatedAt = input.updatedAt ?? options.now;
+  if (latest && existing && existing.updatedAt.getTime() > updatedAt.getTime()) updatedAt = existing.updatedAt;
 
   let outcome: UpsertResult['outcome'];
   if (!existing) {
