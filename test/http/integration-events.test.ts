@@ -1,4 +1,5 @@
 import { and, eq } from 'drizzle-orm';
+import { verifyBooksOn } from '../books/books-shop.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deposits, invoices, movements, outboxEvents, products, sales, saleItems } from '../../src/db/schema/index.ts';
 import { findStockLevels } from '../../src/modules/stock/stock.ledger.ts';
@@ -152,6 +153,21 @@ describe('inbound events: effects and business rules', () => {
         paymentMethod: 'mercadopago',
         paymentId: 'MP-99',
       });
+    });
+
+    it('pays a sale of total 0 (a gift, a free sample): paid with no payment row, nothing to collect', async () => {
+      const c = await setup();
+      const free = { id: 601, total: 0, items: [{ product_id: c.productId, quantity: 1, price: 0 }] };
+      expect((await c.send({ event: 'sales.created', data: { sale: free } })).statusCode).toBe(200);
+      const res = await c.send({ event: 'sales.paid', data: { sale: { id: 601, payment_id: 'REGALO-1' } } });
+      expect(res.statusCode, res.body).toBe(200);
+      expect((await findSale(c.companyId, 601))!.status).toBe('paid');
+      const summary = await t.container.db.query<{ n: number }>(
+        'SELECT count(*)::int AS n FROM sale_payments WHERE company_id = $1 AND sale_id = 601',
+        [c.companyId],
+      );
+      expect(summary).toEqual([{ n: 0 }]);
+      expect((await verifyBooksOn(t.container, c.companyId)).code).toBe(0);
     });
 
     it('refuses a payment whose total differs from the sale', async () => {

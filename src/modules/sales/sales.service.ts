@@ -1,5 +1,6 @@
 import type { Conn } from '../../db/client.ts';
 import { AppError } from '../../lib/errors.ts';
+import { toCents } from '../../lib/money.ts';
 import { recordOutbound } from '../../outbox/outbox.repo.ts';
 import type { LedgerOptions } from '../stock/stock.ledger.ts';
 import { methodFromSender } from './payments.ts';
@@ -69,7 +70,8 @@ export async function markSalePaid(
     },
     options.now,
   );
-  if (input.bookPayment) {
+  // A sale of total 0 (a gift, a free sample) is paid with nothing: no payment row (each is > 0).
+  if (input.bookPayment && toCents(updated.total) > 0) {
     await repo.insertPayments(tx, {
       companyId,
       saleId: input.id,
