@@ -302,6 +302,19 @@ describe('cuenta corriente (/api/v1/customers/:id/account, payments, statement; 
     await expectBooksClean(t.container, s.company.id);
   });
 
+  it('a sale partly on account reads on the statement with its total beside the part on account', async () => {
+    const s = await shop();
+    const customer = await makeCustomer(s.company.id);
+    const sale = (await sellOnAccount(s, s.asToken, customer, 3, 1200)).json().sale;
+    await call('POST', `/api/v1/sales/${sale.id}/cancel`, s.asToken, { reason: 'error' });
+    const statement = (await call('GET', `/api/v1/customers/${customer}/statement`, s.asToken)).json();
+    expect(statement.movements.map((m: { amount: number; description: string }) => [m.amount, m.description])).toEqual([
+      [1200, `Venta N.º ${sale.id} · total $\u00a03.000,00, a cuenta $\u00a01.200,00`],
+      [-1200, `Anulación de la venta N.º ${sale.id} · total $\u00a03.000,00, a cuenta $\u00a01.200,00`],
+    ]);
+    await expectBooksClean(t.container, s.company.id);
+  });
+
   it('the statement has the opening balance, movements with running balance, closing balance and aging buckets', async () => {
     const s = await shop();
     const customer = await makeCustomer(s.company.id, { name: 'Kiosco El Trébol' });

@@ -1,4 +1,4 @@
-import { toCents } from '../../lib/money.ts';
+import { formatPesos, toCents } from '../../lib/money.ts';
 import { paymentMethodLabel } from '../../lib/sale-labels.ts';
 import type { MovementRow, OpenSaleRow } from './accounts.repo.ts';
 import type { StatementWire } from './accounts.schemas.ts';
@@ -44,11 +44,18 @@ export function agingOf(open: { open: string; days: number }[]): StatementWire['
   return { days_0_30: a / 100, days_31_60: b / 100, days_61_90: c / 100, days_over_90: d / 100, total: (a + b + c + d) / 100 };
 }
 
-/** The line a person reads for a movement. */
+/**
+ * The line a person reads for a movement. A sale paid only partly on account says so: its invoice
+ * (or credit note) is for the whole sale, while the amount beside it is the part on account.
+ */
 function describe(m: MovementRow): string {
-  if (m.kind === 'sale') return `Venta N.º ${m.sale_id}${m.receipt ? ` · Factura ${m.receipt}` : ''}`;
+  const part =
+    m.sale_total !== null && toCents(m.sale_total) !== Math.abs(toCents(m.amount))
+      ? ` · total ${formatPesos(m.sale_total)}, a cuenta ${formatPesos(Math.abs(toCents(m.amount)) / 100)}`
+      : '';
+  if (m.kind === 'sale') return `Venta N.º ${m.sale_id}${m.receipt ? ` · Factura ${m.receipt}` : ''}${part}`;
   if (m.kind === 'credit_note') {
-    return m.receipt ? `Nota de crédito ${m.receipt} (venta N.º ${m.sale_id})` : `Anulación de la venta N.º ${m.sale_id}`;
+    return `${m.receipt ? `Nota de crédito ${m.receipt} (venta N.º ${m.sale_id})` : `Anulación de la venta N.º ${m.sale_id}`}${part}`;
   }
   return `Pago${m.method ? ` · ${paymentMethodLabel(m.method)}` : ''}${m.note ? ` · ${m.note}` : ''}`;
 }
