@@ -24,6 +24,11 @@ export interface PrintedLine {
   iva_rate: string;
   /** The bonificación already taken off this line's amount (class A: without IVA); 0 for none. */
   discountCents: number;
+  /**
+   * The sale line's whole quantity: a line printed in two rows (one unit split off so the amounts
+   * add up) carries its whole bonificación on the first, which must say it is the line's.
+   */
+  lineQuantityMilli: number;
 }
 
 /** quantity × unit price to the cent, rounded as a sale's lines are (half away from zero). */
@@ -74,6 +79,7 @@ function priced(line: SourceLine, unitExact: number, discountCents: number): Pri
     amountCents: lineAmount(quantityMilli, unitCents),
     iva_rate: line.iva_rate,
     discountCents,
+    lineQuantityMilli: quantityMilli,
   };
 }
 

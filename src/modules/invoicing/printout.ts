@@ -53,8 +53,16 @@ export async function renderPrintout(options: {
   const lineRows = printed.map((l) => {
     const price = formatArs(l.unitCents);
     const q = quantity(l.quantityMilli, l.unit);
+    // A row that is part of a split line: its bonificación is the whole line's.
+    const whole = quantity(l.lineQuantityMilli, l.unit);
+    const of =
+      l.lineQuantityMilli === l.quantityMilli
+        ? ''
+        : l.unit === 'kg'
+          ? ` sobre los ${whole} de la línea`
+          : ` sobre las ${whole} unidades de la línea`;
     return html`<tr data-rate="${l.iva_rate}">
-      <td class="desc">${l.name}${format === 'ticket' ? html`<br /><span class="muted"><span class="q">${q}</span> × <span class="p">${price}</span></span>` : ''}${l.discountCents > 0 ? html`<br /><span class="muted bonif" data-discount>Bonificación ${formatArs(l.discountCents)} (ya descontada)</span>` : ''}</td>
+      <td class="desc">${l.name}${format === 'ticket' ? html`<br /><span class="muted"><span class="q">${q}</span> × <span class="p">${price}</span></span>` : ''}${l.discountCents > 0 ? html`<br /><span class="muted bonif" data-discount>Bonificación ${formatArs(l.discountCents)}${of} (ya descontada)</span>` : ''}</td>
       ${format === 'a4' ? html`<td class="num q">${q}</td><td class="num p">${price}</td>` : ''}
       ${classA ? html`<td class="num">${rateLabel(l.iva_rate)}</td>` : ''}
       <td class="num a">${formatArs(l.amountCents)}</td>
