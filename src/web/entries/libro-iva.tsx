@@ -47,10 +47,18 @@ const receiptNumber = (pos: number, n: number) => `${String(pos).padStart(5, '0'
 function AmountCells({ a }: { a: Amounts }) {
   return (
     <>
-      <td class="num">{formatPesos(a.net)}</td>
-      <td class="num">{formatPesos(a.iva)}</td>
-      <td class="num">{formatPesos(a.exempt + a.untaxed)}</td>
-      <td class="num">{formatPesos(a.total)}</td>
+      <td class="num" data-label="Neto gravado">
+        {formatPesos(a.net)}
+      </td>
+      <td class="num" data-label="IVA">
+        {formatPesos(a.iva)}
+      </td>
+      <td class="num" data-label="Exento / no gravado">
+        {formatPesos(a.exempt + a.untaxed)}
+      </td>
+      <td class="num" data-label="Total">
+        {formatPesos(a.total)}
+      </td>
     </>
   );
 }
@@ -66,9 +74,10 @@ const AMOUNT_HEADS = (
 
 function Totals({ book }: { book: Book }) {
   return (
-    <div class="home-grid">
+    // One card under the other: side by side, each half-width table cut its last columns on a desktop.
+    <>
       <Card title="Totales por tipo de comprobante" id="book-by-type">
-        <TableWrap>
+        <TableWrap stack>
           <thead>
             <tr>
               <th>Tipo</th>
@@ -80,7 +89,9 @@ function Totals({ book }: { book: Book }) {
             {book.by_type.map((t) => (
               <tr key={t.code}>
                 <td>{t.type_name}</td>
-                <td class="num">{formatCount(t.count)}</td>
+                <td class="num" data-label="Cantidad">
+                  {formatCount(t.count)}
+                </td>
                 <AmountCells a={t} />
               </tr>
             ))}
@@ -88,7 +99,7 @@ function Totals({ book }: { book: Book }) {
         </TableWrap>
       </Card>
       <Card title="Totales por alícuota" id="book-by-rate">
-        <TableWrap>
+        <TableWrap stack>
           <thead>
             <tr>
               <th>Alícuota</th>
@@ -102,16 +113,24 @@ function Totals({ book }: { book: Book }) {
             {book.by_rate.map((r) => (
               <tr key={r.id}>
                 <td>{r.rate}</td>
-                <td class="num">{formatPesos(r.base)}</td>
-                <td class="num">{formatPesos(r.iva)}</td>
-                <td class="num">{formatPesos(r.credit_base)}</td>
-                <td class="num">{formatPesos(r.credit_iva)}</td>
+                <td class="num" data-label="Neto (facturas)">
+                  {formatPesos(r.base)}
+                </td>
+                <td class="num" data-label="IVA (facturas)">
+                  {formatPesos(r.iva)}
+                </td>
+                <td class="num" data-label="Neto (notas de crédito)">
+                  {formatPesos(r.credit_base)}
+                </td>
+                <td class="num" data-label="IVA (notas de crédito)">
+                  {formatPesos(r.credit_iva)}
+                </td>
               </tr>
             ))}
           </tbody>
         </TableWrap>
       </Card>
-    </div>
+    </>
   );
 }
 
@@ -182,7 +201,7 @@ function LibroIva() {
             {book.receipts.length === 0 ? (
               <p class="muted">No hay comprobantes con CAE en este mes.</p>
             ) : (
-              <TableWrap>
+              <TableWrap stack>
                 <thead>
                   <tr>
                     <th>Fecha</th>

@@ -34,7 +34,6 @@ export function PageTitle({ children, lead }: { children: ComponentChildren; lea
   );
 }
 
-/** A table that scrolls inside its card instead of widening the page on a phone. */
 /**
  * A table that scrolls sideways when it is wider than its card. `stack`: on a phone each row is a
  * block of its cells, each with the column's name (`data-label`), instead of columns cut off.
