@@ -185,9 +185,7 @@ describe('cuenta corriente in a real browser', () => {
       // Ventas shows the day's payments on account apart from its sales.
       await page.goto(`${base}/ventas`);
       await page.waitForSelector('#sales-account-payments');
-      await expect(page.locator('#sales-account-payments').textContent()).resolves.toContain(
-        'Efectivo $\u00a07.000,00 (1 pago)',
-      );
+      await expect(page.locator('#sales-account-payments').textContent()).resolves.toContain('Efectivo $\u00a07.000,00 (1 pago)');
       await page.screenshot({ path: `${SHOTS}/${label}-05-ventas.png`, fullPage: true });
       expect((await problemsOf(page)).overflow).toBe(0);
       await context.close();

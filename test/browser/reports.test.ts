@@ -203,8 +203,8 @@ describe('Inicio and Reportes (real browser)', () => {
       await page.screenshot({ path: `${SHOTS}/libro-iva-${name}.png`, fullPage: true });
       expect(await problemsOf(page)).toEqual({ console: [], csp: [], errors: [], overflow: 0 });
       // On a phone the tables stack, one block per row: no column (IVA, Total) hidden off to the side.
-      const sideways = await page.evaluate(() =>
-        Array.from(document.querySelectorAll('.table-wrap')).filter((w) => w.scrollWidth > w.clientWidth + 1).length,
+      const sideways = await page.evaluate(
+        () => Array.from(document.querySelectorAll('.table-wrap')).filter((w) => w.scrollWidth > w.clientWidth + 1).length,
       );
       expect(sideways).toBe(0);
       await context.close();
