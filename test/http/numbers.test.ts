@@ -131,6 +131,7 @@ describe('numbers that add up (summary, closed shift, stock)', () => {
     expect(later).toEqual([
       {
         sale_id: b.json().sale.id,
+        kind: 'cancelled',
         total: 4500,
         refunded: 4500,
         cancelled_at: clock.now().toISOString(),
