@@ -1,5 +1,6 @@
 import { type SQL, sql } from 'drizzle-orm';
 import { type Conn, readTogether, selectRows } from '../../db/client.ts';
+import { PENDING_OWED, PENDING_PAID } from '../sales/sales.repo.ts';
 
 // The reports' SQL: sales, lines, payments, stock and movements read in a range of local days of
 // the company's time zone. A sale counts as the day summary counts it (sales.repo daySummaries):
@@ -148,16 +149,11 @@ export function paymentsByMethod(conn: Conn, companyId: number, r: ReportRange):
   );
 }
 
-/**
- * What the range's pending sales still owe beyond their payments (a part on account is a payment,
- * under cuenta_corriente), as the day summary's `pending`: collected + pending = the sales' total.
- */
+/** What the range's pending sales still owe beyond their payments, as the day summary's `pending`. */
 export async function pendingTotal(conn: Conn, companyId: number, r: ReportRange): Promise<string> {
   const [row] = await selectRows<{ pending: string }>(
     conn,
-    sql`SELECT coalesce(sum(s.total - coalesce(p.amount, 0)), 0)::text AS pending FROM ${SALES_FROM}
-      LEFT JOIN LATERAL (SELECT sum(pp.amount) AS amount FROM sale_payments pp
-        WHERE pp.company_id = s.company_id AND pp.sale_id = s.id) p ON true
+    sql`SELECT ${PENDING_OWED} AS pending FROM ${SALES_FROM} ${PENDING_PAID}
       WHERE ${salesWhere(companyId, r)} AND s.status = 'pending'`,
   );
   return row!.pending;

@@ -469,6 +469,15 @@ export interface DayParts {
   accountPayments: { method: string; amount: string; count: number }[];
 }
 
+/**
+ * What the pending sales among `s` still owe beyond their payments (a part on account is a payment,
+ * under cuenta_corriente): `pending` of the day summary and of the payments report, so that
+ * collected + pending = the sales' total in both. PENDING_PAID joins each pending sale's payments as `p`.
+ */
+export const PENDING_OWED = sql`coalesce(sum(s.total - coalesce(p.amount, 0)) FILTER (WHERE s.status = 'pending'), 0)::text`;
+export const PENDING_PAID = sql`LEFT JOIN LATERAL (SELECT sum(pp.amount) AS amount FROM sale_payments pp
+  WHERE s.status = 'pending' AND pp.company_id = s.company_id AND pp.sale_id = s.id) p ON true`;
+
 const NO_SALES: DayParts['totals'] = { count: 0, total: '0', pending: '0', cancelled: 0 };
 
 /** A day's totals in the company's time zone: by payment method and by box (the integration's sales: box_id null). */
@@ -528,11 +537,9 @@ export async function daySummaries(
     conn,
     sql`SELECT ${day} AS day, count(*) FILTER (WHERE s.status <> 'cancelled')::int AS count,
         coalesce(sum(s.total) FILTER (WHERE s.status <> 'cancelled'), 0)::text AS total,
-        coalesce(sum(s.total - coalesce(p.amount, 0)) FILTER (WHERE s.status = 'pending'), 0)::text AS pending,
+        ${PENDING_OWED} AS pending,
         count(*) FILTER (WHERE s.status = 'cancelled')::int AS cancelled
-      FROM sales s
-      LEFT JOIN LATERAL (SELECT sum(pp.amount) AS amount FROM sale_payments pp
-        WHERE s.status = 'pending' AND pp.company_id = s.company_id AND pp.sale_id = s.id) p ON true
+      FROM sales s ${PENDING_PAID}
       WHERE s.company_id = ${companyId} AND ${inRange} GROUP BY 1 ORDER BY 1`,
   );
   // Payments on account are money taken on their own day (their created_at), with no sale.
