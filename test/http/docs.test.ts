@@ -87,6 +87,29 @@ describe('the documentation site', () => {
     expect((await get('/docs/index.html.md')).body).toBe((await get('/docs/index.md')).body);
   });
 
+  it('redirects a page address with a trailing slash to the page, keeping .md', async () => {
+    const slash = await get('/docs/escaner/');
+    expect(slash.statusCode).toBe(301);
+    expect(slash.headers['location']).toBe('/docs/escaner');
+    const md = await get('/docs/escaner/.md');
+    expect(md.statusCode).toBe(301);
+    expect(md.headers['location']).toBe('/docs/escaner.md');
+    expect((await get('/docs/no-existe/')).statusCode).toBe(404);
+  });
+
+  it('serves the agents files and the start page with .md appended too', async () => {
+    for (const url of ['/llms.txt', '/docs/llms.txt', '/docs/llms-full.txt']) {
+      const plain = await get(url);
+      const md = await get(`${url}.md`);
+      expect(md.statusCode).toBe(200);
+      expect(md.headers['content-type']).toBe('text/markdown; charset=utf-8');
+      expect(md.body).toBe(plain.body);
+    }
+    const home = await get('/docs.md');
+    expect(home.headers['content-type']).toBe('text/markdown; charset=utf-8');
+    expect(home.body).toBe((await get('/docs/index.md')).body);
+  });
+
   it('highlights code blocks on the server', async () => {
     const res = await get('/docs/cotizacion');
     expect(res.body).toContain('<pre class="hljs"><code class="language-json">');

@@ -38,6 +38,13 @@ function servePage(site: DocsSite, request: FastifyRequest, reply: FastifyReply,
   reply.header('vary', 'Accept');
   const suffixed = path.endsWith('.md');
   let slug = suffixed ? path.slice(0, -3) : path;
+  // A page's address with a trailing slash (/docs/escaner/, /docs/escaner/.md) is the same page:
+  // redirected to its one address, so relative links and caches see one URL.
+  const trimmed = slug.replace(/\/+$/, '');
+  if (trimmed !== slug && site.markdown(trimmed === '' ? 'index' : trimmed)) {
+    reply.redirect(`/docs${trimmed === '' ? '' : `/${trimmed}`}${suffixed ? '.md' : ''}`, 301);
+    return;
+  }
   if (slug === '' || slug === 'index.html') slug = 'index';
   const asMarkdown = suffixed || prefersMarkdown(request.headers.accept);
   const found = asMarkdown ? site.markdown(slug) : site.html(slug);
@@ -83,6 +90,8 @@ function registerLlmsRoutes(app: App, site: DocsSite) {
       { schema: { tags: ['Docs'], operationId, summary, response: { 200: markdownResponse('Markdown (llmstxt.org)') } } },
       (request, reply) => send(request, reply, representation(), MARKDOWN),
     );
+    // Markdown already: with .md appended (as for any /docs/* address) it is the same file.
+    app.get(`${url}.md`, { schema: { hide: true } }, (request, reply) => send(request, reply, representation(), MARKDOWN));
   }
 }
 
@@ -176,6 +185,11 @@ function registerPageRoutes(app: App, site: DocsSite) {
     '/docs/',
     { schema: { hide: true } },
     page(() => 'index'),
+  );
+  app.get(
+    '/docs.md',
+    { schema: { hide: true } },
+    page(() => 'index.md'),
   );
   app.get(
     '/docs/*',
