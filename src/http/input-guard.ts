@@ -11,6 +11,7 @@ import { AMOUNT_LIMIT, isAmount, parseAmountText } from '../lib/money.ts';
  * - a number the schema expects that arrives as text is parsed by `parseAmountText`, which refuses
  *   `Infinity`, `1e999` and magnitudes an amount column cannot hold (422), instead of Ajv's coercion
  *   turning them into Infinity;
+ * - an integer of the path or the query is decimal digits (`0x10`, `1e2`, ` 1`, `1.0` are 400);
  * - a `yyyy-mm-dd` pattern in a schema is a real calendar date (`format: date`), so `2025-02-30`
  *   is refused by validation rather than by PostgreSQL; a property with a default is optional.
  *
@@ -109,6 +110,46 @@ function hasNumber(schema: Schema): boolean {
   const result = typeNames(schema).includes('number') || children.some(hasNumber);
   numberCache.set(schema, result);
   return result;
+}
+
+const integerKeysCache = new WeakMap<Schema, string[]>();
+
+/** The properties of a query or path schema that take an integer and not also a string (cached). */
+function integerKeys(schema: Schema): string[] {
+  let keys = integerKeysCache.get(schema);
+  if (keys === undefined) {
+    const properties = isSchema(schema['properties']) ? (schema['properties'] as Schema) : {};
+    keys = Object.entries(properties)
+      .filter(([, child]) => {
+        if (!isSchema(child)) return false;
+        const all = selfAndBranches(child).flatMap(typeNames);
+        return all.includes('integer') && !all.includes('string') && !all.includes('number');
+      })
+      .map(([key]) => key);
+    integerKeysCache.set(schema, keys);
+  }
+  return keys;
+}
+
+/** An integer as a URL writes it: decimal digits, an optional sign, within what a double holds exactly. */
+const INTEGER_TEXT = /^[-+]?\d{1,15}$/;
+
+/**
+ * Integers in the path and the query are decimal digits: Ajv's coercion (`Number(text)`) would also
+ * take `0x10`, `1e2`, ` 1` or `1.0` as 16, 100 and 1, and a 20-digit id as a rounded double.
+ */
+function checkIntegers(schema: unknown, values: unknown, part: string): void {
+  if (!isSchema(schema) || !isSchema(values)) return;
+  const keys = integerKeys(schema);
+  if (keys.length === 0) return;
+  let found: ErrorDetail[] | null = null;
+  for (const key of keys) {
+    const value = values[key];
+    if (typeof value === 'string' && !INTEGER_TEXT.test(value)) {
+      (found ??= []).push({ path: pointer('', key), message: 'must be an integer written in decimal digits (at most 15)' });
+    }
+  }
+  if (found) throw partRefusal(part, found);
 }
 
 /**
@@ -257,7 +298,9 @@ function guardInput(request: FastifyRequest, schema: FastifySchema | undefined) 
     const inQuery = unstorableStrings(request.query, '', [], pointer);
     if (inQuery.length > 0) throw partRefusal('querystring', inQuery);
   }
+  checkIntegers(schema?.params, request.params, 'params');
   const querySchema = schema?.querystring;
+  checkIntegers(querySchema, request.query, 'querystring');
   if (isSchema(querySchema) && hasNumber(querySchema) && isSchema(request.query)) {
     const found: ErrorDetail[] = [];
     parseNumbers(querySchema, request.query, '', found);

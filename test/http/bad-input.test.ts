@@ -170,6 +170,35 @@ describe('bad input never breaks the service (issue 11)', () => {
     });
   });
 
+  describe('2b. integers in the path and the query are decimal digits: 400, never read as something else', () => {
+    it.each(['0x1', '1e0', '%201', '1.0', '12345678901234567890'])('companyId=%s on the scanner', async (value) => {
+      const res = await t.app.inject({
+        method: 'GET',
+        url: `/api/public/scanner?token=${scannerToken}&query=Producto&companyId=${value}`,
+      });
+      expect(res.statusCode).toBe(400);
+      expect(res.json()).toMatchObject({ code: 'bad_request', details: [{ path: '/companyId' }] });
+    });
+
+    it('the same company id written in digits is answered', async () => {
+      const res = await t.app.inject({
+        method: 'GET',
+        url: `/api/public/scanner?token=${scannerToken}&query=Producto&companyId=${companyId}`,
+      });
+      expect(res.statusCode).toBe(200);
+    });
+
+    it.each(['0x1', '1e0', '1.0'])('a product id %s in a merchant API path', async (value) => {
+      const admin = await makeUser(t.container, { companyId, role: 'admin' });
+      const { cookie } = await login(t.app, admin.email, admin.password);
+      const res = await t.app.inject({ method: 'GET', url: `/api/v1/products/${value}`, headers: { cookie } });
+      expect(res.statusCode).toBe(400);
+      expect(res.json()).toMatchObject({ code: 'bad_request', details: [{ path: '/id' }] });
+      const plain = await t.app.inject({ method: 'GET', url: `/api/v1/products/${productId}`, headers: { cookie } });
+      expect(plain.statusCode).toBe(200);
+    });
+  });
+
   describe('3. date-times outside the accepted range, or with a leap second', () => {
     const cases: [string, (value: string) => unknown, string][] = [
       ['sales.created created_at', (v) => saleCreated(++nextId, productId, { created_at: v }), 'data.sale.created_at'],
