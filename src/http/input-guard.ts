@@ -142,14 +142,14 @@ function checkIntegers(schema: unknown, values: unknown, part: string): void {
   if (!isSchema(schema) || !isSchema(values)) return;
   const keys = integerKeys(schema);
   if (keys.length === 0) return;
-  let found: ErrorDetail[] | null = null;
+  const found: ErrorDetail[] = [];
   for (const key of keys) {
     const value = values[key];
     if (typeof value === 'string' && !INTEGER_TEXT.test(value)) {
-      (found ??= []).push({ path: pointer('', key), message: 'must be an integer written in decimal digits (at most 15)' });
+      found.push({ path: pointer('', key), message: 'must be an integer written in decimal digits (at most 15)' });
     }
   }
-  if (found) throw partRefusal(part, found);
+  if (found.length > 0) throw partRefusal(part, found);
 }
 
 /**
