@@ -29,6 +29,9 @@ describe('guardrails (after any brain)', () => {
     'I am an AI assistant.',
     'Mensaje automatizado: gracias por escribir.',
     'Soy un B0T de ventas',
+    'Soy un agente virtual de Mostrador.',
+    'Hola, te escribe Mostradorbot.',
+    'Te responde un asistente de Mostrador.',
   ])('never says or implies automation: %s → handoff', (text) => {
     expect(mentionsAutomation(text)).toBe(true);
     expect(applyGuardrails(reply(text), 'hola', prices)).toMatchObject({
@@ -65,6 +68,70 @@ describe('guardrails (after any brain)', () => {
       'Comercio: $ 24.900 por mes; Cadena: $69.900,00; el depósito adicional $ 7.900; la carga inicial 45.000 pesos. El Inicial es gratis, 30 días de prueba.';
     expect(quotedAmounts(text).map((a) => a.value)).toEqual(expect.arrayContaining([24900, 69900, 7900, 45000]));
     expect(applyGuardrails(reply(text), '¿precios?', prices)).toMatchObject({ decision: 'reply', reply: text, guardrails: [] });
+  });
+
+  it.each([
+    ['Lo quiero, pasame el alias para pagar', 'closing_sale'],
+    ['No me interesa, dejen de escribirme', 'firm_objection'],
+    ['Quiero hablar con una persona', 'asked_for_human'],
+    ['Si me lo dejás en 15 mil lo contrato', 'price_negotiation'],
+  ])('rule 6 holds whatever the brain answered: "%s" → handoff %s', (input, reason) => {
+    const out = applyGuardrails(reply('¡Claro! El plan Comercio sale $ 24.900 por mes.'), input, prices);
+    expect(out).toMatchObject({ decision: 'handoff', reply: null, handoff_reason: reason });
+  });
+
+  it('a reply that carries a handoff reason is a handoff', () => {
+    const out = applyGuardrails({ ...reply('Dale, te paso los datos.'), handoff_reason: 'closing_sale' }, 'hola', prices);
+    expect(out).toMatchObject({ decision: 'handoff', reply: null, handoff_reason: 'closing_sale' });
+    expect(out.guardrails).toEqual(['brain_handoff_reason']);
+  });
+
+  it.each([
+    'El plan Comercio: 19.900 + IVA.',
+    'El plan Comercio está 19.900.',
+    'El plan Comercio son 19900.',
+    'Comercio 24900.- y Cadena 19900.-',
+    'El plan Comercio sale veinte mil pesos por mes.',
+    'El plan Inicial sale $ 69.900 por mes.',
+    'El Comercio sale $ 69.900 y el Cadena $ 24.900.',
+    'El Comercio queda a $ 7.900 por mes.',
+    'Sale $ 24.900 por mes; la prueba gratis es de 90 días.',
+  ])('an amount or a figure the list does not say for it → handoff: %s', (text) => {
+    expect(applyGuardrails(reply(text), '¿precio?', prices)).toMatchObject({ decision: 'handoff', reply: null });
+  });
+
+  it.each([
+    'Hoy tenemos una oferta: el Comercio te queda a $ 24.900.',
+    'Te lo dejamos en $ 24.900 si arrancás esta semana.',
+    'Tenés dos meses sin cargo si arrancás hoy.',
+    'Si contratás hoy te hacemos la mitad de precio.',
+  ])('an offer is never made: "%s" goes, the team confirms', (text) => {
+    const out = applyGuardrails(reply(`El plan Comercio sale $ 24.900 por mes. ${text}`), '¿cuánto sale?', prices);
+    expect(out.decision).toBe('reply');
+    expect(out.reply).toBe(`El plan Comercio sale $ 24.900 por mes. ${DISCOUNT_LINE}`);
+  });
+
+  it.each([
+    'El Comercio sale $ 24.900 por mes y el Cadena $ 69.900; cada depósito adicional del Cadena, $ 7.900.',
+    'Tenés 30 días de prueba, y el Inicial es gratis hasta 300 productos.',
+    'La carga inicial del catálogo desde tu planilla sale $ 45.000, pago único.',
+    'Facturás en ticket o A4, y el Comercio tiene hasta 5 usuarios y 3 cajas.',
+  ])('replies that say only what the list says pass: %s', (text) => {
+    expect(applyGuardrails(reply(text), '¿precios?', prices)).toMatchObject({ decision: 'reply', reply: text });
+  });
+
+  it('every answer of the rules brain passes the guardrails unchanged', () => {
+    for (const text of [
+      '¿Precios?',
+      '¿Qué incluye el Cadena?',
+      'Tengo un excel con productos',
+      '¿Factura A?',
+      'Tengo 3 locales',
+    ]) {
+      const answer = decideByRules(prices, { text, history: [] });
+      if (answer.decision !== 'reply') continue;
+      expect(applyGuardrails(answer, text, prices), text).toMatchObject({ decision: 'reply', reply: answer.reply });
+    }
   });
 
   it('a promised discount is removed and the reply says the team confirms it', () => {
@@ -225,6 +292,16 @@ describe('OpenAI-compatible brain against the fake LLM server', () => {
     });
     llm.answer = () => 'no soy json';
     expect(await agent().decide({ text: 'hola', history: [] })).toMatchObject({ decision: 'handoff', confidence: 0 });
+    llm.answer = () => ({ decision: 'reply', reply: 'El Comercio sale $ 24.900 por mes.', handoff_reason: null, confidence: 7 });
+    expect(await agent().decide({ text: '¿precio?', history: [] })).toMatchObject({
+      decision: 'handoff',
+      handoff_reason: 'brain_error: confidence is outside 0 to 1',
+    });
+    llm.answer = () => ({ decision: 'reply', reply: 'Dale, arrancamos.', handoff_reason: 'closing_sale', confidence: 0.9 });
+    expect(await agent().decide({ text: 'hola', history: [] })).toMatchObject({
+      decision: 'handoff',
+      handoff_reason: 'closing_sale',
+    });
     llm.status = 500;
     expect((await agent().decide({ text: 'hola', history: [] })).handoff_reason).toMatch(/^brain_error: HTTP 500/);
     llm.status = 200;

@@ -1,6 +1,6 @@
 import type { PriceList } from '../docs/price-list.ts';
 import { type BrainAnswer, MIN_CONFIDENCE } from './brain.ts';
-import { DISCOUNT, DISCOUNT_LINE, NEGOTIATION } from './rules-brain.ts';
+import { ASKS_HUMAN, CLOSING, DISCOUNT, DISCOUNT_LINE, FIRM_OBJECTION, NEGOTIATION } from './rules-brain.ts';
 import { normalize, sentences } from './text.ts';
 
 /** Instagram's limit for one text message, in UTF-8 bytes. */
@@ -42,6 +42,11 @@ const AUTOMATION = new RegExp(
     String.raw`\bcomputadora que\b`,
     String.raw`\bsin intervencion humana\b`,
     String.raw`\bcontestador\b`,
+    // "Mostradorbot", "salesbot": a name ending in bot.
+    String.raw`\w+b[o0]ts?\b`,
+    'agente (virtual|digital|automatic|inteligente|de ia|conversacional|artificial)',
+    String.raw`\b(te|le|les|los|las) (responde|contesta|escribe|atiende|habla) (un|una|el|la|nuestro|nuestra) (asistente|agente)\b`,
+    String.raw`\bsoy (el|la|tu|su) (asistente|agente)\b`,
   ].join('|'),
 );
 
@@ -137,7 +142,89 @@ export function quotedAmounts(reply: string): QuotedAmount[] {
 
 /** Sentences that promise a discount or a price of their own (not the published list). */
 const PROMISE =
-  /(\d+ ?%|\d+ por ciento|descuento|bonific|rebaja|\bpromo|precio especial|te lo dejo|te la dejo|te hago (un|el|precio)|te regalo|de regalo|2 ?x ?1|meses? gratis|primer mes (gratis|sin cargo|bonificado)|sin cargo (el|los) prim|congelad|precio de amigo|mas barato para vos)/;
+  /(\d+ ?%|\d+ por ciento|descuento|bonific|rebaja|\bpromo|\bofert|precio especial|te (lo|la) dej(o|amos|an)|se (lo|la) dej(o|amos|an)|(lo|la) dejamos (en|a)\b|te (hago|hacemos) (un|el|precio)\b(?! (la|el) carga)|te regalo|de regalo|2 ?x ?1|(meses?|semanas?) (gratis|sin cargo|bonificad)|primer mes (gratis|sin cargo|bonificado)|sin cargo (el|los) prim|mitad de precio|medio precio|a mitad|congelad|precio de amigo|mas barato para vos|para vos,? (a|en|sale|queda)?|solo por hoy|por tiempo limitado|si (arrancas|contratas|empezas|te sumas|te anotas) (hoy|ya|esta semana|este mes|ahora))/;
+
+/** An amount written in words ("veinte mil pesos", "un millón"): the published list writes digits. */
+const AMOUNT_IN_WORDS =
+  /\b(un|una|uno|dos|tres|cuatro|cinco|seis|siete|ocho|nueve|diez|once|doce|trece|catorce|quince|dieci\w+|veinte|veinti\w+|treinta|cuarenta|cincuenta|sesenta|setenta|ochenta|noventa|cien|ciento|doscientos|trescientos|cuatrocientos|quinientos|seiscientos|setecientos|ochocientos|novecientos|mil|medio|media)\s+(mil|millon|millones|lucas|luquitas|palos|pesos|dolares|mangos|k)\b/;
+
+/** A number as the reply writes it: digits, with thousands or decimal separators; not part of a word (A4). */
+const NUMBER_TOKEN = /(?<![\p{L}\d.,])\d[\d.,]*\d(?![\p{L}\d])|(?<![\p{L}\d.,])\d(?![\p{L}\d])/gu;
+
+/** Every number the published list says: prices, the trial's days, and the figures of each plan (300 productos, 5 usuarios). */
+export function publishedNumbers(prices: PriceList): Set<number> {
+  const numbers = publishedAmounts(prices);
+  numbers.add(prices.trial_days);
+  const texts = [
+    prices.billing,
+    ...prices.plans.flatMap((p) => [p.name, p.for, ...p.includes]),
+    ...prices.extras.map((e) => e.name),
+  ];
+  for (const text of texts)
+    for (const match of text.matchAll(NUMBER_TOKEN)) {
+      const value = parseNumber(match[0]);
+      if (value !== null) numbers.add(value);
+    }
+  return numbers;
+}
+
+/** Every number the reply writes (12, 24.900, 1,5). */
+function numbersIn(reply: string): number[] {
+  return [...reply.matchAll(NUMBER_TOKEN)].map((m) => parseNumber(m[0])).filter((n): n is number => n !== null);
+}
+
+/** How a reply names each extra of the list, by its id; an extra not here may be quoted anywhere. */
+const EXTRA_MENTIONS: Record<string, RegExp> = {
+  'deposito-adicional': /\b(depositos?|sucursal(es)?)( o (depositos?|sucursal(es)?))? (adicional(es)?|extras?|de mas|mas)\b/g,
+  migracion: /\b(carga inicial|carga del catalogo|migracion|planilla)\b/g,
+};
+
+/** Where a sentence names a plan or an extra, and the one price each may be quoted at. */
+function priceMentions(sentence: string, prices: PriceList): { at: number; price: number }[] {
+  const mentions: { at: number; price: number }[] = [];
+  let masked = sentence;
+  for (const extra of prices.extras) {
+    const pattern = EXTRA_MENTIONS[extra.id];
+    const price = extra.monthly_price ?? extra.one_time_price;
+    if (!pattern || price === undefined) continue;
+    for (const m of sentence.matchAll(pattern)) {
+      mentions.push({ at: m.index ?? 0, price });
+      // "carga inicial" names the extra, not the plan Inicial.
+      masked = masked.slice(0, m.index) + ' '.repeat(m[0].length) + masked.slice((m.index ?? 0) + m[0].length);
+    }
+  }
+  for (const plan of prices.plans) {
+    const name = normalize(plan.name).replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    for (const m of masked.matchAll(new RegExp(`\\b${name}\\b`, 'g')))
+      mentions.push({ at: m.index ?? 0, price: plan.monthly_price });
+  }
+  return mentions;
+}
+
+/**
+ * An amount quoted next to a plan or an extra is that one's price ("el Comercio a $ 7.900" is not):
+ * an amount belongs to the names written since the amount before it ("el Cadena $ 69.900; cada
+ * depósito adicional, $ 7.900"), or, when there is none, to those up to the next amount
+ * ("$ 24.900 el Comercio"); with no name around it, any published amount may stand.
+ */
+function misattributedAmount(reply: string, prices: PriceList): boolean {
+  for (const sentence of sentences(normalize(reply))) {
+    const mentions = priceMentions(sentence, prices);
+    if (mentions.length === 0) continue;
+    const amounts = quotedAmounts(sentence)
+      .map((a) => ({ value: a.value, at: sentence.indexOf(a.text) }))
+      .sort((a, b) => a.at - b.at);
+    for (const [i, amount] of amounts.entries()) {
+      if (amount.value === null) continue;
+      const from = i === 0 ? -1 : amounts[i - 1]!.at;
+      const until = i === amounts.length - 1 ? Number.POSITIVE_INFINITY : amounts[i + 1]!.at;
+      const before = mentions.filter((m) => m.at > from && m.at < amount.at);
+      const owners = before.length > 0 ? before : mentions.filter((m) => m.at > amount.at && m.at < until);
+      if (owners.length > 0 && !owners.some((m) => m.price === amount.value)) return true;
+    }
+  }
+  return false;
+}
 
 export interface GuardedAnswer {
   decision: 'reply' | 'handoff';
@@ -160,14 +247,18 @@ export function applyGuardrails(answer: BrainAnswer, input: string, prices: Pric
     if (guardrail) applied.push(guardrail);
     return { decision: 'handoff', reply: null, handoff_reason: reason, confidence, guardrails: applied };
   };
-  if (answer.decision !== 'reply') {
-    const reason =
-      typeof answer.handoff_reason === 'string' && answer.handoff_reason.trim() ? answer.handoff_reason.trim() : 'low_confidence';
-    return handoff(reason.slice(0, 200));
-  }
+  const givenReason = typeof answer.handoff_reason === 'string' ? answer.handoff_reason.trim() : '';
+  if (answer.decision !== 'reply') return handoff((givenReason || 'low_confidence').slice(0, 200));
+  // A reply that names a reason to hand off is a handoff: the brain saw one.
+  if (givenReason) return handoff(givenReason.slice(0, 200), 'brain_handoff_reason');
   if (confidence < MIN_CONFIDENCE) return handoff('low_confidence', 'confidence_floor');
-  // A counter-offer or a haggle is the team's to answer, whatever the brain wrote (issue 31).
-  if (NEGOTIATION.test(normalize(input))) return handoff('price_negotiation', 'price_negotiation');
+  // Rule 6 holds whatever the brain wrote: asking for a person, a firm objection, a counter-offer
+  // or a haggle (issue 31), and closing a sale are the team's to answer, in the rules brain's order.
+  const said = normalize(input);
+  if (ASKS_HUMAN.test(said)) return handoff('asked_for_human', 'asked_for_human');
+  if (FIRM_OBJECTION.test(said)) return handoff('firm_objection', 'firm_objection');
+  if (NEGOTIATION.test(said)) return handoff('price_negotiation', 'price_negotiation');
+  if (CLOSING.test(said)) return handoff('closing_sale', 'closing_sale');
   let reply = (answer.reply ?? '').trim();
   if (reply === '') return handoff('empty_reply', 'empty_reply');
   if (mentionsAutomation(reply)) return handoff('automation_disclosure', 'automation_disclosure');
@@ -183,6 +274,13 @@ export function applyGuardrails(answer: BrainAnswer, input: string, prices: Pric
     applied.push('discount_promise_removed');
     reply = kept.join(' ');
   }
+  // What stays: amounts without a currency word ("Comercio: 19.900 + IVA"), in words, or at another
+  // plan's price, and any figure the list does not say (a trial of 90 days) go to a person.
+  if (AMOUNT_IN_WORDS.test(normalize(reply)) || misattributedAmount(reply, prices)) {
+    return handoff('unpublished_amount', 'unpublished_amount');
+  }
+  const numbers = publishedNumbers(prices);
+  if (numbersIn(reply).some((n) => !numbers.has(n))) return handoff('unpublished_figure', 'unpublished_figure');
   const asked = DISCOUNT.test(normalize(input));
   if ((promised || asked) && !reply.includes(DISCOUNT_LINE)) {
     applied.push('team_confirms_discount');

@@ -113,6 +113,7 @@ export function parseDecision(content: string): BrainAnswer {
   if (d['decision'] !== 'reply' && d['decision'] !== 'handoff') return failed('decision is not reply or handoff');
   const confidence = d['confidence'];
   if (typeof confidence !== 'number' || !Number.isFinite(confidence)) return failed('confidence is not a number');
+  if (confidence < 0 || confidence > 1) return failed('confidence is outside 0 to 1');
   const reply = typeof d['reply'] === 'string' ? d['reply'] : null;
   if (d['decision'] === 'reply' && !reply) return failed('a reply without text');
   return {

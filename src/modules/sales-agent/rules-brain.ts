@@ -278,4 +278,4 @@ export function decideByRules(prices: PriceList, input: BrainInput): BrainAnswer
   return { decision: 'reply', reply: `${opening}${parts.join(' ')}${closing}`, confidence: parts.length > 0 ? 0.85 : 0.5 };
 }
 
-export { DISCOUNT, DISCOUNT_LINE, NEGOTIATION };
+export { ASKS_HUMAN, CLOSING, DISCOUNT, DISCOUNT_LINE, FIRM_OBJECTION, NEGOTIATION };
