@@ -368,6 +368,39 @@ describe('inbound events: effects and business rules', () => {
       expect(await outboxCausedBy(c.companyId, stale.headers['x-event-id'] as string)).toEqual([]);
     });
 
+    it('refuses an updated_at more than 5 minutes ahead, so a later update still applies', async () => {
+      const c = await setup();
+      const future = new Date(Date.now() + 60 * 60_000).toISOString();
+      const res = await expectRefused(
+        c,
+        upsert({ id: 10, base_price: 1, updated_at: future }),
+        'validation_failed',
+        'updated_at',
+      );
+      expect(res.json().details).toEqual([{ path: 'data.product.updated_at', message: expect.stringContaining('ahead') }]);
+      const skew = new Date(Date.now() + 60_000).toISOString();
+      expect((await c.send(upsert({ id: 10, base_price: 3600, updated_at: skew }))).statusCode).toBe(200);
+      const [row] = await db()
+        .select()
+        .from(products)
+        .where(and(eq(products.companyId, c.companyId), eq(products.id, 10)));
+      expect(row).toMatchObject({ basePrice: '3600.00' });
+    });
+
+    it('refuses a sku or barcode another product of the company has, naming it; its own codes are kept', async () => {
+      const c = await setup();
+      await c.send(upsert({ id: 30, name: 'Fideos', sku: 'FID-1', BC: '7791234567897' }));
+      const sku = await expectRefused(c, upsert({ id: 31, name: 'Otro', sku: 'YERBA-1' }), 'validation_failed', 'sku');
+      expect(sku.json().details).toEqual([{ path: 'data.product.sku', message: '"YERBA-1" already belongs to product 10' }]);
+      const bc = await expectRefused(c, upsert({ id: 10, BC: '7791234567897' }), 'validation_failed', 'BC');
+      expect(bc.json().details).toEqual([{ path: 'data.product.BC', message: '"7791234567897" already belongs to product 30' }]);
+      // Sending a product's own codes again is an ordinary update.
+      expect((await c.send(upsert({ id: 30, sku: 'FID-1', BC: '7791234567897', base_price: 900 }))).statusCode).toBe(200);
+      // Another company's codes are not this company's business.
+      const other = await setup();
+      expect((await other.send(upsert({ id: 30, name: 'Fideos', sku: 'FID-1', BC: '7791234567897' }))).statusCode).toBe(200);
+    });
+
     it('refuses to create a product without a name, pointing at the field', async () => {
       const c = await setup();
       const res = await expectRefused(c, upsert({ id: 22, base_price: 10 }), 'validation_failed', 'name is required');

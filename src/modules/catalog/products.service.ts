@@ -87,6 +87,35 @@ export function catalogueFields(input: ProductInput) {
  * stamped no earlier than the stored `updated_at`, which an integration may have set ahead of our
  * clock (a skewed clock, a date in the future); before, such an edit answered 200 and changed nothing.
  */
+/**
+ * A sku or barcode is one product's in its company (the scanner answers a code with one product):
+ * one that is set or changed here and already belongs to another product is refused (422), whoever
+ * writes it. The merchant API checks first and answers 409 with the other product; this is the same
+ * rule for the integration's product.upserted, with the event's field names.
+ */
+async function checkCodesFree(
+  tx: Conn,
+  companyId: number,
+  id: number,
+  input: ProductInput,
+  existing: { sku: string | null; bc: string | null } | null,
+) {
+  const details: { path: string; message: string }[] = [];
+  for (const [field, value, path] of [
+    ['sku', input.sku, 'sku'],
+    ['bc', input.bc, 'BC'],
+  ] as const) {
+    if (!value || value === existing?.[field]) continue;
+    const clash = await repo.findClash(tx, companyId, field, value, id);
+    if (clash) details.push({ path, message: `"${value}" already belongs to product ${clash.id}` });
+  }
+  if (details.length > 0) {
+    throw new AppError('validation_failed', `product ${id}: ${details.map((d) => `${d.path} ${d.message}`).join('; ')}`, {
+      details,
+    });
+  }
+}
+
 export async function upsertProduct(
   tx: Conn,
   companyId: number,
@@ -108,11 +137,13 @@ export async function upsertProduct(
       });
     }
     id ??= await nextId(tx, 'products', companyId);
+    await checkCodesFree(tx, companyId, id, input, null);
     await repo.insertProducts(tx, [{ ...fields, name: input.name, companyId, id, updatedAt, createdAt: options.now }]);
     outcome = 'created';
   } else if (existing.updatedAt.getTime() > updatedAt.getTime()) {
     return { product: existing, outcome: 'stale' };
   } else {
+    await checkCodesFree(tx, companyId, id!, input, existing);
     await repo.updateProduct(tx, companyId, id!, fields, updatedAt);
     outcome = 'updated';
   }

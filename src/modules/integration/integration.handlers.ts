@@ -6,6 +6,7 @@ import { recordInvoice } from '../invoicing/invoices.ts';
 import { type CreateSaleInput, cancelSale, createSale, markSalePaid } from '../sales/sales.service.ts';
 import { applyMovement, type LedgerOptions, setProductStock } from '../stock/stock.ledger.ts';
 import type { EventData, EventName } from './events.schemas.ts';
+import { SENT_AT_TOLERANCE_MS } from './integration.checks.ts';
 
 /** What an accepted event did, for logs and tests. */
 export type Effect = 'created' | 'updated' | 'unchanged' | 'stale';
@@ -116,6 +117,13 @@ export const EVENT_HANDLERS: { [E in EventName]: Handler<E> } = {
   },
 
   async 'product.upserted'(tx, companyId, { product }, options) {
+    // The latest updated_at wins (an older update is ignored): one from the future would make every
+    // later update of the product "older" for as long as the clock takes to reach it.
+    if (product.updated_at !== undefined && Date.parse(product.updated_at) > options.now.getTime() + SENT_AT_TOLERANCE_MS) {
+      throw new AppError('validation_failed', 'updated_at is more than 5 minutes ahead of the server clock', {
+        details: [{ path: 'updated_at', message: 'is more than 5 minutes ahead of the server clock' }],
+      });
+    }
     const { outcome } = await upsertProduct(
       tx,
       companyId,
