@@ -92,6 +92,24 @@ describe('numbers that add up (summary, closed shift, stock)', () => {
       { box_id: 1, box_name: 'Caja 1', origin: 'register', count: 1, total: 6400 },
       { box_id: null, box_name: null, origin: 'integration', count: 2, total: 600 },
     ]);
+
+    // The payments report as a spreadsheet: collected by method, its total, and what is not collected yet.
+    const range = `from=${today()}&to=${today()}`;
+    const csv = (await call('GET', `/api/v1/reports/payments.csv?${range}`, s.asAdmin)).body.replace(/^\uFEFF/, '');
+    expect(csv.split('\r\n').slice(-3)).toEqual(['Total;;6700,00;', 'Sin cobrar;;300,00;', '']);
+  });
+
+  it('the sales CSV names the customer of an integration sale, not its id', async () => {
+    const s = await shop();
+    const customer = await call('POST', '/api/v1/customers', s.asAdmin, { name: 'Kiosco El Trébol' });
+    expect(customer.statusCode, customer.body).toBe(201);
+    const id = customer.json().customer.id;
+    const key = s.company.integrationKey;
+    expect((await sendEvent(t.app, key, saleCreated(90_101, s.yerba.id, { customer_id: id }))).statusCode).toBe(200);
+    const csv = (await call('GET', `/api/v1/sales/export.csv?from=${today()}&to=${today()}`, s.asAdmin)).body;
+    const row = csv.split('\r\n').find((line) => line.startsWith('90101;'));
+    expect(row?.split(';')[12]).toBe('Kiosco El Trébol');
+    expect((await call('GET', '/api/v1/sales/90101', s.asAdmin)).json().sale.customer_name).toBe('Kiosco El Trébol');
   });
 
   it('a closed shift never changes: print, refund one of its sales the next day, print again — identical; the refund is booked in the open shift', async () => {

@@ -244,7 +244,8 @@ describe('reports', () => {
     }
     const products = (await get(`/api/v1/reports/products?${range}`, s.asAdmin)).json();
     expect(products.rows[0].quantity).toBeCloseTo(exact, -1);
-    expect(products.totals.quantity).toBe(products.rows[0].quantity);
+    // Units and kilos do not add up: the report has no quantity total.
+    expect(products.totals.quantity).toBeUndefined();
     // The stock report sums what came in and went out: 91 times the most one movement takes in, and out.
     for (let n = 0; n < 91; n++) {
       for (const type of ['IN', 'OUT']) {
@@ -275,7 +276,7 @@ describe('reports', () => {
     expect(text.slice(1).split('\r\n')).toEqual([
       'Código;Producto;Cantidad;Tickets;Ventas;% de las ventas',
       `${s.yerba.id};Yerba 1 kg;1;1;1234,50;100,0`,
-      'Total;;1;;1234,50;',
+      'Total;;;;1234,50;',
       '',
     ]);
     const sales = await get('/api/v1/reports/sales.csv?from=2026-03-10&to=2026-03-10', s.asAdmin);

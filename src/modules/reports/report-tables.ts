@@ -115,13 +115,8 @@ async function groupReport(
       total: money(row.total),
       share: percent(wideCents(row.total), totalCents),
     })),
-    totals: {
-      quantity: wideSum(
-        rows.map((row) => row.quantity),
-        3,
-      ),
-      total: totalCents / 100,
-    },
+    // No quantity total: units and kilos do not add up.
+    totals: { total: totalCents / 100 },
   };
   return table;
 }

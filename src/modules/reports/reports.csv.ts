@@ -20,7 +20,8 @@ function csvValue(value: Cell, type: Column['type']): string | number | null {
 
 /**
  * A report as CSV for Excel in Spanish: `;`-separated, decimal comma, the screen's Spanish headers,
- * UTF-8 with BOM, CRLF, and a last "Total" line with the totals of the columns that add up.
+ * UTF-8 with BOM, CRLF, and a last "Total" line with the totals of the columns that add up (then
+ * "Sin cobrar" in the payments report).
  */
 export function reportCsv(table: Pick<ReportTable, 'columns' | 'rows' | 'totals'>): string {
   const line = (cells: (string | number | null)[]) => cells.map((c) => csvCell(c, ';')).join(';');
@@ -30,5 +31,15 @@ export function reportCsv(table: Pick<ReportTable, 'columns' | 'rows' | 'totals'
   const totals = table.columns.map((c, n) =>
     n === 0 ? 'Total' : c.key in table.totals ? csvValue(table.totals[c.key] ?? null, c.type) : null,
   );
-  return `\uFEFF${[head, ...rows, ...(hasTotals && table.rows.length > 0 ? [line(totals)] : [])].join('\r\n')}\r\n`;
+  const lines = [head, ...rows, ...(hasTotals && table.rows.length > 0 ? [line(totals)] : [])];
+  // The payments report: what was sold and not collected yet, under the money column, so that
+  // collected + not collected is what was sold (the screen says it under the title).
+  const pending = table.totals['pending'];
+  const moneyColumn = table.columns.findIndex((c) => c.type === 'money');
+  if (typeof pending === 'number' && pending !== 0 && moneyColumn > 0) {
+    lines.push(
+      line(table.columns.map((c, n) => (n === 0 ? 'Sin cobrar' : n === moneyColumn ? csvValue(pending, c.type) : null))),
+    );
+  }
+  return `\uFEFF${lines.join('\r\n')}\r\n`;
 }

@@ -342,6 +342,7 @@ export interface SaleListRow {
   /** Register sales only (null for integration-received ones). */
   box_session_id: number | null;
   deposit_id: number | null;
+  /** The name the register wrote at the sale, else the sale customer's current name. */
   customer_name: string | null;
   sold_by: string | null;
   change: string | null;
@@ -352,8 +353,9 @@ export interface SaleListRow {
 }
 
 const SALE_SELECT = sql`SELECT s.id, s.customer_id, s.box_id, b.name AS box_name, s.total, s.status, s.payment_method, s.paid_at,
-    s.cancelled_at, s.cancellation_reason, s.created_at, r.box_session_id, r.deposit_id, r.customer_name, r.sold_by, r.change,
-    r.refund_session_id, r.discount_reason, r.discount_approved_by,
+    s.cancelled_at, s.cancellation_reason, s.created_at, r.box_session_id, r.deposit_id,
+    coalesce(r.customer_name, (SELECT c.name FROM customers c WHERE c.company_id = s.company_id AND c.id = s.customer_id)) AS customer_name,
+    r.sold_by, r.change, r.refund_session_id, r.discount_reason, r.discount_approved_by,
     (SELECT coalesce(sum(p.amount), 0)::text FROM sale_payments p WHERE p.company_id = s.company_id AND p.sale_id = s.id)
       AS paid_total
   FROM sales s
