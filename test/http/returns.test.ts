@@ -296,6 +296,29 @@ describe('returns and exchanges (/api/v1/sales/:id/returns, /api/v1/sales/:id/ex
     await expectBooksClean(t.container, s.company.id);
   });
 
+  it('a transfer refund above what the shift took: the count may say it (negative), cash may not; the close shows each method apart', async () => {
+    const s = await shop();
+    const session = await openSession(s.asCashier);
+    const sale = await sell(s, [{ product_id: s.pan.id, quantity: 2 }]);
+    const back = await giveBack(s.asAdmin, sale.id, {
+      lines: [{ item_id: sale.items[0]!.id, quantity: 1 }],
+      refund: { method: 'transferencia' },
+      reason: 'pan duro',
+    });
+    expect(back.statusCode, back.body).toBe(201);
+    const close = (counted: Record<string, number>) =>
+      call('POST', `/api/v1/box-sessions/${session.id}/close`, s.asCashier, { counted });
+    const negativeCash = await close({ efectivo: -1 });
+    expect(negativeCash.statusCode).toBe(422);
+    expect(negativeCash.json()).toMatchObject({ code: 'validation_failed', details: [{ path: '/counted/efectivo' }] });
+    // The drawer is 500 short; the bank statement of the shift says −1.000 in transfers.
+    const closed = await close({ efectivo: 11_500, transferencia: -1000 });
+    expect(closed.statusCode, closed.body).toBe(200);
+    const report = closed.json();
+    expect(report.expected).toMatchObject({ efectivo: 12_000, transferencia: -1000 });
+    expect(report.difference).toMatchObject({ efectivo: -500, transferencia: 0 });
+  });
+
   it('store credit: the returned amount goes to the customer’s account (a cashier may do it); without a customer, 422', async () => {
     const s = await shop();
     await openSession(s.asCashier);

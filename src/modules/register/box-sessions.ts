@@ -62,7 +62,13 @@ function checkedCounted(input: Record<string, number>): Record<string, string> {
       throw new AppError('validation_failed', `counted.${method} is not a payment method (${PAYMENT_METHODS.join(', ')})`);
     }
     const cents = toCents(amount);
-    if (cents < 0) throw new AppError('validation_failed', `counted.${method} must not be negative`);
+    // Cash in a drawer is never below 0. Another method's count is its statement (the card batch,
+    // the account's transfers), which is negative when the shift refunded more than it took.
+    if (cents < 0 && method === 'efectivo') {
+      throw new AppError('validation_failed', 'counted.efectivo must not be negative', {
+        details: [{ path: '/counted/efectivo', message: 'must not be negative' }],
+      });
+    }
     counted[method] = fromCents(cents);
   }
   return counted;

@@ -249,9 +249,18 @@ export const OpenSessionBody = Type.Object(
   { additionalProperties: false },
 );
 
+/** A count per method: cash is 0 or more; another method may be negative (its refunds passed its takings). */
+const CountedAmount = Type.Number({
+  minimum: -MONEY_MAX,
+  maximum: MONEY_MAX,
+  [PRECISION]: MONEY_DECIMALS,
+  description: 'Pesos; efectivo is 0 or more, another method may be negative when the shift refunded more than it took',
+});
+const Counted = Type.Record(Type.String(), CountedAmount);
+
 export const CloseSessionBody = Type.Object(
   {
-    counted: Type.Record(Type.String(), Type.Number({ minimum: 0, maximum: MONEY_MAX, [PRECISION]: MONEY_DECIMALS })),
+    counted: Counted,
     note: Type.Optional(Type.String({ maxLength: 500 })),
     client_id: Type.Optional(ClientId),
     closed_at: Type.Optional(ClientAt),
@@ -263,9 +272,7 @@ export const ClientIdParams = Type.Object({ client_id: Type.String({ format: 'uu
 
 export const HandoverBody = Type.Object(
   {
-    counted: Type.Record(Type.String(), Type.Number({ minimum: 0, maximum: MONEY_MAX, [PRECISION]: MONEY_DECIMALS }), {
-      description: 'What the outgoing shift counted, per method',
-    }),
+    counted: Type.Record(Type.String(), CountedAmount, { description: 'What the outgoing shift counted, per method' }),
     note: Type.Optional(Type.String({ maxLength: 500 })),
     opening_cash: Type.Number({
       minimum: 0,

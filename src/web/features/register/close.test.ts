@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { type LaterRefund, laterRefundText } from './close.tsx';
+import { differenceSummary, type LaterRefund, laterRefundText, type SessionReport } from './close.tsx';
+import { parseCount } from './count-grid.tsx';
 
 describe('a line of "Devoluciones posteriores"', () => {
   const base: LaterRefund = {
@@ -26,5 +27,32 @@ describe('a line of "Devoluciones posteriores"', () => {
     expect(text).toContain('se devolvieron $\u00a011.764,50 (devuelto desde el turno N.º 3)');
     const unpaid = laterRefundText({ ...base, kind: 'cancelled', refunded: 0, refund_session_id: null });
     expect(unpaid).toMatch(/anulada el .*; no había dinero para devolver$/);
+  });
+});
+
+describe('a closed shift’s difference in Cierres', () => {
+  const report = (difference: Record<string, number> | null) => ({ difference }) as SessionReport;
+
+  it('never nets a cash shortage against a surplus in another method', () => {
+    const out = differenceSummary(report({ efectivo: -249.5, transferencia: 400.5, qr: 0 }), 'OK');
+    expect(out.text).toBe('Efectivo -$\u00a0249,50 · Transferencia $\u00a0400,50');
+    expect(out.tone).toBe('error');
+  });
+
+  it('reads the zero word when every method matches, and a dash before the count', () => {
+    expect(differenceSummary(report({ efectivo: 0, debito: 0 }), 'Sin diferencia')).toEqual({ text: 'Sin diferencia', tone: '' });
+    expect(differenceSummary(report(null), 'OK')).toEqual({ text: '—', tone: '' });
+    expect(differenceSummary(report({ debito: 10 }), 'OK')).toEqual({ text: 'Débito $\u00a010,00', tone: 'ok' });
+    expect(differenceSummary(report({ efectivo: -5, debito: 0 }), 'OK')).toEqual({ text: '-$\u00a05,00', tone: 'error' });
+  });
+});
+
+describe('a count as typed', () => {
+  it('cash is never negative; another method may be', () => {
+    expect(parseCount('efectivo', '5.000,50')).toBe(500_050);
+    expect(parseCount('efectivo', '-400')).toBeNull();
+    expect(parseCount('transferencia', '-400,50')).toBe(-40_050);
+    expect(parseCount('debito', '−1.000')).toBe(-100_000);
+    expect(parseCount('qr', 'abc')).toBeNull();
   });
 });

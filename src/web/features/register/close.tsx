@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
-import { CountGrid } from './count-grid.tsx';
+import { CountGrid, parseCount } from './count-grid.tsx';
 import { formatDateTime } from '../../../lib/format.ts';
-import { formatPesos, parseCents, wideCents } from '../../../lib/money.ts';
+import { formatPesos, wideCents } from '../../../lib/money.ts';
 import { api, errorText } from '../../ui/api.ts';
 import { isNetworkError } from './sync.ts';
 import { CashMove } from './cash-move.tsx';
@@ -37,10 +37,6 @@ export interface SessionReport {
   later_refunds?: LaterRefund[];
 }
 
-/**
- * A closed shift's difference over every method, in pesos (null before its count): exact below
- * 2^53 cents, the nearest double past them (a drawer of huge moves). Cierres and «Tus cierres».
- */
 /** A sale of a closed shift cancelled, or partly returned, after the close (later_refunds). */
 export interface LaterRefund {
   sale_id: number;
@@ -67,8 +63,25 @@ export function laterRefundText(x: LaterRefund): string {
   return `Venta N.º ${x.sale_id} (${formatPesos(x.total)}): anulada el ${when}; ${back}${from}`;
 }
 
-export function differenceTotal(report: SessionReport): number | null {
-  return report.difference ? Object.values(report.difference).reduce((sum, v) => sum + wideCents(v), 0) / 100 : null;
+/**
+ * A closed shift's difference as one line of Cierres and «Tus cierres», method by method: a cash
+ * shortage is never netted against a surplus in another method (a transfer refunded by someone
+ * else, a card batch). `null` difference (not counted yet) reads "—"; all zero reads `zero`.
+ */
+export function differenceSummary(report: SessionReport, zero: string): { text: string; tone: '' | 'ok' | 'error' } {
+  if (!report.difference) return { text: '—', tone: '' };
+  const parts = Object.entries(report.difference).filter(([, amount]) => wideCents(amount) !== 0);
+  if (parts.length === 0) return { text: zero, tone: '' };
+  const order = METHODS.map((m) => m.id);
+  parts.sort(([a], [b]) => (order.indexOf(a) + 1 || 99) - (order.indexOf(b) + 1 || 99));
+  // Only cash off: the amount alone, as it always read; otherwise each method by name.
+  const onlyCash = parts.length === 1 && parts[0]![0] === 'efectivo';
+  return {
+    text: onlyCash
+      ? formatPesos(parts[0]![1])
+      : parts.map(([method, amount]) => `${methodLabel(method)} ${formatPesos(amount)}`).join(' · '),
+    tone: parts.some(([, amount]) => amount < 0) ? 'error' : 'ok',
+  };
 }
 
 /** Closing the session: what was counted per method (blind: the expected shows only in the report). */
@@ -122,9 +135,11 @@ export function CloseSession({
     for (const m of METHODS) {
       const text = counted[m.id]?.trim() ?? '';
       if (text === '') continue;
-      const value = parseCents(text);
+      const value = parseCount(m.id, text);
       if (value === null) {
-        setError(`El monto de ${m.label} no es válido: escribí por ejemplo 5000 o 5.000,50.`);
+        setError(
+          `El monto de ${m.label} no es válido: escribí por ejemplo 5000 o 5.000,50${m.id === 'efectivo' ? '' : ' (con - adelante si devolviste más de lo que cobraste)'}.`,
+        );
         return;
       }
       values[m.id] = value / 100;

@@ -3,7 +3,7 @@ import { formatDateTime } from '../../../lib/format.ts';
 import { formatPesos } from '../../../lib/money.ts';
 import { api, errorText } from '../../ui/api.ts';
 import { Card, PageTitle, TableWrap } from '../../ui/layout.tsx';
-import { CloseReport, differenceTotal, type SessionReport } from './close.tsx';
+import { CloseReport, differenceSummary, type SessionReport } from './close.tsx';
 
 /** Cierres de caja: every session with what was expected, counted and the difference. */
 export function Closes({ boxes, company }: { boxes: { id: number; name: string }[]; company: { name: string } }) {
@@ -94,7 +94,7 @@ export function Closes({ boxes, company }: { boxes: { id: number; name: string }
             </thead>
             <tbody>
               {sessions.map((r) => {
-                const diff = differenceTotal(r);
+                const diff = differenceSummary(r, 'OK');
                 return (
                   <tr key={r.session.id} class={open?.session.id === r.session.id ? 'selected' : ''}>
                     <td>
@@ -111,8 +111,8 @@ export function Closes({ boxes, company }: { boxes: { id: number; name: string }
                     <td data-label="Ventas" class="num">
                       {r.sales.count} · {formatPesos(r.sales.total)}
                     </td>
-                    <td data-label="Diferencia" class={`num ${diff ? (diff < 0 ? 'error' : 'ok') : ''}`}>
-                      {diff === null ? '—' : diff === 0 ? 'OK' : formatPesos(diff)}
+                    <td data-label="Diferencia" class={`num ${diff.tone}`}>
+                      {diff.text}
                     </td>
                   </tr>
                 );

@@ -1,4 +1,15 @@
+import { parseCents } from '../../../lib/money.ts';
 import { MONEY_METHODS } from './methods.ts';
+
+/**
+ * A count as typed, in cents, or null when it is not an amount. Cash is 0 or more; another method
+ * may be negative ("-400,50"): its statement when the shift refunded more than it took.
+ */
+export function parseCount(method: string, text: string): number | null {
+  const negative = method !== 'efectivo' && /^[-−]/.test(text.trim());
+  const cents = parseCents(negative ? text.trim().slice(1) : text);
+  return cents === null ? null : negative ? -cents : cents;
+}
 
 /** What a person counted in the drawer, one field per method money comes in by (a close, a handover): never cuenta corriente. */
 export function CountGrid({

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { parseCents } from '../../../lib/money.ts';
 import { api, errorText } from '../../ui/api.ts';
-import { CountGrid } from './count-grid.tsx';
+import { CountGrid, parseCount } from './count-grid.tsx';
 import { METHODS } from './methods.ts';
 
 /**
@@ -31,9 +31,11 @@ export function Handover({
     for (const m of METHODS) {
       const text = counted[m.id]?.trim() ?? '';
       if (text === '') continue;
-      const cents = parseCents(text);
+      const cents = parseCount(m.id, text);
       if (cents === null) {
-        setError(`El monto de ${m.label} no es válido: escribí por ejemplo 5000 o 5.000,50.`);
+        setError(
+          `El monto de ${m.label} no es válido: escribí por ejemplo 5000 o 5.000,50${m.id === 'efectivo' ? '' : ' (con - adelante si devolviste más de lo que cobraste)'}.`,
+        );
         return;
       }
       values[m.id] = cents / 100;

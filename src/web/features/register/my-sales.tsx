@@ -4,7 +4,7 @@ import { formatArs, formatPesos, toCents } from '../../../lib/money.ts';
 import { api, errorText } from '../../ui/api.ts';
 import { Card, PageTitle } from '../../ui/layout.tsx';
 import { InvoicePanel } from '../invoicing/invoice-panel.tsx';
-import { CloseReport, differenceTotal, type SessionReport } from './close.tsx';
+import { CloseReport, differenceSummary, type SessionReport } from './close.tsx';
 import { ReturnDialog } from './return-dialog.tsx';
 import { type ArrivedSale, type QueuedSale, RegisterStore } from './store.ts';
 import type { SaleWire } from './sync.ts';
@@ -285,16 +285,14 @@ export function MySales({ company, user }: MySalesData) {
             {shifts
               .filter((s) => s.session.status === 'closed')
               .map((s) => {
-                const diff = differenceTotal(s);
+                const diff = differenceSummary(s, 'Sin diferencia');
                 return (
                   <li key={s.session.id} class="my-sale" data-shift={s.session.id}>
                     <span class="my-sale-main">
                       <strong>Turno {s.session.id}</strong>
                       <span>{s.session.box_name}</span>
                       <span>{s.session.closed_at ? formatDateTime(s.session.closed_at) : ''}</span>
-                      <span class={`amount ${diff ? (diff < 0 ? 'error' : 'ok') : ''}`}>
-                        {diff === null ? '—' : diff === 0 ? 'Sin diferencia' : formatPesos(diff)}
-                      </span>
+                      <span class={`amount ${diff.tone}`}>{diff.text}</span>
                     </span>
                     <button
                       type="button"
