@@ -113,6 +113,23 @@ describe('invoicing from a customer (POST /api/v1/sales/:id/invoice with custome
     expect(sales.json().sales.map((x: { id: number }) => x.id)).toEqual([sale.id]);
   });
 
+  it("without customer_id or buyer, the receipt goes to the sale's own customer; a buyer given still wins", async () => {
+    const s = await shop();
+    const trebol = await s.customer({ name: 'Kiosco Sur', document_type: 'cuit', document: '30-50000000-3', iva_condition: 1 });
+    const first = await call('POST', `/api/v1/sales/${(await s.sell(trebol)).id}/invoice`, s.headers, {});
+    expect(first.statusCode, first.body).toBe(201);
+    expect(first.json().invoice).toMatchObject({
+      type: 'A',
+      customer_id: trebol.id,
+      buyer: { doc_type: 80, doc_number: '30500000003' },
+    });
+    const anonymous = await call('POST', `/api/v1/sales/${(await s.sell(trebol)).id}/invoice`, s.headers, {
+      buyer: { iva_condition: 5 },
+    });
+    expect(anonymous.statusCode, anonymous.body).toBe(201);
+    expect(anonymous.json().invoice).toMatchObject({ type: 'B', customer_id: null, buyer: { doc_type: 99 } });
+  });
+
   it('gives a Factura B to customers a Factura A cannot go to: DNI, Consumidor Final, passport (unidentified)', async () => {
     const s = await shop();
     const dni = await s.customer({ name: 'María González', document_type: 'dni', document: '28.456.789' });

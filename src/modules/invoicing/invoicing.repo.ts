@@ -42,13 +42,15 @@ export interface SaleForInvoice {
   total: string;
   created_at: Date;
   customer_name: string | null;
+  /** The sale's customer, when it has one: the receipt's buyer unless the request names another. */
+  customer_id: number | null;
   items: SaleLine[];
 }
 
 export async function saleForInvoice(conn: Conn, companyId: number, saleId: number): Promise<SaleForInvoice | null> {
   const [sale] = await selectRows<Omit<SaleForInvoice, 'items'>>(
     conn,
-    sql`SELECT s.id, s.status, s.total::text AS total, s.created_at, r.customer_name
+    sql`SELECT s.id, s.status, s.total::text AS total, s.created_at, r.customer_name, s.customer_id
         FROM sales s LEFT JOIN register_sales r ON r.company_id = s.company_id AND r.sale_id = s.id
         WHERE s.company_id = ${companyId} AND s.id = ${saleId}`,
   );

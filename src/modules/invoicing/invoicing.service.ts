@@ -772,7 +772,12 @@ export function createInvoicingService({
       );
     }
     if (totalCents <= 0) throw new AppError('invalid_state', `sale ${saleId} has no amount to invoice`);
-    const customer = await customerOf(ctx.companyId, input);
+    // Without customer_id or buyer, the receipt goes to the sale's own customer (as the screen
+    // preselects it): a customer's sale is not a receipt to an unidentified buyer with their name.
+    const customer =
+      input.customer_id === undefined && input.buyer === undefined && sale.customer_id !== null
+        ? await findCustomer(ctx.companyId, sale.customer_id)
+        : await customerOf(ctx.companyId, input);
     const buyer = resolveBuyer(
       customer ? buyerOfCustomer(customer) : (input.buyer ?? (sale.customer_name ? { name: sale.customer_name } : undefined)),
       totalCents,
