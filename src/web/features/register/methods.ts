@@ -13,3 +13,16 @@ export const MONEY_METHODS = METHODS.filter((m) => m.id !== 'cuenta_corriente');
 
 /** Every method's label, "Mixto" (a sale paid with several) included, which no one picks. */
 export const methodLabel = paymentMethodLabel;
+
+/**
+ * Whether a sale can be returned or exchanged from the screens: a paid register sale with no part on
+ * the customer's account (that one is cancelled instead, so its account part leaves the balance).
+ */
+export function returnable(sale: { status: string; source: string; payments: { method: string }[] }): boolean {
+  return sale.status === 'paid' && sale.source === 'register' && !onAccount(sale);
+}
+
+/** A sale with a part on the customer's account. */
+export function onAccount(sale: { payments: { method: string }[] }): boolean {
+  return sale.payments.some((p) => p.method === 'cuenta_corriente');
+}

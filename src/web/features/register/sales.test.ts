@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { onAccount, returnable } from './methods.ts';
 import { cancelMoney } from './sales.tsx';
 
 describe('what cancelling a sale moves (the confirmation in Ventas)', () => {
@@ -18,5 +19,22 @@ describe('what cancelling a sale moves (the confirmation in Ventas)', () => {
 
   it('adds in cents: 0,10 + 0,20 is 0,30', () => {
     expect(cancelMoney({ payments: [pay('efectivo', 0.1), pay('qr', 0.2)] }).back).toBe(0.3);
+  });
+});
+
+describe('which sales the screens offer to return or exchange', () => {
+  const sale = (methods: string[], status = 'paid', source = 'register') => ({
+    status,
+    source,
+    payments: methods.map((method) => ({ method })),
+  });
+
+  it('a paid register sale, unless part of it is on the customer’s account (that one is cancelled)', () => {
+    expect(returnable(sale(['efectivo', 'qr']))).toBe(true);
+    expect(returnable(sale(['cuenta_corriente']))).toBe(false);
+    expect(returnable(sale(['efectivo', 'cuenta_corriente']))).toBe(false);
+    expect(onAccount(sale(['efectivo', 'cuenta_corriente']))).toBe(true);
+    expect(returnable(sale(['efectivo'], 'pending'))).toBe(false);
+    expect(returnable(sale(['efectivo'], 'paid', 'integration'))).toBe(false);
   });
 });

@@ -4,7 +4,7 @@ import { formatPesos, formatQuantity } from '../../../lib/money.ts';
 import { api, errorText } from '../../ui/api.ts';
 import { Card, PageTitle, TableWrap } from '../../ui/layout.tsx';
 import { Notice, useNotice } from '../../ui/notice.tsx';
-import { METHODS, methodLabel } from './methods.ts';
+import { METHODS, methodLabel, onAccount, returnable } from './methods.ts';
 import type { SaleWire } from './sync.ts';
 import { InvoicePanel } from '../invoicing/invoice-panel.tsx';
 import { useConfirm } from '../../ui/dialog.tsx';
@@ -435,7 +435,13 @@ export function Sales({ boxes }: { boxes: { id: number; name: string }[] }) {
             customerId={detail.customer_id}
           />
           <div class="row sale-actions" data-sale-actions>
-            {detail.status === 'paid' && detail.source === 'register' ? (
+            {detail.status === 'paid' && detail.source === 'register' && onAccount(detail) ? (
+              <p class="muted" data-on-account>
+                Venta a cuenta corriente: no se devuelve ni se cambia; si hace falta, anulala y su parte sale del saldo del
+                cliente.
+              </p>
+            ) : null}
+            {returnable(detail) ? (
               <>
                 <button type="button" data-open-return onClick={() => setReturning('return')}>
                   Devolver
