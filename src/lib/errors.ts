@@ -55,6 +55,7 @@ export const ERROR_STATUS = {
   cuit_unavailable: 422,
   caea_unavailable: 422,
   rate_limited: 429,
+  invitation_limit: 429,
   headers_too_large: 431,
   internal: 500,
   upstream_failed: 502,

@@ -279,6 +279,17 @@ describe('invitations', () => {
     expect(joined.json().company).toMatchObject({ id: company.id, role: 'admin' });
   });
 
+  it('a company makes at most 50 invitations a day (429 invitation_limit), revoked ones included; a day later, again', async () => {
+    const { headers, admin } = await adminOf('Muchas invitaciones');
+    for (let n = 0; n < 50; n++) await invite(headers, `persona${n}@example.com`);
+    const refused = await call('POST', '/api/settings/members', headers, { email: 'otra@example.com', role: 'cashier' });
+    expect([refused.statusCode, refused.json().code]).toEqual([429, 'invitation_limit']);
+    clock.advance(DAY_MS);
+    const fresh = await signIn(admin.email, admin.password);
+    const again = await call('POST', '/api/settings/members', fresh, { email: 'otra@example.com', role: 'cashier' });
+    expect(again.statusCode, again.body).toBe(201);
+  });
+
   it('a link expires after 7 days: the page says so and the list marks it', async () => {
     const { headers, admin } = await adminOf();
     const { token } = await invite(headers, 'tarde@example.com');

@@ -107,3 +107,12 @@ export async function isMemberByEmail(conn: Conn, companyId: number, email: stri
 export async function setLastCompany(conn: Conn, userId: number, companyId: number): Promise<void> {
   await conn.execute(sql`UPDATE users SET last_company_id = ${companyId} WHERE id = ${userId}`);
 }
+
+/** How many invitations the company made since `since` (any status: a revoked one counts too). */
+export async function countInvitationsSince(conn: Conn, companyId: number, since: Date): Promise<number> {
+  const [row] = await selectRows<{ n: number }>(
+    conn,
+    sql`SELECT count(*)::int AS n FROM invitations WHERE company_id = ${companyId} AND created_at > ${since.toISOString()}::timestamptz`,
+  );
+  return row?.n ?? 0;
+}

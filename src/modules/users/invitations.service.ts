@@ -57,6 +57,9 @@ export type InvitationService = ReturnType<typeof createInvitationService>;
  * operator's. Only the person who opens the link and proves the email (a new password, or logging
  * into that account) makes the membership. Every step is audited.
  */
+/** Invitations a company can make in 24 hours. */
+export const INVITATIONS_PER_DAY = 50;
+
 export function createInvitationService({
   db,
   clock,
@@ -106,6 +109,13 @@ export function createInvitationService({
     await db.orm.transaction(async (tx) => {
       if (await repo.isMemberByEmail(tx, ctx.companyId, email)) {
         throw new AppError('already_member', `${email} is already a member of this company`);
+      }
+      // Whoever holds a link can tell, by accepting it as a new account, whether its email already
+      // has one (docs/cuenta-y-accesos.md): a day's invitations are bounded so that nobody can
+      // walk a list of emails through it.
+      const since = new Date(now.getTime() - 24 * 60 * 60 * 1000);
+      if ((await repo.countInvitationsSince(tx, ctx.companyId, since)) >= INVITATIONS_PER_DAY) {
+        throw new AppError('invitation_limit', `at most ${INVITATIONS_PER_DAY} invitations a day; try again tomorrow`);
       }
       const replaced = await repo.replacePending(tx, ctx.companyId, email, now);
       await repo.insertInvitation(tx, {

@@ -195,6 +195,7 @@ const TEXTS: Record<ErrorCode | 'offline', Text> = {
   recipient_not_found: 'No encontramos a esa persona en Instagram.',
   arca_rejected: 'ARCA rechazó el comprobante.',
   rate_limited: 'Demasiados intentos seguidos. Esperá un minuto y probá de nuevo.',
+  invitation_limit: 'Llegaste a las 50 invitaciones de hoy. Podés invitar de nuevo mañana.',
   internal: 'Algo falló de nuestro lado. Probá de nuevo en un rato.',
   caea_unavailable:
     'Todavía no hay CAEA para esta quincena: pedilo en Configuración → Facturación (o esperá a que Mostrador lo obtenga).',
