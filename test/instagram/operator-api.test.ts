@@ -299,6 +299,10 @@ describe('instagram operator API', () => {
       const before = t.fake.requests.length;
       const tooLong = await send({ conversation_id: id, text: '🙂'.repeat(251) }); // 1004 bytes, 251 characters
       expect(tooLong.statusCode).toBe(422);
+      expect(tooLong.json().details).toEqual([{ path: '/text', message: 'must be 1 to 1000 bytes in UTF-8' }]);
+      // Spaces only: blank, not "too long".
+      const blank = await send({ conversation_id: id, text: '   ' });
+      expect([blank.statusCode, blank.json().details]).toEqual([422, [{ path: '/text', message: 'must not be blank' }]]);
       expect(t.fake.requests.length).toBe(before);
       t.fake.addConversation({ participantId: customer });
       expect((await send({ conversation_id: id, text: '🙂'.repeat(250) })).statusCode).toBe(201);

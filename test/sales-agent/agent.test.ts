@@ -276,6 +276,17 @@ describe('sales agent on the operator inbox', () => {
       headers: { cookie: on.superadmin },
     });
     expect(api.json().turns).toHaveLength(1);
+    // A search text is matched literally: % and _ are not wildcards.
+    const search = async (q: string) =>
+      (
+        await on.app.inject({
+          url: `/api/superadmin/instagram/agent/turns?q=${encodeURIComponent(q)}`,
+          headers: { cookie: on.superadmin },
+        })
+      ).json().turns.length;
+    expect(await search('persona')).toBe(1);
+    expect(await search('%')).toBe(0);
+    expect(await search('_')).toBe(0);
     const resume = await on.app.inject({
       method: 'POST',
       url: `/api/superadmin/instagram/agent/conversations/${turn!['conversation_id']}/resume`,

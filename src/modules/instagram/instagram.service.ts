@@ -479,7 +479,12 @@ export function createInstagramService({
       }
       const text = input.text;
       const bytes = Buffer.byteLength(text, 'utf8');
-      if (text.trim() === '' || bytes > MAX_TEXT_BYTES) {
+      if (text.trim() === '') {
+        throw new AppError('validation_failed', 'text must not be blank', {
+          details: [{ path: '/text', message: 'must not be blank' }],
+        });
+      }
+      if (bytes > MAX_TEXT_BYTES) {
         throw new AppError('validation_failed', `text must have 1 to ${MAX_TEXT_BYTES} bytes in UTF-8 (got ${bytes})`, {
           details: [{ path: '/text', message: `must be 1 to ${MAX_TEXT_BYTES} bytes in UTF-8` }],
         });

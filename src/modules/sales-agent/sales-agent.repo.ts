@@ -273,13 +273,28 @@ export async function listTurns(q: Q, f: TurnFilters): Promise<ListedTurn[]> {
        LEFT JOIN instagram_conversations ic ON t.channel = 'instagram' AND ic.id = t.conversation_id
        LEFT JOIN whatsapp_conversations wc ON t.channel = 'whatsapp' AND wc.id = t.conversation_id
      WHERE ($1::text IS NULL OR t.status = $1) AND ($2::text IS NULL OR t.decision = $2)
-       AND ($3::text IS NULL OR t.sender_id = $3 OR ic.participant_username ILIKE $3 OR wc.profile_name ILIKE '%' || $3 || '%')
-       AND ($4::text IS NULL OR t.input_text ILIKE '%' || $4 || '%' OR t.reply ILIKE '%' || $4 || '%')
+       AND ($3::text IS NULL OR t.sender_id = $3 OR ic.participant_username ILIKE $8 OR wc.profile_name ILIKE '%' || $8 || '%')
+       AND ($4::text IS NULL OR t.input_text ILIKE '%' || $9 || '%' OR t.reply ILIKE '%' || $9 || '%')
        AND ($5::timestamptz IS NULL OR t.claimed_at < $5)
        AND ($7::text IS NULL OR t.channel = $7)
      ORDER BY t.claimed_at DESC, t.inbound_mid LIMIT $6`,
-    [f.status ?? null, f.decision ?? null, f.sender ?? null, f.q ?? null, f.before ?? null, f.limit, f.channel ?? null],
+    [
+      f.status ?? null,
+      f.decision ?? null,
+      f.sender ?? null,
+      f.q ?? null,
+      f.before ?? null,
+      f.limit,
+      f.channel ?? null,
+      likeLiteral(f.sender),
+      likeLiteral(f.q),
+    ],
   );
+}
+
+/** A search text as a LIKE pattern that matches it literally: `%` and `_` are not wildcards there. */
+function likeLiteral(text: string | undefined): string | null {
+  return text === undefined ? null : text.replace(/[\\%_]/g, (ch) => `\\${ch}`);
 }
 
 /** Pending turns not planned yet, soonest first: the minute job decides their reply ahead for the log. */

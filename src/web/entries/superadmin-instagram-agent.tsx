@@ -87,6 +87,22 @@ const REASON: Record<string, string> = {
   empty_reply: 'respuesta vacía',
   too_long: 'respuesta demasiado larga',
   brain_error: 'falló el modelo',
+  unpublished_figure: 'la respuesta tenía una cifra que la lista de precios no dice',
+  'newer message': 'llegó un mensaje más nuevo de la persona',
+  // Why a send failed (the error code before the colon).
+  window_closed: 'pasaron más de 24 horas desde el último mensaje de la persona',
+  recipient_not_found: 'Instagram no encuentra a la persona',
+  reconnect_required: 'hay que volver a conectar la cuenta de Instagram',
+  channel_not_connected: 'la cuenta de Instagram no está conectada',
+  upstream_failed: 'Instagram respondió con un error',
+  upstream_timeout: 'Instagram no respondió a tiempo',
+};
+
+/** Where the message came from (claimed_by). */
+const CLAIMED: Record<string, string> = {
+  webhook: 'el aviso de Meta',
+  sync: 'la sincronización',
+  hub: 'el hub de canales',
 };
 
 const GUARDRAIL: Record<string, string> = {
@@ -98,9 +114,22 @@ const GUARDRAIL: Record<string, string> = {
   empty_reply: 'respuesta vacía',
   too_long: 'demasiado larga',
   price_negotiation: 'era una contraoferta o un regateo',
+  asked_for_human: 'pidió hablar con una persona',
+  firm_objection: 'rechazo firme',
+  closing_sale: 'quiere cerrar la compra',
+  unpublished_figure: 'cifra que la lista no dice',
+  brain_handoff_reason: 'el modelo dio un motivo para derivar',
 };
 
-const reasonText = (r: string | null) => (r ? (REASON[r] ?? REASON[r.split(':')[0]!] ?? r) : '');
+/**
+ * A turn's reason in Spanish: a known code, the code before a colon ("window_closed: …"), or a
+ * reason that starts with a known phrase ("newer message <mid>"); a model's own words are quoted.
+ */
+function reasonText(r: string | null): string {
+  if (!r) return '';
+  const known = REASON[r] ?? REASON[r.split(':')[0]!.trim()] ?? Object.entries(REASON).find(([k]) => r.startsWith(`${k} `))?.[1];
+  return known ?? `motivo del modelo: «${r}»`;
+}
 
 function Agent(data: AgentData) {
   const [turns, setTurns] = useState(data.turns);
@@ -228,7 +257,7 @@ function Agent(data: AgentData) {
                 {t.brain ? `${t.brain === 'rules' ? 'reglas' : t.brain}, ${t.brain_ms ?? 0} ms · ` : ''}
                 {t.confidence !== null ? `confianza ${t.confidence.toFixed(2).replace('.', ',')} · ` : ''}
                 {t.sent_at ? `enviada ${formatDateTime(t.sent_at, { seconds: true })} · ` : ''}
-                llegó por {t.claimed_by}
+                llegó por {CLAIMED[t.claimed_by] ?? t.claimed_by}
                 {t.guardrails.length ? ` · controles: ${t.guardrails.map((g) => GUARDRAIL[g] ?? g).join(', ')}` : ''}
               </p>
               {t.handoff_open && t.status === 'handoff' ? (
