@@ -36,6 +36,8 @@ const CASES: Case[] = [
   { text: 'Cuántos usuarios puedo tener?', expect: 'reply', contains: ['usuarios'] },
   { text: 'Se integra con Tiendanube?', expect: 'reply', contains: ['integraciones'] },
   { text: 'Tengo todos mis productos en un excel, se pueden importar?', expect: 'reply', contains: ['$\u00a045.000'] },
+  { text: '¿La carga del catálogo cuánto cuesta?', expect: 'reply', contains: ['$\u00a045.000'] },
+  { text: '¿Cuánto sale un depósito extra?', expect: 'reply', contains: ['$\u00a07.900'] },
   { text: 'Funciona sin internet?', expect: 'reply', contains: ['internet'] },
   { text: 'Tengo un almacén chico, me sirve?', expect: 'reply', contains: ['Inicial'] },
   { text: 'Hola! vi su publicación, de qué se trata?', expect: 'reply', contains: ['Mostrador'] },

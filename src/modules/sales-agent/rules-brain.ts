@@ -122,6 +122,18 @@ const TOPICS: Topic[] = [
       `La facturación electrónica con ARCA está en el plan Comercio (${pesos(plan(p, 'comercio')?.monthly_price ?? 0)} por mes) y en el Cadena: facturás A, B y C y notas de crédito con CAE desde la caja o desde Ventas, en ticket o A4 con el QR. Si ARCA o internet no responden, Mostrador factura con CAEA de contingencia.`,
   },
   {
+    // The price of an extra deposit or branch (an extra of the list, not a plan).
+    plan: true,
+    match: /\b(depositos?|sucursal(es)?) (extras?|adicional(es)?|de mas|mas)\b|\bmas (depositos|sucursales)\b/,
+    answer: (p) => {
+      const add = extra(p, 'deposito-adicional');
+      return add?.monthly_price !== undefined
+        ? `Cada depósito o sucursal adicional del plan Cadena suma ${pesos(add.monthly_price)} por mes; el Cadena ya incluye hasta 10 depósitos.`
+        : 'El plan Cadena incluye hasta 10 depósitos.';
+    },
+  },
+  {
+    covered: 'adicional',
     match:
       /\b(sucursal|sucursales|varios locales|dos locales|otro local|mas de un local|franquicia|transferir stock|transferencias)/,
     answer: (p) => {
@@ -159,8 +171,10 @@ const TOPICS: Topic[] = [
       'Se conecta con tu tienda online o tu sistema por la API de integraciones (eventos de ventas, productos y stock), desde el plan Comercio. El Cadena suma webhooks salientes firmados hacia tus sistemas.',
   },
   {
+    // An extra of the list with its own price: asked about, the plans' list is left out.
+    plan: true,
     match:
-      /\b(planilla|excel|migrar|migracion|importar|cargar (los |mis |todos los )?productos|carga inicial|mis productos|pasar (los|mis) productos)/,
+      /\b(planilla|excel|migrar|migracion|importar|cargar (los |mis |todos los )?productos|carga inicial|carga del catalogo|cargar (el |mi )?catalogo|mis productos|pasar (los|mis) productos)/,
     answer: (p) => {
       const m = extra(p, 'migracion');
       return m?.one_time_price !== undefined
