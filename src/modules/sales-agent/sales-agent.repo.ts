@@ -216,10 +216,11 @@ export async function humanReplied(q: Q, turn: TurnRow): Promise<boolean> {
   const { messages, id } = INBOX[turn.channel];
   const rows = await q.query(
     `SELECT 1 FROM ${messages} m WHERE m.conversation_id = $1 AND m.direction = 'outbound'
-       AND m.sent_at >= (SELECT sent_at FROM ${messages} WHERE ${id} = $2)
+       -- Since the message, or since it arrived when its timestamp was ahead of our clock.
+       AND m.sent_at >= LEAST((SELECT sent_at FROM ${messages} WHERE ${id} = $2), $3::timestamptz)
        AND NOT EXISTS (SELECT 1 FROM sales_agent_turns t WHERE t.sent_mid = m.${id})
      LIMIT 1`,
-    [turn.conversation_id, turn.inbound_mid],
+    [turn.conversation_id, turn.inbound_mid, turn.received_at],
   );
   return rows.length > 0;
 }

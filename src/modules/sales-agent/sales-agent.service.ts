@@ -79,7 +79,9 @@ export function createSalesAgentService(deps: SalesAgentDeps) {
   const claimWhatsapp: WhatsappNewMessageHook = async (tx, m, channel, now) => {
     if (!config.enabled || !channel.agentEnabled || config.whatsappNumberId === null) return;
     const q = queryOn(tx);
-    const fresh = now.getTime() - m.sentAt.getTime() <= FRESH_MS;
+    // A timestamp ahead of our clock is taken as now: it cannot make a message newer than its arrival.
+    const sentAt = m.sentAt.getTime() > now.getTime() ? now : m.sentAt;
+    const fresh = now.getTime() - sentAt.getTime() <= FRESH_MS;
     const designated = channel.phoneNumberId === config.whatsappNumberId && whatsappSenders.has(m.waId);
     if (!fresh && !designated) return;
     let reason: string | null = null;
@@ -88,7 +90,7 @@ export function createSalesAgentService(deps: SalesAgentDeps) {
     else if (!fresh) reason = 'not_new';
     else if (!m.text?.trim()) reason = 'no_text';
     else if (await repo.handoffOpen(q, m.conversationId)) reason = 'handoff_open';
-    const planned = reason === null ? await schedule(q, 'whatsapp', m.conversationId, m.sentAt, now) : null;
+    const planned = reason === null ? await schedule(q, 'whatsapp', m.conversationId, sentAt, now) : null;
     await repo.insertTurn(q, {
       mid: m.wamid,
       channel: 'whatsapp',
@@ -124,7 +126,9 @@ export function createSalesAgentService(deps: SalesAgentDeps) {
    */
   async function claim(q: Q, m: MessageWrite & { conversationId: string }, now: Date): Promise<void> {
     if (!config.enabled || m.direction !== 'inbound') return;
-    const fresh = now.getTime() - m.sentAt.getTime() <= FRESH_MS;
+    // A timestamp ahead of our clock is taken as now: it cannot make a message newer than its arrival.
+    const sentAt = m.sentAt.getTime() > now.getTime() ? now : m.sentAt;
+    const fresh = now.getTime() - sentAt.getTime() <= FRESH_MS;
     const designated = m.accountId === config.accountId && senders.has(m.senderId);
     // History brought by a backfill or a reconnect is not new traffic: nothing for anyone else,
     // a skipped record for the designated sender so the operator sees why no answer went out.
@@ -136,7 +140,7 @@ export function createSalesAgentService(deps: SalesAgentDeps) {
     else if (m.isUnsupported) reason = 'unsupported';
     else if (!m.text?.trim()) reason = 'no_text';
     else if (await repo.handoffOpen(q, m.conversationId)) reason = 'handoff_open';
-    const planned = reason === null ? await schedule(q, 'instagram', m.conversationId, m.sentAt, now) : null;
+    const planned = reason === null ? await schedule(q, 'instagram', m.conversationId, sentAt, now) : null;
     await repo.insertTurn(q, {
       mid: m.mid,
       channel: 'instagram',
