@@ -79,15 +79,6 @@ export function catalogueFields(input: ProductInput) {
 }
 
 /**
- * Creates or updates a product by id. An update older than the stored `updated_at` is ignored
- * (out-of-order delivery is normal). A `stock` different from the current one is booked in the
- * ledger as an ADJUSTMENT, so the ledger always explains the stock.
- *
- * `latest`: the shop's own edit (the merchant API, a screen), made now: it is never stale, and is
- * stamped no earlier than the stored `updated_at`, which an integration may have set ahead of our
- * clock (a skewed clock, a date in the future); before, such an edit answered 200 and changed nothing.
- */
-/**
  * A sku or barcode is one product's in its company (the scanner answers a code with one product):
  * one that is set or changed here and already belongs to another product is refused (422), whoever
  * writes it. The merchant API checks first and answers 409 with the other product; this is the same
@@ -116,6 +107,15 @@ async function checkCodesFree(
   }
 }
 
+/**
+ * Creates or updates a product by id. An update older than the stored `updated_at` is ignored
+ * (out-of-order delivery is normal). A `stock` different from the current one is booked in the
+ * ledger as an ADJUSTMENT, so the ledger always explains the stock.
+ *
+ * `latest`: the shop's own edit (the merchant API, a screen), made now: it is never stale, and is
+ * stamped no earlier than the stored `updated_at`, which an integration may have set ahead of our
+ * clock (a skewed clock, a date in the future); before, such an edit answered 200 and changed nothing.
+ */
 export async function upsertProduct(
   tx: Conn,
   companyId: number,

@@ -160,11 +160,7 @@ export function publishedNumbers(prices: PriceList): Set<number> {
     ...prices.plans.flatMap((p) => [p.name, p.for, ...p.includes]),
     ...prices.extras.map((e) => e.name),
   ];
-  for (const text of texts)
-    for (const match of text.matchAll(NUMBER_TOKEN)) {
-      const value = parseNumber(match[0]);
-      if (value !== null) numbers.add(value);
-    }
+  for (const text of texts) for (const value of numbersIn(text)) numbers.add(value);
   return numbers;
 }
 

@@ -21,6 +21,9 @@ export const ACTIVE_DELAY_MS = { min: 15_000, max: 60_000 } as const;
 export const ACTIVE_WINDOW_MS = 30 * 60_000;
 /** A message sent longer ago than this when it is first stored is history (a backfill), never claimed. */
 export const FRESH_MS = 10 * 60_000;
+
+/** When a message was sent, or now when its timestamp is ahead of our clock: never newer than its arrival. */
+const sentOrArrived = (sentAt: Date, now: Date): Date => (sentAt.getTime() > now.getTime() ? now : sentAt);
 /** How long one process holds a turn while deciding and sending. */
 const LEASE_MS = 2 * 60_000;
 /** Turns handled per minute run at most (each may wait for the model and for Instagram). */
@@ -79,8 +82,7 @@ export function createSalesAgentService(deps: SalesAgentDeps) {
   const claimWhatsapp: WhatsappNewMessageHook = async (tx, m, channel, now) => {
     if (!config.enabled || !channel.agentEnabled || config.whatsappNumberId === null) return;
     const q = queryOn(tx);
-    // A timestamp ahead of our clock is taken as now: it cannot make a message newer than its arrival.
-    const sentAt = m.sentAt.getTime() > now.getTime() ? now : m.sentAt;
+    const sentAt = sentOrArrived(m.sentAt, now);
     const fresh = now.getTime() - sentAt.getTime() <= FRESH_MS;
     const designated = channel.phoneNumberId === config.whatsappNumberId && whatsappSenders.has(m.waId);
     if (!fresh && !designated) return;
@@ -126,8 +128,7 @@ export function createSalesAgentService(deps: SalesAgentDeps) {
    */
   async function claim(q: Q, m: MessageWrite & { conversationId: string }, now: Date): Promise<void> {
     if (!config.enabled || m.direction !== 'inbound') return;
-    // A timestamp ahead of our clock is taken as now: it cannot make a message newer than its arrival.
-    const sentAt = m.sentAt.getTime() > now.getTime() ? now : m.sentAt;
+    const sentAt = sentOrArrived(m.sentAt, now);
     const fresh = now.getTime() - sentAt.getTime() <= FRESH_MS;
     const designated = m.accountId === config.accountId && senders.has(m.senderId);
     // History brought by a backfill or a reconnect is not new traffic: nothing for anyone else,
