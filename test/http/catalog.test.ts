@@ -107,6 +107,12 @@ describe('back office merchant API: products, categories, deposits, boxes, stock
     const sameCode = await call('PATCH', `/api/v1/products/${second.id}`, s.asAdmin, { barcode: code });
     expect(sameCode.statusCode).toBe(409);
     expect(sameCode.json().error).toContain('Primero');
+    const both = await call('POST', '/api/v1/products', s.asAdmin, { name: 'Tercero', base_price: 10, sku: 'A1', barcode: code });
+    expect(both.statusCode).toBe(409);
+    expect(both.json().details.map((d: { path: string; product_id: number }) => [d.path, d.product_id])).toEqual([
+      ['/sku', first.id],
+      ['/barcode', first.id],
+    ]);
     // Its own codes again are fine.
     expect((await call('PATCH', `/api/v1/products/${first.id}`, s.asAdmin, { sku: 'A1', barcode: code })).statusCode).toBe(200);
     expect((await eventsOf(s.company.id)).length).toBe(before + 2);

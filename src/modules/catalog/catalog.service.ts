@@ -10,7 +10,14 @@ import { auditBy, recordAudit } from '../audit/audit.repo.ts';
 import { applyMovement, type MovementWire } from '../stock/stock.ledger.ts';
 import * as repo from './catalog.repo.ts';
 import { recordOutboundMany } from '../../outbox/outbox.repo.ts';
-import { findProduct, type ProductInput, type ProductRow, productToWire, upsertProduct } from './products.service.ts';
+import {
+  type CodeClash,
+  findProduct,
+  type ProductInput,
+  type ProductRow,
+  productToWire,
+  upsertProduct,
+} from './products.service.ts';
 import { dbDate } from '../../db/dates.ts';
 
 /** A product as the merchant API shows it: the contract's fields plus what the back office adds. */
@@ -94,36 +101,26 @@ function cleanText(value: string | null | undefined): string | null | undefined 
 
 export type CatalogService = ReturnType<typeof createCatalogService>;
 
+/** The merchant API's answer to a taken sku or barcode: 409 naming the product that has it. */
+function merchantCodeClash(_id: number, clashes: CodeClash[]): AppError {
+  const [first] = clashes;
+  const what = first!.field === 'sku' ? `sku "${first!.value}"` : `barcode ${first!.value}`;
+  return new AppError('conflict', `${what} already belongs to product ${first!.product.id} (${first!.product.name})`, {
+    details: clashes.map((c) => ({
+      path: c.field === 'sku' ? '/sku' : '/barcode',
+      message: 'taken',
+      product_id: c.product.id,
+      product_name: c.product.name,
+    })),
+  });
+}
+
 /**
  * The back office's catalogue: products, categories, deposits, boxes and stock as the merchant API
  * exposes them. Every write is one transaction that also writes its outbound events (through
  * `upsertProduct` and the stock ledger, exactly as integration-received changes do).
  */
 export function createCatalogService({ db, clock }: { db: Database; clock: Clock }) {
-  async function checkUnique(
-    tx: Parameters<typeof repo.findClash>[0],
-    companyId: number,
-    input: ProductInput,
-    selfId: number | null,
-  ) {
-    if (input.sku) {
-      const clash = await repo.findClash(tx, companyId, 'sku', input.sku, selfId);
-      if (clash) {
-        throw new AppError('conflict', `sku "${input.sku}" already belongs to product ${clash.id} (${clash.name})`, {
-          details: [{ path: '/sku', message: 'taken', product_id: clash.id, product_name: clash.name }],
-        });
-      }
-    }
-    if (input.bc) {
-      const clash = await repo.findClash(tx, companyId, 'bc', input.bc, selfId);
-      if (clash) {
-        throw new AppError('conflict', `barcode ${input.bc} already belongs to product ${clash.id} (${clash.name})`, {
-          details: [{ path: '/barcode', message: 'taken', product_id: clash.id, product_name: clash.name }],
-        });
-      }
-    }
-  }
-
   function toInput(fields: ProductFields): ProductInput {
     const input: ProductInput = {};
     if (fields.sku !== undefined) input.sku = cleanText(fields.sku) ?? null;
@@ -172,14 +169,13 @@ export function createCatalogService({ db, clock }: { db: Database; clock: Clock
           details: [{ path: '/deposit_id', message: 'unknown deposit' }],
         });
       }
-      await checkUnique(tx, ctx.companyId, input, id);
       const now = clock.now();
       const result = await upsertProduct(
         tx,
         ctx.companyId,
         { ...input, ...(id !== null ? { id } : {}) },
         { now },
-        { latest: true },
+        { latest: true, onClash: merchantCodeClash },
       );
       return merchantProduct(result.product);
     });

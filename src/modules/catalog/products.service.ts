@@ -78,11 +78,18 @@ export function catalogueFields(input: ProductInput) {
   return fields;
 }
 
+/** A sku or barcode that another product of the company already has. */
+export interface CodeClash {
+  field: 'sku' | 'bc';
+  value: string;
+  product: { id: number; name: string };
+}
+
 /**
  * A sku or barcode is one product's in its company (the scanner answers a code with one product):
- * one that is set or changed here and already belongs to another product is refused (422), whoever
- * writes it. The merchant API checks first and answers 409 with the other product; this is the same
- * rule for the integration's product.upserted, with the event's field names.
+ * one that is set or changed here and already belongs to another product is refused, whoever
+ * writes it. By default a 422 in the integration's field names (product.upserted); the merchant API
+ * answers its own 409 through `onClash`.
  */
 async function checkCodesFree(
   tx: Conn,
@@ -90,21 +97,27 @@ async function checkCodesFree(
   id: number,
   input: ProductInput,
   existing: { sku: string | null; bc: string | null } | null,
+  onClash: (id: number, clashes: CodeClash[]) => AppError,
 ) {
-  const details: { path: string; message: string }[] = [];
-  for (const [field, value, path] of [
-    ['sku', input.sku, 'sku'],
-    ['bc', input.bc, 'BC'],
-  ] as const) {
+  const clashes: CodeClash[] = [];
+  for (const field of ['sku', 'bc'] as const) {
+    const value = input[field];
     if (!value || value === existing?.[field]) continue;
-    const clash = await repo.findClash(tx, companyId, field, value, id);
-    if (clash) details.push({ path, message: `"${value}" already belongs to product ${clash.id}` });
+    const product = await repo.findClash(tx, companyId, field, value, id);
+    if (product) clashes.push({ field, value, product });
   }
-  if (details.length > 0) {
-    throw new AppError('validation_failed', `product ${id}: ${details.map((d) => `${d.path} ${d.message}`).join('; ')}`, {
-      details,
-    });
-  }
+  if (clashes.length > 0) throw onClash(id, clashes);
+}
+
+/** product.upserted's answer to a taken code: 422 with the event's paths (sku, BC). */
+function eventCodeClash(id: number, clashes: CodeClash[]): AppError {
+  const details = clashes.map((c) => ({
+    path: c.field === 'sku' ? 'sku' : 'BC',
+    message: `"${c.value}" already belongs to product ${c.product.id}`,
+  }));
+  return new AppError('validation_failed', `product ${id}: ${details.map((d) => `${d.path} ${d.message}`).join('; ')}`, {
+    details,
+  });
 }
 
 /**
@@ -121,7 +134,10 @@ export async function upsertProduct(
   companyId: number,
   input: ProductInput,
   options: LedgerOptions,
-  { latest = false }: { latest?: boolean } = {},
+  {
+    latest = false,
+    onClash = eventCodeClash,
+  }: { latest?: boolean; onClash?: (id: number, clashes: CodeClash[]) => AppError } = {},
 ): Promise<UpsertResult> {
   const fields = catalogueFields(input);
   let id = input.id;
@@ -137,13 +153,13 @@ export async function upsertProduct(
       });
     }
     id ??= await nextId(tx, 'products', companyId);
-    await checkCodesFree(tx, companyId, id, input, null);
+    await checkCodesFree(tx, companyId, id, input, null, onClash);
     await repo.insertProducts(tx, [{ ...fields, name: input.name, companyId, id, updatedAt, createdAt: options.now }]);
     outcome = 'created';
   } else if (existing.updatedAt.getTime() > updatedAt.getTime()) {
     return { product: existing, outcome: 'stale' };
   } else {
-    await checkCodesFree(tx, companyId, id!, input, existing);
+    await checkCodesFree(tx, companyId, id!, input, existing, onClash);
     await repo.updateProduct(tx, companyId, id!, fields, updatedAt);
     outcome = 'updated';
   }
