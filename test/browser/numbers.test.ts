@@ -160,6 +160,23 @@ describe('numbers that add up, on the screens (real browser)', () => {
     const groups = [...boxes!.matchAll(/: \d+ · ([^—]+)/g)].map((m) => centsOf(m[1]!));
     expect(groups.reduce((sum, x) => sum + x, 0)).toBe(headline);
     await page.screenshot({ path: `${SHOTS}/ventas-summary-desktop.png`, fullPage: true });
+    // Each group of the summary is a filter of the list, with the same sales.
+    for (const [option, label, rows, total] of [
+      ['integration', 'Integración', 2, 60_000],
+      ['1', 'Caja 1', 2, 770_000],
+    ] as const) {
+      await page.selectOption('.sales-filters select >> nth=0', option);
+      await page.waitForFunction(
+        ([n, box]) => {
+          const cells = Array.from(document.querySelectorAll('#sales tbody td[data-label="Caja"]'));
+          return cells.length === n && cells.every((c) => c.textContent === box);
+        },
+        [rows, label] as const,
+      );
+      const totals = await page.$$eval('#sales tbody td[data-label="Total"]', (cells) => cells.map((c) => c.textContent ?? ''));
+      expect([option, totals.reduce((sum, x) => sum + centsOf(x), 0)]).toEqual([option, total]);
+    }
+    await page.selectOption('.sales-filters select >> nth=0', '');
 
     const printClose = async () => {
       await page.goto(`${base}/cierres`);

@@ -92,6 +92,22 @@ describe('numbers that add up (summary, closed shift, stock)', () => {
       { box_id: 1, box_name: 'Caja 1', origin: 'register', count: 1, total: 6400 },
       { box_id: null, box_name: null, origin: 'integration', count: 2, total: 600 },
     ]);
+    // The list filtered by a box is that box's part of the summary; the integration's, its own.
+    const day = `from=${today()}&to=${today()}`;
+    for (const [filter, group] of [
+      ['box_id=1', summary.by_box[0]],
+      ['source=integration', summary.by_box[1]],
+    ]) {
+      const listed = (await call('GET', `/api/v1/sales?${day}&${filter}`, s.asAdmin)).json().sales as { total: number }[];
+      expect([filter, listed.length, listed.reduce((sum, x) => sum + cents(x.total), 0)]).toEqual([
+        filter,
+        group.count,
+        cents(group.total),
+      ]);
+    }
+    const sold = (await call('GET', `/api/v1/sales/export.csv?${day}`, s.asAdmin)).body.split('\r\n');
+    expect(sold.find((line) => line.startsWith('90001;'))?.split(';')[2]).toBe('');
+    expect(sold.find((line) => line.startsWith(`${res.json().sale.id};`))?.split(';')[2]).toBe('Caja 1');
 
     // The payments report as a spreadsheet: collected by method, its total, and what is not collected yet.
     const range = `from=${today()}&to=${today()}`;

@@ -106,7 +106,7 @@ export function salesCsv(sales: SaleWire[], extras: SalesCsvExtras): string {
     return [
       s.id,
       formatLocalDateTime(s.created_at, extras.timeZone),
-      s.box_name ?? s.box_id,
+      s.box_name,
       s.box_session_id,
       SALE_SOURCE_LABELS[s.source] ?? s.source,
       SALE_STATUS_LABELS[s.status] ?? s.status,
@@ -532,6 +532,7 @@ function saleFilter(
     from?: string;
     to?: string;
     box_id?: number;
+    source?: 'register' | 'integration';
     box_session_id?: number;
     customer_id?: number;
     status?: string;
@@ -546,6 +547,7 @@ function saleFilter(
     ...(from && { from }),
     ...(to && { to }),
     ...(q.box_id !== undefined && { boxId: q.box_id }),
+    ...(q.source !== undefined && { source: q.source }),
     ...(q.box_session_id !== undefined && { sessionId: q.box_session_id }),
     ...(q.customer_id !== undefined && { customerId: q.customer_id }),
     ...(q.status !== undefined && { status: q.status }),

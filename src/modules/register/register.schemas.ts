@@ -104,7 +104,18 @@ export const SaleListQuery = Type.Object({
   to: Type.Optional(
     Type.String({ description: 'yyyy-mm-dd (inclusive day) or date-time with offset (exclusive); years 0001 to 9999' }),
   ),
-  box_id: Type.Optional(Type.Integer({ minimum: 1, maximum: 2_147_483_647 })),
+  box_id: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: 2_147_483_647,
+      description: "Sales made at this box (register sales; an integration's sale naming it is not one)",
+    }),
+  ),
+  source: Type.Optional(
+    Type.Union([Type.Literal('register'), Type.Literal('integration')], {
+      description: 'register: made at a box; integration: received through POST /api/integration/in',
+    }),
+  ),
   box_session_id: Type.Optional(Type.Integer({ minimum: 1, maximum: 2_147_483_647 })),
   customer_id: Type.Optional(Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: "The customer's sales" })),
   status: Type.Optional(Type.Union([Type.Literal('pending'), Type.Literal('paid'), Type.Literal('cancelled')])),

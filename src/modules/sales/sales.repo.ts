@@ -360,7 +360,7 @@ const SALE_SELECT = sql`SELECT s.id, s.customer_id, s.box_id, b.name AS box_name
       AS paid_total
   FROM sales s
   LEFT JOIN register_sales r ON r.company_id = s.company_id AND r.sale_id = s.id
-  LEFT JOIN boxes b ON b.company_id = s.company_id AND b.id = s.box_id`;
+  LEFT JOIN boxes b ON b.company_id = s.company_id AND b.id = s.box_id AND r.sale_id IS NOT NULL`;
 
 export async function findSaleRow(conn: Conn, companyId: number, id: number, lock = false): Promise<SaleListRow | null> {
   const [row] = await selectRows<SaleListRow>(
@@ -382,7 +382,10 @@ export function boundSql(companyId: number, bound: Bound, end: boolean): SQL {
 export interface SaleFilter {
   from?: Bound;
   to?: Bound;
+  /** Sales made at this box (the register's); an integration's sale naming a box is not one. */
   boxId?: number;
+  /** Made at a register, or received through the integration endpoint. */
+  source?: 'register' | 'integration';
   sessionId?: number;
   customerId?: number;
   status?: string;
@@ -396,7 +399,9 @@ export function listSaleRows(conn: Conn, companyId: number, f: SaleFilter): Prom
   const where: SQL[] = [sql`s.company_id = ${companyId}`];
   if (f.from) where.push(sql`s.created_at >= ${boundSql(companyId, f.from, false)}`);
   if (f.to) where.push(sql`s.created_at < ${boundSql(companyId, f.to, true)}`);
-  if (f.boxId !== undefined) where.push(sql`s.box_id = ${f.boxId}`);
+  if (f.boxId !== undefined) where.push(sql`s.box_id = ${f.boxId} AND r.sale_id IS NOT NULL`);
+  if (f.source === 'register') where.push(sql`r.sale_id IS NOT NULL`);
+  if (f.source === 'integration') where.push(sql`r.sale_id IS NULL`);
   if (f.sessionId !== undefined) where.push(sql`r.box_session_id = ${f.sessionId}`);
   if (f.customerId !== undefined) where.push(sql`s.customer_id = ${f.customerId}`);
   if (f.status) where.push(sql`s.status = ${f.status}`);

@@ -97,7 +97,11 @@ export function Sales({ boxes }: { boxes: { id: number; name: string }[] }) {
 
   const query = (extra: Record<string, string> = {}) => {
     const params = new URLSearchParams();
-    for (const [k, v] of Object.entries({ ...filters, ...extra })) if (v) params.set(k, v);
+    for (const [k, v] of Object.entries({ ...filters, ...extra })) {
+      // "Integración" in the box filter: the sales received through the integration, not a box.
+      if (k === 'box_id' && v === 'integration') params.set('source', 'integration');
+      else if (v) params.set(k, v);
+    }
     return params.toString();
   };
 
@@ -229,7 +233,7 @@ export function Sales({ boxes }: { boxes: { id: number; name: string }[] }) {
           <label>
             Hasta <input type="date" value={filters.to} onChange={set('to')} />
           </label>
-          {boxes.length > 1 ? (
+          {boxes.length > 1 || summary?.by_box.some((b) => b.origin === 'integration') ? (
             <label>
               Caja{' '}
               <select value={filters.box_id} onChange={set('box_id')}>
@@ -239,6 +243,7 @@ export function Sales({ boxes }: { boxes: { id: number; name: string }[] }) {
                     {b.name}
                   </option>
                 ))}
+                <option value="integration">Integración</option>
               </select>
             </label>
           ) : null}
