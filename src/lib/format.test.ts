@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatCount, formatDate, formatDateTime, formatRelative } from './format.ts';
+import { formatCount, formatDate, formatDateTime, formatRelative, parseTypedDate } from './format.ts';
 
 describe('es-AR formatting', () => {
   it('writes moments in Buenos Aires time as dd/mm/aaaa, hh:mm', () => {
@@ -10,6 +10,18 @@ describe('es-AR formatting', () => {
   it('keeps a calendar date on its own day', () => {
     expect(formatDate('2026-03-01')).toBe('01/03/2026');
     expect(formatDate('2026-03-01T02:00:00Z')).toBe('28/02/2026');
+  });
+
+  it('reads a day typed dd/mm/aaaa (and its usual variants) as a calendar date, refusing days that do not exist', () => {
+    expect(parseTypedDate('29/11/2026')).toBe('2026-11-29');
+    expect(parseTypedDate(' 1/3/2026 ')).toBe('2026-03-01');
+    expect(parseTypedDate('01-03-2026')).toBe('2026-03-01');
+    expect(parseTypedDate('01.03.2026')).toBe('2026-03-01');
+    expect(parseTypedDate('29112026')).toBe('2026-11-29');
+    expect(parseTypedDate('29/02/2028')).toBe('2028-02-29');
+    for (const bad of ['29/02/2026', '31/04/2026', '00/01/2026', '12/13/2026', '2026-11-29', '29/11/26', '', 'hoy']) {
+      expect([bad, parseTypedDate(bad)]).toEqual([bad, null]);
+    }
   });
 
   it('groups thousands with a dot', () => {

@@ -71,3 +71,19 @@ export function formatRelative(value: Date | string, now: Date = new Date()): st
   }
   return 'recién';
 }
+
+/**
+ * A day typed as a person writes it in Argentina, "29/11/2026" (also 29-11-2026, 29.11.2026, 1/3/2026
+ * or 29112026), as a calendar date "2026-11-29"; null when it is not a day of the calendar (31/02).
+ */
+export function parseTypedDate(text: string): string | null {
+  const trimmed = text.trim();
+  const parts = /^(\d{1,2})[/.-](\d{1,2})[/.-](\d{4})$/.exec(trimmed) ?? /^(\d{2})(\d{2})(\d{4})$/.exec(trimmed);
+  if (!parts) return null;
+  const [day, month, year] = [Number(parts[1]), Number(parts[2]), Number(parts[3])];
+  if (year < 1 || month < 1 || month > 12 || day < 1) return null;
+  // 2000 is a leap year: its months are as long as they get; 29/02 of other years is checked below.
+  if (day > new Date(Date.UTC(2000, month, 0)).getUTCDate()) return null;
+  if (month === 2 && day === 29 && !(year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0))) return null;
+  return `${String(year).padStart(4, '0')}-${String(month).padStart(2, '0')}-${String(day).padStart(2, '0')}`;
+}

@@ -54,6 +54,7 @@ describe('invoicing in a real browser', { timeout: 90_000 }, () => {
     await page.fill('#address', 'Av. Corrientes 1234, CABA');
     await page.fill('#gross-income', '901-123456-7');
     await page.fill('#points', '1');
+    await page.fill('#activity-start', '2/1/2020');
     await page.click('#save');
     await page.waitForSelector('#fiscal-ready');
     await page.click('#check');
@@ -70,6 +71,10 @@ describe('invoicing in a real browser', { timeout: 90_000 }, () => {
       await configure(page, label === 'desktop' ? '30-71234567-1' : '20-12345678-6');
       const steps = await page.locator('#check-result li').allTextContents();
       expect(steps.join(' ')).toContain('Puntos de venta web service en ARCA: 1, 2.');
+      // The start of activities was typed d/m/aaaa, is stored as that day and comes back dd/mm/aaaa.
+      await page.reload();
+      await page.waitForSelector('#fiscal-ready');
+      await expect(page.inputValue('#activity-start')).resolves.toBe('02/01/2020');
       await page.screenshot({ path: `${SHOTS}/01-fiscal-${label}.png`, fullPage: true });
       await page.click('input[value="own_certificate"]');
       await page.waitForSelector('#own-certificate');

@@ -177,6 +177,26 @@ describe('numbers that add up, on the screens (real browser)', () => {
       expect([option, totals.reduce((sum, x) => sum + centsOf(x), 0)]).toEqual([option, total]);
     }
     await page.selectOption('.sales-filters select >> nth=0', '');
+    // The days are written dd/mm/aaaa whatever the browser's language; one that does not exist is marked and not used.
+    const from = page.locator('#sales-from');
+    const [year, month, day] = new Date().toLocaleDateString('en-CA', { timeZone: 'America/Argentina/Buenos_Aires' }).split('-');
+    expect(await from.inputValue()).toBe(`${day}/${month}/${year}`);
+    await from.fill('31/02/2026');
+    expect(await from.getAttribute('aria-invalid')).toBe('true');
+    await page.locator('#sales-to').fill('1/1/2020');
+    await from.fill('01-01-2020');
+    await page.waitForSelector('text=No hay ventas con estos filtros.');
+    await page.locator('#sales-to').fill(`${day}/${month}/${year}`);
+    await page.waitForFunction(() => document.querySelectorAll('#sales tbody tr').length === 4);
+    await page.locator('#sales-from').blur();
+    expect(await from.inputValue()).toBe('01/01/2020');
+    await page.screenshot({ path: `${SHOTS}/ventas-filters-desktop.png` });
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.locator('.sales-filters').scrollIntoViewIfNeeded();
+    await page.screenshot({ path: `${SHOTS}/ventas-filters-phone.png` });
+    const phoneProblems = await problemsOf(page);
+    expect([phoneProblems.errors, phoneProblems.csp, phoneProblems.overflow]).toEqual([[], [], 0]);
+    await page.setViewportSize(VIEWPORTS.desktop);
 
     const printClose = async () => {
       await page.goto(`${base}/cierres`);

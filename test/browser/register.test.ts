@@ -351,9 +351,9 @@ describe('the register in a real browser', () => {
     await page.waitForSelector('#sales tbody tr');
     await expect(page.locator('#sales tbody tr').count()).resolves.toBe(3);
     await expect(page.locator('#sales-summary').textContent()).resolves.toContain('$\u00a06.400,99');
-    await page.selectOption('.sales-filters select >> nth=1', 'qr');
+    await page.selectOption('.sales-filters select >> nth=2', 'qr');
     await page.waitForFunction(() => document.querySelectorAll('#sales tbody tr').length === 1);
-    await page.selectOption('.sales-filters select >> nth=1', '');
+    await page.selectOption('.sales-filters select >> nth=2', '');
     await page.waitForFunction(() => document.querySelectorAll('#sales tbody tr').length === 3);
     await page.click('#sales tbody tr:last-child button');
     await page.waitForSelector('#sale-detail');

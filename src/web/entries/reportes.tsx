@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import { type Filters, REPORTS, ReportsTitle, ReportView, reportQuery } from '../features/reports/reports.tsx';
+import { DateInput } from '../ui/form.tsx';
 import { Card } from '../ui/layout.tsx';
 import { mountPage } from '../ui/page-data.ts';
 
@@ -58,23 +59,13 @@ function Reports({ deposits, boxes, today }: { deposits: Scope[]; boxes: Scope[]
               ))}
             </select>
           </label>
-          <label>
+          <label for="report-from">
             Desde
-            <input
-              type="date"
-              value={draft.from}
-              required
-              onInput={(e) => setDraft({ ...draft, from: (e.target as HTMLInputElement).value })}
-            />
+            <DateInput id="report-from" value={draft.from} required onValue={(from) => setDraft((d) => ({ ...d, from }))} />
           </label>
-          <label>
+          <label for="report-to">
             Hasta
-            <input
-              type="date"
-              value={draft.to}
-              required
-              onInput={(e) => setDraft({ ...draft, to: (e.target as HTMLInputElement).value })}
-            />
+            <DateInput id="report-to" value={draft.to} required onValue={(to) => setDraft((d) => ({ ...d, to }))} />
           </label>
           {deposits.length > 1 ? (
             <label>

@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { formatCuit } from '../../lib/cuit.ts';
 import { formatDate, formatDateTime } from '../../lib/format.ts';
 import { api, errorText } from '../ui/api.ts';
-import { BusyButton, Field } from '../ui/form.tsx';
+import { BusyButton, DateInput, Field } from '../ui/form.tsx';
 import { Card, PageTitle } from '../ui/layout.tsx';
 import { Notice, useNotice } from '../ui/notice.tsx';
 import { mountPage } from '../ui/page-data.ts';
@@ -286,12 +286,7 @@ function FiscalSettings({ setup: initial }: { setup: Setup }) {
             />
           </Field>
           <Field id="activity-start" label="Inicio de actividades">
-            <input
-              id="activity-start"
-              type="date"
-              value={form.activity_start}
-              onInput={(e) => set({ activity_start: e.currentTarget.value })}
-            />
+            <DateInput id="activity-start" value={form.activity_start} onValue={(day) => set({ activity_start: day })} />
           </Field>
           <Field
             id="environment"

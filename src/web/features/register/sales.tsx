@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { formatDateTime } from '../../../lib/format.ts';
 import { formatPesos, formatQuantity } from '../../../lib/money.ts';
 import { api, errorText } from '../../ui/api.ts';
+import { DateInput } from '../../ui/form.tsx';
 import { Card, PageTitle, TableWrap } from '../../ui/layout.tsx';
 import { Notice, useNotice } from '../../ui/notice.tsx';
 import { METHODS, methodLabel, onAccount, returnable } from './methods.ts';
@@ -227,13 +228,14 @@ export function Sales({ boxes }: { boxes: { id: number; name: string }[] }) {
         }
       >
         <form class="row sales-filters" onSubmit={(e) => e.preventDefault()}>
-          <label>
-            Desde <input type="date" value={filters.from} onChange={set('from')} />
+          <label for="sales-from">
+            Desde{' '}
+            <DateInput id="sales-from" required value={filters.from} onValue={(from) => setFilters((f) => ({ ...f, from }))} />
           </label>
-          <label>
-            Hasta <input type="date" value={filters.to} onChange={set('to')} />
+          <label for="sales-to">
+            Hasta <DateInput id="sales-to" required value={filters.to} onValue={(to) => setFilters((f) => ({ ...f, to }))} />
           </label>
-          {boxes.length > 1 || summary?.by_box.some((b) => b.origin === 'integration') ? (
+          {boxes.length > 0 ? (
             <label>
               Caja{' '}
               <select value={filters.box_id} onChange={set('box_id')}>
