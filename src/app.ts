@@ -15,6 +15,7 @@ import { securityHeaders } from './http/security-headers.ts';
 import { enforceSurfaces, type RouteSurface } from './http/surfaces.ts';
 import { registerRequestMetrics } from './metrics/metrics.routes.ts';
 import { addPrecisionKeyword } from './lib/precision.ts';
+import { bodyValidators } from './http/body-validators.ts';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
@@ -57,12 +58,14 @@ export async function buildApp(container: Container, assets?: AssetCatalog): Pro
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
     // Scalars in query strings and params are coerced (`?limit=5`); never to arrays (`'array'` turned
-    // `events: null` into `[""]`): no query string here takes an array.
+    // `events: null` into `[""]`): no query string here takes an array. A JSON body is never coerced
+    // (bodyValidators): its types are the client's own, and `null` for a price is not 0.
     // x-precision (src/lib/precision.ts): a body's amount or quantity that rounds to 0 is refused.
     ajv: {
       customOptions: { allErrors: true, removeAdditional: false, coerceTypes: true, useDefaults: true },
       plugins: [addPrecisionKeyword],
     },
+    schemaController: { compilersFactory: { buildValidator: bodyValidators } },
     // Routing failures answer before any hook runs: they get the same headers here.
     frameworkErrors: (err, request, reply) => handleFrameworkError(err, request, reply.headers(security), errorPage),
     return503OnClosing: true,

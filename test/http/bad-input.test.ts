@@ -458,6 +458,75 @@ describe('bad input never breaks the service (issue 11)', () => {
     });
   });
 
+  describe('6f. a JSON body is checked with the types it was sent in: null or true is not a number', () => {
+    let shop: { headers: Record<string, string>; companyId: number; productId: number };
+    beforeAll(async () => {
+      const company = await makeCompany(t.container, { name: 'Tipos' });
+      const admin = await makeUser(t.container, { companyId: company.id, role: 'admin' });
+      const headers = { cookie: (await login(t.app, admin.email, admin.password)).cookie, ...SAME_ORIGIN };
+      const product = await makeProduct(t.container, company.id, { name: 'Yerba', basePrice: 3200, stock: 40 });
+      shop = { headers, companyId: company.id, productId: product.id };
+      const open = await t.app.inject({
+        method: 'POST',
+        url: '/api/v1/box-sessions',
+        headers: { ...headers, 'x-idempotency-key': crypto.randomUUID() },
+        payload: { box_id: 1, opening_cash: 0 },
+      });
+      expect(open.statusCode, open.body).toBe(201);
+    });
+    const rows = (companyId: number) =>
+      t.container.db.query(
+        `SELECT (SELECT json_agg(x ORDER BY x.id) FROM products x WHERE company_id = $1) AS products,
+           (SELECT json_agg(x ORDER BY x.id) FROM sales x WHERE company_id = $1) AS sales`,
+        [companyId],
+      );
+
+    it.each([
+      ['a new product priced null', 'POST', '/api/v1/products', () => ({ name: 'Nulo', base_price: null }), '/base_price'],
+      ['a price of true', 'PATCH', '/api/v1/products/:product', () => ({ base_price: true }), '/base_price'],
+      ['enable null (a live product switched off)', 'PATCH', '/api/v1/products/:product', () => ({ enable: null }), '/enable'],
+      [
+        'a sale line priced null (a paid $ 0 sale)',
+        'POST',
+        '/api/v1/sales',
+        () => ({ box_id: 1, items: [{ product_id: shop.productId, quantity: 1, price: null }] }),
+        '/items/0/price',
+      ],
+    ])('%s: 422 naming the field, nothing written', async (_name, method, url, body, path) => {
+      const before = await rows(shop.companyId);
+      const res = await t.app.inject({
+        method: method as 'POST' | 'PATCH',
+        url: url.replace(':product', String(shop.productId)),
+        headers: { ...shop.headers, 'x-idempotency-key': crypto.randomUUID() },
+        payload: body(),
+      });
+      expect(res.statusCode, res.body).toBe(422);
+      expect(res.json().code).toBe('validation_failed');
+      expect(res.json().details.map((d: { path: string }) => d.path)).toContain(path);
+      expect(await rows(shop.companyId)).toEqual(before);
+    });
+
+    it('null clears a field that may be empty (cost, minimum stock) instead of storing 0', async () => {
+      const url = `/api/v1/products/${shop.productId}`;
+      const set = await t.app.inject({ method: 'PATCH', url, headers: shop.headers, payload: { cost: 1500, min_stock: 5 } });
+      expect(set.json().product).toMatchObject({ cost: 1500, min_stock: 5 });
+      const cleared = await t.app.inject({
+        method: 'PATCH',
+        url,
+        headers: shop.headers,
+        payload: { cost: null, min_stock: null },
+      });
+      expect(cleared.statusCode, cleared.body).toBe(200);
+      expect(cleared.json().product).toMatchObject({ cost: null, min_stock: null });
+    });
+
+    it('the query string is still text read as numbers (?limit=5)', async () => {
+      const res = await t.app.inject({ method: 'GET', url: '/api/v1/products?limit=1', headers: shop.headers });
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.json().products).toHaveLength(1);
+    });
+  });
+
   describe('6c. compressed bodies, crossed content types and repeated spreadsheet columns: 415 or 422, nothing written', () => {
     let headers: Record<string, string>;
     let shopId: number;
