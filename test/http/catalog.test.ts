@@ -257,7 +257,22 @@ describe('back office merchant API: products, categories, deposits, boxes, stock
       deposit_id: 1,
       amount: 5,
     });
-    expect(move.statusCode).toBe(404);
+    // Named in the body: 422 with the field, as any unknown record in a body.
+    expect([move.statusCode, move.json().code, move.json().details]).toEqual([
+      422,
+      'invalid_reference',
+      [{ path: '/product_id', message: 'unknown product' }],
+    ]);
+    const own = (await call('POST', '/api/v1/products', b.asAdmin, { name: 'De B', base_price: 1 })).json().product;
+    for (const field of ['deposit_id', 'to_deposit_id']) {
+      const body = { type: 'TRANSFER', product_id: own.id, deposit_id: 1, to_deposit_id: 1, amount: 1, [field]: aDeposit.id };
+      const res = await call('POST', '/api/v1/movements', b.asAdmin, body);
+      expect([res.statusCode, res.json().code, res.json().details]).toEqual([
+        422,
+        'invalid_reference',
+        [{ path: `/${field}`, message: 'unknown deposit' }],
+      ]);
+    }
     const [row] = await t.container.db.query<{ name: string }>('SELECT name FROM products WHERE company_id = $1 AND id = $2', [
       a.company.id,
       product.id,

@@ -626,6 +626,13 @@ describe('register API (/api/v1/box-sessions, /api/v1/sales)', () => {
     const next = (await call('GET', `/api/v1/sales?limit=3&cursor=${all.next_cursor}`, s.asCashier)).json();
     expect(next.sales.map((x: { id: number }) => x.id)).toEqual([ids[0]]);
     expect(next.next_cursor).toBeNull();
+    // A cursor past any sale number is not one this list gave: 400 naming it, never a database error.
+    const past = await call('GET', '/api/v1/sales?cursor=9999999999', s.asCashier);
+    expect([past.statusCode, past.json().code, past.json().details]).toEqual([
+      400,
+      'bad_request',
+      [{ path: '/cursor', message: 'must be a next_cursor of this list (a sale number)' }],
+    ]);
     const box2 = (await call('GET', '/api/v1/sales?box_id=2', s.asCashier)).json().sales;
     expect(box2).toHaveLength(2);
     expect(

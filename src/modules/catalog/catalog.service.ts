@@ -165,7 +165,7 @@ export function createCatalogService({ db, clock }: { db: Database; clock: Clock
         });
       }
       if (input.stockDepositId !== undefined && !(await repo.depositExists(tx, ctx.companyId, input.stockDepositId))) {
-        throw new AppError('not_found', `deposit ${input.stockDepositId} not found`, {
+        throw new AppError('invalid_reference', `deposit ${input.stockDepositId} does not exist`, {
           details: [{ path: '/deposit_id', message: 'unknown deposit' }],
         });
       }
@@ -346,14 +346,24 @@ export function createCatalogService({ db, clock }: { db: Database; clock: Clock
       },
     ): Promise<MovementWire> {
       return db.orm.transaction(async (tx) => {
+        // Records named in the body that are not the company's: 422 with the field, as every body says.
         const product = await findProduct(tx, ctx.companyId, input.product_id);
-        if (!product) throw new AppError('not_found', `product ${input.product_id} not found`);
+        if (!product) {
+          throw new AppError('invalid_reference', `product ${input.product_id} does not exist`, {
+            details: [{ path: '/product_id', message: 'unknown product' }],
+          });
+        }
         if (product.unit === 'unit' && toMilli(input.amount) % 1000 !== 0) {
           throw invalid('amount', `must be a whole number: product ${input.product_id} is sold by the unit`);
         }
-        for (const deposit of [input.deposit_id, input.to_deposit_id]) {
+        for (const [field, deposit] of [
+          ['deposit_id', input.deposit_id],
+          ['to_deposit_id', input.to_deposit_id],
+        ] as const) {
           if (deposit !== undefined && !(await repo.depositExists(tx, ctx.companyId, deposit))) {
-            throw new AppError('not_found', `deposit ${deposit} not found`);
+            throw new AppError('invalid_reference', `deposit ${deposit} does not exist`, {
+              details: [{ path: `/${field}`, message: 'unknown deposit' }],
+            });
           }
         }
         let amount: string = fromMilli(toMilli(input.amount));

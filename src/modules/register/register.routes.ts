@@ -527,6 +527,17 @@ export function registerRegisterRoutes(
   );
 }
 
+/** A sale id this API gave as next_cursor: a sale number (1 to 2147483647); anything else is 400. */
+function saleCursor(cursor: string): number {
+  const before = Number(cursor);
+  if (before > 2_147_483_647) {
+    throw new AppError('bad_request', 'cursor is not one this API gave', {
+      details: [{ path: '/cursor', message: 'must be a next_cursor of this list (a sale number)' }],
+    });
+  }
+  return before;
+}
+
 function saleFilter(
   q: {
     from?: string;
@@ -552,7 +563,7 @@ function saleFilter(
     ...(q.customer_id !== undefined && { customerId: q.customer_id }),
     ...(q.status !== undefined && { status: q.status }),
     ...(q.method !== undefined && { method: q.method }),
-    ...(q.cursor !== undefined && { before: Number(q.cursor) }),
+    ...(q.cursor !== undefined && { before: saleCursor(q.cursor) }),
     limit,
   };
 }
