@@ -8,6 +8,10 @@ type Json = Record<string, unknown>;
 const MERCHANT_PREFIX = '/api/v1/';
 
 const MERCHANT_TAGS = [
+  {
+    name: 'Cuenta y tokens',
+    description: 'Con qué empresa y qué acceso entrás (/api/v1/me) y los tokens de API de la empresa (guía: /docs/api-comercio)',
+  },
   { name: 'Catálogo', description: 'Productos, categorías, cambio de precios, importación y exportación' },
   { name: 'Stock', description: 'Stock por depósito y movimientos (el libro de stock)' },
   { name: 'Depósitos y cajas', description: 'Depósitos y cajas de la empresa' },
