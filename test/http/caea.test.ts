@@ -73,7 +73,8 @@ describe('CAEA contingency (/api/v1/fiscal/caea, /api/v1/caea/blocks, contingenc
     });
     const session = await call('POST', '/api/v1/box-sessions', asCashier, { box_id: 1, opening_cash: 0 });
     expect(session.statusCode, session.body).toBe(201);
-    const sell = async (quantity = 1) => {
+    /** A sale of `quantity` units, left pending, or paid in cash (a paid sale can have returns). */
+    const sell = async (quantity = 1, paid = false) => {
       const r = await call(
         'POST',
         '/api/v1/sales',
@@ -81,7 +82,7 @@ describe('CAEA contingency (/api/v1/fiscal/caea, /api/v1/caea/blocks, contingenc
         {
           box_id: 1,
           items: [{ product_id: product.id, quantity }],
-          payments: [],
+          payments: paid ? [{ method: 'efectivo', amount: 1210 * quantity }] : [],
         },
       );
       expect(r.statusCode, r.body).toBe(201);
@@ -531,6 +532,84 @@ describe('CAEA contingency (/api/v1/fiscal/caea, /api/v1/caea/blocks, contingenc
     });
     expect((await call('GET', `/api/v1/invoices/${underCaea.id}`, s.asAdmin)).json().invoice.caea.inform_status).toBe('informed');
     expect((await books(s.company.id)).failing).toEqual([]);
+  });
+
+  it("a return's credit note during an outage: its own CAE attempt is superseded by the CAEA note, settled by asking ARCA and never sent again", async () => {
+    const s = await shop();
+    const sale = await s.sell(3, true);
+    const full = (await call('GET', `/api/v1/sales/${sale.id}`, s.asAdmin)).json().sale;
+    const inv = (await issue(s.asCashier, sale.id)).json().invoice;
+    expect(inv.emission).toBe('cae');
+    fake.control.startOutage('http', ['FECAESolicitar']);
+    const returned = await call(
+      'POST',
+      `/api/v1/sales/${sale.id}/returns`,
+      { ...s.asAdmin, 'x-idempotency-key': randomUUID() },
+      { lines: [{ item_id: full.items[0].id, quantity: 1 }], refund: { method: 'efectivo' }, reason: 'roto' },
+    );
+    expect(returned.statusCode, returned.body).toBe(201);
+    const returnId = returned.json().return.id;
+    const notes = () =>
+      call('GET', `/api/v1/sales/${sale.id}/invoices`, s.asAdmin).then((r) =>
+        r.json().invoices.filter((i: { kind: string }) => i.kind === 'credit_note'),
+      );
+    const [caeaNote] = await notes();
+    expect(caeaNote).toMatchObject({ emission: 'caea', point_of_sale: CAEA_POS, total: 1210 });
+    const [attempt] = (await call('GET', `/api/v1/sales/${sale.id}/invoices`, s.asAdmin))
+      .json()
+      .attempts.filter((a: { kind: string }) => a.kind === 'credit_note');
+    expect(attempt).toMatchObject({ status: 'pending' });
+
+    // ARCA back: the attempt ARCA never took is given up for the CAEA note, without sending it again.
+    fake.control.endOutage();
+    t.container.invoicing.caea.leaveContingency(s.company.id);
+    const sent = fake.stats.requests['FECAESolicitar'] ?? 0;
+    const settled = await call('POST', `/api/v1/invoice-attempts/${attempt.id}/retry`, s.asAdmin);
+    expect(settled.json()).toMatchObject({ status: 'rejected' });
+    expect(settled.json().last_error).toMatch(/superseded by CAEA/);
+    expect(fake.stats.requests['FECAESolicitar'] ?? 0).toBe(sent);
+    await t.container.invoicing.invoicing.settleCreditNotes();
+    expect((await notes()).map((n: { id: number }) => n.id)).toEqual([caeaNote.id]);
+    const [ret] = (await call('GET', `/api/v1/sales/${sale.id}/returns`, s.asAdmin)).json().returns;
+    expect(ret).toMatchObject({ id: returnId, credit_note: { status: 'issued', invoice_id: caeaNote.id } });
+    expect((await books(s.company.id)).failing).toEqual([]);
+
+    // What the fallback used to leave: the same return credited again with a CAE on point of sale 1.
+    const db = t.container.db;
+    const columns = (
+      await db.query<{ column_name: string }>(`SELECT column_name FROM information_schema.columns WHERE table_name = 'invoices'`)
+    ).map((c) => c.column_name);
+    const cae: Record<string, string> = {
+      id: '(SELECT max(id) + 1 FROM invoices WHERE company_id = $1)',
+      emission: `'cae'`,
+      point_of_sale: '1',
+      number: '1',
+      caea_id: 'NULL',
+      generated_at: 'NULL',
+      caea_request: 'NULL',
+      caea_block_id: 'NULL',
+      inform_status: 'NULL',
+      inform_by: 'NULL',
+    };
+    const [copy] = await db.query<{ id: number }>(
+      `INSERT INTO invoices (${columns.join(', ')}) SELECT ${columns.map((c) => cae[c] ?? c).join(', ')}
+         FROM invoices WHERE company_id = $1 AND id = $2 RETURNING id`,
+      [s.company.id, caeaNote.id],
+    );
+    try {
+      const { report } = await books(s.company.id);
+      expect(report.checks.find((c) => c.name === 'invoice_matches_sale')).toMatchObject({
+        ok: false,
+        detail: {
+          violations: 1,
+          rows: [
+            { invoice_id: copy!.id, sale_id: sale.id, problem: 'credited_twice', expected_cents: 121_000, found_cents: 242_000 },
+          ],
+        },
+      });
+    } finally {
+      await db.query('DELETE FROM invoices WHERE company_id = $1 AND id = $2', [s.company.id, copy!.id]);
+    }
   });
 
   it('without CAEA the outage leaves the receipt pending as before (504), and nothing is issued under CAEA', async () => {
