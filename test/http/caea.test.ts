@@ -612,6 +612,42 @@ describe('CAEA contingency (/api/v1/fiscal/caea, /api/v1/caea/blocks, contingenc
     }
   });
 
+  it('two returns of a sale during an outage: each gets its own CAEA credit note', async () => {
+    const s = await shop();
+    const sale = await s.sell(3, true);
+    const full = (await call('GET', `/api/v1/sales/${sale.id}`, s.asAdmin)).json().sale;
+    expect((await issue(s.asCashier, sale.id)).json().invoice.emission).toBe('cae');
+    fake.control.startOutage('http', ['FECAESolicitar']);
+    const giveBack = async () => {
+      const r = await call(
+        'POST',
+        `/api/v1/sales/${sale.id}/returns`,
+        { ...s.asAdmin, 'x-idempotency-key': randomUUID() },
+        { lines: [{ item_id: full.items[0].id, quantity: 1 }], refund: { method: 'efectivo' }, reason: 'roto' },
+      );
+      expect(r.statusCode, r.body).toBe(201);
+      return r.json().return;
+    };
+    const first = await giveBack();
+    const second = await giveBack();
+    expect(first.credit_note).toMatchObject({ status: 'issued', number: 'NC B 0005-00000001' });
+    expect(second.credit_note).toMatchObject({ status: 'issued', number: 'NC B 0005-00000002' });
+    // Asking again for the second return's credit note answers its own.
+    const again = await call('POST', `/api/v1/sales/${sale.id}/returns/${second.id}/credit-note`, s.asAdmin);
+    expect(again.statusCode, again.body).toBe(200);
+    expect(again.json().return.credit_note).toMatchObject({ status: 'issued', invoice_id: second.credit_note.invoice_id });
+    fake.control.endOutage();
+    t.container.invoicing.caea.leaveContingency(s.company.id);
+    const notes = (await call('GET', `/api/v1/sales/${sale.id}/invoices`, s.asAdmin))
+      .json()
+      .invoices.filter((i: { kind: string }) => i.kind === 'credit_note');
+    expect(notes.map((n: { emission: string; total: number }) => [n.emission, n.total])).toEqual([
+      ['caea', 1210],
+      ['caea', 1210],
+    ]);
+    expect((await books(s.company.id)).failing).toEqual([]);
+  });
+
   it('without CAEA the outage leaves the receipt pending as before (504), and nothing is issued under CAEA', async () => {
     const s = await shop({ caea: false });
     fake.control.startOutage('http', ['FECAESolicitar']);

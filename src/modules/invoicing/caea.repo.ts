@@ -174,16 +174,19 @@ export async function blockUsage(conn: Conn, companyId: number, blockId: number)
   return rows.map((r) => Number(r.number));
 }
 
+/** The sale's CAEA receipt of this kind: its invoice, or the credit note of this return (null: of the whole sale). */
 export async function caeaInvoiceOfSale(
   conn: Conn,
   companyId: number,
   saleId: number,
   kind: string,
+  returnId: number | null,
 ): Promise<CaeaInvoiceRow | null> {
   const [row] = await selectTableRows(
     conn,
     invoices,
-    sql`SELECT ${INVOICE} FROM invoices WHERE company_id = ${companyId} AND sale_id = ${saleId} AND kind = ${kind} AND emission = 'caea'`,
+    sql`SELECT ${INVOICE} FROM invoices WHERE company_id = ${companyId} AND sale_id = ${saleId} AND kind = ${kind} AND emission = 'caea'
+        AND return_id IS NOT DISTINCT FROM ${returnId}::integer`,
   );
   return row ?? null;
 }

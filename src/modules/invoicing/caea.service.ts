@@ -345,14 +345,14 @@ export function createCaeaService({
     ): Promise<repo.CaeaInvoiceRow | null> {
       const pointOfSale = setup.caea.pointOfSale;
       if (!setup.caea.enabled || pointOfSale === null) return null;
-      const existing = await repo.caeaInvoiceOfSale(orm, ctx.companyId, draft.saleId, draft.kind);
+      const existing = await repo.caeaInvoiceOfSale(orm, ctx.companyId, draft.saleId, draft.kind, draft.returnId);
       if (existing) return existing;
       const caea = await currentCaea(ctx.companyId, setup, draft.request.date);
       if (!caea) return null;
       const series = seriesOf(setup, pointOfSale, draft.receiptCode);
       const now = clock.now();
       return withSerialLock(db, repo.caeaSeriesKey(series), async () => {
-        const again = await repo.caeaInvoiceOfSale(orm, ctx.companyId, draft.saleId, draft.kind);
+        const again = await repo.caeaInvoiceOfSale(orm, ctx.companyId, draft.saleId, draft.kind, draft.returnId);
         if (again) return again;
         const number = await repo.nextCaeaNumber(orm, series);
         return insertReceipt(ctx, ctx.companyId, setup, caea, draft, pointOfSale, number, `${arcaDate(now)}${arcaTime(now)}`, {
@@ -615,7 +615,7 @@ export function createCaeaService({
     ) {
       const block = await repo.findBlock(orm, ctx.companyId, input.blockId);
       if (!block) throw new AppError('not_found', `CAEA block ${input.blockId} not found`);
-      const existing = await repo.caeaInvoiceOfSale(orm, ctx.companyId, draft.saleId, draft.kind);
+      const existing = await repo.caeaInvoiceOfSale(orm, ctx.companyId, draft.saleId, draft.kind, draft.returnId);
       if (existing) {
         if (existing.caeaBlockId === block.id && existing.number === input.number) return { invoice: existing, created: false };
         throw new AppError('conflict', `sale ${draft.saleId} already has CAEA receipt ${existing.number}`);
