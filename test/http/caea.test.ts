@@ -416,6 +416,47 @@ describe('CAEA contingency (/api/v1/fiscal/caea, /api/v1/caea/blocks, contingenc
     expect((await books(s.company.id)).failing).toEqual([]);
   });
 
+  it('sin movimiento: a block a box never used does not hold back an ended fortnight once its last day to inform is near', async () => {
+    const s = await shop({ obtain: false });
+    const today = new Date(Date.now() - 3 * 3_600_000).toISOString().slice(0, 10);
+    const inDays = (n: number) => new Date(Date.parse(`${today}T12:00:00Z`) + n * 86_400_000).toISOString().slice(0, 10);
+    // Two past fortnights, nothing issued under either; box 1 kept an unused block of each.
+    const held: { caea: string; block: number }[] = [];
+    for (const [order, informBy] of [
+      [1, inDays(2)],
+      [2, inDays(20)],
+    ] as const) {
+      const code = `5${order}${String(Date.now()).slice(-12)}`;
+      fake.control.grantCaea(s.cuit, 202002, order, code);
+      const [k] = await t.container.db.query<{ id: number }>(
+        `INSERT INTO caea_codes (company_id, issuer_cuit, environment, period, fortnight, caea, valid_from, valid_to, inform_by)
+         VALUES ($1, $2, 'homologacion', 202002, $3, $4, '2020-02-01', '2020-02-15', $5) RETURNING id`,
+        [s.company.id, s.cuit, order, code, informBy],
+      );
+      const [b] = await t.container.db.query<{ id: number }>(
+        `INSERT INTO caea_blocks (company_id, box_id, caea_id, issuer_cuit, environment, point_of_sale, receipt_code,
+           first_number, last_number, created_by) VALUES ($1, 1, $2, $3, 'homologacion', $4, $5, 1, 50, 'test') RETURNING id`,
+        [s.company.id, k!.id, s.cuit, CAEA_POS, order === 1 ? 6 : 1],
+      );
+      held.push({ caea: code, block: b!.id });
+    }
+    await t.container.invoicing.caea.informNoMovement();
+    // Two days before its deadline the first block is released and its fortnight informed; the
+    // second still waits for a box that may bring receipts it printed offline.
+    expect(fake.control.noMovement().filter((m) => m.cuit === s.cuit)).toMatchObject([
+      { caea: held[0]!.caea, pointOfSale: CAEA_POS },
+    ]);
+    const blocks = await t.container.db.query<{ id: number; status: string }>(
+      'SELECT id, status FROM caea_blocks WHERE company_id = $1 ORDER BY id',
+      [s.company.id],
+    );
+    expect(blocks).toEqual([
+      { id: held[0]!.block, status: 'returned' },
+      { id: held[1]!.block, status: 'open' },
+    ]);
+    expect((await books(s.company.id)).failing).toEqual([]);
+  });
+
   it('two boxes offline hold disjoint blocks: each records its own receipts once, never the other box numbers; returned numbers are reused without gaps', async () => {
     const s = await shop();
     await t.container.db.query(`INSERT INTO boxes (company_id, id, name) VALUES ($1, 2, 'Caja 2')`, [s.company.id]);

@@ -231,6 +231,22 @@ export async function updateInform(
   await conn.execute(sql`UPDATE invoices SET ${setList(invoices, patch)} WHERE company_id = ${companyId} AND id = ${id}`);
 }
 
+/**
+ * Open blocks nobody recorded a receipt in, of a CAEA whose fortnight has ended and whose last day
+ * to inform is at most `marginDays` away: the box that holds one never came back to swap it.
+ */
+export async function idleBlocksOfEndedFortnights(conn: Conn, today: string, marginDays: number): Promise<BlockRow[]> {
+  return selectTableRows(
+    conn,
+    caeaBlocks,
+    sql`SELECT ${BLOCK} FROM caea_blocks WHERE status = 'open' AND EXISTS (
+          SELECT 1 FROM caea_codes k WHERE k.company_id = caea_blocks.company_id AND k.id = caea_blocks.caea_id
+            AND k.valid_to < ${today}::date AND k.inform_by <= ${today}::date + ${marginDays}::integer)
+        AND NOT EXISTS (SELECT 1 FROM invoices i WHERE i.company_id = caea_blocks.company_id AND i.caea_block_id = caea_blocks.id)
+        ORDER BY company_id, id`,
+  );
+}
+
 /** CAEAs whose fortnight has begun, with no receipt on the point of sale and no "sin movimiento" informed yet. */
 export async function noMovementDue(conn: Conn, today: string, limit: number) {
   return selectRows<{

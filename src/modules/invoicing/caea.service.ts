@@ -37,6 +37,12 @@ export interface CaeaDraft {
 const CONTINGENCY_MS = 60_000;
 /** Default size of a register box's reserved block. */
 export const DEFAULT_BLOCK_SIZE = 50;
+/**
+ * An unused block of an ended fortnight is released (and «sin movimiento» informed) when the last
+ * day to inform is this close: until then a box offline since the fortnight ended may still bring
+ * receipts it printed (once «sin movimiento» is informed, ARCA refuses them: 1424).
+ */
+const IDLE_BLOCK_MARGIN_DAYS = 3;
 
 const RECEIPT_CODES_OF: Record<string, number[]> = {
   responsable_inscripto: [1, 6],
@@ -321,6 +327,36 @@ export function createCaeaService({
     }
   }
 
+  /**
+   * Closes the blocks of an ended fortnight no box used (IDLE_BLOCK_MARGIN_DAYS before the last day
+   * to inform): their numbers are free for the series again, and the point of sale can be informed
+   * «sin movimiento». A box swaps its own unused block as soon as it is online in the new fortnight.
+   */
+  async function releaseIdleBlocks() {
+    const idle = await repo.idleBlocksOfEndedFortnights(orm, isoOf(today()), IDLE_BLOCK_MARGIN_DAYS);
+    for (const block of idle) {
+      const series = {
+        issuerCuit: block.issuerCuit,
+        environment: block.environment,
+        pointOfSale: block.pointOfSale,
+        receiptCode: block.receiptCode,
+      };
+      await withSerialLock(db, repo.caeaSeriesKey(series), () =>
+        orm.transaction(async (tx) => {
+          const fresh = await repo.findBlock(tx, block.companyId, block.id, { forUpdate: true });
+          if (fresh?.status !== 'open' || (await repo.blockUsage(tx, block.companyId, block.id)).length > 0) return;
+          await repo.returnBlock(tx, block.companyId, block.id, clock.now());
+          await recordAudit(tx, {
+            action: 'caea.block_returned',
+            ...auditBy(cliCtx(block.companyId)),
+            companyId: block.companyId,
+            details: { block_id: block.id, box_id: block.boxId, used: 0, reason: 'fortnight_ended' },
+          });
+        }),
+      );
+    }
+  }
+
   return {
     /** True while a company's receipts go straight to CAEA (ARCA failed to answer moments ago). */
     inContingency(companyId: number): boolean {
@@ -436,6 +472,7 @@ export function createCaeaService({
 
     /** The job: "sin movimiento" for each CAEA whose fortnight ended with nothing issued on the CAEA point of sale. */
     async informNoMovement(): Promise<number> {
+      await releaseIdleBlocks();
       const due = await repo.noMovementDue(orm, isoOf(today()), 50);
       let done = 0;
       for (const d of due) {
@@ -659,6 +696,10 @@ export function createCaeaService({
       };
       const withDate: CaeaDraft = { ...draft, request: { ...draft.request, date } };
       return withSerialLock(db, repo.caeaSeriesKey(series), async () => {
+        // Returned meanwhile (by the box, or released at the end of its fortnight): its numbers are free again.
+        if ((await repo.findBlock(orm, ctx.companyId, block.id))?.status !== 'open') {
+          throw new AppError('invalid_state', `block ${block.id} was already returned`);
+        }
         try {
           const invoice = await insertReceipt(
             ctx,
