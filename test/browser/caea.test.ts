@@ -205,7 +205,7 @@ describe('the register invoices offline under CAEA', { timeout: 120_000 }, () =>
       { key, value, write: value !== undefined },
     );
 
-  it('an unused block of an ended fortnight is swapped for the new CAEA', async () => {
+  it('an unused block of an ended fortnight is swapped for the new CAEA; offline, a sale from $ 10.000.000 gets no unidentified Factura B', async () => {
     const body = '3071000042';
     const cuit = `${body}${cuitCheckDigit(body)}`;
     const company = await makeCompany(t.container, { name: 'Corralón Grande' });
@@ -283,6 +283,29 @@ describe('the register invoices offline under CAEA', { timeout: 120_000 }, () =>
     await expect
       .poll(async () => ((await kv(page, 'caea')) as { caea: { code: string } } | null)?.caea.code, { timeout: 15_000 })
       .toBe(code);
+    const held = (await kv(page, 'caea')) as {
+      blocks: { id: number; first: number; receipt_code: number }[];
+      next: Record<string, number>;
+    };
+    const factB = held.blocks.find((b) => b.receipt_code === 6)!;
+
+    // Offline, $ 10.000.000 to an unidentified consumer: the ticket is not a Factura, no number is taken, the cashier is told.
+    await page.waitForSelector('.register-head :text("productos")');
+    await context.setOffline(true);
+    await page.waitForFunction(() => document.activeElement?.id === 'register-input');
+    await scanAndPay(page, '7790387000028');
+    await page.waitForSelector('#ticket');
+    await expect(page.locator('#ticket').textContent()).resolves.toContain('no válido como factura');
+    expect(await page.locator('#ticket-invoice').count()).toBe(0);
+    await expect(page.locator('#ticket-needs-buyer').textContent()).resolves.toContain('RG 5700');
+    expect(((await kv(page, 'caea')) as typeof held).next[String(factB.id)] ?? factB.first).toBe(factB.first);
+
+    // Back online the sale arrives without a receipt: it is invoiced there, with the buyer's document.
+    await page.click('#ticket-new');
+    await context.setOffline(false);
+    await page.waitForFunction(() => !document.querySelector('#register-offline'), undefined, { timeout: 30_000 });
+    expect(await t.container.db.query('SELECT 1 FROM sales WHERE company_id = $1', [company.id])).toHaveLength(1);
+    expect(await t.container.db.query('SELECT 1 FROM invoices WHERE company_id = $1', [company.id])).toHaveLength(0);
     expect(errors).toEqual([]);
     await context.close();
   });

@@ -1,3 +1,4 @@
+import { IDENTIFICATION_THRESHOLD_CENTS } from '../../../modules/invoicing/fiscal-rules.ts';
 import { api } from '../../ui/api.ts';
 import type { OfflineCaea, OfflineInvoice, RegisterStore } from './store.ts';
 
@@ -49,8 +50,17 @@ function arcaStamp(at: Date): string {
 }
 
 /**
+ * RG 5700: from $ 10.000.000 a final consumer's receipt names the buyer, which a receipt printed
+ * offline does not: such a sale goes without it and is invoiced, with the buyer's document, online.
+ */
+export function needsIdentifiedBuyer(totalCents: number): boolean {
+  return totalCents >= IDENTIFICATION_THRESHOLD_CENTS;
+}
+
+/**
  * Takes the next number of the box's block for a consumer receipt of `totalCents`; null when the
- * box holds none (no CAEA, block used up, or outside the CAEA's fortnight).
+ * box holds none (no CAEA, block used up, or outside the CAEA's fortnight), or when the receipt
+ * would have to identify the buyer (needsIdentifiedBuyer).
  */
 export async function takeOfflineInvoice(
   store: RegisterStore,
@@ -58,6 +68,7 @@ export async function takeOfflineInvoice(
   totalCents: number,
   at = new Date(),
 ): Promise<OfflineInvoice | null> {
+  if (needsIdentifiedBuyer(totalCents)) return null;
   const held = await storedCaea(store);
   if (!held || held.boxId !== boxId) return null;
   const stamp = arcaStamp(at);
