@@ -457,6 +457,44 @@ describe('CAEA contingency (/api/v1/fiscal/caea, /api/v1/caea/blocks, contingenc
     expect((await books(s.company.id)).failing).toEqual([]);
   });
 
+  it('after switching to producción, the homologación CAEA receipts and fortnights are shown as stale and never sent', async () => {
+    const s = await shop();
+    fake.control.startOutage('http', ['FECAESolicitar']);
+    const invoice = (await issue(s.asCashier, (await s.sell()).id)).json().invoice;
+    expect(invoice).toMatchObject({ emission: 'caea', point_of_sale: CAEA_POS });
+    fake.control.endOutage();
+    t.container.invoicing.caea.leaveContingency(s.company.id);
+    // A homologación fortnight that ended with nothing issued.
+    const past = fake.control.grantCaea(s.cuit, 202003, 1, `6${String(Date.now()).slice(-13)}`);
+    await t.container.db.query(
+      `INSERT INTO caea_codes (company_id, issuer_cuit, environment, period, fortnight, caea, valid_from, valid_to, inform_by)
+       VALUES ($1, $2, 'homologacion', 202003, 1, $3, '2020-03-01', '2020-03-15', '2099-01-01')`,
+      [s.company.id, s.cuit, past.caea],
+    );
+    const switched = await call('PUT', '/api/v1/fiscal', s.asAdmin, {
+      cuit: s.cuit,
+      iva_condition: 'responsable_inscripto',
+      legal_name: 'Almacén Contingencia S.R.L.',
+      address: 'Calle 1',
+      auth_mode: 'delegation',
+      environment: 'produccion',
+      points_of_sale: [1, 2],
+      default_point_of_sale: 1,
+      caea_enabled: true,
+      caea_point_of_sale: CAEA_POS,
+    });
+    expect(switched.statusCode, switched.body).toBe(200);
+    const sent = fake.stats.requests['FECAEARegInformativo'] ?? 0;
+    expect(await t.container.invoicing.caea.informAll(s.company.id)).toEqual({ informed: 0, failed: 0 });
+    await t.container.invoicing.caea.informNoMovement();
+    expect(fake.stats.requests['FECAEARegInformativo'] ?? 0).toBe(sent);
+    expect(fake.control.noMovement().filter((m) => m.cuit === s.cuit)).toEqual([]);
+    const status = (await call('GET', '/api/v1/fiscal/caea', s.asAdmin)).json();
+    expect(status.alerts).toContain('inform_stale');
+    expect(status.alerts).not.toContain('inform_rejected');
+    expect(status.to_inform).toMatchObject([{ invoice_id: invoice.id, status: 'pending', tries: 0, stale: true }]);
+  });
+
   it('two boxes offline hold disjoint blocks: each records its own receipts once, never the other box numbers; returned numbers are reused without gaps', async () => {
     const s = await shop();
     await t.container.db.query(`INSERT INTO boxes (company_id, id, name) VALUES ($1, 2, 'Caja 2')`, [s.company.id]);

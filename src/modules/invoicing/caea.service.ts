@@ -419,9 +419,13 @@ export function createCaeaService({
       return this.status(ctx);
     },
 
-    /** The job: informs every CAEA receipt due, in number order per series; a series stops at its first failure. */
+    /**
+     * The job: informs every CAEA receipt due, in number order per series; a series stops at its
+     * first failure. Only receipts of the company's CUIT and environment now: those of another
+     * (homologación before producción, a changed CUIT) would go to the wrong ARCA, and stay stale.
+     */
     async informAll(companyId: number | null = null): Promise<{ informed: number; failed: number }> {
-      const rows = await repo.toInform(orm, companyId, 500);
+      const rows = await repo.toInform(orm, companyId, 500, { current: true });
       const stopped = new Set<string>();
       const sessions = new Map<number, Awaited<ReturnType<typeof session>> | null>();
       let informed = 0;
@@ -538,6 +542,7 @@ export function createCaeaService({
         request_from: isoOf(requestWindow(f).opens),
       });
       const pending = await repo.toInform(orm, ctx.companyId, 200);
+      const isStale = (p: repo.CaeaInvoiceRow) => p.issuerCuit !== setup.cuit || p.environment !== setup.environment;
       const duplicates = await repo.contingencyDuplicates(orm, ctx.companyId);
       const alerts: string[] = [];
       if (duplicates.length > 0) alerts.push('contingency_duplicate');
@@ -545,8 +550,9 @@ export function createCaeaService({
         if (!pick(cur)) alerts.push('missing_current');
         if (!pick(next) && now >= requestWindow(next).opens) alerts.push('missing_next');
         if (pending.some((p) => p.informBy !== null && p.informBy < isoOf(now))) alerts.push('inform_overdue');
-        if (pending.some((p) => p.informStatus === 'rejected')) alerts.push('inform_rejected');
+        if (pending.some((p) => p.informStatus === 'rejected' && !isStale(p))) alerts.push('inform_rejected');
       }
+      if (pending.some(isStale)) alerts.push('inform_stale');
       return {
         enabled: setup.caea_enabled,
         point_of_sale: setup.caea_point_of_sale,
@@ -565,6 +571,7 @@ export function createCaeaService({
           status: p.informStatus,
           tries: p.informTries,
           last_error: p.informError,
+          stale: isStale(p),
         })),
       };
     },
