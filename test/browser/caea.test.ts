@@ -3,6 +3,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FakeArca } from '../../src/modules/arca/fake/fake-arca.ts';
 import type { TestApp } from '../app.ts';
+import { cuitCheckDigit } from '../../src/lib/cuit.ts';
 import { buildArcaTestApp } from '../arca-app.ts';
 import { runCliOn } from '../cli/run-cli.ts';
 import { makeCompany, makeProduct, makeUser } from '../factories.ts';
@@ -180,5 +181,132 @@ describe('the register invoices offline under CAEA', { timeout: 120_000 }, () =>
       await screen.locator('#caea').screenshot({ path: `${SHOTS}/04-fiscal-caea-${viewport.width}.png` });
       await owner.close();
     }
+  });
+
+  /** The register's own IndexedDB (store.ts): read or write one key of its `kv` store. */
+  const kv = (page: Page, key: string, value?: unknown) =>
+    page.evaluate(
+      async ({ key, value, write }) => {
+        const name = (await indexedDB.databases()).map((d) => d.name).find((n) => n?.startsWith('mostrador-caja-'))!;
+        const db = await new Promise<IDBDatabase>((resolve, reject) => {
+          const open = indexedDB.open(name, 1);
+          open.onsuccess = () => resolve(open.result);
+          open.onerror = () => reject(open.error);
+        });
+        const store = db.transaction('kv', write ? 'readwrite' : 'readonly').objectStore('kv');
+        const req = write ? store.put(value, key) : store.get(key);
+        const result = await new Promise((resolve, reject) => {
+          req.onsuccess = () => resolve(req.result);
+          req.onerror = () => reject(req.error);
+        });
+        db.close();
+        return result;
+      },
+      { key, value, write: value !== undefined },
+    );
+
+  it('an unused block of an ended fortnight is swapped for the new CAEA; offline, a sale from $ 10.000.000 gets no unidentified Factura B', async () => {
+    const body = '3071000042';
+    const cuit = `${body}${cuitCheckDigit(body)}`;
+    const company = await makeCompany(t.container, { name: 'Corralón Grande' });
+    const cashier = await makeUser(t.container, { companyId: company.id, role: 'cashier' });
+    const admin = await makeUser(t.container, { companyId: company.id, role: 'admin' });
+    await makeProduct(t.container, company.id, { name: 'Tractor', bc: '7790387000028', basePrice: 10_000_000, stock: 5 });
+    const asAdmin = { cookie: (await login(t.app, admin.email, admin.password)).cookie, ...SAME_ORIGIN };
+    fake.control.setCaeaPointsOfSale(cuit, [5]);
+    const put = await t.app.inject({
+      method: 'PUT',
+      url: '/api/v1/fiscal',
+      headers: asAdmin,
+      payload: {
+        cuit,
+        iva_condition: 'responsable_inscripto',
+        legal_name: 'Corralón Grande S.A.',
+        address: 'Ruta 5 km 10',
+        points_of_sale: [1],
+        default_point_of_sale: 1,
+        caea_enabled: true,
+        caea_point_of_sale: 5,
+      },
+    });
+    expect(put.statusCode, put.body).toBe(200);
+    const caea = await t.app.inject({ method: 'POST', url: '/api/v1/fiscal/caea/request', headers: asAdmin });
+    expect(caea.statusCode, caea.body).toBe(200);
+    const code = caea.json().current.caea as string;
+
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (err) => errors.push(err.message));
+    page.setDefaultTimeout(20_000);
+    await page.goto(`${base}/login?next=%2Fcaja`);
+    await page.fill('#email', cashier.email);
+    await page.fill('#password', cashier.password);
+    await page.click('#login-form button[type=submit]');
+    await page.waitForURL(`${base}/caja`);
+    await page.fill('#open-cash', '1000');
+    await page.click('.register-open button[type=submit]');
+    await page.waitForSelector('#register-input');
+    await page.waitForSelector('#caea-ready');
+    await page.waitForFunction(async () => !!(await caches.match('/caja')) && !!navigator.serviceWorker.controller);
+
+    // The box kept the block of a fortnight that has ended, without using it (no outage then).
+    const [past] = await t.container.db.query<{ id: number }>(
+      `INSERT INTO caea_codes (company_id, issuer_cuit, environment, period, fortnight, caea, valid_from, valid_to, inform_by)
+       VALUES ($1, $2, 'homologacion', 202001, 1, '41234567890123', '2020-01-01', '2020-01-15', '2099-01-01') RETURNING id`,
+      [company.id, cuit],
+    );
+    await t.container.db.query(`UPDATE caea_blocks SET caea_id = $2 WHERE company_id = $1 AND status = 'open'`, [
+      company.id,
+      past!.id,
+    ]);
+    const stale = (await kv(page, 'caea')) as { caea: Record<string, string> };
+    await kv(page, 'caea', {
+      ...stale,
+      caea: { code: '41234567890123', valid_from: '2020-01-01', valid_to: '2020-01-15' },
+    });
+    const blocksOf = () =>
+      t.container.db.query<{ caea_id: number; status: string }>(
+        `SELECT caea_id, status FROM caea_blocks WHERE company_id = $1 AND receipt_code = 6 ORDER BY id`,
+        [company.id],
+      );
+    const [current] = await t.container.db.query<{ id: number }>(
+      'SELECT id FROM caea_codes WHERE company_id = $1 AND caea = $2',
+      [company.id, code],
+    );
+    // Online again with the shift open: the box gives the old block back and holds one of the new CAEA.
+    await page.reload();
+    await page.waitForSelector('#register-input');
+    await expect
+      .poll(async () => (await blocksOf()).map((b) => `${b.caea_id}:${b.status}`), { timeout: 15_000 })
+      .toEqual([`${past!.id}:returned`, `${current!.id}:open`]);
+    await expect
+      .poll(async () => ((await kv(page, 'caea')) as { caea: { code: string } } | null)?.caea.code, { timeout: 15_000 })
+      .toBe(code);
+    const held = (await kv(page, 'caea')) as {
+      blocks: { id: number; first: number; receipt_code: number }[];
+      next: Record<string, number>;
+    };
+    const factB = held.blocks.find((b) => b.receipt_code === 6)!;
+
+    // Offline, $ 10.000.000 to an unidentified consumer: the ticket is not a Factura, no number is taken, the cashier is told.
+    await page.waitForSelector('.register-head :text("productos")');
+    await context.setOffline(true);
+    await page.waitForFunction(() => document.activeElement?.id === 'register-input');
+    await scanAndPay(page, '7790387000028');
+    await page.waitForSelector('#ticket');
+    await expect(page.locator('#ticket').textContent()).resolves.toContain('no válido como factura');
+    expect(await page.locator('#ticket-invoice').count()).toBe(0);
+    await expect(page.locator('#ticket-needs-buyer').textContent()).resolves.toContain('RG 5700');
+    expect(((await kv(page, 'caea')) as typeof held).next[String(factB.id)] ?? factB.first).toBe(factB.first);
+
+    // Back online the sale arrives without a receipt: it is invoiced there, with the buyer's document.
+    await page.click('#ticket-new');
+    await context.setOffline(false);
+    await page.waitForFunction(() => !document.querySelector('#register-offline'), undefined, { timeout: 30_000 });
+    expect(await t.container.db.query('SELECT 1 FROM sales WHERE company_id = $1', [company.id])).toHaveLength(1);
+    expect(await t.container.db.query('SELECT 1 FROM invoices WHERE company_id = $1', [company.id])).toHaveLength(0);
+    expect(errors).toEqual([]);
+    await context.close();
   });
 });

@@ -73,7 +73,8 @@ describe('CAEA contingency (/api/v1/fiscal/caea, /api/v1/caea/blocks, contingenc
     });
     const session = await call('POST', '/api/v1/box-sessions', asCashier, { box_id: 1, opening_cash: 0 });
     expect(session.statusCode, session.body).toBe(201);
-    const sell = async (quantity = 1) => {
+    /** A sale of `quantity` units, left pending, or paid in cash (a paid sale can have returns). */
+    const sell = async (quantity = 1, paid = false) => {
       const r = await call(
         'POST',
         '/api/v1/sales',
@@ -81,7 +82,7 @@ describe('CAEA contingency (/api/v1/fiscal/caea, /api/v1/caea/blocks, contingenc
         {
           box_id: 1,
           items: [{ product_id: product.id, quantity }],
-          payments: [],
+          payments: paid ? [{ method: 'efectivo', amount: 1210 * quantity }] : [],
         },
       );
       expect(r.statusCode, r.body).toBe(201);
@@ -415,6 +416,85 @@ describe('CAEA contingency (/api/v1/fiscal/caea, /api/v1/caea/blocks, contingenc
     expect((await books(s.company.id)).failing).toEqual([]);
   });
 
+  it('sin movimiento: a block a box never used does not hold back an ended fortnight once its last day to inform is near', async () => {
+    const s = await shop({ obtain: false });
+    const today = new Date(Date.now() - 3 * 3_600_000).toISOString().slice(0, 10);
+    const inDays = (n: number) => new Date(Date.parse(`${today}T12:00:00Z`) + n * 86_400_000).toISOString().slice(0, 10);
+    // Two past fortnights, nothing issued under either; box 1 kept an unused block of each.
+    const held: { caea: string; block: number }[] = [];
+    for (const [order, informBy] of [
+      [1, inDays(2)],
+      [2, inDays(20)],
+    ] as const) {
+      const code = `5${order}${String(Date.now()).slice(-12)}`;
+      fake.control.grantCaea(s.cuit, 202002, order, code);
+      const [k] = await t.container.db.query<{ id: number }>(
+        `INSERT INTO caea_codes (company_id, issuer_cuit, environment, period, fortnight, caea, valid_from, valid_to, inform_by)
+         VALUES ($1, $2, 'homologacion', 202002, $3, $4, '2020-02-01', '2020-02-15', $5) RETURNING id`,
+        [s.company.id, s.cuit, order, code, informBy],
+      );
+      const [b] = await t.container.db.query<{ id: number }>(
+        `INSERT INTO caea_blocks (company_id, box_id, caea_id, issuer_cuit, environment, point_of_sale, receipt_code,
+           first_number, last_number, created_by) VALUES ($1, 1, $2, $3, 'homologacion', $4, $5, 1, 50, 'test') RETURNING id`,
+        [s.company.id, k!.id, s.cuit, CAEA_POS, order === 1 ? 6 : 1],
+      );
+      held.push({ caea: code, block: b!.id });
+    }
+    await t.container.invoicing.caea.informNoMovement();
+    // Two days before its deadline the first block is released and its fortnight informed; the
+    // second still waits for a box that may bring receipts it printed offline.
+    expect(fake.control.noMovement().filter((m) => m.cuit === s.cuit)).toMatchObject([
+      { caea: held[0]!.caea, pointOfSale: CAEA_POS },
+    ]);
+    const blocks = await t.container.db.query<{ id: number; status: string }>(
+      'SELECT id, status FROM caea_blocks WHERE company_id = $1 ORDER BY id',
+      [s.company.id],
+    );
+    expect(blocks).toEqual([
+      { id: held[0]!.block, status: 'returned' },
+      { id: held[1]!.block, status: 'open' },
+    ]);
+    expect((await books(s.company.id)).failing).toEqual([]);
+  });
+
+  it('after switching to producción, the homologación CAEA receipts and fortnights are shown as stale and never sent', async () => {
+    const s = await shop();
+    fake.control.startOutage('http', ['FECAESolicitar']);
+    const invoice = (await issue(s.asCashier, (await s.sell()).id)).json().invoice;
+    expect(invoice).toMatchObject({ emission: 'caea', point_of_sale: CAEA_POS });
+    fake.control.endOutage();
+    t.container.invoicing.caea.leaveContingency(s.company.id);
+    // A homologación fortnight that ended with nothing issued.
+    const past = fake.control.grantCaea(s.cuit, 202003, 1, `6${String(Date.now()).slice(-13)}`);
+    await t.container.db.query(
+      `INSERT INTO caea_codes (company_id, issuer_cuit, environment, period, fortnight, caea, valid_from, valid_to, inform_by)
+       VALUES ($1, $2, 'homologacion', 202003, 1, $3, '2020-03-01', '2020-03-15', '2099-01-01')`,
+      [s.company.id, s.cuit, past.caea],
+    );
+    const switched = await call('PUT', '/api/v1/fiscal', s.asAdmin, {
+      cuit: s.cuit,
+      iva_condition: 'responsable_inscripto',
+      legal_name: 'Almacén Contingencia S.R.L.',
+      address: 'Calle 1',
+      auth_mode: 'delegation',
+      environment: 'produccion',
+      points_of_sale: [1, 2],
+      default_point_of_sale: 1,
+      caea_enabled: true,
+      caea_point_of_sale: CAEA_POS,
+    });
+    expect(switched.statusCode, switched.body).toBe(200);
+    const sent = fake.stats.requests['FECAEARegInformativo'] ?? 0;
+    expect(await t.container.invoicing.caea.informAll(s.company.id)).toEqual({ informed: 0, failed: 0 });
+    await t.container.invoicing.caea.informNoMovement();
+    expect(fake.stats.requests['FECAEARegInformativo'] ?? 0).toBe(sent);
+    expect(fake.control.noMovement().filter((m) => m.cuit === s.cuit)).toEqual([]);
+    const status = (await call('GET', '/api/v1/fiscal/caea', s.asAdmin)).json();
+    expect(status.alerts).toContain('inform_stale');
+    expect(status.alerts).not.toContain('inform_rejected');
+    expect(status.to_inform).toMatchObject([{ invoice_id: invoice.id, status: 'pending', tries: 0, stale: true }]);
+  });
+
   it('two boxes offline hold disjoint blocks: each records its own receipts once, never the other box numbers; returned numbers are reused without gaps', async () => {
     const s = await shop();
     await t.container.db.query(`INSERT INTO boxes (company_id, id, name) VALUES ($1, 2, 'Caja 2')`, [s.company.id]);
@@ -530,6 +610,120 @@ describe('CAEA contingency (/api/v1/fiscal/caea, /api/v1/caea/blocks, contingenc
       associated_invoice_id: underCaea.id,
     });
     expect((await call('GET', `/api/v1/invoices/${underCaea.id}`, s.asAdmin)).json().invoice.caea.inform_status).toBe('informed');
+    expect((await books(s.company.id)).failing).toEqual([]);
+  });
+
+  it("a return's credit note during an outage: its own CAE attempt is superseded by the CAEA note, settled by asking ARCA and never sent again", async () => {
+    const s = await shop();
+    const sale = await s.sell(3, true);
+    const full = (await call('GET', `/api/v1/sales/${sale.id}`, s.asAdmin)).json().sale;
+    const inv = (await issue(s.asCashier, sale.id)).json().invoice;
+    expect(inv.emission).toBe('cae');
+    fake.control.startOutage('http', ['FECAESolicitar']);
+    const returned = await call(
+      'POST',
+      `/api/v1/sales/${sale.id}/returns`,
+      { ...s.asAdmin, 'x-idempotency-key': randomUUID() },
+      { lines: [{ item_id: full.items[0].id, quantity: 1 }], refund: { method: 'efectivo' }, reason: 'roto' },
+    );
+    expect(returned.statusCode, returned.body).toBe(201);
+    const returnId = returned.json().return.id;
+    const notes = () =>
+      call('GET', `/api/v1/sales/${sale.id}/invoices`, s.asAdmin).then((r) =>
+        r.json().invoices.filter((i: { kind: string }) => i.kind === 'credit_note'),
+      );
+    const [caeaNote] = await notes();
+    expect(caeaNote).toMatchObject({ emission: 'caea', point_of_sale: CAEA_POS, total: 1210 });
+    const [attempt] = (await call('GET', `/api/v1/sales/${sale.id}/invoices`, s.asAdmin))
+      .json()
+      .attempts.filter((a: { kind: string }) => a.kind === 'credit_note');
+    expect(attempt).toMatchObject({ status: 'pending' });
+
+    // ARCA back: the attempt ARCA never took is given up for the CAEA note, without sending it again.
+    fake.control.endOutage();
+    t.container.invoicing.caea.leaveContingency(s.company.id);
+    const sent = fake.stats.requests['FECAESolicitar'] ?? 0;
+    const settled = await call('POST', `/api/v1/invoice-attempts/${attempt.id}/retry`, s.asAdmin);
+    expect(settled.json()).toMatchObject({ status: 'rejected' });
+    expect(settled.json().last_error).toMatch(/superseded by CAEA/);
+    expect(fake.stats.requests['FECAESolicitar'] ?? 0).toBe(sent);
+    await t.container.invoicing.invoicing.settleCreditNotes();
+    expect((await notes()).map((n: { id: number }) => n.id)).toEqual([caeaNote.id]);
+    const [ret] = (await call('GET', `/api/v1/sales/${sale.id}/returns`, s.asAdmin)).json().returns;
+    expect(ret).toMatchObject({ id: returnId, credit_note: { status: 'issued', invoice_id: caeaNote.id } });
+    expect((await books(s.company.id)).failing).toEqual([]);
+
+    // What the fallback used to leave: the same return credited again with a CAE on point of sale 1.
+    const db = t.container.db;
+    const columns = (
+      await db.query<{ column_name: string }>(`SELECT column_name FROM information_schema.columns WHERE table_name = 'invoices'`)
+    ).map((c) => c.column_name);
+    const cae: Record<string, string> = {
+      id: '(SELECT max(id) + 1 FROM invoices WHERE company_id = $1)',
+      emission: `'cae'`,
+      point_of_sale: '1',
+      number: '1',
+      caea_id: 'NULL',
+      generated_at: 'NULL',
+      caea_request: 'NULL',
+      caea_block_id: 'NULL',
+      inform_status: 'NULL',
+      inform_by: 'NULL',
+    };
+    const [copy] = await db.query<{ id: number }>(
+      `INSERT INTO invoices (${columns.join(', ')}) SELECT ${columns.map((c) => cae[c] ?? c).join(', ')}
+         FROM invoices WHERE company_id = $1 AND id = $2 RETURNING id`,
+      [s.company.id, caeaNote.id],
+    );
+    try {
+      const { report } = await books(s.company.id);
+      expect(report.checks.find((c) => c.name === 'invoice_matches_sale')).toMatchObject({
+        ok: false,
+        detail: {
+          violations: 1,
+          rows: [
+            { invoice_id: copy!.id, sale_id: sale.id, problem: 'credited_twice', expected_cents: 121_000, found_cents: 242_000 },
+          ],
+        },
+      });
+    } finally {
+      await db.query('DELETE FROM invoices WHERE company_id = $1 AND id = $2', [s.company.id, copy!.id]);
+    }
+  });
+
+  it('two returns of a sale during an outage: each gets its own CAEA credit note', async () => {
+    const s = await shop();
+    const sale = await s.sell(3, true);
+    const full = (await call('GET', `/api/v1/sales/${sale.id}`, s.asAdmin)).json().sale;
+    expect((await issue(s.asCashier, sale.id)).json().invoice.emission).toBe('cae');
+    fake.control.startOutage('http', ['FECAESolicitar']);
+    const giveBack = async () => {
+      const r = await call(
+        'POST',
+        `/api/v1/sales/${sale.id}/returns`,
+        { ...s.asAdmin, 'x-idempotency-key': randomUUID() },
+        { lines: [{ item_id: full.items[0].id, quantity: 1 }], refund: { method: 'efectivo' }, reason: 'roto' },
+      );
+      expect(r.statusCode, r.body).toBe(201);
+      return r.json().return;
+    };
+    const first = await giveBack();
+    const second = await giveBack();
+    expect(first.credit_note).toMatchObject({ status: 'issued', number: 'NC B 0005-00000001' });
+    expect(second.credit_note).toMatchObject({ status: 'issued', number: 'NC B 0005-00000002' });
+    // Asking again for the second return's credit note answers its own.
+    const again = await call('POST', `/api/v1/sales/${sale.id}/returns/${second.id}/credit-note`, s.asAdmin);
+    expect(again.statusCode, again.body).toBe(200);
+    expect(again.json().return.credit_note).toMatchObject({ status: 'issued', invoice_id: second.credit_note.invoice_id });
+    fake.control.endOutage();
+    t.container.invoicing.caea.leaveContingency(s.company.id);
+    const notes = (await call('GET', `/api/v1/sales/${sale.id}/invoices`, s.asAdmin))
+      .json()
+      .invoices.filter((i: { kind: string }) => i.kind === 'credit_note');
+    expect(notes.map((n: { emission: string; total: number }) => [n.emission, n.total])).toEqual([
+      ['caea', 1210],
+      ['caea', 1210],
+    ]);
     expect((await books(s.company.id)).failing).toEqual([]);
   });
 

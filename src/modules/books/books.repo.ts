@@ -342,9 +342,11 @@ export interface InvoiceSaleRow {
   /**
    * sale: an invoice's total ≠ its sale's; credited: a credit note's total ≠ the invoice (or the
    * return) it credits, or another sale's; over_credited: credit notes over the invoice's total;
-   * credit_note_missing: a refund of an invoiced sale with no credit note issued or pending.
+   * credit_note_missing: a refund of an invoiced sale with no credit note issued or pending;
+   * credited_twice: a return with more than one credit note (the later one; the return's amount,
+   * the sum of its notes).
    */
-  problem: 'sale' | 'credited' | 'over_credited' | 'credit_note_missing';
+  problem: 'sale' | 'credited' | 'over_credited' | 'credit_note_missing' | 'credited_twice';
   expected_cents: number | null;
   found_cents: number;
 }
@@ -376,6 +378,14 @@ export function invoiceSaleMismatches(conn: Conn, companyId: number, cap: number
         FROM invoices a JOIN invoices n ON n.company_id = a.company_id AND n.associated_invoice_id = a.id AND n.kind = 'credit_note'
         WHERE a.company_id = ${companyId} AND a.kind = 'invoice'
         GROUP BY a.id, a.sale_id, a.total HAVING sum(n.total) > a.total
+      UNION ALL
+      -- A return has one credit note, however it was issued (CAE or CAEA): the later note, the
+      -- return's amount and what its notes credit.
+      SELECT max(n.id), n.sale_id, 'credited_twice', ${cents(sql`max(x.amount)`)}, ${cents(sql`sum(n.total)`)}
+        FROM invoices n
+        LEFT JOIN sale_returns x ON x.company_id = n.company_id AND x.sale_id = n.sale_id AND x.id = n.return_id
+        WHERE n.company_id = ${companyId} AND n.kind = 'credit_note' AND n.return_id IS NOT NULL
+        GROUP BY n.sale_id, n.return_id HAVING count(*) > 1
       UNION ALL
       -- Never a refund with a live invoice and no credit note: each return (with an amount) of a sale
       -- invoiced here, and each invoiced sale cancelled whole, has its credit note issued or pending.

@@ -174,27 +174,45 @@ export async function blockUsage(conn: Conn, companyId: number, blockId: number)
   return rows.map((r) => Number(r.number));
 }
 
+/** The sale's CAEA receipt of this kind: its invoice, or the credit note of this return (null: of the whole sale). */
 export async function caeaInvoiceOfSale(
   conn: Conn,
   companyId: number,
   saleId: number,
   kind: string,
+  returnId: number | null,
 ): Promise<CaeaInvoiceRow | null> {
   const [row] = await selectTableRows(
     conn,
     invoices,
-    sql`SELECT ${INVOICE} FROM invoices WHERE company_id = ${companyId} AND sale_id = ${saleId} AND kind = ${kind} AND emission = 'caea'`,
+    sql`SELECT ${INVOICE} FROM invoices WHERE company_id = ${companyId} AND sale_id = ${saleId} AND kind = ${kind} AND emission = 'caea'
+        AND return_id IS NOT DISTINCT FROM ${returnId}::integer`,
   );
   return row ?? null;
 }
 
-/** CAEA receipts not yet informed (pending or rejected), oldest deadline first; all companies when companyId is null. */
-export async function toInform(conn: Conn, companyId: number | null, limit: number): Promise<CaeaInvoiceRow[]> {
+/**
+ * CAEA receipts not yet informed (pending or rejected), oldest deadline first; all companies when
+ * companyId is null. `current`: only those of the company's CUIT and environment now (the others
+ * cannot be informed with its ARCA session).
+ */
+export async function toInform(
+  conn: Conn,
+  companyId: number | null,
+  limit: number,
+  options: { current?: boolean } = {},
+): Promise<CaeaInvoiceRow[]> {
   return selectTableRows(
     conn,
     invoices,
     sql`SELECT ${INVOICE} FROM invoices WHERE emission = 'caea' AND inform_status IN ('pending', 'rejected')
         ${companyId === null ? sql`` : sql`AND company_id = ${companyId}`}
+        ${
+          options.current
+            ? sql`AND EXISTS (SELECT 1 FROM company_fiscal f JOIN companies c ON c.id = f.company_id
+                WHERE f.company_id = invoices.company_id AND f.environment = invoices.environment AND c.cuit = invoices.issuer_cuit)`
+            : sql``
+        }
         ORDER BY inform_by, issuer_cuit, point_of_sale, receipt_code, number LIMIT ${limit}`,
   );
 }
@@ -228,7 +246,26 @@ export async function updateInform(
   await conn.execute(sql`UPDATE invoices SET ${setList(invoices, patch)} WHERE company_id = ${companyId} AND id = ${id}`);
 }
 
-/** CAEAs whose fortnight has begun, with no receipt on the point of sale and no "sin movimiento" informed yet. */
+/**
+ * Open blocks nobody recorded a receipt in, of a CAEA whose fortnight has ended and whose last day
+ * to inform is at most `marginDays` away: the box that holds one never came back to swap it.
+ */
+export async function idleBlocksOfEndedFortnights(conn: Conn, today: string, marginDays: number): Promise<BlockRow[]> {
+  return selectTableRows(
+    conn,
+    caeaBlocks,
+    sql`SELECT ${BLOCK} FROM caea_blocks WHERE status = 'open' AND EXISTS (
+          SELECT 1 FROM caea_codes k WHERE k.company_id = caea_blocks.company_id AND k.id = caea_blocks.caea_id
+            AND k.valid_to < ${today}::date AND k.inform_by <= ${today}::date + ${marginDays}::integer)
+        AND NOT EXISTS (SELECT 1 FROM invoices i WHERE i.company_id = caea_blocks.company_id AND i.caea_block_id = caea_blocks.id)
+        ORDER BY company_id, id`,
+  );
+}
+
+/**
+ * CAEAs whose fortnight has ended, with no receipt on the point of sale and no "sin movimiento"
+ * informed yet; only those of the company's CUIT and environment now.
+ */
 export async function noMovementDue(conn: Conn, today: string, limit: number) {
   return selectRows<{
     company_id: number;
@@ -241,6 +278,8 @@ export async function noMovementDue(conn: Conn, today: string, limit: number) {
     conn,
     sql`SELECT k.company_id, k.id AS caea_id, k.caea, f.caea_point_of_sale AS point_of_sale, k.environment, k.issuer_cuit
         FROM caea_codes k JOIN company_fiscal f ON f.company_id = k.company_id AND f.caea_point_of_sale IS NOT NULL
+          AND f.environment = k.environment
+        JOIN companies c ON c.id = k.company_id AND c.cuit = k.issuer_cuit
         WHERE k.valid_to < ${today}::date AND k.inform_by >= ${today}::date
           AND NOT EXISTS (SELECT 1 FROM invoices i WHERE i.company_id = k.company_id AND i.caea_id = k.id)
           AND NOT EXISTS (SELECT 1 FROM caea_blocks b WHERE b.company_id = k.company_id AND b.caea_id = k.id AND b.status = 'open')

@@ -37,6 +37,12 @@ export interface CaeaDraft {
 const CONTINGENCY_MS = 60_000;
 /** Default size of a register box's reserved block. */
 export const DEFAULT_BLOCK_SIZE = 50;
+/**
+ * An unused block of an ended fortnight is released (and «sin movimiento» informed) when the last
+ * day to inform is this close: until then a box offline since the fortnight ended may still bring
+ * receipts it printed (once «sin movimiento» is informed, ARCA refuses them: 1424).
+ */
+const IDLE_BLOCK_MARGIN_DAYS = 3;
 
 const RECEIPT_CODES_OF: Record<string, number[]> = {
   responsable_inscripto: [1, 6],
@@ -321,6 +327,36 @@ export function createCaeaService({
     }
   }
 
+  /**
+   * Closes the blocks of an ended fortnight no box used (IDLE_BLOCK_MARGIN_DAYS before the last day
+   * to inform): their numbers are free for the series again, and the point of sale can be informed
+   * «sin movimiento». A box swaps its own unused block as soon as it is online in the new fortnight.
+   */
+  async function releaseIdleBlocks() {
+    const idle = await repo.idleBlocksOfEndedFortnights(orm, isoOf(today()), IDLE_BLOCK_MARGIN_DAYS);
+    for (const block of idle) {
+      const series = {
+        issuerCuit: block.issuerCuit,
+        environment: block.environment,
+        pointOfSale: block.pointOfSale,
+        receiptCode: block.receiptCode,
+      };
+      await withSerialLock(db, repo.caeaSeriesKey(series), () =>
+        orm.transaction(async (tx) => {
+          const fresh = await repo.findBlock(tx, block.companyId, block.id, { forUpdate: true });
+          if (fresh?.status !== 'open' || (await repo.blockUsage(tx, block.companyId, block.id)).length > 0) return;
+          await repo.returnBlock(tx, block.companyId, block.id, clock.now());
+          await recordAudit(tx, {
+            action: 'caea.block_returned',
+            ...auditBy(cliCtx(block.companyId)),
+            companyId: block.companyId,
+            details: { block_id: block.id, box_id: block.boxId, used: 0, reason: 'fortnight_ended' },
+          });
+        }),
+      );
+    }
+  }
+
   return {
     /** True while a company's receipts go straight to CAEA (ARCA failed to answer moments ago). */
     inContingency(companyId: number): boolean {
@@ -345,14 +381,14 @@ export function createCaeaService({
     ): Promise<repo.CaeaInvoiceRow | null> {
       const pointOfSale = setup.caea.pointOfSale;
       if (!setup.caea.enabled || pointOfSale === null) return null;
-      const existing = await repo.caeaInvoiceOfSale(orm, ctx.companyId, draft.saleId, draft.kind);
+      const existing = await repo.caeaInvoiceOfSale(orm, ctx.companyId, draft.saleId, draft.kind, draft.returnId);
       if (existing) return existing;
       const caea = await currentCaea(ctx.companyId, setup, draft.request.date);
       if (!caea) return null;
       const series = seriesOf(setup, pointOfSale, draft.receiptCode);
       const now = clock.now();
       return withSerialLock(db, repo.caeaSeriesKey(series), async () => {
-        const again = await repo.caeaInvoiceOfSale(orm, ctx.companyId, draft.saleId, draft.kind);
+        const again = await repo.caeaInvoiceOfSale(orm, ctx.companyId, draft.saleId, draft.kind, draft.returnId);
         if (again) return again;
         const number = await repo.nextCaeaNumber(orm, series);
         return insertReceipt(ctx, ctx.companyId, setup, caea, draft, pointOfSale, number, `${arcaDate(now)}${arcaTime(now)}`, {
@@ -383,9 +419,13 @@ export function createCaeaService({
       return this.status(ctx);
     },
 
-    /** The job: informs every CAEA receipt due, in number order per series; a series stops at its first failure. */
+    /**
+     * The job: informs every CAEA receipt due, in number order per series; a series stops at its
+     * first failure. Only receipts of the company's CUIT and environment now: those of another
+     * (homologación before producción, a changed CUIT) would go to the wrong ARCA, and stay stale.
+     */
     async informAll(companyId: number | null = null): Promise<{ informed: number; failed: number }> {
-      const rows = await repo.toInform(orm, companyId, 500);
+      const rows = await repo.toInform(orm, companyId, 500, { current: true });
       const stopped = new Set<string>();
       const sessions = new Map<number, Awaited<ReturnType<typeof session>> | null>();
       let informed = 0;
@@ -436,6 +476,7 @@ export function createCaeaService({
 
     /** The job: "sin movimiento" for each CAEA whose fortnight ended with nothing issued on the CAEA point of sale. */
     async informNoMovement(): Promise<number> {
+      await releaseIdleBlocks();
       const due = await repo.noMovementDue(orm, isoOf(today()), 50);
       let done = 0;
       for (const d of due) {
@@ -501,6 +542,7 @@ export function createCaeaService({
         request_from: isoOf(requestWindow(f).opens),
       });
       const pending = await repo.toInform(orm, ctx.companyId, 200);
+      const isStale = (p: repo.CaeaInvoiceRow) => p.issuerCuit !== setup.cuit || p.environment !== setup.environment;
       const duplicates = await repo.contingencyDuplicates(orm, ctx.companyId);
       const alerts: string[] = [];
       if (duplicates.length > 0) alerts.push('contingency_duplicate');
@@ -508,8 +550,9 @@ export function createCaeaService({
         if (!pick(cur)) alerts.push('missing_current');
         if (!pick(next) && now >= requestWindow(next).opens) alerts.push('missing_next');
         if (pending.some((p) => p.informBy !== null && p.informBy < isoOf(now))) alerts.push('inform_overdue');
-        if (pending.some((p) => p.informStatus === 'rejected')) alerts.push('inform_rejected');
+        if (pending.some((p) => p.informStatus === 'rejected' && !isStale(p))) alerts.push('inform_rejected');
       }
+      if (pending.some(isStale)) alerts.push('inform_stale');
       return {
         enabled: setup.caea_enabled,
         point_of_sale: setup.caea_point_of_sale,
@@ -528,6 +571,7 @@ export function createCaeaService({
           status: p.informStatus,
           tries: p.informTries,
           last_error: p.informError,
+          stale: isStale(p),
         })),
       };
     },
@@ -615,7 +659,7 @@ export function createCaeaService({
     ) {
       const block = await repo.findBlock(orm, ctx.companyId, input.blockId);
       if (!block) throw new AppError('not_found', `CAEA block ${input.blockId} not found`);
-      const existing = await repo.caeaInvoiceOfSale(orm, ctx.companyId, draft.saleId, draft.kind);
+      const existing = await repo.caeaInvoiceOfSale(orm, ctx.companyId, draft.saleId, draft.kind, draft.returnId);
       if (existing) {
         if (existing.caeaBlockId === block.id && existing.number === input.number) return { invoice: existing, created: false };
         throw new AppError('conflict', `sale ${draft.saleId} already has CAEA receipt ${existing.number}`);
@@ -659,6 +703,10 @@ export function createCaeaService({
       };
       const withDate: CaeaDraft = { ...draft, request: { ...draft.request, date } };
       return withSerialLock(db, repo.caeaSeriesKey(series), async () => {
+        // Returned meanwhile (by the box, or released at the end of its fortnight): its numbers are free again.
+        if ((await repo.findBlock(orm, ctx.companyId, block.id))?.status !== 'open') {
+          throw new AppError('invalid_state', `block ${block.id} was already returned`);
+        }
         try {
           const invoice = await insertReceipt(
             ctx,

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { cuitCheckDigit } from '../../lib/cuit.ts';
 import { AppError } from '../../lib/errors.ts';
 import { arcaDate } from '../arca/time.ts';
 import {
@@ -61,6 +62,30 @@ describe('buyer', () => {
     expect(() => resolveBuyer({ doc_type: 'dni', doc_number: '30123456', iva_condition: 1 }, 1)).toThrow(/identified by CUIT/);
     expect(() => resolveBuyer({ iva_condition: 3 }, 1)).toThrow(/not an ARCA receiver condition/);
     expect(() => resolveBuyer({ doc_type: 'dni', doc_number: '12' }, 1)).toThrow(/DNI/);
+  });
+
+  it('a CUIL does not stand for the CUIT of a Factura A receiver (1, 6, 13, 16): refused as a DNI is, never sent as a B', () => {
+    const body = '2012345678';
+    const cuil = `${body}${cuitCheckDigit(body)}`;
+    const refusal = (input: Parameters<typeof resolveBuyer>[0]) => {
+      try {
+        resolveBuyer(input, 1);
+      } catch (err) {
+        return err instanceof AppError ? { code: err.code, status: err.status, details: err.details } : err;
+      }
+      return null;
+    };
+    for (const condition of [1, 6, 13, 16]) {
+      const asDni = refusal({ doc_type: 'dni', doc_number: '30123456', iva_condition: condition });
+      expect(asDni).toMatchObject({ code: 'validation_failed', status: 422 });
+      expect(refusal({ doc_type: 'cuil', doc_number: cuil, iva_condition: condition })).toEqual(asDni);
+    }
+    // A final consumer or an exempt buyer may still give their CUIL (class B, DocTipo 86).
+    for (const condition of [4, 5]) {
+      const buyer = resolveBuyer({ doc_type: 'cuil', doc_number: cuil, iva_condition: condition }, 1);
+      expect(buyer).toMatchObject({ docType: 86, docNumber: cuil });
+      expect(chooseLetter('responsable_inscripto', buyer)).toBe('B');
+    }
   });
 });
 

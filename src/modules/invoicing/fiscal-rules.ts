@@ -123,6 +123,15 @@ export function resolveBuyer(input: BuyerInput | undefined, totalCents: number):
         details: [{ path: '/buyer/doc_number', message: 'check digit' }],
       });
     }
+    if (docType === 'cuil' && CLASS_A_RECEIVERS.has(condition)) {
+      // Their receipt is a Factura A, which only a CUIT receives (DocTipo 80; a B with this
+      // condition is rejected, 10243). The research does not say a CUIL stands for the CUIT.
+      throw new AppError(
+        'validation_failed',
+        `a buyer with IVA condition ${RECEIVER_CONDITIONS[condition]} is identified by CUIT, not CUIL`,
+        { details: [{ path: '/buyer/doc_type', message: 'cuit' }] },
+      );
+    }
     return { docType: DOC_TYPES[docType], docNumber: cuit, ivaCondition: condition, name };
   }
   if (!/^\d{7,8}$/.test(raw)) {

@@ -262,7 +262,9 @@ export const CaeaStatus = Type.Object(
     current: CaeaOfFortnight,
     next: CaeaOfFortnight,
     alerts: Type.Array(
-      Type.String({ description: 'missing_current, missing_next, inform_overdue, inform_rejected, contingency_duplicate' }),
+      Type.String({
+        description: 'missing_current, missing_next, inform_overdue, inform_rejected, inform_stale, contingency_duplicate',
+      }),
     ),
     duplicates: Type.Array(
       Type.Object({ sale_id: Type.Integer(), cae_invoice_id: Type.Integer(), caea_invoice_id: Type.Integer() }),
@@ -279,6 +281,9 @@ export const CaeaStatus = Type.Object(
         status: Nullable(Type.String()),
         tries: Type.Integer(),
         last_error: Nullable(Type.String()),
+        stale: Type.Boolean({
+          description: 'Issued with another CUIT or environment than the company has now: not informed with this setup',
+        }),
       }),
     ),
   },

@@ -528,7 +528,7 @@ export function createInvoicingService({
         ? { ...input, pointOfSale: setup.defaultPointOfSale ?? setup.pointsOfSale[0] ?? input.pointOfSale }
         : input;
     if (caeaOn) {
-      const already = await issuedOfSale(ctx.companyId, draft.saleId, draft.kind);
+      const already = await issuedOfSale(ctx.companyId, draft.saleId, draft.kind, draft.returnId);
       if (already) return { invoice: invoiceDetail(already), created: false };
     }
     if (caeaOn && caea.inContingency(ctx.companyId)) {
@@ -547,7 +547,9 @@ export function createInvoicingService({
     } catch (err) {
       if (!caeaOn || !isOutage(err)) throw err;
       caea.enterContingency(ctx.companyId);
-      const pending = await repo.liveAttempt(orm, ctx.companyId, draft.saleId, draft.kind);
+      // The CAE attempt of this very receipt (a return's credit note is one per return): superseded,
+      // it is settled by asking ARCA and never sent again.
+      const pending = await repo.liveAttempt(orm, ctx.companyId, draft.saleId, draft.kind, draft.returnId);
       const issued = await contingency(ctx, setup, draft, pending?.status === 'pending' ? pending.id : null);
       if (!issued)
         throw err instanceof ContingencyNow

@@ -65,16 +65,27 @@ export function listReturnLines(conn: Conn, companyId: number, saleIds: number[]
   );
 }
 
-/** The credit note of each return (the live attempt, and its invoice once approved). */
+/**
+ * The credit note of each return (the live attempt, and its invoice once approved), last per return
+ * the one that stands: a note issued under a CAEA (it has no attempt of its own) comes after the
+ * attempts, so the CAE attempt it superseded does not show it as pending or rejected.
+ */
 export function listReturnReceipts(conn: Conn, companyId: number, saleIds: number[]): Promise<ReturnReceiptRow[]> {
   if (saleIds.length === 0) return Promise.resolve([]);
   return selectRows<ReturnReceiptRow>(
     conn,
-    sql`SELECT a.sale_id, a.return_id, a.status, i.id AS invoice_id, i.type, i.point_of_sale, i.number::int AS number
-      FROM invoice_attempts a LEFT JOIN invoices i ON i.company_id = a.company_id AND i.id = a.invoice_id
-      WHERE a.company_id = ${companyId} AND a.sale_id IN (${idList(saleIds)}) AND a.kind = 'credit_note'
-        AND a.return_id IS NOT NULL
-      ORDER BY a.sale_id, a.return_id, a.id`,
+    sql`SELECT sale_id, return_id, status, invoice_id, type, point_of_sale, number FROM (
+        SELECT a.sale_id, a.return_id, a.status, i.id AS invoice_id, i.type, i.point_of_sale, i.number::int AS number,
+            0 AS rank, a.id AS id
+          FROM invoice_attempts a LEFT JOIN invoices i ON i.company_id = a.company_id AND i.id = a.invoice_id
+          WHERE a.company_id = ${companyId} AND a.sale_id IN (${idList(saleIds)}) AND a.kind = 'credit_note'
+            AND a.return_id IS NOT NULL
+        UNION ALL
+        SELECT n.sale_id, n.return_id, 'approved', n.id, n.type, n.point_of_sale, n.number::int, 1, n.id
+          FROM invoices n
+          WHERE n.company_id = ${companyId} AND n.sale_id IN (${idList(saleIds)}) AND n.kind = 'credit_note'
+            AND n.return_id IS NOT NULL AND n.emission = 'caea'
+      ) r ORDER BY sale_id, return_id, rank, id`,
   );
 }
 

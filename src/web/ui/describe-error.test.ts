@@ -32,6 +32,10 @@ describe('describeError', () => {
     expect(
       describeError({ code: 'validation_failed', details: [{ path: '/buyer', message: 'buyer_identification_required' }] }),
     ).toContain('RG 5700');
+    // A Factura A receiver given by DNI or CUIL (fiscal-rules resolveBuyer).
+    expect(describeError({ code: 'validation_failed', details: [{ path: '/buyer/doc_type', message: 'cuit' }] })).toContain(
+      'solo con el CUIT del comprador',
+    );
     expect(describeError({ code: 'validation_failed' })).toBe('Revisá los datos: hay alguno que no es válido.');
   });
 

@@ -87,6 +87,9 @@ function validation(err: ErrorLike): string {
   if (err.details?.some((d) => d.message === 'amount_max')) {
     return 'El importe pasa el máximo que se puede registrar ($\u00a0999.999.999.999,99): revisá la cantidad y el precio.';
   }
+  if (err.details?.some((d) => d.path === '/buyer/doc_type' && d.message === 'cuit')) {
+    return 'Con esa condición frente al IVA corresponde Factura A, y esa se hace solo con el CUIT del comprador (no con DNI ni CUIL): elegí CUIT y cargá su número.';
+  }
   if (err.details?.some((d) => d.message === 'buyer_identification_required')) {
     return 'Desde $\u00a010.000.000 hay que identificar al comprador (RG 5700): cargá su CUIT o DNI.';
   }

@@ -23,6 +23,7 @@ const DETAILS: (ErrorDetail[] | undefined)[] = [
   [{ path: '/body', message: 'mixed_encoding', found: 'utf-8', line: 2 }],
   [{ path: '/body', message: 'repeated_column', found: 'price', line: 1 }],
   [{ path: '/buyer', message: 'buyer_identification_required' }],
+  [{ path: '/buyer/doc_type', message: 'cuit' }],
 ];
 const ENGLISH_ERROR = 'barcode 7790895000997 already belongs to product 314 (Queso)';
 

@@ -34,6 +34,7 @@ interface CaeaStatus {
     status: string | null;
     tries: number;
     last_error: string | null;
+    stale: boolean;
   }[];
 }
 
@@ -43,6 +44,8 @@ const ALERTS: Record<string, string> = {
   missing_next: 'Todavía no hay CAEA para la próxima quincena (Mostrador lo sigue pidiendo).',
   inform_overdue: 'Hay comprobantes emitidos con CAEA sin informar y con la fecha tope vencida.',
   inform_rejected: 'ARCA rechazó informar algún comprobante emitido con CAEA: mirá el detalle abajo.',
+  inform_stale:
+    'Hay comprobantes CAEA emitidos con otro CUIT o en otro ambiente (homologación o producción) que el actual: Mostrador no los informa con esta configuración.',
   contingency_duplicate:
     'ARCA terminó autorizando con CAE una venta que ya tenía su comprobante con CAEA: quedaron dos comprobantes válidos. Anulá uno con una nota de crédito.',
 };
@@ -242,11 +245,13 @@ export function CaeaPanel({ canSave }: { canSave: boolean }) {
                   <td class="num">{formatArs(Math.round(p.total * 100))}</td>
                   <td>{p.inform_by ? formatDate(p.inform_by) : ''}</td>
                   <td>
-                    {p.status === 'rejected'
-                      ? `Rechazado por ARCA: ${p.last_error ?? ''}`
-                      : p.tries > 0
-                        ? `Reintentando (${p.tries})`
-                        : 'Por informar'}
+                    {p.stale
+                      ? 'De otro CUIT o ambiente: no se informa'
+                      : p.status === 'rejected'
+                        ? `Rechazado por ARCA: ${p.last_error ?? ''}`
+                        : p.tries > 0
+                          ? `Reintentando (${p.tries})`
+                          : 'Por informar'}
                   </td>
                 </tr>
               ))}

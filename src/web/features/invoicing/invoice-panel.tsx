@@ -63,7 +63,9 @@ const MESSAGES = {
   unavailable: 'ARCA no se puede usar en este momento. Probá de nuevo en unos minutos.',
   invalid_state: 'No se puede facturar esta venta en el estado en que está: actualizá la página.',
   validation_failed: (body: ErrorBody) =>
-    body.details?.some((d) => d.message === 'buyer_identification_required')
+    body.details?.some(
+      (d) => d.message === 'buyer_identification_required' || (d.path === '/buyer/doc_type' && d.message === 'cuit'),
+    )
       ? describeError(body)
       : 'Revisá los datos del comprador: hay alguno que no es válido.',
   conflict: 'No se pudo facturar ahora: ya hay un pedido en curso para esta venta. Probá de nuevo en un momento.',

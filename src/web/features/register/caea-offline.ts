@@ -1,3 +1,4 @@
+import { IDENTIFICATION_THRESHOLD_CENTS } from '../../../modules/invoicing/fiscal-rules.ts';
 import { api } from '../../ui/api.ts';
 import type { OfflineCaea, OfflineInvoice, RegisterStore } from './store.ts';
 
@@ -49,8 +50,17 @@ function arcaStamp(at: Date): string {
 }
 
 /**
+ * RG 5700: from $ 10.000.000 a final consumer's receipt names the buyer, which a receipt printed
+ * offline does not: such a sale goes without it and is invoiced, with the buyer's document, online.
+ */
+export function needsIdentifiedBuyer(totalCents: number): boolean {
+  return totalCents >= IDENTIFICATION_THRESHOLD_CENTS;
+}
+
+/**
  * Takes the next number of the box's block for a consumer receipt of `totalCents`; null when the
- * box holds none (no CAEA, block used up, or outside the CAEA's fortnight).
+ * box holds none (no CAEA, block used up, or outside the CAEA's fortnight), or when the receipt
+ * would have to identify the buyer (needsIdentifiedBuyer).
  */
 export async function takeOfflineInvoice(
   store: RegisterStore,
@@ -58,6 +68,7 @@ export async function takeOfflineInvoice(
   totalCents: number,
   at = new Date(),
 ): Promise<OfflineInvoice | null> {
+  if (needsIdentifiedBuyer(totalCents)) return null;
   const held = await storedCaea(store);
   if (!held || held.boxId !== boxId) return null;
   const stamp = arcaStamp(at);
@@ -115,13 +126,17 @@ export async function sendOfflineInvoice(saleId: number, invoice: OfflineInvoice
 
 /**
  * Back online with everything sent: the box gives its blocks back (the numbers it did not use are
- * free again) and takes fresh ones for the next outage.
+ * free again) and takes fresh ones for the next outage. A block it did not use is kept while its
+ * CAEA covers today, and given back once the fortnight is over (the server swaps it for the new
+ * CAEA's, so the box can invoice offline again and the old fortnight can be informed).
  */
-export async function renewCaea(store: RegisterStore, boxId: number): Promise<OfflineCaea | null> {
+export async function renewCaea(store: RegisterStore, boxId: number, at = new Date()): Promise<OfflineCaea | null> {
   const held = await storedCaea(store);
   if (held && held.boxId === boxId) {
     const used = held.blocks.some((b) => (held.next[String(b.id)] ?? b.first) > b.first);
-    if (!used) return held;
+    const stamp = arcaStamp(at);
+    const ended = `${stamp.slice(0, 4)}-${stamp.slice(4, 6)}-${stamp.slice(6, 8)}` > held.caea.valid_to;
+    if (!used && !ended) return refreshCaea(store, boxId);
     // A printed receipt not yet recorded (even one the server refused, waiting for a person) keeps
     // its block: returning it would free a number a customer already holds on paper.
     if ((await store.queued()).some((q) => q.invoice)) return held;

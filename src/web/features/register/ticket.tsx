@@ -125,6 +125,12 @@ export function Ticket({
         <div class="ticket-invoice no-print">
           <InvoicePanel saleId={data.sale.id} total={data.sale.total} cancelled={false} canCreditNote={false} />
         </div>
+      ) : data.invoiceNeedsBuyer ? (
+        <p class="notice notice-error no-print" id="ticket-needs-buyer" role="alert">
+          {
+            'Desde $\u00a010.000.000 la factura lleva el CUIT o DNI del comprador (RG 5700) y sin conexión no se puede emitir: pedile el documento y facturá esta venta cuando vuelva la conexión.'
+          }
+        </p>
       ) : (
         <p class="muted no-print">La factura se emite cuando la venta llegue al servidor.</p>
       )}

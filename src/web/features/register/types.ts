@@ -80,4 +80,6 @@ export interface TicketData {
   sale: SaleWire | null;
   /** The Factura printed offline under the CAEA (caea-offline.ts), if the box held numbers. */
   offlineInvoice?: OfflineInvoice | null;
+  /** Sold offline from the RG 5700 threshold: no Factura printed; invoiced online with the buyer's document. */
+  invoiceNeedsBuyer?: boolean;
 }

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { ApiError, errorText } from '../../ui/api.ts';
-import { takeOfflineInvoice } from './caea-offline.ts';
+import { needsIdentifiedBuyer, takeOfflineInvoice } from './caea-offline.ts';
 import { checkout } from './checkout.ts';
 import type { PickedCustomer } from './customer-picker.tsx';
 import { needsApproval, type SaleAction, type SaleState, saleTotal } from './sale-state.ts';
@@ -95,10 +95,11 @@ export function useSell({
         link.setOffline(true);
       }
     }
-    // Offline, a consumer's sale is invoiced under the CAEA with the box's next reserved number.
+    // Offline, a consumer's sale is invoiced under the CAEA with the box's next reserved number;
+    // from the RG 5700 threshold it waits to be invoiced online, with the buyer's document.
     const invoice = customer ? null : await takeOfflineInvoice(store, box.id, total).catch(() => null);
     await store.enqueue({ key, body, totalCents: total, queuedAt: draft.soldAt, ...(invoice ? { invoice } : {}) });
-    finish({ ...draft, offlineInvoice: invoice });
+    finish({ ...draft, offlineInvoice: invoice, invoiceNeedsBuyer: !customer && needsIdentifiedBuyer(total) });
     void link.sync();
   }
 
