@@ -15,7 +15,8 @@ export function etagOf(body: string): string {
   return `"${createHash('sha256').update(body).digest('base64url').slice(0, 32)}"`;
 }
 
-function matches(ifNoneMatch: string | undefined, etag: string): boolean {
+/** Whether If-None-Match names this ETag: in a list, weak (W/) or `*` (RFC 9110 §13.1.2, weak comparison). */
+export function ifNoneMatches(ifNoneMatch: string | undefined, etag: string): boolean {
   if (!ifNoneMatch) return false;
   return ifNoneMatch
     .split(',')
@@ -28,6 +29,6 @@ export function sendCacheable(request: FastifyRequest, reply: FastifyReply, item
   const etag = item.etag ?? etagOf(item.body);
   reply.header('etag', etag).header('cache-control', item.cacheControl);
   if (item.vary) reply.header('vary', item.vary);
-  if (matches(request.headers['if-none-match'], etag)) return reply.code(304).send();
+  if (ifNoneMatches(request.headers['if-none-match'], etag)) return reply.code(304).send();
   return reply.type(item.contentType).send(item.body);
 }

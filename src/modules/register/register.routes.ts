@@ -3,6 +3,7 @@ import type { App } from '../../http/app.types.ts';
 import { errorResponses } from '../../http/error-body.schema.ts';
 import { companyCtx } from '../../http/request-context.ts';
 import { AppError } from '../../lib/errors.ts';
+import { ifNoneMatches } from '../../http/cacheable.ts';
 import { AR_TIME_ZONE, formatLocalDateTime } from '../../lib/format.ts';
 import { paymentMethodLabel, SALE_SOURCE_LABELS, SALE_STATUS_LABELS } from '../../lib/sale-labels.ts';
 import { formatAmount, writeSpreadsheet } from '../../lib/spreadsheet.ts';
@@ -202,7 +203,7 @@ export function registerRegisterRoutes(
       const stamp = await register.catalogStamp(companyId);
       const body304 = { etag: stamp.etag, at: stamp.at, products: [] };
       reply.header('etag', stamp.etag).header('cache-control', 'private, no-cache');
-      if (request.headers['if-none-match'] === stamp.etag) {
+      if (ifNoneMatches(request.headers['if-none-match'], stamp.etag)) {
         // 304 is HTTP's answer to a conditional GET, not one of the operation's: no body, no schema.
         reply.statusCode = 304;
         return reply.serializer(() => '').send(body304);
