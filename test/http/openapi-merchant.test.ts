@@ -38,6 +38,36 @@ describe('the two OpenAPI documents', () => {
     expect(JSON.stringify(doc.paths['/api/v1/products'].get.responses['200'])).toContain('#/components/schemas/Product');
     expect(JSON.stringify(doc)).not.toContain('"$id"');
     expect(doc.components.securitySchemes.apiToken).toMatchObject({ type: 'http', scheme: 'bearer' });
+    for (const path of ['/api/v1/me', '/api/v1/api-tokens', '/api/v1/api-tokens/{id}/revoke']) expect(paths).toContain(path);
+  });
+
+  it('declares the response headers the routes set: idempotent replays, the catalogue ETag (and its 304), Retry-After', async () => {
+    const merchant = (await t.app.inject({ url: '/docs/openapi-comercio.json' })).json();
+    const replay = (path: string, status: string) =>
+      merchant.paths[path].post.responses[status]?.headers?.['idempotent-replay']?.schema;
+    for (const path of [
+      '/api/v1/sales',
+      '/api/v1/box-sessions',
+      '/api/v1/sales/{id}/returns',
+      '/api/v1/customers/{id}/payments',
+    ]) {
+      const successes = Object.keys(merchant.paths[path].post.responses).filter((status) => status.startsWith('2'));
+      expect([path, successes.map((status) => replay(path, status))]).toEqual([
+        path,
+        successes.map(() => ({ type: 'string', enum: ['true'] })),
+      ]);
+    }
+    const catalog = merchant.paths['/api/v1/register/catalog'].get.responses;
+    expect(Object.keys(catalog['200'].headers)).toEqual(['etag']);
+    expect(catalog['304'].description).toContain('If-None-Match');
+    const open = (await t.app.inject({ url: '/openapi.json' })).json();
+    expect(open.paths['/api/public/scanner'].get.responses['429'].headers['retry-after']).toBeDefined();
+    expect(open.paths['/api/exchange'].get.responses['503'].headers['retry-after']).toBeDefined();
+    expect(open.paths['/api/integration/in'].post.responses['200'].headers['x-idempotency-mismatch']).toBeDefined();
+    for (const doc of [merchant, open]) {
+      const result = await new Validator().validate(doc as never);
+      expect(result.errors ?? []).toEqual([]);
+    }
   });
 });
 

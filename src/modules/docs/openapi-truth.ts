@@ -109,6 +109,56 @@ function refersToRecords(operation: Json, schemas: Json): boolean {
   return /"[a-z_]+_id":\{/.test(text);
 }
 
+const REPLAY_HEADER = {
+  'idempotent-replay': {
+    description: 'true when this is the stored answer to an earlier request with the same x-idempotency-key',
+    schema: { type: 'string', enum: ['true'] },
+  },
+};
+const RETRY_AFTER = {
+  'retry-after': { description: 'Seconds to wait before asking again', schema: { type: 'string', pattern: '^[0-9]+$' } },
+};
+
+/** The response headers the routes set, by operation and status ('2xx': every success it declares). */
+const RESPONSE_HEADERS: Record<string, Record<string, Json>> = {
+  'post /api/v1/sales': { '2xx': REPLAY_HEADER },
+  'post /api/v1/box-sessions': { '2xx': REPLAY_HEADER },
+  'post /api/v1/sales/{id}/returns': { '2xx': REPLAY_HEADER },
+  'post /api/v1/sales/{id}/exchanges': { '2xx': REPLAY_HEADER },
+  'post /api/v1/customers/{id}/payments': { '2xx': REPLAY_HEADER },
+  'post /api/integration/in': {
+    '2xx': {
+      'x-idempotency-mismatch': {
+        description:
+          'Present when the idempotency key was already used with a different body: the stored event stands, this body was not applied',
+        schema: { type: 'string' },
+      },
+    },
+  },
+  'get /api/public/scanner': { '429': RETRY_AFTER },
+  'get /api/exchange': { '503': RETRY_AFTER },
+  'get /api/v1/register/catalog': {
+    '2xx': {
+      etag: { description: "The catalogue's version: send it back as If-None-Match", schema: { type: 'string' } },
+    },
+  },
+};
+
+/** Declares the headers of RESPONSE_HEADERS on the operation's responses; a conditional GET gets its 304. */
+function declareHeaders(key: string, responses: Json) {
+  const declared = RESPONSE_HEADERS[key];
+  if (!declared) return;
+  if (declared['2xx']?.['etag']) {
+    responses['304'] ??= { description: 'Not modified: If-None-Match names the current ETag (no body)' };
+  }
+  for (const [status, response] of Object.entries(responses)) {
+    const headers = declared[status] ?? (/^2\d\d$/.test(status) ? declared['2xx'] : undefined);
+    if (!headers) continue;
+    const target = response as Json;
+    target['headers'] = { ...((target['headers'] as Json | undefined) ?? {}), ...headers };
+  }
+}
+
 /** Adds operationIds, `security: []` on public operations, the import's body and every error status answered. */
 export function truthfulDocument(document: Json): Json {
   const doc = structuredClone(document);
@@ -153,6 +203,7 @@ export function truthfulDocument(document: Json): Json {
         responses[String(status)] ??= { description: STATUS_TEXT[status], content: errorContent };
       }
       if (method === 'get' && !path.startsWith('/api/')) declarePages(responses, pageContent);
+      declareHeaders(`${method} ${path}`, responses);
       operation['responses'] = responses;
     }
   }
