@@ -481,14 +481,15 @@ describe('cuenta corriente (/api/v1/customers/:id/account, payments, statement; 
     ] as const) {
       const res = await call(method, url, h, body);
       expect(res.statusCode, url).toBe(404);
-      expect(res.json().code).toBe('customer_not_found');
+      // details[].path points where the request named it: the route's /id.
+      expect(res.json()).toMatchObject({ code: 'customer_not_found', details: [{ path: '/id' }] });
     }
     const payment = await pay(h, foreign, { amount: 10, method: 'efectivo' });
     expect(payment.statusCode).toBe(404);
-    expect(payment.json().code).toBe('customer_not_found');
+    expect(payment.json()).toMatchObject({ code: 'customer_not_found', details: [{ path: '/id' }] });
     const sale = await sellOnAccount(mine, h, foreign, 1);
     expect(sale.statusCode).toBe(404);
-    expect(sale.json().code).toBe('customer_not_found');
+    expect(sale.json()).toMatchObject({ code: 'customer_not_found', details: [{ path: '/customer/id' }] });
     const cashSale = await call(
       'POST',
       '/api/v1/sales',

@@ -15,12 +15,20 @@ const pesos = (cents: number) => fromCents(cents);
 /** customer_accounts.balance is numeric(14,2). */
 const MAX_BALANCE_CENTS = 99_999_999_999_999;
 
-/** The customer a sale names: another company's or an unknown id is 404 customer_not_found. */
-export async function customerOfSale(conn: Conn, companyId: number, customerId: number): Promise<repo.AccountCustomerRow> {
+/**
+ * The customer a sale names: another company's or an unknown id is 404 customer_not_found, with
+ * `path` where the request named it (a sale's body /customer/id; a route's /id).
+ */
+export async function customerOfSale(
+  conn: Conn,
+  companyId: number,
+  customerId: number,
+  path = '/customer/id',
+): Promise<repo.AccountCustomerRow> {
   const customer = await repo.findCustomer(conn, companyId, customerId);
   if (!customer) {
     throw new AppError('customer_not_found', `customer ${customerId} does not exist`, {
-      details: [{ path: '/customer/id', message: 'no such customer' }],
+      details: [{ path, message: 'no such customer' }],
     });
   }
   return customer;

@@ -120,12 +120,12 @@ export function createAccountsService({ db, clock, publicBaseUrl }: { db: Databa
      * with the customers module): for that route to call once both are merged.
      */
     async accountSummary(companyId: number, customerId: number): Promise<AccountSummaryWire> {
-      const customer = await customerOfSale(orm, companyId, customerId);
+      const customer = await customerOfSale(orm, companyId, customerId, '/id');
       return (await accountOf(orm, companyId, customer)).summary;
     },
 
     async getAccount(ctx: CompanyCtx, customerId: number): Promise<CustomerAccountWire> {
-      const customer = await customerOfSale(orm, ctx.companyId, customerId);
+      const customer = await customerOfSale(orm, ctx.companyId, customerId, '/id');
       const { aged, summary } = await accountOf(orm, ctx.companyId, customer);
       return {
         customer: customerWire(customer),
@@ -156,7 +156,7 @@ export function createAccountsService({ db, clock, publicBaseUrl }: { db: Databa
         if (seen && seen.request_sha256 !== sha) {
           throw new AppError('conflict', `idempotency key "${key}" was already used for payment ${seen.id} with another request`);
         }
-        const customer = await customerOfSale(tx, companyId, customerId);
+        const customer = await customerOfSale(tx, companyId, customerId, '/id');
         if (seen) return { ...(await readPayment(tx, companyId, customer, seen.id)), replayed: true };
         if (input.session_id !== undefined && !(await repo.findOpenSession(tx, companyId, input.session_id))) {
           throw new AppError('no_open_session', `box session ${input.session_id} is not open in this company`, {
@@ -183,7 +183,7 @@ export function createAccountsService({ db, clock, publicBaseUrl }: { db: Databa
     },
 
     async statement(ctx: CompanyCtx, customerId: number, range: { from?: string; to?: string }) {
-      const customer = await customerOfSale(orm, ctx.companyId, customerId);
+      const customer = await customerOfSale(orm, ctx.companyId, customerId, '/id');
       return statementOf(orm, ctx.companyId, customer, range);
     },
 
@@ -209,7 +209,7 @@ export function createAccountsService({ db, clock, publicBaseUrl }: { db: Databa
      * the SHA-256 is kept, expiring after STATEMENT_LINK_DAYS; with the WhatsApp and e-mail drafts.
      */
     async shareStatement(ctx: CompanyCtx, customerId: number) {
-      const customer = await customerOfSale(orm, ctx.companyId, customerId);
+      const customer = await customerOfSale(orm, ctx.companyId, customerId, '/id');
       const token = randomBytes(32).toString('base64url');
       const now = clock.now();
       const expiresAt = new Date(now.getTime() + STATEMENT_LINK_DAYS * 86_400_000);
