@@ -40,22 +40,32 @@ describe('the register invoices offline under CAEA', { timeout: 120_000 }, () =>
     await page.keyboard.press('Enter');
   }
 
-  it('three Factura B printed offline with the CAEA, sent once when back, informed once each; books verify clean', async () => {
-    const company = await makeCompany(t.container, { name: 'Almacén Sin Internet' });
+  /**
+   * A company set up for CAEA on point of sale 5 (its CAEA of the fortnight requested), and its
+   * cashier's register open in a real browser, up to the shift's first screen.
+   */
+  async function registerWithCaea(shop: {
+    name: string;
+    cuit: string;
+    legalName: string;
+    address: string;
+    product: { name: string; bc: string; basePrice: number; stock: number };
+  }) {
+    const company = await makeCompany(t.container, { name: shop.name });
     const cashier = await makeUser(t.container, { companyId: company.id, role: 'cashier' });
     const admin = await makeUser(t.container, { companyId: company.id, role: 'admin' });
-    await makeProduct(t.container, company.id, { name: 'Yerba Playadito 1 kg', bc: '7790387000011', basePrice: 3200, stock: 40 });
+    await makeProduct(t.container, company.id, shop.product);
     const asAdmin = { cookie: (await login(t.app, admin.email, admin.password)).cookie, ...SAME_ORIGIN };
-    fake.control.setCaeaPointsOfSale(CUIT, [5]);
+    fake.control.setCaeaPointsOfSale(shop.cuit, [5]);
     const put = await t.app.inject({
       method: 'PUT',
       url: '/api/v1/fiscal',
       headers: asAdmin,
       payload: {
-        cuit: CUIT,
+        cuit: shop.cuit,
         iva_condition: 'responsable_inscripto',
-        legal_name: 'Almacén Sin Internet S.R.L.',
-        address: 'Ruta 40 km 3',
+        legal_name: shop.legalName,
+        address: shop.address,
         points_of_sale: [1],
         default_point_of_sale: 1,
         caea_enabled: true,
@@ -79,6 +89,17 @@ describe('the register invoices offline under CAEA', { timeout: 120_000 }, () =>
     await page.waitForURL(`${base}/caja`);
     await page.fill('#open-cash', '1000');
     await page.click('.register-open button[type=submit]');
+    return { company, admin, code, context, page, errors };
+  }
+
+  it('three Factura B printed offline with the CAEA, sent once when back, informed once each; books verify clean', async () => {
+    const { company, admin, code, context, page, errors } = await registerWithCaea({
+      name: 'Almacén Sin Internet',
+      cuit: CUIT,
+      legalName: 'Almacén Sin Internet S.R.L.',
+      address: 'Ruta 40 km 3',
+      product: { name: 'Yerba Playadito 1 kg', bc: '7790387000011', basePrice: 3200, stock: 40 },
+    });
     await page.waitForSelector('#register-input');
     await page.waitForSelector('.register-head :text("productos")');
     // Online, the box reserves its CAEA numbers; the page is kept for a reload without connection.
@@ -208,44 +229,13 @@ describe('the register invoices offline under CAEA', { timeout: 120_000 }, () =>
   it('an unused block of an ended fortnight is swapped for the new CAEA; offline, a sale from $ 10.000.000 gets no unidentified Factura B', async () => {
     const body = '3071000042';
     const cuit = `${body}${cuitCheckDigit(body)}`;
-    const company = await makeCompany(t.container, { name: 'Corralón Grande' });
-    const cashier = await makeUser(t.container, { companyId: company.id, role: 'cashier' });
-    const admin = await makeUser(t.container, { companyId: company.id, role: 'admin' });
-    await makeProduct(t.container, company.id, { name: 'Tractor', bc: '7790387000028', basePrice: 10_000_000, stock: 5 });
-    const asAdmin = { cookie: (await login(t.app, admin.email, admin.password)).cookie, ...SAME_ORIGIN };
-    fake.control.setCaeaPointsOfSale(cuit, [5]);
-    const put = await t.app.inject({
-      method: 'PUT',
-      url: '/api/v1/fiscal',
-      headers: asAdmin,
-      payload: {
-        cuit,
-        iva_condition: 'responsable_inscripto',
-        legal_name: 'Corralón Grande S.A.',
-        address: 'Ruta 5 km 10',
-        points_of_sale: [1],
-        default_point_of_sale: 1,
-        caea_enabled: true,
-        caea_point_of_sale: 5,
-      },
+    const { company, code, context, page, errors } = await registerWithCaea({
+      name: 'Corralón Grande',
+      cuit,
+      legalName: 'Corralón Grande S.A.',
+      address: 'Ruta 5 km 10',
+      product: { name: 'Tractor', bc: '7790387000028', basePrice: 10_000_000, stock: 5 },
     });
-    expect(put.statusCode, put.body).toBe(200);
-    const caea = await t.app.inject({ method: 'POST', url: '/api/v1/fiscal/caea/request', headers: asAdmin });
-    expect(caea.statusCode, caea.body).toBe(200);
-    const code = caea.json().current.caea as string;
-
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    const page = await context.newPage();
-    const errors: string[] = [];
-    page.on('pageerror', (err) => errors.push(err.message));
-    page.setDefaultTimeout(20_000);
-    await page.goto(`${base}/login?next=%2Fcaja`);
-    await page.fill('#email', cashier.email);
-    await page.fill('#password', cashier.password);
-    await page.click('#login-form button[type=submit]');
-    await page.waitForURL(`${base}/caja`);
-    await page.fill('#open-cash', '1000');
-    await page.click('.register-open button[type=submit]');
     await page.waitForSelector('#register-input');
     await page.waitForSelector('#caea-ready');
     await page.waitForFunction(async () => !!(await caches.match('/caja')) && !!navigator.serviceWorker.controller);
