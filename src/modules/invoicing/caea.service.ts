@@ -335,13 +335,7 @@ export function createCaeaService({
   async function releaseIdleBlocks() {
     const idle = await repo.idleBlocksOfEndedFortnights(orm, isoOf(today()), IDLE_BLOCK_MARGIN_DAYS);
     for (const block of idle) {
-      const series = {
-        issuerCuit: block.issuerCuit,
-        environment: block.environment,
-        pointOfSale: block.pointOfSale,
-        receiptCode: block.receiptCode,
-      };
-      await withSerialLock(db, repo.caeaSeriesKey(series), () =>
+      await withSerialLock(db, repo.caeaSeriesKey(block), () =>
         orm.transaction(async (tx) => {
           const fresh = await repo.findBlock(tx, block.companyId, block.id, { forUpdate: true });
           if (fresh?.status !== 'open' || (await repo.blockUsage(tx, block.companyId, block.id)).length > 0) return;
@@ -630,13 +624,7 @@ export function createCaeaService({
       const block = await repo.findBlock(orm, ctx.companyId, blockId);
       if (!block) throw new AppError('not_found', `CAEA block ${blockId} not found`);
       if (block.status === 'returned') return { block, used: await repo.blockUsage(orm, ctx.companyId, blockId) };
-      const series = {
-        issuerCuit: block.issuerCuit,
-        environment: block.environment,
-        pointOfSale: block.pointOfSale,
-        receiptCode: block.receiptCode,
-      };
-      return withSerialLock(db, repo.caeaSeriesKey(series), () =>
+      return withSerialLock(db, repo.caeaSeriesKey(block), () =>
         orm.transaction(async (tx) => {
           const row = await repo.returnBlock(tx, ctx.companyId, blockId, clock.now());
           const used = await repo.blockUsage(tx, ctx.companyId, blockId);
@@ -695,14 +683,8 @@ export function createCaeaService({
           details: [{ path: '/generated_at', message: 'outside the CAEA' }],
         });
       }
-      const series = {
-        issuerCuit: block.issuerCuit,
-        environment: block.environment,
-        pointOfSale: block.pointOfSale,
-        receiptCode: block.receiptCode,
-      };
       const withDate: CaeaDraft = { ...draft, request: { ...draft.request, date } };
-      return withSerialLock(db, repo.caeaSeriesKey(series), async () => {
+      return withSerialLock(db, repo.caeaSeriesKey(block), async () => {
         // Returned meanwhile (by the box, or released at the end of its fortnight): its numbers are free again.
         if ((await repo.findBlock(orm, ctx.companyId, block.id))?.status !== 'open') {
           throw new AppError('invalid_state', `block ${block.id} was already returned`);
