@@ -61,6 +61,12 @@ export interface FakeWhatsapp {
   mediaUrlTtlMs: number;
   /** Opens the contact's 24-hour window as an inbound message does. */
   lastInbound: Map<string, number>;
+  /**
+   * Development mode: only these numbers, spelled exactly so, may receive (others: 131030, "Recipient
+   * phone number not in allowed list"). Meta lists an Argentine mobile as 54 + 10 digits while its
+   * wa_id is 549 + 10 digits. null: live mode, any number.
+   */
+  allowedRecipients: string[] | null;
   addMedia(mimeType: string, bytes: Buffer): FakeMedia;
   /** A `messages` delivery from `waId` (the window opens); `message` is the type-specific part. */
   inbound(
@@ -83,6 +89,9 @@ export interface FakeWhatsapp {
 
 const VERSION = 'v23.0';
 const PAGE_SIZE = 2;
+
+/** 54 + 10 digits and 549 + 10 digits are one Argentine mobile; its wa_id is the 549 form. */
+const sameUser = (waId: string) => waId.replace(/^54(\d{10})$/, '549$1');
 
 export function defaultTemplates(): FakeTemplate[] {
   return [
@@ -139,6 +148,7 @@ export async function startFakeWhatsapp(options: { port?: number } = {}): Promis
     stalls: [],
     mediaUrlTtlMs: 5 * 60_000,
     lastInbound: new Map(),
+    allowedRecipients: null,
     addMedia(mimeType, bytes) {
       const id = String(1_000_000_000_000 + fake.media.size + 1);
       const media = { id, mime_type: mimeType, bytes };
@@ -230,6 +240,7 @@ export async function startFakeWhatsapp(options: { port?: number } = {}): Promis
       fake.failures.length = 0;
       fake.stalls.length = 0;
       fake.lastInbound.clear();
+      fake.allowedRecipients = null;
       fake.mediaUrlTtlMs = 5 * 60_000;
     },
     close: () =>
@@ -284,8 +295,25 @@ export async function startFakeWhatsapp(options: { port?: number } = {}): Promis
         return graphError(res, 400, 100, 'Invalid parameter');
       }
       const to = message['to'];
+      if (fake.allowedRecipients && !fake.allowedRecipients.includes(to)) {
+        return send(res, 400, {
+          error: {
+            message: '(#131030) Recipient phone number not in allowed list',
+            type: 'OAuthException',
+            code: 131030,
+            error_data: {
+              messaging_product: 'whatsapp',
+              details: 'Recipient phone number not in allowed list: Add recipient phone number to recipient list and try again.',
+            },
+            fbtrace_id: 'AbCdEf',
+          },
+        });
+      }
+      // Meta knows both spellings of an Argentine mobile (549… and 54…) as the same user.
+      const user = sameUser(to);
       if (message['type'] === 'text') {
-        const since = fake.lastInbound.get(to);
+        const times = [...fake.lastInbound].filter(([waId]) => sameUser(waId) === user).map(([, at]) => at);
+        const since = times.length ? Math.max(...times) : undefined;
         if (since === undefined || Date.now() - since >= 24 * 3600_000) {
           return graphError(
             res,
@@ -313,7 +341,7 @@ export async function startFakeWhatsapp(options: { port?: number } = {}): Promis
       fake.sent.push(message);
       return send(res, 200, {
         messaging_product: 'whatsapp',
-        contacts: [{ input: to, wa_id: to }],
+        contacts: [{ input: to, wa_id: user }],
         messages: [{ id: wamid(), message_status: 'accepted' }],
       });
     }

@@ -34,9 +34,10 @@ describe('sales agent on WhatsApp', () => {
       env: {
         WHATSAPP_SEND_ENABLED: 'true',
         SALES_AGENT_ENABLED: 'true',
-        // The fake's number (fixed) and two designated contacts.
+        // The fake's number (fixed) and two designated contacts: Jorge written without the mobile 9
+        // (54 + 10 digits), as people write Argentine numbers; Meta sends his wa_id as 549….
         SALES_AGENT_WHATSAPP_NUMBER_ID: NUMBER,
-        SALES_AGENT_WHATSAPP_SENDER_IDS: `${MARTA},${JORGE}`,
+        SALES_AGENT_WHATSAPP_SENDER_IDS: `${MARTA},${JORGE.replace(/^549/, '54')}`,
       },
       overrides: { clock, salesAgentRandom: (min: number) => min },
     });

@@ -164,6 +164,39 @@ describe('WhatsApp operator API', () => {
     expect(token.json()).toMatchObject({ code: 'reconnect_required', details: [{ message: '190' }] });
   });
 
+  it('Argentine mobiles: 549… and 54… are one thread; a 131030 send is retried once with the other form, which is kept', async () => {
+    await t.setup();
+    const mobile = '5491166667777';
+    await t.post(t.fake.inbound(mobile, { type: 'text', text: { body: 'hola' } }).body);
+    // The same person written without the 9 lands in the same thread.
+    await t.post(t.fake.inbound('541166667777', { type: 'text', text: { body: 'sigo' } }).body);
+    const threads = await t.container.db.query<{ id: string }>(
+      "SELECT id FROM whatsapp_conversations WHERE wa_id IN ('5491166667777', '541166667777')",
+    );
+    expect(threads).toHaveLength(1);
+    const id = threads[0]!.id;
+
+    // Development mode: Meta lists the number as 54 + 10 digits and refuses the 549 form with 131030.
+    t.fake.allowedRecipients = ['541166667777'];
+    const first = await post(`${API}/messages`, { conversation_id: id, text: 'primera' });
+    expect(first.statusCode).toBe(201);
+    const tos = () => t.fake.requests.filter((r) => r.method === 'POST').map((r) => JSON.parse(r.body).to);
+    expect(tos()).toEqual(['5491166667777', '541166667777']);
+    // The form that worked is remembered: the next send goes straight to it.
+    const second = await post(`${API}/messages`, { conversation_id: id, text: 'segunda' });
+    expect(second.statusCode).toBe(201);
+    expect(tos()).toEqual(['5491166667777', '541166667777', '541166667777']);
+    expect(t.fake.sent.map((m) => (m['text'] as { body: string }).body)).toEqual(['primera', 'segunda']);
+
+    // Neither form allowed: its own code (not "the number does not use WhatsApp"), after one retry only.
+    t.fake.allowedRecipients = ['5491100000000'];
+    t.fake.requests.length = 0;
+    const refused = await post(`${API}/messages`, { conversation_id: id, text: 'tercera' });
+    expect(refused.statusCode).toBe(422);
+    expect(refused.json()).toMatchObject({ code: 'recipient_not_allowed', details: [{ path: 'meta_code', message: '131030' }] });
+    expect(tos()).toEqual(['541166667777', '5491166667777']);
+  });
+
   it('aborts a Graph call that does not answer in time (upstream_timeout)', async () => {
     await t.post(t.fake.inbound(CUSTOMER, { type: 'text', text: { body: 'hola' } }).body);
     t.fake.stalls.push({ match: /message_templates/, delayMs: 6000 });

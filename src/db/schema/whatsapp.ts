@@ -1,7 +1,7 @@
 import { boolean, integer, jsonb, pgTable, primaryKey, smallint, text, uuid } from 'drizzle-orm/pg-core';
 import { tstz } from './columns.ts';
 
-// Mirrors src/db/migrations/0045_whatsapp.sql; test/db/schema-drift.test.ts keeps them in step.
+// Mirrors src/db/migrations/0045_whatsapp.sql (and 0291); test/db/schema-drift.test.ts keeps them in step.
 // The operator channel is the service's own number: no company_id on these tables.
 
 export const whatsappChannel = pgTable('whatsapp_channel', {
@@ -29,6 +29,7 @@ export const whatsappConversations = pgTable('whatsapp_conversations', {
   lastMessageDirection: text('last_message_direction').$type<WhatsappDirection>(),
   lastMessageAt: tstz('last_message_at'),
   lastInboundAt: tstz('last_inbound_at'),
+  sendTo: text('send_to'),
   createdAt: tstz('created_at').notNull(),
   updatedAt: tstz('updated_at').notNull(),
 });

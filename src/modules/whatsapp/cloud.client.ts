@@ -33,7 +33,9 @@ export function metaError(status: number, code: number | null, message: string):
   const details = [{ path: 'meta_code', message: String(code ?? status) }];
   const text = `WhatsApp refused the request (${code ?? status}): ${message}`;
   if (code === 131047) return new AppError('window_closed', text, { details });
-  if (code === 131026 || code === 131030) return new AppError('recipient_not_found', text, { details });
+  if (code === 131026) return new AppError('recipient_not_found', text, { details });
+  // Development mode: the number is not in the app's list of allowed recipients (not "no WhatsApp").
+  if (code === 131030) return new AppError('recipient_not_allowed', text, { details });
   if (code === 130429 || code === 131056 || code === 131048 || code === 80007 || status === 429)
     return new AppError('rate_limited', text, { details });
   if (code === 190 || status === 401) return new AppError('reconnect_required', text, { details });

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { type Conn, selectRows } from '../../db/client.ts';
 import type { WhatsappDirection, WhatsappSource, WhatsappStatus } from '../../db/schema/whatsapp.ts';
+import { waIdForms } from './phone.ts';
 import { STATUS_RANK, type StatusUpdate } from './webhook-parse.ts';
 
 export interface ChannelRow {
@@ -55,11 +56,26 @@ export async function touchWebhook(conn: Conn, phoneNumberId: string, now: Date)
   await conn.execute(sql`UPDATE whatsapp_channel SET last_webhook_at = ${now} WHERE phone_number_id = ${phoneNumberId}`);
 }
 
-/** The thread of a contact, created on first contact; a profile name given replaces the stored one. */
+/**
+ * The thread of a contact, created on first contact; a profile name given replaces the stored one.
+ * Both spellings of an Argentine mobile (549… and 54…) find the same thread.
+ */
 export async function upsertConversation(
   conn: Conn,
   w: { phoneNumberId: string; waId: string; profileName: string | null; now: Date },
 ): Promise<string> {
+  const [found] = await selectRows<{ id: string }>(
+    conn,
+    sql`UPDATE whatsapp_conversations SET profile_name = COALESCE(${w.profileName}, profile_name)
+      WHERE id = (SELECT id FROM whatsapp_conversations
+        WHERE phone_number_id = ${w.phoneNumberId} AND wa_id IN (${sql.join(
+          waIdForms(w.waId).map((form) => sql`${form}`),
+          sql`, `,
+        )})
+        ORDER BY wa_id = ${w.waId} DESC, created_at LIMIT 1)
+      RETURNING id`,
+  );
+  if (found) return found.id;
   const [row] = await selectRows<{ id: string }>(
     conn,
     sql`INSERT INTO whatsapp_conversations (id, phone_number_id, wa_id, profile_name, created_at, updated_at)
@@ -112,6 +128,11 @@ export async function insertMessage(conn: Conn, m: MessageWrite): Promise<boolea
   return true;
 }
 
+/** Keeps the spelling of the number Meta accepted a send to. */
+export async function setSendTo(conn: Conn, conversationId: string, sendTo: string): Promise<void> {
+  await conn.execute(sql`UPDATE whatsapp_conversations SET send_to = ${sendTo} WHERE id = ${conversationId}`);
+}
+
 /** A status only moves forward (sent < delivered < read; failed is final), whatever order they come in. */
 export async function applyStatus(conn: Conn, s: StatusUpdate, now: Date): Promise<void> {
   await conn.execute(
@@ -145,10 +166,12 @@ export interface ConversationRow {
   last_message_direction: WhatsappDirection | null;
   last_message_at: Date | string | null;
   last_inbound_at: Date | string | null;
+  /** The spelling of the number the last send worked with (null: the wa_id). */
+  send_to: string | null;
 }
 
 const CONVERSATION_SELECT = sql`SELECT id, phone_number_id, wa_id, profile_name, last_message_text, last_message_direction,
-    last_message_at, last_inbound_at FROM whatsapp_conversations`;
+    last_message_at, last_inbound_at, send_to FROM whatsapp_conversations`;
 
 export function listConversations(conn: Conn, phoneNumberId: string, limit = 200): Promise<ConversationRow[]> {
   return selectRows<ConversationRow>(

@@ -5,6 +5,7 @@ import type { Cipher } from '../../lib/secrets.ts';
 import type { Clock } from '../../lib/time.ts';
 import type { Logger } from '../../logger.ts';
 import type { CloudClient, Template } from './cloud.client.ts';
+import { otherWaIdForm } from './phone.ts';
 import { parseWhatsappDelivery } from './webhook-parse.ts';
 import * as repo from './whatsapp.repo.ts';
 import { dbDate, dbIso } from '../../db/dates.ts';
@@ -128,6 +129,29 @@ export function createWhatsappService(deps: WhatsappServiceDeps) {
     const row = rows.find((r) => r.wamid === wamid);
     logger.info({ whatsapp: { wamid, type: m.type, phoneNumberId: channel.phone_number_id } }, 'whatsapp message sent');
     return row ? messageWire(row) : null;
+  }
+
+  /**
+   * One send to the contact of a thread. An Argentine mobile refused with 131030 (not in the allowed
+   * list) is tried once more with the other spelling (549… ↔ 54…); the spelling that worked is kept
+   * on the thread, so the next send goes straight to it.
+   */
+  async function sendTo(channel: repo.ChannelRow, conversation: repo.ConversationRow, message: Record<string, unknown>) {
+    const token = cipher.decrypt(channel.token_encrypted);
+    const first = conversation.send_to ?? conversation.wa_id;
+    try {
+      return await cloud.send(channel.phone_number_id, token, { to: first, ...message });
+    } catch (err) {
+      const other = otherWaIdForm(first);
+      if (!(err instanceof AppError) || err.code !== 'recipient_not_allowed' || other === null) throw err;
+      const wamid = await cloud.send(channel.phone_number_id, token, { to: other, ...message });
+      await repo.setSendTo(db.orm, conversation.id, other);
+      logger.info(
+        { whatsapp: { conversationId: conversation.id, refused: first, sentTo: other } },
+        'whatsapp number spelling switched',
+      );
+      return wamid;
+    }
   }
 
   return {
@@ -270,8 +294,7 @@ export function createWhatsappService(deps: WhatsappServiceDeps) {
           details: [{ path: 'meta_code', message: '131047' }],
         });
       }
-      const wamid = await cloud.send(channel.phone_number_id, cipher.decrypt(channel.token_encrypted), {
-        to: conversation.wa_id,
+      const wamid = await sendTo(channel, conversation, {
         type: 'text',
         text: { preview_url: false, body: text },
       });
@@ -296,8 +319,7 @@ export function createWhatsappService(deps: WhatsappServiceDeps) {
           details: [{ path: 'parameters', message: `exactly ${template.parameters} non-empty values` }],
         });
       }
-      const wamid = await cloud.send(channel.phone_number_id, token, {
-        to: conversation.wa_id,
+      const wamid = await sendTo(channel, conversation, {
         type: 'template',
         template: {
           name: template.name,

@@ -46,6 +46,8 @@ const SEND_MESSAGES: Messages = {
   window_closed:
     'Pasaron más de 24 horas desde el último mensaje de esta persona: WhatsApp solo deja mandar una plantilla aprobada. Elegí una abajo.',
   recipient_not_found: 'WhatsApp no encuentra este número o no acepta mensajes: probá por otro medio.',
+  recipient_not_allowed:
+    'Meta no deja escribirle a este número: la app está en modo de desarrollo. Agregalo a los destinatarios permitidos de la app en Meta (o pasá la app a modo en vivo) y probá de nuevo.',
   rate_limited: 'WhatsApp pidió esperar: demasiados mensajes seguidos. Probá de nuevo en unos minutos.',
   reconnect_required:
     'WhatsApp rechazó el token del canal (venció o se revocó): generá otro en Meta y guardá el canal de nuevo con «Cambiar el número o el token».',
