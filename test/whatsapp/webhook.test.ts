@@ -252,6 +252,36 @@ describe('WhatsApp webhook (/api/whatsapp)', () => {
     expect(res.statusCode).toBe(200);
     const weird = JSON.parse(JSON.stringify(t.fake.status('wamid.d', 'sent')).replace('"sent"', '"played"'));
     expect((await t.post(weird)).json().received).toMatchObject({ statuses: 0, ignored: 1 });
+    // A name every JS object inherits is not a status either (it was a 500).
+    const inherited = JSON.parse(JSON.stringify(t.fake.status('wamid.e', 'sent')).replace('"sent"', '"constructor"'));
+    const answer = await t.post(inherited);
+    expect(answer.statusCode).toBe(200);
+    expect(answer.json().received).toMatchObject({ statuses: 0, ignored: 1 });
+  });
+
+  it('stores a delivery with text PostgreSQL cannot keep (NUL, half an emoji): cleaned, 200, the other messages too', async () => {
+    const bad = t.fake.inbound(CUSTOMER, { type: 'text', text: { body: 'hola\u0000chau \ud83d' } }, { profileName: 'A\u0000na' });
+    const good = t.fake.inbound('5491199990000', { type: 'text', text: { body: 'normal' } });
+    const doc = t.fake.inbound('5491199990001', {
+      type: 'document',
+      document: { id: '123', filename: 'x\u0000.pdf', mime_type: 'application/pdf', caption: 'mirá\u0000' },
+    });
+    const batch = structuredClone(bad.body) as { entry: { changes: { value: { messages: unknown[] } }[] }[] };
+    const messagesOf = (b: Record<string, unknown>) =>
+      (b['entry'] as { changes: { value: { messages: unknown[] } }[] }[])[0]!.changes[0]!.value.messages;
+    batch.entry[0]!.changes[0]!.value.messages.push(...messagesOf(good.body), ...messagesOf(doc.body));
+    // Sent as JSON escapes, exactly as Meta writes them (the signature covers these bytes).
+    const res = await t.post(JSON.stringify(batch));
+    expect(res.statusCode).toBe(200);
+    expect(res.json().received).toMatchObject({ messages: 3 });
+    expect(await message(bad.wamid)).toMatchObject({ text: 'holachau \ufffd' });
+    expect(await message(good.wamid)).toMatchObject({ text: 'normal' });
+    expect(await message(doc.wamid)).toMatchObject({ text: 'mirá', details: { filename: 'x.pdf' } });
+    const [who] = await t.container.db.query<{ profile_name: string }>(
+      'SELECT profile_name FROM whatsapp_conversations WHERE wa_id = $1',
+      [CUSTOMER],
+    );
+    expect(who!.profile_name).toBe('Ana');
   });
 
   it('answers 500 when a validly signed delivery cannot be stored, so Meta retries; nothing half-stored', async () => {

@@ -143,7 +143,7 @@ function toMessageEvent(item: Json, names: Map<string, string | null>): Whatsapp
 function toStatus(item: Json): StatusUpdate | null {
   const wamid = id(item['id']);
   const status = str(item['status']);
-  if (!wamid || !status || !(status in STATUS_RANK)) return null;
+  if (!wamid || !status || !Object.hasOwn(STATUS_RANK, status)) return null;
   const error = arr(item['errors'])[0];
   const code = error ? Number(error['code']) : Number.NaN;
   return {

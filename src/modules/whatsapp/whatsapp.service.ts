@@ -1,6 +1,7 @@
 import type { WhatsappConfig } from '../../config.ts';
 import type { Database, Tx } from '../../db/client.ts';
 import { AppError } from '../../lib/errors.ts';
+import { storableJson } from '../../lib/storable.ts';
 import type { Cipher } from '../../lib/secrets.ts';
 import type { Clock } from '../../lib/time.ts';
 import type { Logger } from '../../logger.ts';
@@ -212,7 +213,8 @@ export function createWhatsappService(deps: WhatsappServiceDeps) {
     /** One webhook delivery, in one transaction: all of it is stored or none (then Meta retries). */
     async ingest(body: unknown): Promise<IngestReport> {
       const channel = await repo.getChannel(db.orm);
-      const parsed = parseWhatsappDelivery(body, channel?.phone_number_id ?? null);
+      // A NUL or half an emoji anywhere in it must not make the delivery fail (and Meta retry it forever).
+      const parsed = parseWhatsappDelivery(storableJson(body), channel?.phone_number_id ?? null);
       const report: IngestReport = { messages: 0, duplicates: 0, statuses: 0, reactions: 0, ignored: parsed.ignored };
       if (!channel || parsed.ours === 0) return report;
       const now = clock.now();
