@@ -197,6 +197,91 @@ describe('WhatsApp operator API', () => {
     expect(tos()).toEqual(['541166667777', '5491166667777']);
   });
 
+  it('templates: values by placeholder number or name, parameter_name for named ones; header or button values not offered (422)', async () => {
+    await t.setup();
+    t.fake.templates.push(
+      {
+        name: 'pedido_listo',
+        language: 'es_AR',
+        status: 'APPROVED',
+        category: 'UTILITY',
+        body: 'Tu pedido {{2}} está listo, {{1}}. Gracias {{1}}!',
+      },
+      {
+        name: 'pedido_nombrado',
+        language: 'es_AR',
+        status: 'APPROVED',
+        category: 'UTILITY',
+        parameter_format: 'NAMED',
+        body: 'Hola {{nombre}}, tu pedido {{pedido}} está listo.',
+      },
+      {
+        name: 'promo_imagen',
+        language: 'es_AR',
+        status: 'APPROVED',
+        category: 'MARKETING',
+        header: { format: 'IMAGE' },
+        body: 'Mirá {{1}}',
+      },
+      {
+        name: 'seguimiento_link',
+        language: 'es_AR',
+        status: 'APPROVED',
+        category: 'UTILITY',
+        body: 'Seguí tu envío',
+        buttons: [{ type: 'URL', text: 'Ver', url: 'https://envios.example/{{1}}' }],
+      },
+    );
+    await t.post(t.fake.inbound(CUSTOMER, { type: 'text', text: { body: 'hola' } }).body);
+    const id = await conversationId();
+
+    const offered = (await get(`${API}/templates`)).json().templates as { name: string; placeholders: string[] }[];
+    expect(offered.map((x) => x.name)).toEqual(['seguimiento_consulta', 'saludo', 'pedido_listo', 'pedido_nombrado']);
+    expect(offered.find((x) => x.name === 'pedido_nombrado')).toMatchObject({
+      parameter_format: 'NAMED',
+      placeholders: ['nombre', 'pedido'],
+    });
+
+    const positional = await post(`${API}/templates/send`, {
+      conversation_id: id,
+      name: 'pedido_listo',
+      language: 'es_AR',
+      parameters: ['Ana', '123'],
+    });
+    expect(positional.statusCode).toBe(201);
+    // Stored as Meta delivers it: {{1}} is the first value wherever it appears.
+    expect(positional.json().message.text).toBe('Tu pedido 123 está listo, Ana. Gracias Ana!');
+
+    const named = await post(`${API}/templates/send`, {
+      conversation_id: id,
+      name: 'pedido_nombrado',
+      language: 'es_AR',
+      parameters: ['Ana', '123'],
+    });
+    expect(named.statusCode).toBe(201);
+    expect(named.json().message.text).toBe('Hola Ana, tu pedido 123 está listo.');
+    expect(t.fake.sent.at(-1)).toMatchObject({
+      template: {
+        components: [
+          {
+            type: 'body',
+            parameters: [
+              { type: 'text', parameter_name: 'nombre', text: 'Ana' },
+              { type: 'text', parameter_name: 'pedido', text: '123' },
+            ],
+          },
+        ],
+      },
+    });
+
+    for (const name of ['promo_imagen', 'seguimiento_link']) {
+      const refused = await post(`${API}/templates/send`, { conversation_id: id, name, language: 'es_AR', parameters: [] });
+      expect(refused.statusCode).toBe(422);
+      expect(refused.json().code).toBe('template_unsupported');
+    }
+    expect(t.fake.sent).toHaveLength(2);
+  });
+
   it('aborts a Graph call that does not answer in time (upstream_timeout)', async () => {
     await t.post(t.fake.inbound(CUSTOMER, { type: 'text', text: { body: 'hola' } }).body);
     t.fake.stalls.push({ match: /message_templates/, delayMs: 6000 });

@@ -1,4 +1,5 @@
 import { AppError } from '../../lib/errors.ts';
+import { type ParameterFormat, placeholdersOf } from './template-text.ts';
 
 /** Every Graph call is aborted after this long (the operator inbox's rule). */
 export const GRAPH_TIMEOUT_MS = 8000;
@@ -14,9 +15,45 @@ export interface Template {
   language: string;
   status: string;
   category: string | null;
-  /** The body's text with its {{1}}… placeholders, and how many there are. */
+  /** The body's text with its {{1}}… (or {{name}}) placeholders, and how many there are. */
   body: string | null;
   parameters: number;
+  /** POSITIONAL ({{1}}, {{2}}) or NAMED ({{nombre}}): named ones are sent with `parameter_name`. */
+  parameter_format: ParameterFormat;
+  /** The values the body asks for, in the order `parameters` are given (placeholdersOf). */
+  placeholders: string[];
+  /**
+   * Why the service cannot send it (null: it can): a header with a variable or media, a button with
+   * a variable, or a component it does not fill. Such templates are not offered.
+   */
+  unsupported: string | null;
+}
+
+/** Buttons whose send needs a value (a URL suffix, a coupon code, a one-time password, a catalogue). */
+const BUTTONS_WITH_VALUES = new Set(['COPY_CODE', 'OTP', 'CATALOG', 'MPM']);
+
+/** What in a template's components needs a value the service cannot give (only body text is filled). */
+export function unsupportedParts(components: Record<string, unknown>[]): string | null {
+  for (const c of components) {
+    const type = String(c['type']).toUpperCase();
+    if (type === 'BODY' || type === 'FOOTER') continue;
+    if (type === 'HEADER') {
+      const format = String(c['format'] ?? 'TEXT').toUpperCase();
+      if (format !== 'TEXT') return `a ${format.toLowerCase()} header`;
+      if (typeof c['text'] === 'string' && /\{\{/.test(c['text'])) return 'a header with a variable';
+      continue;
+    }
+    if (type === 'BUTTONS') {
+      for (const b of Array.isArray(c['buttons']) ? (c['buttons'] as Record<string, unknown>[]) : []) {
+        const kind = String(b['type']).toUpperCase();
+        if (kind === 'URL' && typeof b['url'] === 'string' && /\{\{/.test(b['url'])) return 'a URL button with a variable';
+        if (BUTTONS_WITH_VALUES.has(kind)) return `a ${kind.toLowerCase()} button`;
+      }
+      continue;
+    }
+    return `a ${type.toLowerCase()} component`;
+  }
+  return null;
 }
 
 export interface MediaInfo {
@@ -114,13 +151,18 @@ export function createCloudClient(options: CloudClientOptions) {
           const components = (t['components'] as Record<string, unknown>[] | undefined) ?? [];
           const bodyText = components.find((c) => String(c['type']).toUpperCase() === 'BODY')?.['text'];
           const text = typeof bodyText === 'string' ? bodyText : null;
+          const format: ParameterFormat = String(t['parameter_format']).toUpperCase() === 'NAMED' ? 'NAMED' : 'POSITIONAL';
+          const placeholders = placeholdersOf(text, format);
           out.push({
             name: String(t['name'] ?? ''),
             language: String(t['language'] ?? ''),
             status: String(t['status'] ?? ''),
             category: typeof t['category'] === 'string' ? t['category'] : null,
             body: text,
-            parameters: new Set(text?.match(/\{\{\s*[\w]+\s*\}\}/g) ?? []).size,
+            parameters: placeholders.length,
+            parameter_format: format,
+            placeholders,
+            unsupported: unsupportedParts(components),
           });
         }
         const next = (body['paging'] as { next?: unknown } | undefined)?.next;

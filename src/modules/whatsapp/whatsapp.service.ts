@@ -7,6 +7,7 @@ import type { Clock } from '../../lib/time.ts';
 import type { Logger } from '../../logger.ts';
 import type { CloudClient, Template } from './cloud.client.ts';
 import { otherWaIdForm } from './phone.ts';
+import { fillTemplate } from './template-text.ts';
 import { parseWhatsappDelivery } from './webhook-parse.ts';
 import * as repo from './whatsapp.repo.ts';
 import { dbDate, dbIso } from '../../db/dates.ts';
@@ -274,11 +275,11 @@ export function createWhatsappService(deps: WhatsappServiceDeps) {
       };
     },
 
-    /** The approved templates of the WABA (only those can be sent outside the window). */
+    /** The approved templates of the WABA the service can fill (only those can be sent outside the window). */
     async templates(): Promise<Template[]> {
       const channel = await channelOrThrow();
       const all = await cloud.templates(channel.waba_id, cipher.decrypt(channel.token_encrypted));
-      return all.filter((t) => t.status.toUpperCase() === 'APPROVED');
+      return all.filter((t) => t.status.toUpperCase() === 'APPROVED' && t.unsupported === null);
     },
 
     /** Free text inside the 24-hour window; outside it, a window_closed error (choose a template). */
@@ -303,7 +304,10 @@ export function createWhatsappService(deps: WhatsappServiceDeps) {
       return storeSent(channel, conversation, wamid, { type: 'text', text, details: {} });
     },
 
-    /** An approved template (any time), with its body parameters in order. */
+    /**
+     * An approved template (any time). `parameters` are the body's values in the order of
+     * `placeholders` ({{1}}, {{2}}… by number; named ones in order of appearance, sent with their name).
+     */
     async sendTemplate(input: { conversation_id: string; name: string; language: string; parameters: string[] }) {
       const channel = await channelOrThrow();
       const conversation = await conversationOf(channel, input.conversation_id);
@@ -316,23 +320,33 @@ export function createWhatsappService(deps: WhatsappServiceDeps) {
           details: [{ path: 'name', message: 'not an approved template of this account' }],
         });
       }
+      if (template.unsupported !== null) {
+        throw new AppError(
+          'template_unsupported',
+          `template ${input.name} (${input.language}) has ${template.unsupported}: only body text values can be sent from here`,
+          { details: [{ path: 'name', message: template.unsupported }] },
+        );
+      }
       if (input.parameters.length !== template.parameters || input.parameters.some((p) => p.trim() === '')) {
         throw new AppError('validation_failed', `template ${input.name} takes ${template.parameters} parameters`, {
           details: [{ path: 'parameters', message: `exactly ${template.parameters} non-empty values` }],
         });
       }
+      const named = template.parameter_format === 'NAMED';
+      const parameters = input.parameters.map((text, i) => ({
+        type: 'text',
+        ...(named ? { parameter_name: template.placeholders[i] } : {}),
+        text,
+      }));
       const wamid = await sendTo(channel, conversation, {
         type: 'template',
         template: {
           name: template.name,
           language: { policy: 'deterministic', code: template.language },
-          ...(template.parameters
-            ? { components: [{ type: 'body', parameters: input.parameters.map((text) => ({ type: 'text', text })) }] }
-            : {}),
+          ...(template.parameters ? { components: [{ type: 'body', parameters }] } : {}),
         },
       });
-      let n = 0;
-      const shown = template.body?.replace(/\{\{\s*[\w]+\s*\}\}/g, () => input.parameters[n++] ?? '') ?? `[${template.name}]`;
+      const shown = template.body ? fillTemplate(template.body, template.placeholders, input.parameters) : `[${template.name}]`;
       return storeSent(channel, conversation, wamid, {
         type: 'template',
         text: shown,

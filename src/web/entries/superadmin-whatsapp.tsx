@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { formatDateTime, formatRelative } from '../../lib/format.ts';
 import type { Template } from '../../modules/whatsapp/cloud.client.ts';
+import { fillTemplate } from '../../modules/whatsapp/template-text.ts';
 import type { WhatsappConversationWire, WhatsappMessageWire } from '../../modules/whatsapp/whatsapp.service.ts';
 import { ApiError, api, errorText, type Messages } from '../ui/api.ts';
 import { ChannelTabs, narrowScreen } from '../ui/channel-tabs.tsx';
@@ -60,6 +61,8 @@ const SEND_MESSAGES: Messages = {
 };
 const TEMPLATE_MESSAGES: Messages = {
   ...SEND_MESSAGES,
+  template_unsupported:
+    'Esa plantilla pide una imagen, un encabezado o un botón con datos que desde acá no se pueden completar: elegí otra.',
   validation_failed:
     'La plantilla o sus valores no coinciden con lo aprobado en Meta: completá todos los valores y elegí una plantilla aprobada.',
 };
@@ -404,8 +407,10 @@ function TemplatePicker({ conversationId, onSent }: { conversationId: string; on
       .catch((err) => setProblem(errorText(err)));
   }, []);
   const template = templates?.find((t) => `${t.name}|${t.language}` === chosen) ?? null;
-  let n = 0;
-  const preview = template?.body?.replace(/\{\{\s*\w+\s*\}\}/g, () => values[n++] || `[valor ${n}]`) ?? '';
+  const label = (key: string) => (template?.parameter_format === 'NAMED' ? `Valor «${key}»` : `Valor ${key}`);
+  const preview = template?.body
+    ? fillTemplate(template.body, template.placeholders, values, (key) => `[${label(key).toLowerCase()}]`)
+    : '';
   const send = async (event: Event) => {
     event.preventDefault();
     if (!template) return;
@@ -459,7 +464,7 @@ function TemplatePicker({ conversationId, onSent }: { conversationId: string; on
             </select>
           </Field>
           {values.map((v, i) => (
-            <Field key={i} id={`wa-param-${i}`} label={`Valor ${i + 1}`}>
+            <Field key={i} id={`wa-param-${i}`} label={label(template?.placeholders[i] ?? String(i + 1))}>
               <input
                 id={`wa-param-${i}`}
                 value={v}
