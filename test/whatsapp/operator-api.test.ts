@@ -23,7 +23,10 @@ describe('WhatsApp operator API', () => {
   it('lists nothing (200) before a number is set up, with the connection state', async () => {
     const res = await get(`${API}/conversations`);
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toEqual({ conversations: [], connection: { configured: true, connected: false } });
+    expect(res.json()).toEqual({
+      conversations: [],
+      connection: { configured: true, connected: false, reconnect_required: false },
+    });
     // A delivery for a number not set up is acknowledged and ignored.
     const hook = await t.post(t.fake.inbound(CUSTOMER, { type: 'text', text: { body: 'antes' } }).body);
     expect(hook.json().received).toMatchObject({ messages: 0, ignored: 1 });
@@ -280,6 +283,43 @@ describe('WhatsApp operator API', () => {
       expect(refused.json().code).toBe('template_unsupported');
     }
     expect(t.fake.sent).toHaveLength(2);
+  });
+
+  it('a refused token (190 or HTTP 401) marks the channel to reconnect: shown, sends refused before Meta, cleared on save', async () => {
+    await t.setup();
+    await t.post(t.fake.inbound(CUSTOMER, { type: 'text', text: { body: 'hola' } }).body);
+    const id = await conversationId();
+    t.fake.failures.push({
+      match: /POST .*\/messages$/,
+      status: 401,
+      body: { error: { message: 'Error validating access token: Session has expired', type: 'OAuthException', code: 190 } },
+    });
+    const refused = await post(`${API}/messages`, { conversation_id: id, text: 'hola' });
+    expect(refused.statusCode).toBe(409);
+    expect(refused.json().code).toBe('reconnect_required');
+    const status = (await get(`${API}/status`)).json().status;
+    expect(status).toMatchObject({ connected: true, reconnect_required: true });
+    expect(status.reconnect_reason).toContain('190');
+    expect((await get(`${API}/conversations`)).json().connection).toEqual({
+      configured: true,
+      connected: true,
+      reconnect_required: true,
+    });
+    // While it holds, nothing is sent to Meta.
+    const posts = t.fake.requests.filter((r) => r.method === 'POST').length;
+    expect((await post(`${API}/messages`, { conversation_id: id, text: 'otra' })).json().code).toBe('reconnect_required');
+    const template = await post(`${API}/templates/send`, {
+      conversation_id: id,
+      name: 'saludo',
+      language: 'es_AR',
+      parameters: [],
+    });
+    expect(template.json().code).toBe('reconnect_required');
+    expect(t.fake.requests.filter((r) => r.method === 'POST')).toHaveLength(posts);
+    // Saving the channel (a new token) clears it.
+    await t.setup();
+    expect((await get(`${API}/status`)).json().status).toMatchObject({ reconnect_required: false, reconnect_reason: null });
+    expect((await post(`${API}/messages`, { conversation_id: id, text: 'ya está' })).statusCode).toBe(201);
   });
 
   it('aborts a Graph call that does not answer in time (upstream_timeout)', async () => {

@@ -311,6 +311,12 @@ export function createSalesAgentService(deps: SalesAgentDeps) {
       report.held += 1;
       return;
     }
+    // A WhatsApp token Meta refused: held (not failed) until the operator saves the channel again.
+    if (turn.channel === 'whatsapp' && (await whatsapp.status()).reconnect_required) {
+      await repo.finishTurn(db, turn.inbound_mid, { ...record, status: 'held', reason: 'reconnect_required', now: now() });
+      report.held += 1;
+      return;
+    }
     try {
       const sentMid = await sendReply(turn, decided.reply!);
       await repo.finishTurn(db, turn.inbound_mid, { ...record, status: 'sent', sentMid, sentAt: now(), now: now() });

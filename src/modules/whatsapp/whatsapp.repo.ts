@@ -11,6 +11,9 @@ export interface ChannelRow {
   display_phone_number: string | null;
   token_encrypted: string;
   agent_enabled: boolean;
+  /** Meta refused the token (190 / HTTP 401): nothing is sent until the channel is saved again. */
+  reconnect_required: boolean;
+  reconnect_reason: string | null;
   last_webhook_at: Date | string | null;
   created_at: Date | string;
 }
@@ -18,7 +21,8 @@ export interface ChannelRow {
 export async function getChannel(conn: Conn): Promise<ChannelRow | null> {
   const [row] = await selectRows<ChannelRow>(
     conn,
-    sql`SELECT phone_number_id, waba_id, display_phone_number, token_encrypted, agent_enabled, last_webhook_at, created_at
+    sql`SELECT phone_number_id, waba_id, display_phone_number, token_encrypted, agent_enabled, reconnect_required,
+        reconnect_reason, last_webhook_at, created_at
       FROM whatsapp_channel`,
   );
   return row ?? null;
@@ -32,7 +36,10 @@ export interface ChannelWrite {
   now: Date;
 }
 
-/** The one channel: the same number is updated in place (agent flag kept); another number replaces it. */
+/**
+ * The one channel: the same number is updated in place (agent flag kept, a reconnect-required mark
+ * cleared: it comes with a new token); another number replaces it.
+ */
 export async function saveChannel(conn: Conn, w: ChannelWrite): Promise<void> {
   await conn.execute(sql`DELETE FROM whatsapp_channel WHERE phone_number_id <> ${w.phoneNumberId}`);
   await conn.execute(
@@ -40,7 +47,15 @@ export async function saveChannel(conn: Conn, w: ChannelWrite): Promise<void> {
       VALUES (${w.phoneNumberId}, ${w.wabaId}, ${w.displayPhoneNumber}, ${w.tokenEncrypted}, ${w.now}, ${w.now})
       ON CONFLICT (phone_number_id) DO UPDATE SET waba_id = excluded.waba_id,
         display_phone_number = excluded.display_phone_number, token_encrypted = excluded.token_encrypted,
-        updated_at = excluded.updated_at`,
+        reconnect_required = false, reconnect_reason = NULL, updated_at = excluded.updated_at`,
+  );
+}
+
+/** Meta refused the channel's token: kept until the channel is saved again (saveChannel clears it). */
+export async function markReconnectRequired(conn: Conn, phoneNumberId: string, reason: string, now: Date): Promise<void> {
+  await conn.execute(
+    sql`UPDATE whatsapp_channel SET reconnect_required = true, reconnect_reason = ${reason.slice(0, 500)}, updated_at = ${now}
+      WHERE phone_number_id = ${phoneNumberId}`,
   );
 }
 

@@ -133,20 +133,36 @@ export function createWhatsappService(deps: WhatsappServiceDeps) {
     return row ? messageWire(row) : null;
   }
 
+  /** A Graph call; a refused token (190 / HTTP 401) marks the channel before the error goes on. */
+  async function graph<T>(channel: repo.ChannelRow, call: () => Promise<T>): Promise<T> {
+    try {
+      return await call();
+    } catch (err) {
+      if (err instanceof AppError && err.code === 'reconnect_required') {
+        await repo.markReconnectRequired(db.orm, channel.phone_number_id, err.message, clock.now());
+        logger.warn({ whatsapp: { phoneNumberId: channel.phone_number_id } }, 'whatsapp token refused: channel to reconnect');
+      }
+      throw err;
+    }
+  }
+
   /**
    * One send to the contact of a thread. An Argentine mobile refused with 131030 (not in the allowed
    * list) is tried once more with the other spelling (549… ↔ 54…); the spelling that worked is kept
    * on the thread, so the next send goes straight to it.
    */
   async function sendTo(channel: repo.ChannelRow, conversation: repo.ConversationRow, message: Record<string, unknown>) {
+    if (channel.reconnect_required) {
+      throw new AppError('reconnect_required', 'WhatsApp refused the token: save the channel again with a new token');
+    }
     const token = cipher.decrypt(channel.token_encrypted);
     const first = conversation.send_to ?? conversation.wa_id;
     try {
-      return await cloud.send(channel.phone_number_id, token, { to: first, ...message });
+      return await graph(channel, () => cloud.send(channel.phone_number_id, token, { to: first, ...message }));
     } catch (err) {
       const other = otherWaIdForm(first);
       if (!(err instanceof AppError) || err.code !== 'recipient_not_allowed' || other === null) throw err;
-      const wamid = await cloud.send(channel.phone_number_id, token, { to: other, ...message });
+      const wamid = await graph(channel, () => cloud.send(channel.phone_number_id, token, { to: other, ...message }));
       await repo.setSendTo(db.orm, conversation.id, other);
       logger.info(
         { whatsapp: { conversationId: conversation.id, refused: first, sentTo: other } },
@@ -169,6 +185,9 @@ export function createWhatsappService(deps: WhatsappServiceDeps) {
           ...(config.verifyToken ? [] : ['WHATSAPP_VERIFY_TOKEN']),
         ],
         connected: channel !== null,
+        /** Meta refused the token: save the channel again with a new one (nothing is sent meanwhile). */
+        reconnect_required: channel?.reconnect_required ?? false,
+        reconnect_reason: channel?.reconnect_reason ?? null,
         phone_number_id: channel?.phone_number_id ?? null,
         waba_id: channel?.waba_id ?? null,
         display_phone_number: channel?.display_phone_number ?? null,
@@ -278,7 +297,7 @@ export function createWhatsappService(deps: WhatsappServiceDeps) {
     /** The approved templates of the WABA the service can fill (only those can be sent outside the window). */
     async templates(): Promise<Template[]> {
       const channel = await channelOrThrow();
-      const all = await cloud.templates(channel.waba_id, cipher.decrypt(channel.token_encrypted));
+      const all = await graph(channel, () => cloud.templates(channel.waba_id, cipher.decrypt(channel.token_encrypted)));
       return all.filter((t) => t.status.toUpperCase() === 'APPROVED' && t.unsupported === null);
     },
 
@@ -312,7 +331,10 @@ export function createWhatsappService(deps: WhatsappServiceDeps) {
       const channel = await channelOrThrow();
       const conversation = await conversationOf(channel, input.conversation_id);
       const token = cipher.decrypt(channel.token_encrypted);
-      const template = (await cloud.templates(channel.waba_id, token)).find(
+      if (channel.reconnect_required) {
+        throw new AppError('reconnect_required', 'WhatsApp refused the token: save the channel again with a new token');
+      }
+      const template = (await graph(channel, () => cloud.templates(channel.waba_id, token))).find(
         (t) => t.name === input.name && t.language === input.language,
       );
       if (template?.status.toUpperCase() !== 'APPROVED') {
@@ -360,8 +382,8 @@ export function createWhatsappService(deps: WhatsappServiceDeps) {
       const owned = await repo.mediaOwned(db.orm, mediaId);
       if (!owned) throw new AppError('not_found', `media ${mediaId} not found`);
       const token = cipher.decrypt(channel.token_encrypted);
-      const info = await cloud.mediaInfo(mediaId, token);
-      const res = await cloud.download(info.url, token);
+      const info = await graph(channel, () => cloud.mediaInfo(mediaId, token));
+      const res = await graph(channel, () => cloud.download(info.url, token));
       const type = res.headers.get('content-type') ?? info.mimeType ?? owned.mime_type ?? 'application/octet-stream';
       const length = res.headers.get('content-length');
       return {

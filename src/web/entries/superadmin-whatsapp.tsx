@@ -20,6 +20,8 @@ interface Status {
   agent_enabled: boolean;
   send_enabled: boolean;
   last_webhook_at: string | null;
+  reconnect_required: boolean;
+  reconnect_reason: string | null;
 }
 type Conversation = WhatsappConversationWire;
 type Message = WhatsappMessageWire;
@@ -229,6 +231,12 @@ function ConnectionCard({ status, onStatus }: { status: Status; onStatus: (s: St
           ? `Número guardado. Último mensaje de Meta: ${when(status.last_webhook_at)}.`
           : 'Número guardado. Meta todavía no mandó ningún webhook: revisá la suscripción (guía, sección 3).'}
       </p>
+      {status.reconnect_required ? (
+        <p class="error-text" role="alert" data-state="reconnect-required">
+          WhatsApp rechazó el token del canal (venció o se revocó). No se manda nada, tampoco el agente de ventas, hasta que
+          generes otro token en Meta y guardes el canal de nuevo en «Cambiar el número o el token».
+        </p>
+      ) : null}
       <details class="connection-more" open={!narrowScreen()} data-connection-more>
         <summary>Detalles del canal</summary>
         <dl class="facts">
@@ -248,7 +256,7 @@ function ConnectionCard({ status, onStatus }: { status: Status; onStatus: (s: St
         </dl>
         {agentProblem ? <p class="error-text">{agentProblem}</p> : null}
         {send}
-        <details>
+        <details open={status.reconnect_required}>
           <summary>Cambiar el número o el token</summary>
           <SetupForm onSaved={onStatus} replacing={true} />
         </details>
