@@ -162,6 +162,19 @@ describe('WhatsApp operator API', () => {
     const rate = await post(`${API}/messages`, { conversation_id: id, text: 'hola' });
     expect(rate.statusCode).toBe(429);
     expect(rate.json()).toMatchObject({ code: 'rate_limited', details: [{ message: '130429' }] });
+    expect(rate.headers['retry-after']).toBe('60');
+    // The Graph API's own throttling codes (app, user, page limits) and the WABA's, answered with HTTP 400.
+    for (const code of [4, 17, 32, 613, 80007]) {
+      t.fake.failures.push({
+        match: /POST .*\/messages$/,
+        status: 400,
+        body: { error: { code, message: 'Application request limit reached', type: 'OAuthException' } },
+      });
+      const limited = await post(`${API}/messages`, { conversation_id: id, text: 'hola' });
+      expect(limited.statusCode, `code ${code}`).toBe(429);
+      expect(limited.json()).toMatchObject({ code: 'rate_limited', details: [{ message: String(code) }] });
+      expect(limited.headers['retry-after']).toBe('60');
+    }
     t.fake.failures.push({ match: /POST .*\/messages$/, status: 401, body: { error: { code: 190, message: 'Token expired' } } });
     const token = await post(`${API}/messages`, { conversation_id: id, text: 'hola' });
     expect(token.json()).toMatchObject({ code: 'reconnect_required', details: [{ message: '190' }] });

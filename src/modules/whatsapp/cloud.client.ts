@@ -63,6 +63,15 @@ export interface MediaInfo {
 }
 
 /**
+ * Meta's throttling codes: the Graph API's app, user and page limits (4, 17, 32, 613: the same ones
+ * the Instagram client reads), the WhatsApp Business account's (80007), the Cloud API's throughput
+ * (130429), per-user pair (131056) and spam (131048) limits.
+ */
+const RATE_LIMIT_CODES = new Set([4, 17, 32, 613, 80007, 130429, 131056, 131048]);
+/** What the API answers as Retry-After for them (Meta gives no delay; Instagram waits a minute too). */
+export const RATE_LIMIT_RETRY_AFTER_S = 60;
+
+/**
  * Meta's error answers as AppErrors the screens can word by code: the Graph error code travels in
  * `details` (path `meta_code`), never Meta's English title as the thing a person reads.
  */
@@ -73,8 +82,8 @@ export function metaError(status: number, code: number | null, message: string):
   if (code === 131026) return new AppError('recipient_not_found', text, { details });
   // Development mode: the number is not in the app's list of allowed recipients (not "no WhatsApp").
   if (code === 131030) return new AppError('recipient_not_allowed', text, { details });
-  if (code === 130429 || code === 131056 || code === 131048 || code === 80007 || status === 429)
-    return new AppError('rate_limited', text, { details });
+  if ((code !== null && RATE_LIMIT_CODES.has(code)) || status === 429)
+    return new AppError('rate_limited', text, { details, headers: { 'retry-after': String(RATE_LIMIT_RETRY_AFTER_S) } });
   if (code === 190 || status === 401) return new AppError('reconnect_required', text, { details });
   if (code === 132000 || code === 132001 || code === 132012 || code === 100)
     return new AppError('validation_failed', text, { details });
