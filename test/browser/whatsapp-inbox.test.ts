@@ -227,4 +227,33 @@ describe('the WhatsApp tab of the operator inbox (/superadmin/whatsapp), in a re
       t.fake.failures.length = 0;
     }
   });
+
+  it('shows a number change as a WhatsApp notice, and a refused token as a reconnect alert, in Spanish', async () => {
+    const { t, base, superadmin } = running;
+    await t.post(
+      t.fake.inbound('5491188889999', { type: 'text', text: { body: 'Hola, soy Lucía' } }, { profileName: 'Lucía' }).body,
+    );
+    const notice = t.fake.inbound('5491188889999', {
+      type: 'system',
+      system: { body: 'Lucía changed from 5491188889999 to 5491188880000', wa_id: '5491188880000', type: 'user_changed_number' },
+    });
+    await t.post(notice.body);
+    await t.container.db.query("UPDATE whatsapp_channel SET reconnect_required = true, reconnect_reason = 'token expired'");
+    try {
+      const context = await watchedContext(browser, VIEWPORTS.desktop);
+      const page = watch(await context.newPage());
+      await logIn(page, base, superadmin.email, superadmin.password, '/superadmin/whatsapp');
+      await expect(page.locator('[data-state=reconnect-required]').textContent()).resolves.toContain(
+        'WhatsApp rechazó el token del canal',
+      );
+      await page.locator('[data-thread]', { hasText: 'Lucía · +5491188880000' }).click();
+      await expect(page.locator('[data-system]').textContent()).resolves.toContain(
+        'la persona cambió su número a +5491188880000',
+      );
+      expect(await problemsOf(page)).toEqual({ console: [], csp: [], errors: [], overflow: 0 });
+      await context.close();
+    } finally {
+      await t.setup();
+    }
+  });
 });

@@ -284,6 +284,37 @@ describe('WhatsApp webhook (/api/whatsapp)', () => {
     expect(who!.profile_name).toBe('Ana');
   });
 
+  it('a system notice (user_changed_number) opens no thread or window; the thread follows the person to the new number', async () => {
+    const OLD = '5491144445555';
+    const NEW = '5491166667777';
+    const notice = (from: string, at = new Date()) =>
+      t.fake.inbound(
+        from,
+        {
+          type: 'system',
+          system: { body: `Ana changed from ${from} to ${NEW}`, wa_id: NEW, type: 'user_changed_number' },
+        },
+        { at },
+      );
+    // Alone, from a number with no thread: nothing is opened.
+    expect((await t.post(notice('5491100001111').body)).json().received).toMatchObject({ messages: 0, ignored: 1 });
+    expect(await count('whatsapp_conversations')).toBe(0);
+
+    const wrote = new Date(Date.now() - 30 * 3600_000);
+    await t.post(t.fake.inbound(OLD, { type: 'text', text: { body: 'hola' } }, { at: wrote, profileName: 'Ana' }).body);
+    const changed = notice(OLD);
+    expect((await t.post(changed.body)).statusCode).toBe(200);
+    const [thread] = await t.container.db.query<Record<string, unknown>>('SELECT * FROM whatsapp_conversations');
+    // The customer did not write: the window stays closed, the preview is still her message.
+    expect(thread).toMatchObject({ wa_id: NEW, last_message_text: 'hola', last_message_direction: 'inbound' });
+    expect(new Date(thread!['last_inbound_at'] as string).getTime()).toBe(Math.floor(wrote.getTime() / 1000) * 1000);
+    expect(await message(changed.wamid)).toMatchObject({ type: 'system', direction: 'inbound' });
+    // Later messages from the new number land in the same thread.
+    await t.post(t.fake.inbound(NEW, { type: 'text', text: { body: 'soy Ana, número nuevo' } }).body);
+    expect(await count('whatsapp_conversations')).toBe(1);
+    expect(await count('whatsapp_messages')).toBe(3);
+  });
+
   it('answers 500 when a validly signed delivery cannot be stored, so Meta retries; nothing half-stored', async () => {
     const { body } = t.fake.inbound(CUSTOMER, { type: 'text', text: { body: 'se pierde?' } });
     const two = structuredClone(body) as { entry: { changes: { value: { messages: Record<string, unknown>[] } }[] }[] };

@@ -114,6 +114,8 @@ export interface MessageWrite {
   sentAt: Date;
   source: WhatsappSource;
   now: Date;
+  /** False for a system notice: stored in the thread, but it moves neither the preview nor the window. */
+  counts?: boolean;
 }
 
 /**
@@ -130,6 +132,7 @@ export async function insertMessage(conn: Conn, m: MessageWrite): Promise<boolea
       ON CONFLICT (wamid) DO NOTHING RETURNING wamid`,
   );
   if (inserted.length === 0) return false;
+  if (m.counts === false) return true;
   const preview = m.text ?? `[${m.type}]`;
   await conn.execute(
     sql`UPDATE whatsapp_conversations SET
@@ -141,6 +144,36 @@ export async function insertMessage(conn: Conn, m: MessageWrite): Promise<boolea
       WHERE id = ${m.conversationId}`,
   );
   return true;
+}
+
+/** The thread of a contact (either spelling of an Argentine mobile), without creating one. */
+export async function findConversation(conn: Conn, phoneNumberId: string, waId: string): Promise<string | null> {
+  const [row] = await selectRows<{ id: string }>(
+    conn,
+    sql`SELECT id FROM whatsapp_conversations WHERE phone_number_id = ${phoneNumberId} AND wa_id IN (${sql.join(
+      waIdForms(waId).map((form) => sql`${form}`),
+      sql`, `,
+    )}) ORDER BY wa_id = ${waId} DESC, created_at LIMIT 1`,
+  );
+  return row?.id ?? null;
+}
+
+/**
+ * The person changed their number: the thread follows them to the new one (its messages arrive
+ * there), unless the new number already has a thread of its own. The last spelling that worked for
+ * the old number no longer applies. Returns whether it moved.
+ */
+export async function moveConversation(conn: Conn, id: string, phoneNumberId: string, newWaId: string): Promise<boolean> {
+  const rows = await selectRows(
+    conn,
+    sql`UPDATE whatsapp_conversations SET wa_id = ${newWaId}, send_to = NULL WHERE id = ${id}
+      AND NOT EXISTS (SELECT 1 FROM whatsapp_conversations WHERE phone_number_id = ${phoneNumberId} AND wa_id IN (${sql.join(
+        waIdForms(newWaId).map((form) => sql`${form}`),
+        sql`, `,
+      )}))
+      RETURNING id`,
+  );
+  return rows.length > 0;
 }
 
 /** Keeps the spelling of the number Meta accepted a send to. */

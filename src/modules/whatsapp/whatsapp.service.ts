@@ -247,6 +247,33 @@ export function createWhatsappService(deps: WhatsappServiceDeps) {
           } else if (event.kind === 'reaction') {
             await repo.upsertReaction(tx, event);
             report.reactions += 1;
+          } else if (event.message.system) {
+            // A notice from WhatsApp (the person changed number, or their security code): kept in the
+            // thread it belongs to; it opens no thread, no window and no agent turn.
+            const m = event.message;
+            const system = event.message.system;
+            const conversationId = await repo.findConversation(tx, channel.phone_number_id, m.waId);
+            if (!conversationId) {
+              report.ignored += 1;
+              continue;
+            }
+            if (
+              !(await repo.insertMessage(tx, {
+                ...m,
+                conversationId,
+                direction: 'inbound',
+                source: 'webhook',
+                now,
+                counts: false,
+              }))
+            ) {
+              report.duplicates += 1;
+              continue;
+            }
+            report.messages += 1;
+            if (system.type === 'user_changed_number' && system.newWaId) {
+              await repo.moveConversation(tx, conversationId, channel.phone_number_id, system.newWaId);
+            }
           } else {
             const m = event.message;
             const conversationId = await repo.upsertConversation(tx, {

@@ -295,6 +295,18 @@ const MEDIA_NAMES: Record<string, string> = {
   sticker: 'Sticker',
 };
 
+/** A notice of WhatsApp in the thread (not written by the person), in Spanish. */
+function systemNote(d: Record<string, unknown>): string {
+  const newNumber = typeof d['wa_id'] === 'string' ? d['wa_id'] : typeof d['new_wa_id'] === 'string' ? d['new_wa_id'] : null;
+  if (d['type'] === 'user_changed_number') {
+    return newNumber
+      ? `Aviso de WhatsApp: la persona cambió su número a ${phone(newNumber)}. Sus mensajes nuevos llegan a esta conversación.`
+      : 'Aviso de WhatsApp: la persona cambió su número.';
+  }
+  if (d['type'] === 'user_identity_changed') return 'Aviso de WhatsApp: cambió el código de seguridad de la persona.';
+  return 'Aviso de WhatsApp (no lo escribió la persona).';
+}
+
 function MessageBody({ message, quoted }: { message: Message; quoted: Message | undefined }) {
   const d = message.details as Record<string, unknown>;
   const s = (key: string) => (typeof d[key] === 'string' ? (d[key] as string) : null);
@@ -337,7 +349,13 @@ function MessageBody({ message, quoted }: { message: Message; quoted: Message | 
       </p>,
     );
   }
-  if (message.type === 'location') {
+  if (message.type === 'system') {
+    parts.push(
+      <p class="muted" data-system>
+        <em>{systemNote(d)}</em>
+      </p>,
+    );
+  } else if (message.type === 'location') {
     const lat = Number(d['latitude']);
     const lon = Number(d['longitude']);
     parts.push(
