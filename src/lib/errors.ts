@@ -51,6 +51,8 @@ export const ERROR_STATUS = {
   fiscal_setup_incomplete: 422,
   window_closed: 422,
   recipient_not_found: 422,
+  recipient_not_allowed: 422,
+  template_unsupported: 422,
   arca_rejected: 422,
   cuit_unavailable: 422,
   caea_unavailable: 422,

@@ -147,6 +147,15 @@ describe('the WhatsApp tab of the operator inbox (/superadmin/whatsapp), in a re
       await sent.locator('[data-ticks=read]').waitFor();
       await page.screenshot({ path: `${SHOTS}/wa-thread-${name}.png`, fullPage: true });
 
+      if (!t.fake.templates.some((x) => x.name === 'pedido_listo')) {
+        t.fake.templates.push({
+          name: 'pedido_listo',
+          language: 'es_AR',
+          status: 'APPROVED',
+          category: 'UTILITY',
+          body: 'Tu pedido {{2}} está listo, {{1}}. Gracias {{1}}!',
+        });
+      }
       // Jorge wrote three days ago: only an approved template, with its parameters.
       if (name === 'phone') await page.click('.back-to-list');
       await page.locator('[data-thread]', { hasText: 'Jorge' }).click();
@@ -155,6 +164,16 @@ describe('the WhatsApp tab of the operator inbox (/superadmin/whatsapp), in a re
       const options = await page.locator('#wa-template option').allTextContents();
       expect(options).toContain('seguimiento_consulta (es_AR)');
       expect(options.join()).not.toContain('promo_pendiente');
+      // The preview fills {{1}} with «Valor 1» wherever it appears, as Meta does.
+      await page.selectOption('#wa-template', 'pedido_listo|es_AR');
+      await page.fill('#wa-param-0', 'Ana');
+      await expect(page.locator('[data-template-preview]').textContent()).resolves.toContain(
+        'Tu pedido [valor 2] está listo, Ana. Gracias Ana!',
+      );
+      await page.fill('#wa-param-1', '123');
+      await expect(page.locator('[data-template-preview]').textContent()).resolves.toContain(
+        'Tu pedido 123 está listo, Ana. Gracias Ana!',
+      );
       await page.selectOption('#wa-template', 'seguimiento_consulta|es_AR');
       await page.fill('#wa-param-0', `Jorge (${name})`);
       await page.fill('#wa-param-1', 'el plan Comercio');
@@ -206,6 +225,35 @@ describe('the WhatsApp tab of the operator inbox (/superadmin/whatsapp), in a re
       await context.close();
     } finally {
       t.fake.failures.length = 0;
+    }
+  });
+
+  it('shows a number change as a WhatsApp notice, and a refused token as a reconnect alert, in Spanish', async () => {
+    const { t, base, superadmin } = running;
+    await t.post(
+      t.fake.inbound('5491188889999', { type: 'text', text: { body: 'Hola, soy Lucía' } }, { profileName: 'Lucía' }).body,
+    );
+    const notice = t.fake.inbound('5491188889999', {
+      type: 'system',
+      system: { body: 'Lucía changed from 5491188889999 to 5491188880000', wa_id: '5491188880000', type: 'user_changed_number' },
+    });
+    await t.post(notice.body);
+    await t.container.db.query("UPDATE whatsapp_channel SET reconnect_required = true, reconnect_reason = 'token expired'");
+    try {
+      const context = await watchedContext(browser, VIEWPORTS.desktop);
+      const page = watch(await context.newPage());
+      await logIn(page, base, superadmin.email, superadmin.password, '/superadmin/whatsapp');
+      await expect(page.locator('[data-state=reconnect-required]').textContent()).resolves.toContain(
+        'WhatsApp rechazó el token del canal',
+      );
+      await page.locator('[data-thread]', { hasText: 'Lucía · +5491188880000' }).click();
+      await expect(page.locator('[data-system]').textContent()).resolves.toContain(
+        'la persona cambió su número a +5491188880000',
+      );
+      expect(await problemsOf(page)).toEqual({ console: [], csp: [], errors: [], overflow: 0 });
+      await context.close();
+    } finally {
+      await t.setup();
     }
   });
 });

@@ -15,6 +15,12 @@ export interface FakeTemplate {
   status: 'APPROVED' | 'PENDING' | 'REJECTED' | 'PAUSED';
   category: string;
   body: string;
+  /** Meta's default is POSITIONAL ({{1}}); NAMED ({{nombre}}) takes `parameter_name` on each value. */
+  parameter_format?: 'POSITIONAL' | 'NAMED';
+  /** A HEADER component: TEXT (maybe with {{1}}) or media (IMAGE, VIDEO, DOCUMENT: a value is required). */
+  header?: { format: 'TEXT' | 'IMAGE' | 'VIDEO' | 'DOCUMENT' | 'LOCATION'; text?: string };
+  /** A BUTTONS component (a URL with {{1}} needs a `button` component with the value). */
+  buttons?: { type: 'QUICK_REPLY' | 'URL' | 'PHONE_NUMBER' | 'COPY_CODE'; text: string; url?: string }[];
 }
 
 export interface FakeMedia {
@@ -61,6 +67,12 @@ export interface FakeWhatsapp {
   mediaUrlTtlMs: number;
   /** Opens the contact's 24-hour window as an inbound message does. */
   lastInbound: Map<string, number>;
+  /**
+   * Development mode: only these numbers, spelled exactly so, may receive (others: 131030, "Recipient
+   * phone number not in allowed list"). Meta lists an Argentine mobile as 54 + 10 digits while its
+   * wa_id is 549 + 10 digits. null: live mode, any number.
+   */
+  allowedRecipients: string[] | null;
   addMedia(mimeType: string, bytes: Buffer): FakeMedia;
   /** A `messages` delivery from `waId` (the window opens); `message` is the type-specific part. */
   inbound(
@@ -83,6 +95,44 @@ export interface FakeWhatsapp {
 
 const VERSION = 'v23.0';
 const PAGE_SIZE = 2;
+
+/** 54 + 10 digits and 549 + 10 digits are one Argentine mobile; its wa_id is the 549 form. */
+const sameUser = (waId: string) => waId.replace(/^54(\d{10})$/, '549$1');
+
+const keysOf = (text: string | undefined) => [...new Set([...(text ?? '').matchAll(/\{\{\s*(\w+)\s*\}\}/g)].map((m) => m[1]!))];
+
+/**
+ * What Meta says about a template send's `components` (null: accepted): each component a lowercase
+ * header/body/button with its parameters; the body's values counted, named ones each with the
+ * `parameter_name` of a placeholder (positional ones without); a header with a variable or media
+ * and a URL button with a variable need their own component.
+ */
+function templateProblem(template: FakeTemplate, components: unknown): { code: number; message: string } | null {
+  const invalid = { code: 100, message: 'Invalid parameter' };
+  const mismatch = { code: 132000, message: 'Number of parameters does not match the expected number of params' };
+  if (components !== undefined && !Array.isArray(components)) return invalid;
+  const given = (components ?? []) as Record<string, unknown>[];
+  for (const c of given) {
+    if (!c || typeof c !== 'object' || !['header', 'body', 'button'].includes(String(c['type']))) return invalid;
+    if (!Array.isArray(c['parameters'])) return invalid;
+  }
+  const named = template.parameter_format === 'NAMED';
+  const wanted = keysOf(template.body);
+  const body = (given.find((c) => c['type'] === 'body')?.['parameters'] ?? []) as Record<string, unknown>[];
+  if (body.length !== wanted.length) return mismatch;
+  for (const p of body) {
+    if (p['type'] !== 'text' || typeof p['text'] !== 'string' || p['text'] === '') return invalid;
+    if (named && (typeof p['parameter_name'] !== 'string' || !wanted.includes(p['parameter_name'])))
+      return { code: 132000, message: 'Parameter name is missing or does not match the template' };
+    if (!named && p['parameter_name'] !== undefined) return invalid;
+  }
+  if (named && new Set(body.map((p) => p['parameter_name'])).size !== wanted.length) return mismatch;
+  const headerNeeds = template.header ? template.header.format !== 'TEXT' || keysOf(template.header.text).length > 0 : false;
+  if (headerNeeds && !given.some((c) => c['type'] === 'header' && (c['parameters'] as unknown[]).length > 0)) return mismatch;
+  const buttonNeeds = (template.buttons ?? []).some((b) => b.type === 'COPY_CODE' || keysOf(b.url).length > 0);
+  if (buttonNeeds && !given.some((c) => c['type'] === 'button')) return mismatch;
+  return null;
+}
 
 export function defaultTemplates(): FakeTemplate[] {
   return [
@@ -139,6 +189,7 @@ export async function startFakeWhatsapp(options: { port?: number } = {}): Promis
     stalls: [],
     mediaUrlTtlMs: 5 * 60_000,
     lastInbound: new Map(),
+    allowedRecipients: null,
     addMedia(mimeType, bytes) {
       const id = String(1_000_000_000_000 + fake.media.size + 1);
       const media = { id, mime_type: mimeType, bytes };
@@ -230,6 +281,7 @@ export async function startFakeWhatsapp(options: { port?: number } = {}): Promis
       fake.failures.length = 0;
       fake.stalls.length = 0;
       fake.lastInbound.clear();
+      fake.allowedRecipients = null;
       fake.mediaUrlTtlMs = 5 * 60_000;
     },
     close: () =>
@@ -284,8 +336,25 @@ export async function startFakeWhatsapp(options: { port?: number } = {}): Promis
         return graphError(res, 400, 100, 'Invalid parameter');
       }
       const to = message['to'];
+      if (fake.allowedRecipients && !fake.allowedRecipients.includes(to)) {
+        return send(res, 400, {
+          error: {
+            message: '(#131030) Recipient phone number not in allowed list',
+            type: 'OAuthException',
+            code: 131030,
+            error_data: {
+              messaging_product: 'whatsapp',
+              details: 'Recipient phone number not in allowed list: Add recipient phone number to recipient list and try again.',
+            },
+            fbtrace_id: 'AbCdEf',
+          },
+        });
+      }
+      // Meta knows both spellings of an Argentine mobile (549… and 54…) as the same user.
+      const user = sameUser(to);
       if (message['type'] === 'text') {
-        const since = fake.lastInbound.get(to);
+        const times = [...fake.lastInbound].filter(([waId]) => sameUser(waId) === user).map(([, at]) => at);
+        const since = times.length ? Math.max(...times) : undefined;
         if (since === undefined || Date.now() - since >= 24 * 3600_000) {
           return graphError(
             res,
@@ -298,22 +367,20 @@ export async function startFakeWhatsapp(options: { port?: number } = {}): Promis
         const t = message['template'] as {
           name?: string;
           language?: { code?: string };
-          components?: { parameters?: unknown[] }[];
+          components?: unknown;
         };
         const template = fake.templates.find((x) => x.name === t.name && x.language === t.language?.code);
         if (template?.status !== 'APPROVED')
           return graphError(res, 404, 132001, 'Template name does not exist in the translation');
-        const expected = new Set(template.body.match(/\{\{\s*\w+\s*\}\}/g) ?? []).size;
-        const given = t.components?.[0]?.parameters?.length ?? 0;
-        if (given !== expected)
-          return graphError(res, 400, 132000, 'Number of parameters does not match the expected number of params');
+        const problem = templateProblem(template, t.components);
+        if (problem) return graphError(res, 400, problem.code, problem.message);
       } else {
         return graphError(res, 400, 100, 'Invalid parameter');
       }
       fake.sent.push(message);
       return send(res, 200, {
         messaging_product: 'whatsapp',
-        contacts: [{ input: to, wa_id: to }],
+        contacts: [{ input: to, wa_id: user }],
         messages: [{ id: wamid(), message_status: 'accepted' }],
       });
     }
@@ -328,8 +395,12 @@ export async function startFakeWhatsapp(options: { port?: number } = {}): Promis
       return send(res, 200, {
         data: page.map((t, i) => ({
           name: t.name,
-          parameter_format: 'POSITIONAL',
-          components: [{ type: 'BODY', text: t.body }],
+          parameter_format: t.parameter_format ?? 'POSITIONAL',
+          components: [
+            ...(t.header ? [{ type: 'HEADER', ...t.header }] : []),
+            { type: 'BODY', text: t.body },
+            ...(t.buttons ? [{ type: 'BUTTONS', buttons: t.buttons }] : []),
+          ],
           language: t.language,
           status: t.status,
           category: t.category,

@@ -154,6 +154,20 @@ describe('instagram webhooks', () => {
       expect(status.json().status.last_webhook_at).not.toBeNull();
     });
 
+    it('stores messages with text PostgreSQL cannot keep (NUL, half an emoji) cleaned: 200 and every event of the POST', async () => {
+      const body = metaDelivery(account, [
+        inboundItem(account, customer, 'm-1', 'ok'),
+        inboundItem(account, '222', 'm-nul', 'a\u0000b \udc00'),
+        inboundItem(account, '333', 'm-3', 'after'),
+      ]);
+      const res = await signed(body);
+      expect(res.statusCode).toBe(200);
+      expect(res.json().received.stored).toBe(3);
+      const stored = await messages();
+      expect(stored.map((m) => m.mid).sort()).toEqual(['m-1', 'm-3', 'm-nul']);
+      expect(stored.find((m) => m.mid === 'm-nul')).toMatchObject({ text: 'ab \ufffd' });
+    });
+
     it('stores an echo written in the Instagram app as outbound', async () => {
       const echo = {
         sender: { id: account },

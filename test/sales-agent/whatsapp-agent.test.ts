@@ -34,9 +34,10 @@ describe('sales agent on WhatsApp', () => {
       env: {
         WHATSAPP_SEND_ENABLED: 'true',
         SALES_AGENT_ENABLED: 'true',
-        // The fake's number (fixed) and two designated contacts.
+        // The fake's number (fixed) and two designated contacts: Jorge written without the mobile 9
+        // (54 + 10 digits), as people write Argentine numbers; Meta sends his wa_id as 549….
         SALES_AGENT_WHATSAPP_NUMBER_ID: NUMBER,
-        SALES_AGENT_WHATSAPP_SENDER_IDS: `${MARTA},${JORGE}`,
+        SALES_AGENT_WHATSAPP_SENDER_IDS: `${MARTA},${JORGE.replace(/^549/, '54')}`,
       },
       overrides: { clock, salesAgentRandom: (min: number) => min },
     });
@@ -167,5 +168,33 @@ describe('sales agent on WhatsApp', () => {
     expect((await turns()).at(-1)).toMatchObject({ sender_id: JORGE, status: 'cancelled', reason: 'agent_disabled' });
     // Only the operator's reply went out.
     expect(sends()).toHaveLength(1);
+  });
+
+  it('holds its replies while Meta refuses the token (190), until the channel is saved again', async () => {
+    t.fake.failures.push({
+      match: /POST .*\/messages$/,
+      status: 401,
+      body: { error: { message: 'Error validating access token: Session has expired', type: 'OAuthException', code: 190 } },
+    });
+    await t.post(text(MARTA, 'Hola! cuánto sale?').body);
+    now += 5 * MINUTE;
+    expect(await t.container.salesAgent.service.tick()).toMatchObject({ failed: 1, sent: 0 });
+    const status = await api('GET', '/api/superadmin/whatsapp/status');
+    expect(status.json().status).toMatchObject({ connected: true, reconnect_required: true });
+
+    // The next reply is held without calling Meta.
+    const posts = () => t.fake.requests.filter((r) => r.method === 'POST').length;
+    const before = posts();
+    await t.post(text(JORGE, '¿Maneja stock?', { name: 'Jorge' }).body);
+    now += 5 * MINUTE;
+    expect(await t.container.salesAgent.service.tick()).toMatchObject({ held: 1, sent: 0 });
+    expect((await turns()).at(-1)).toMatchObject({ sender_id: JORGE, status: 'held', reason: 'reconnect_required' });
+    expect(posts()).toBe(before);
+
+    // Saved again (a new token): the mark is gone and the agent answers.
+    await t.setup();
+    await t.post(text(JORGE, '¿Y sin internet?', { name: 'Jorge' }).body);
+    now += 5 * MINUTE;
+    expect(await t.container.salesAgent.service.tick()).toMatchObject({ sent: 1 });
   });
 });

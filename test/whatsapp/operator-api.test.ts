@@ -23,7 +23,10 @@ describe('WhatsApp operator API', () => {
   it('lists nothing (200) before a number is set up, with the connection state', async () => {
     const res = await get(`${API}/conversations`);
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toEqual({ conversations: [], connection: { configured: true, connected: false } });
+    expect(res.json()).toEqual({
+      conversations: [],
+      connection: { configured: true, connected: false, reconnect_required: false },
+    });
     // A delivery for a number not set up is acknowledged and ignored.
     const hook = await t.post(t.fake.inbound(CUSTOMER, { type: 'text', text: { body: 'antes' } }).body);
     expect(hook.json().received).toMatchObject({ messages: 0, ignored: 1 });
@@ -159,9 +162,177 @@ describe('WhatsApp operator API', () => {
     const rate = await post(`${API}/messages`, { conversation_id: id, text: 'hola' });
     expect(rate.statusCode).toBe(429);
     expect(rate.json()).toMatchObject({ code: 'rate_limited', details: [{ message: '130429' }] });
+    expect(rate.headers['retry-after']).toBe('60');
+    // The Graph API's own throttling codes (app, user, page limits) and the WABA's, answered with HTTP 400.
+    for (const code of [4, 17, 32, 613, 80007]) {
+      t.fake.failures.push({
+        match: /POST .*\/messages$/,
+        status: 400,
+        body: { error: { code, message: 'Application request limit reached', type: 'OAuthException' } },
+      });
+      const limited = await post(`${API}/messages`, { conversation_id: id, text: 'hola' });
+      expect(limited.statusCode, `code ${code}`).toBe(429);
+      expect(limited.json()).toMatchObject({ code: 'rate_limited', details: [{ message: String(code) }] });
+      expect(limited.headers['retry-after']).toBe('60');
+    }
     t.fake.failures.push({ match: /POST .*\/messages$/, status: 401, body: { error: { code: 190, message: 'Token expired' } } });
     const token = await post(`${API}/messages`, { conversation_id: id, text: 'hola' });
     expect(token.json()).toMatchObject({ code: 'reconnect_required', details: [{ message: '190' }] });
+  });
+
+  it('Argentine mobiles: 549… and 54… are one thread; a 131030 send is retried once with the other form, which is kept', async () => {
+    await t.setup();
+    const mobile = '5491166667777';
+    await t.post(t.fake.inbound(mobile, { type: 'text', text: { body: 'hola' } }).body);
+    // The same person written without the 9 lands in the same thread.
+    await t.post(t.fake.inbound('541166667777', { type: 'text', text: { body: 'sigo' } }).body);
+    const threads = await t.container.db.query<{ id: string }>(
+      "SELECT id FROM whatsapp_conversations WHERE wa_id IN ('5491166667777', '541166667777')",
+    );
+    expect(threads).toHaveLength(1);
+    const id = threads[0]!.id;
+
+    // Development mode: Meta lists the number as 54 + 10 digits and refuses the 549 form with 131030.
+    t.fake.allowedRecipients = ['541166667777'];
+    const first = await post(`${API}/messages`, { conversation_id: id, text: 'primera' });
+    expect(first.statusCode).toBe(201);
+    const tos = () => t.fake.requests.filter((r) => r.method === 'POST').map((r) => JSON.parse(r.body).to);
+    expect(tos()).toEqual(['5491166667777', '541166667777']);
+    // The form that worked is remembered: the next send goes straight to it.
+    const second = await post(`${API}/messages`, { conversation_id: id, text: 'segunda' });
+    expect(second.statusCode).toBe(201);
+    expect(tos()).toEqual(['5491166667777', '541166667777', '541166667777']);
+    expect(t.fake.sent.map((m) => (m['text'] as { body: string }).body)).toEqual(['primera', 'segunda']);
+
+    // Neither form allowed: its own code (not "the number does not use WhatsApp"), after one retry only.
+    t.fake.allowedRecipients = ['5491100000000'];
+    t.fake.requests.length = 0;
+    const refused = await post(`${API}/messages`, { conversation_id: id, text: 'tercera' });
+    expect(refused.statusCode).toBe(422);
+    expect(refused.json()).toMatchObject({ code: 'recipient_not_allowed', details: [{ path: 'meta_code', message: '131030' }] });
+    expect(tos()).toEqual(['541166667777', '5491166667777']);
+  });
+
+  it('templates: values by placeholder number or name, parameter_name for named ones; header or button values not offered (422)', async () => {
+    await t.setup();
+    t.fake.templates.push(
+      {
+        name: 'pedido_listo',
+        language: 'es_AR',
+        status: 'APPROVED',
+        category: 'UTILITY',
+        body: 'Tu pedido {{2}} está listo, {{1}}. Gracias {{1}}!',
+      },
+      {
+        name: 'pedido_nombrado',
+        language: 'es_AR',
+        status: 'APPROVED',
+        category: 'UTILITY',
+        parameter_format: 'NAMED',
+        body: 'Hola {{nombre}}, tu pedido {{pedido}} está listo.',
+      },
+      {
+        name: 'promo_imagen',
+        language: 'es_AR',
+        status: 'APPROVED',
+        category: 'MARKETING',
+        header: { format: 'IMAGE' },
+        body: 'Mirá {{1}}',
+      },
+      {
+        name: 'seguimiento_link',
+        language: 'es_AR',
+        status: 'APPROVED',
+        category: 'UTILITY',
+        body: 'Seguí tu envío',
+        buttons: [{ type: 'URL', text: 'Ver', url: 'https://envios.example/{{1}}' }],
+      },
+    );
+    await t.post(t.fake.inbound(CUSTOMER, { type: 'text', text: { body: 'hola' } }).body);
+    const id = await conversationId();
+
+    const offered = (await get(`${API}/templates`)).json().templates as { name: string; placeholders: string[] }[];
+    expect(offered.map((x) => x.name)).toEqual(['seguimiento_consulta', 'saludo', 'pedido_listo', 'pedido_nombrado']);
+    expect(offered.find((x) => x.name === 'pedido_nombrado')).toMatchObject({
+      parameter_format: 'NAMED',
+      placeholders: ['nombre', 'pedido'],
+    });
+
+    const positional = await post(`${API}/templates/send`, {
+      conversation_id: id,
+      name: 'pedido_listo',
+      language: 'es_AR',
+      parameters: ['Ana', '123'],
+    });
+    expect(positional.statusCode).toBe(201);
+    // Stored as Meta delivers it: {{1}} is the first value wherever it appears.
+    expect(positional.json().message.text).toBe('Tu pedido 123 está listo, Ana. Gracias Ana!');
+
+    const named = await post(`${API}/templates/send`, {
+      conversation_id: id,
+      name: 'pedido_nombrado',
+      language: 'es_AR',
+      parameters: ['Ana', '123'],
+    });
+    expect(named.statusCode).toBe(201);
+    expect(named.json().message.text).toBe('Hola Ana, tu pedido 123 está listo.');
+    expect(t.fake.sent.at(-1)).toMatchObject({
+      template: {
+        components: [
+          {
+            type: 'body',
+            parameters: [
+              { type: 'text', parameter_name: 'nombre', text: 'Ana' },
+              { type: 'text', parameter_name: 'pedido', text: '123' },
+            ],
+          },
+        ],
+      },
+    });
+
+    for (const name of ['promo_imagen', 'seguimiento_link']) {
+      const refused = await post(`${API}/templates/send`, { conversation_id: id, name, language: 'es_AR', parameters: [] });
+      expect(refused.statusCode).toBe(422);
+      expect(refused.json().code).toBe('template_unsupported');
+    }
+    expect(t.fake.sent).toHaveLength(2);
+  });
+
+  it('a refused token (190 or HTTP 401) marks the channel to reconnect: shown, sends refused before Meta, cleared on save', async () => {
+    await t.setup();
+    await t.post(t.fake.inbound(CUSTOMER, { type: 'text', text: { body: 'hola' } }).body);
+    const id = await conversationId();
+    t.fake.failures.push({
+      match: /POST .*\/messages$/,
+      status: 401,
+      body: { error: { message: 'Error validating access token: Session has expired', type: 'OAuthException', code: 190 } },
+    });
+    const refused = await post(`${API}/messages`, { conversation_id: id, text: 'hola' });
+    expect(refused.statusCode).toBe(409);
+    expect(refused.json().code).toBe('reconnect_required');
+    const status = (await get(`${API}/status`)).json().status;
+    expect(status).toMatchObject({ connected: true, reconnect_required: true });
+    expect(status.reconnect_reason).toContain('190');
+    expect((await get(`${API}/conversations`)).json().connection).toEqual({
+      configured: true,
+      connected: true,
+      reconnect_required: true,
+    });
+    // While it holds, nothing is sent to Meta.
+    const posts = t.fake.requests.filter((r) => r.method === 'POST').length;
+    expect((await post(`${API}/messages`, { conversation_id: id, text: 'otra' })).json().code).toBe('reconnect_required');
+    const template = await post(`${API}/templates/send`, {
+      conversation_id: id,
+      name: 'saludo',
+      language: 'es_AR',
+      parameters: [],
+    });
+    expect(template.json().code).toBe('reconnect_required');
+    expect(t.fake.requests.filter((r) => r.method === 'POST')).toHaveLength(posts);
+    // Saving the channel (a new token) clears it.
+    await t.setup();
+    expect((await get(`${API}/status`)).json().status).toMatchObject({ reconnect_required: false, reconnect_reason: null });
+    expect((await post(`${API}/messages`, { conversation_id: id, text: 'ya está' })).statusCode).toBe(201);
   });
 
   it('aborts a Graph call that does not answer in time (upstream_timeout)', async () => {

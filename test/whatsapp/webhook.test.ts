@@ -252,6 +252,67 @@ describe('WhatsApp webhook (/api/whatsapp)', () => {
     expect(res.statusCode).toBe(200);
     const weird = JSON.parse(JSON.stringify(t.fake.status('wamid.d', 'sent')).replace('"sent"', '"played"'));
     expect((await t.post(weird)).json().received).toMatchObject({ statuses: 0, ignored: 1 });
+    // A name every JS object inherits is not a status either (it was a 500).
+    const inherited = JSON.parse(JSON.stringify(t.fake.status('wamid.e', 'sent')).replace('"sent"', '"constructor"'));
+    const answer = await t.post(inherited);
+    expect(answer.statusCode).toBe(200);
+    expect(answer.json().received).toMatchObject({ statuses: 0, ignored: 1 });
+  });
+
+  it('stores a delivery with text PostgreSQL cannot keep (NUL, half an emoji): cleaned, 200, the other messages too', async () => {
+    const bad = t.fake.inbound(CUSTOMER, { type: 'text', text: { body: 'hola\u0000chau \ud83d' } }, { profileName: 'A\u0000na' });
+    const good = t.fake.inbound('5491199990000', { type: 'text', text: { body: 'normal' } });
+    const doc = t.fake.inbound('5491199990001', {
+      type: 'document',
+      document: { id: '123', filename: 'x\u0000.pdf', mime_type: 'application/pdf', caption: 'mirá\u0000' },
+    });
+    const batch = structuredClone(bad.body) as { entry: { changes: { value: { messages: unknown[] } }[] }[] };
+    const messagesOf = (b: Record<string, unknown>) =>
+      (b['entry'] as { changes: { value: { messages: unknown[] } }[] }[])[0]!.changes[0]!.value.messages;
+    batch.entry[0]!.changes[0]!.value.messages.push(...messagesOf(good.body), ...messagesOf(doc.body));
+    // Sent as JSON escapes, exactly as Meta writes them (the signature covers these bytes).
+    const res = await t.post(JSON.stringify(batch));
+    expect(res.statusCode).toBe(200);
+    expect(res.json().received).toMatchObject({ messages: 3 });
+    expect(await message(bad.wamid)).toMatchObject({ text: 'holachau \ufffd' });
+    expect(await message(good.wamid)).toMatchObject({ text: 'normal' });
+    expect(await message(doc.wamid)).toMatchObject({ text: 'mirá', details: { filename: 'x.pdf' } });
+    const [who] = await t.container.db.query<{ profile_name: string }>(
+      'SELECT profile_name FROM whatsapp_conversations WHERE wa_id = $1',
+      [CUSTOMER],
+    );
+    expect(who!.profile_name).toBe('Ana');
+  });
+
+  it('a system notice (user_changed_number) opens no thread or window; the thread follows the person to the new number', async () => {
+    const OLD = '5491144445555';
+    const NEW = '5491166667777';
+    const notice = (from: string, at = new Date()) =>
+      t.fake.inbound(
+        from,
+        {
+          type: 'system',
+          system: { body: `Ana changed from ${from} to ${NEW}`, wa_id: NEW, type: 'user_changed_number' },
+        },
+        { at },
+      );
+    // Alone, from a number with no thread: nothing is opened.
+    expect((await t.post(notice('5491100001111').body)).json().received).toMatchObject({ messages: 0, ignored: 1 });
+    expect(await count('whatsapp_conversations')).toBe(0);
+
+    const wrote = new Date(Date.now() - 30 * 3600_000);
+    await t.post(t.fake.inbound(OLD, { type: 'text', text: { body: 'hola' } }, { at: wrote, profileName: 'Ana' }).body);
+    const changed = notice(OLD);
+    expect((await t.post(changed.body)).statusCode).toBe(200);
+    const [thread] = await t.container.db.query<Record<string, unknown>>('SELECT * FROM whatsapp_conversations');
+    // The customer did not write: the window stays closed, the preview is still her message.
+    expect(thread).toMatchObject({ wa_id: NEW, last_message_text: 'hola', last_message_direction: 'inbound' });
+    expect(new Date(thread!['last_inbound_at'] as string).getTime()).toBe(Math.floor(wrote.getTime() / 1000) * 1000);
+    expect(await message(changed.wamid)).toMatchObject({ type: 'system', direction: 'inbound' });
+    // Later messages from the new number land in the same thread.
+    await t.post(t.fake.inbound(NEW, { type: 'text', text: { body: 'soy Ana, número nuevo' } }).body);
+    expect(await count('whatsapp_conversations')).toBe(1);
+    expect(await count('whatsapp_messages')).toBe(3);
   });
 
   it('answers 500 when a validly signed delivery cannot be stored, so Meta retries; nothing half-stored', async () => {

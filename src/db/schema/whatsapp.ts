@@ -1,7 +1,7 @@
 import { boolean, integer, jsonb, pgTable, primaryKey, smallint, text, uuid } from 'drizzle-orm/pg-core';
 import { tstz } from './columns.ts';
 
-// Mirrors src/db/migrations/0045_whatsapp.sql; test/db/schema-drift.test.ts keeps them in step.
+// Mirrors src/db/migrations/0045_whatsapp.sql (and 0291, 0292); test/db/schema-drift.test.ts keeps them in step.
 // The operator channel is the service's own number: no company_id on these tables.
 
 export const whatsappChannel = pgTable('whatsapp_channel', {
@@ -11,6 +11,8 @@ export const whatsappChannel = pgTable('whatsapp_channel', {
   displayPhoneNumber: text('display_phone_number'),
   tokenEncrypted: text('token_encrypted').notNull(),
   agentEnabled: boolean('agent_enabled').notNull().default(false),
+  reconnectRequired: boolean('reconnect_required').notNull().default(false),
+  reconnectReason: text('reconnect_reason'),
   lastWebhookAt: tstz('last_webhook_at'),
   createdAt: tstz('created_at').notNull(),
   updatedAt: tstz('updated_at').notNull(),
@@ -29,6 +31,7 @@ export const whatsappConversations = pgTable('whatsapp_conversations', {
   lastMessageDirection: text('last_message_direction').$type<WhatsappDirection>(),
   lastMessageAt: tstz('last_message_at'),
   lastInboundAt: tstz('last_inbound_at'),
+  sendTo: text('send_to'),
   createdAt: tstz('created_at').notNull(),
   updatedAt: tstz('updated_at').notNull(),
 });

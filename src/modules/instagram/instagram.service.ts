@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { InstagramConfig } from '../../config.ts';
 import type { Database } from '../../db/client.ts';
 import type { InstagramSource } from '../../db/schema/instagram.ts';
+import { storableJson } from '../../lib/storable.ts';
 import { AppError } from '../../lib/errors.ts';
 import { type Cipher, sha256Hex } from '../../lib/secrets.ts';
 import { type Clock, DAY_MS } from '../../lib/time.ts';
@@ -131,7 +132,9 @@ export function createInstagramService({
     return cipher.decrypt(channel.token_encrypted);
   }
 
-  async function applyEvent(event: InboxEvent, now: Date): Promise<boolean> {
+  async function applyEvent(raw: InboxEvent, now: Date): Promise<boolean> {
+    // A NUL or half an emoji in a message must not make its storing fail (and the delivery with it).
+    const event = storableJson(raw);
     return db.rawTransaction(async (tx) => {
       switch (event.kind) {
         case 'message':

@@ -7,6 +7,7 @@ import type { Logger } from '../../logger.ts';
 import type { PriceList } from '../docs/price-list.ts';
 import type { MessageWrite, Q } from '../instagram/instagram.repo.ts';
 import type { InstagramService } from '../instagram/instagram.service.ts';
+import { sameWaIdKey } from '../whatsapp/phone.ts';
 import type { WhatsappNewMessageHook, WhatsappService } from '../whatsapp/whatsapp.service.ts';
 import type { Brain, BrainInput, HistoryItem } from './brain.ts';
 import { queryOn } from './conn-query.ts';
@@ -62,7 +63,8 @@ export function createSalesAgentService(deps: SalesAgentDeps) {
   const { db, config, clock, logger, instagram, whatsapp, brain, prices } = deps;
   const random = deps.random ?? ((min: number, max: number) => randomInt(min, max + 1));
   const senders = new Set(config.senderIds);
-  const whatsappSenders = new Set(config.whatsappSenderIds);
+  // Compared by sameWaIdKey: an Argentine mobile may be written 549… or 54… (Meta sends 549…).
+  const whatsappSenders = new Set(config.whatsappSenderIds.map(sameWaIdKey));
 
   /** The delay of a claimed message: short when we wrote to the person in the last half hour. */
   async function schedule(q: Q, channel: repo.Channel, conversationId: string, sentAt: Date, now: Date) {
@@ -84,11 +86,11 @@ export function createSalesAgentService(deps: SalesAgentDeps) {
     const q = queryOn(tx);
     const sentAt = sentOrArrived(m.sentAt, now);
     const fresh = now.getTime() - sentAt.getTime() <= FRESH_MS;
-    const designated = channel.phoneNumberId === config.whatsappNumberId && whatsappSenders.has(m.waId);
+    const designated = channel.phoneNumberId === config.whatsappNumberId && whatsappSenders.has(sameWaIdKey(m.waId));
     if (!fresh && !designated) return;
     let reason: string | null = null;
     if (channel.phoneNumberId !== config.whatsappNumberId) reason = 'other_account';
-    else if (!whatsappSenders.has(m.waId)) reason = 'other_sender';
+    else if (!whatsappSenders.has(sameWaIdKey(m.waId))) reason = 'other_sender';
     else if (!fresh) reason = 'not_new';
     else if (!m.text?.trim()) reason = 'no_text';
     else if (await repo.handoffOpen(q, m.conversationId)) reason = 'handoff_open';
@@ -306,6 +308,12 @@ export function createSalesAgentService(deps: SalesAgentDeps) {
     }
     if (!sendEnabled(turn.channel)) {
       await repo.finishTurn(db, turn.inbound_mid, { ...record, status: 'held', reason: 'send_disabled', now: now() });
+      report.held += 1;
+      return;
+    }
+    // A WhatsApp token Meta refused: held (not failed) until the operator saves the channel again.
+    if (turn.channel === 'whatsapp' && (await whatsapp.status()).reconnect_required) {
+      await repo.finishTurn(db, turn.inbound_mid, { ...record, status: 'held', reason: 'reconnect_required', now: now() });
       report.held += 1;
       return;
     }

@@ -1,4 +1,5 @@
 import { AppError } from '../../lib/errors.ts';
+import { type ParameterFormat, placeholdersOf } from './template-text.ts';
 
 /** Every Graph call is aborted after this long (the operator inbox's rule). */
 export const GRAPH_TIMEOUT_MS = 8000;
@@ -14,9 +15,45 @@ export interface Template {
   language: string;
   status: string;
   category: string | null;
-  /** The body's text with its {{1}}… placeholders, and how many there are. */
+  /** The body's text with its {{1}}… (or {{name}}) placeholders, and how many there are. */
   body: string | null;
   parameters: number;
+  /** POSITIONAL ({{1}}, {{2}}) or NAMED ({{nombre}}): named ones are sent with `parameter_name`. */
+  parameter_format: ParameterFormat;
+  /** The values the body asks for, in the order `parameters` are given (placeholdersOf). */
+  placeholders: string[];
+  /**
+   * Why the service cannot send it (null: it can): a header with a variable or media, a button with
+   * a variable, or a component it does not fill. Such templates are not offered.
+   */
+  unsupported: string | null;
+}
+
+/** Buttons whose send needs a value (a URL suffix, a coupon code, a one-time password, a catalogue). */
+const BUTTONS_WITH_VALUES = new Set(['COPY_CODE', 'OTP', 'CATALOG', 'MPM']);
+
+/** What in a template's components needs a value the service cannot give (only body text is filled). */
+export function unsupportedParts(components: Record<string, unknown>[]): string | null {
+  for (const c of components) {
+    const type = String(c['type']).toUpperCase();
+    if (type === 'BODY' || type === 'FOOTER') continue;
+    if (type === 'HEADER') {
+      const format = String(c['format'] ?? 'TEXT').toUpperCase();
+      if (format !== 'TEXT') return `a ${format.toLowerCase()} header`;
+      if (typeof c['text'] === 'string' && /\{\{/.test(c['text'])) return 'a header with a variable';
+      continue;
+    }
+    if (type === 'BUTTONS') {
+      for (const b of Array.isArray(c['buttons']) ? (c['buttons'] as Record<string, unknown>[]) : []) {
+        const kind = String(b['type']).toUpperCase();
+        if (kind === 'URL' && typeof b['url'] === 'string' && /\{\{/.test(b['url'])) return 'a URL button with a variable';
+        if (BUTTONS_WITH_VALUES.has(kind)) return `a ${kind.toLowerCase()} button`;
+      }
+      continue;
+    }
+    return `a ${type.toLowerCase()} component`;
+  }
+  return null;
 }
 
 export interface MediaInfo {
@@ -26,6 +63,15 @@ export interface MediaInfo {
 }
 
 /**
+ * Meta's throttling codes: the Graph API's app, user and page limits (4, 17, 32, 613: the same ones
+ * the Instagram client reads), the WhatsApp Business account's (80007), the Cloud API's throughput
+ * (130429), per-user pair (131056) and spam (131048) limits.
+ */
+const RATE_LIMIT_CODES = new Set([4, 17, 32, 613, 80007, 130429, 131056, 131048]);
+/** What the API answers as Retry-After for them (Meta gives no delay; Instagram waits a minute too). */
+export const RATE_LIMIT_RETRY_AFTER_S = 60;
+
+/**
  * Meta's error answers as AppErrors the screens can word by code: the Graph error code travels in
  * `details` (path `meta_code`), never Meta's English title as the thing a person reads.
  */
@@ -33,9 +79,11 @@ export function metaError(status: number, code: number | null, message: string):
   const details = [{ path: 'meta_code', message: String(code ?? status) }];
   const text = `WhatsApp refused the request (${code ?? status}): ${message}`;
   if (code === 131047) return new AppError('window_closed', text, { details });
-  if (code === 131026 || code === 131030) return new AppError('recipient_not_found', text, { details });
-  if (code === 130429 || code === 131056 || code === 131048 || code === 80007 || status === 429)
-    return new AppError('rate_limited', text, { details });
+  if (code === 131026) return new AppError('recipient_not_found', text, { details });
+  // Development mode: the number is not in the app's list of allowed recipients (not "no WhatsApp").
+  if (code === 131030) return new AppError('recipient_not_allowed', text, { details });
+  if ((code !== null && RATE_LIMIT_CODES.has(code)) || status === 429)
+    return new AppError('rate_limited', text, { details, headers: { 'retry-after': String(RATE_LIMIT_RETRY_AFTER_S) } });
   if (code === 190 || status === 401) return new AppError('reconnect_required', text, { details });
   if (code === 132000 || code === 132001 || code === 132012 || code === 100)
     return new AppError('validation_failed', text, { details });
@@ -112,13 +160,18 @@ export function createCloudClient(options: CloudClientOptions) {
           const components = (t['components'] as Record<string, unknown>[] | undefined) ?? [];
           const bodyText = components.find((c) => String(c['type']).toUpperCase() === 'BODY')?.['text'];
           const text = typeof bodyText === 'string' ? bodyText : null;
+          const format: ParameterFormat = String(t['parameter_format']).toUpperCase() === 'NAMED' ? 'NAMED' : 'POSITIONAL';
+          const placeholders = placeholdersOf(text, format);
           out.push({
             name: String(t['name'] ?? ''),
             language: String(t['language'] ?? ''),
             status: String(t['status'] ?? ''),
             category: typeof t['category'] === 'string' ? t['category'] : null,
             body: text,
-            parameters: new Set(text?.match(/\{\{\s*[\w]+\s*\}\}/g) ?? []).size,
+            parameters: placeholders.length,
+            parameter_format: format,
+            placeholders,
+            unsupported: unsupportedParts(components),
           });
         }
         const next = (body['paging'] as { next?: unknown } | undefined)?.next;

@@ -20,6 +20,11 @@ export interface InboundMessage {
   contextWamid: string | null;
   forwarded: boolean;
   sentAt: Date;
+  /**
+   * A `system` notice (not written by the person: it opens no window and no thread, and the agent
+   * ignores it). `newWaId`: the number the person changed to (user_changed_number).
+   */
+  system: { type: string; newWaId: string | null } | null;
 }
 
 export interface StatusUpdate {
@@ -122,6 +127,8 @@ function toMessageEvent(item: Json, names: Map<string, string | null>): Whatsapp
   } else if (type === 'unsupported') {
     details = { errors: arr(item['errors']) };
   }
+  const system =
+    type === 'system' ? { type: str(body['type']) ?? 'unknown', newWaId: id(body['wa_id']) ?? id(body['new_wa_id']) } : null;
   const errors = arr(item['errors']);
   if (errors.length && type !== 'unsupported') details = { ...details, errors };
   return {
@@ -136,6 +143,7 @@ function toMessageEvent(item: Json, names: Map<string, string | null>): Whatsapp
       contextWamid: id(context['id']),
       forwarded: context['forwarded'] === true || context['frequently_forwarded'] === true,
       sentAt: at,
+      system,
     },
   };
 }
@@ -143,7 +151,7 @@ function toMessageEvent(item: Json, names: Map<string, string | null>): Whatsapp
 function toStatus(item: Json): StatusUpdate | null {
   const wamid = id(item['id']);
   const status = str(item['status']);
-  if (!wamid || !status || !(status in STATUS_RANK)) return null;
+  if (!wamid || !status || !Object.hasOwn(STATUS_RANK, status)) return null;
   const error = arr(item['errors'])[0];
   const code = error ? Number(error['code']) : Number.NaN;
   return {

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { type Conn, selectRows } from '../../db/client.ts';
 import type { WhatsappDirection, WhatsappSource, WhatsappStatus } from '../../db/schema/whatsapp.ts';
+import { waIdForms } from './phone.ts';
 import { STATUS_RANK, type StatusUpdate } from './webhook-parse.ts';
 
 export interface ChannelRow {
@@ -10,6 +11,9 @@ export interface ChannelRow {
   display_phone_number: string | null;
   token_encrypted: string;
   agent_enabled: boolean;
+  /** Meta refused the token (190 / HTTP 401): nothing is sent until the channel is saved again. */
+  reconnect_required: boolean;
+  reconnect_reason: string | null;
   last_webhook_at: Date | string | null;
   created_at: Date | string;
 }
@@ -17,7 +21,8 @@ export interface ChannelRow {
 export async function getChannel(conn: Conn): Promise<ChannelRow | null> {
   const [row] = await selectRows<ChannelRow>(
     conn,
-    sql`SELECT phone_number_id, waba_id, display_phone_number, token_encrypted, agent_enabled, last_webhook_at, created_at
+    sql`SELECT phone_number_id, waba_id, display_phone_number, token_encrypted, agent_enabled, reconnect_required,
+        reconnect_reason, last_webhook_at, created_at
       FROM whatsapp_channel`,
   );
   return row ?? null;
@@ -31,7 +36,10 @@ export interface ChannelWrite {
   now: Date;
 }
 
-/** The one channel: the same number is updated in place (agent flag kept); another number replaces it. */
+/**
+ * The one channel: the same number is updated in place (agent flag kept, a reconnect-required mark
+ * cleared: it comes with a new token); another number replaces it.
+ */
 export async function saveChannel(conn: Conn, w: ChannelWrite): Promise<void> {
   await conn.execute(sql`DELETE FROM whatsapp_channel WHERE phone_number_id <> ${w.phoneNumberId}`);
   await conn.execute(
@@ -39,7 +47,15 @@ export async function saveChannel(conn: Conn, w: ChannelWrite): Promise<void> {
       VALUES (${w.phoneNumberId}, ${w.wabaId}, ${w.displayPhoneNumber}, ${w.tokenEncrypted}, ${w.now}, ${w.now})
       ON CONFLICT (phone_number_id) DO UPDATE SET waba_id = excluded.waba_id,
         display_phone_number = excluded.display_phone_number, token_encrypted = excluded.token_encrypted,
-        updated_at = excluded.updated_at`,
+        reconnect_required = false, reconnect_reason = NULL, updated_at = excluded.updated_at`,
+  );
+}
+
+/** Meta refused the channel's token: kept until the channel is saved again (saveChannel clears it). */
+export async function markReconnectRequired(conn: Conn, phoneNumberId: string, reason: string, now: Date): Promise<void> {
+  await conn.execute(
+    sql`UPDATE whatsapp_channel SET reconnect_required = true, reconnect_reason = ${reason.slice(0, 500)}, updated_at = ${now}
+      WHERE phone_number_id = ${phoneNumberId}`,
   );
 }
 
@@ -55,11 +71,26 @@ export async function touchWebhook(conn: Conn, phoneNumberId: string, now: Date)
   await conn.execute(sql`UPDATE whatsapp_channel SET last_webhook_at = ${now} WHERE phone_number_id = ${phoneNumberId}`);
 }
 
-/** The thread of a contact, created on first contact; a profile name given replaces the stored one. */
+/**
+ * The thread of a contact, created on first contact; a profile name given replaces the stored one.
+ * Both spellings of an Argentine mobile (549… and 54…) find the same thread.
+ */
 export async function upsertConversation(
   conn: Conn,
   w: { phoneNumberId: string; waId: string; profileName: string | null; now: Date },
 ): Promise<string> {
+  const [found] = await selectRows<{ id: string }>(
+    conn,
+    sql`UPDATE whatsapp_conversations SET profile_name = COALESCE(${w.profileName}, profile_name)
+      WHERE id = (SELECT id FROM whatsapp_conversations
+        WHERE phone_number_id = ${w.phoneNumberId} AND wa_id IN (${sql.join(
+          waIdForms(w.waId).map((form) => sql`${form}`),
+          sql`, `,
+        )})
+        ORDER BY wa_id = ${w.waId} DESC, created_at LIMIT 1)
+      RETURNING id`,
+  );
+  if (found) return found.id;
   const [row] = await selectRows<{ id: string }>(
     conn,
     sql`INSERT INTO whatsapp_conversations (id, phone_number_id, wa_id, profile_name, created_at, updated_at)
@@ -83,6 +114,8 @@ export interface MessageWrite {
   sentAt: Date;
   source: WhatsappSource;
   now: Date;
+  /** False for a system notice: stored in the thread, but it moves neither the preview nor the window. */
+  counts?: boolean;
 }
 
 /**
@@ -99,6 +132,7 @@ export async function insertMessage(conn: Conn, m: MessageWrite): Promise<boolea
       ON CONFLICT (wamid) DO NOTHING RETURNING wamid`,
   );
   if (inserted.length === 0) return false;
+  if (m.counts === false) return true;
   const preview = m.text ?? `[${m.type}]`;
   await conn.execute(
     sql`UPDATE whatsapp_conversations SET
@@ -110,6 +144,41 @@ export async function insertMessage(conn: Conn, m: MessageWrite): Promise<boolea
       WHERE id = ${m.conversationId}`,
   );
   return true;
+}
+
+/** The thread of a contact (either spelling of an Argentine mobile), without creating one. */
+export async function findConversation(conn: Conn, phoneNumberId: string, waId: string): Promise<string | null> {
+  const [row] = await selectRows<{ id: string }>(
+    conn,
+    sql`SELECT id FROM whatsapp_conversations WHERE phone_number_id = ${phoneNumberId} AND wa_id IN (${sql.join(
+      waIdForms(waId).map((form) => sql`${form}`),
+      sql`, `,
+    )}) ORDER BY wa_id = ${waId} DESC, created_at LIMIT 1`,
+  );
+  return row?.id ?? null;
+}
+
+/**
+ * The person changed their number: the thread follows them to the new one (its messages arrive
+ * there), unless the new number already has a thread of its own. The last spelling that worked for
+ * the old number no longer applies. Returns whether it moved.
+ */
+export async function moveConversation(conn: Conn, id: string, phoneNumberId: string, newWaId: string): Promise<boolean> {
+  const rows = await selectRows(
+    conn,
+    sql`UPDATE whatsapp_conversations SET wa_id = ${newWaId}, send_to = NULL WHERE id = ${id}
+      AND NOT EXISTS (SELECT 1 FROM whatsapp_conversations WHERE phone_number_id = ${phoneNumberId} AND wa_id IN (${sql.join(
+        waIdForms(newWaId).map((form) => sql`${form}`),
+        sql`, `,
+      )}))
+      RETURNING id`,
+  );
+  return rows.length > 0;
+}
+
+/** Keeps the spelling of the number Meta accepted a send to. */
+export async function setSendTo(conn: Conn, conversationId: string, sendTo: string): Promise<void> {
+  await conn.execute(sql`UPDATE whatsapp_conversations SET send_to = ${sendTo} WHERE id = ${conversationId}`);
 }
 
 /** A status only moves forward (sent < delivered < read; failed is final), whatever order they come in. */
@@ -145,10 +214,12 @@ export interface ConversationRow {
   last_message_direction: WhatsappDirection | null;
   last_message_at: Date | string | null;
   last_inbound_at: Date | string | null;
+  /** The spelling of the number the last send worked with (null: the wa_id). */
+  send_to: string | null;
 }
 
 const CONVERSATION_SELECT = sql`SELECT id, phone_number_id, wa_id, profile_name, last_message_text, last_message_direction,
-    last_message_at, last_inbound_at FROM whatsapp_conversations`;
+    last_message_at, last_inbound_at, send_to FROM whatsapp_conversations`;
 
 export function listConversations(conn: Conn, phoneNumberId: string, limit = 200): Promise<ConversationRow[]> {
   return selectRows<ConversationRow>(

@@ -100,7 +100,7 @@ export function registerWhatsappOperatorRoutes(app: App, { whatsapp }: { whatsap
     const status = await service.status();
     return {
       conversations: await service.listConversations(),
-      connection: { configured: status.configured, connected: status.connected },
+      connection: { configured: status.configured, connected: status.connected, reconnect_required: status.reconnect_required },
     };
   });
 

@@ -1,10 +1,13 @@
 import type { WhatsappConfig } from '../../config.ts';
 import type { Database, Tx } from '../../db/client.ts';
 import { AppError } from '../../lib/errors.ts';
+import { storableJson } from '../../lib/storable.ts';
 import type { Cipher } from '../../lib/secrets.ts';
 import type { Clock } from '../../lib/time.ts';
 import type { Logger } from '../../logger.ts';
 import type { CloudClient, Template } from './cloud.client.ts';
+import { otherWaIdForm } from './phone.ts';
+import { fillTemplate } from './template-text.ts';
 import { parseWhatsappDelivery } from './webhook-parse.ts';
 import * as repo from './whatsapp.repo.ts';
 import { dbDate, dbIso } from '../../db/dates.ts';
@@ -130,6 +133,45 @@ export function createWhatsappService(deps: WhatsappServiceDeps) {
     return row ? messageWire(row) : null;
   }
 
+  /** A Graph call; a refused token (190 / HTTP 401) marks the channel before the error goes on. */
+  async function graph<T>(channel: repo.ChannelRow, call: () => Promise<T>): Promise<T> {
+    try {
+      return await call();
+    } catch (err) {
+      if (err instanceof AppError && err.code === 'reconnect_required') {
+        await repo.markReconnectRequired(db.orm, channel.phone_number_id, err.message, clock.now());
+        logger.warn({ whatsapp: { phoneNumberId: channel.phone_number_id } }, 'whatsapp token refused: channel to reconnect');
+      }
+      throw err;
+    }
+  }
+
+  /**
+   * One send to the contact of a thread. An Argentine mobile refused with 131030 (not in the allowed
+   * list) is tried once more with the other spelling (549… ↔ 54…); the spelling that worked is kept
+   * on the thread, so the next send goes straight to it.
+   */
+  async function sendTo(channel: repo.ChannelRow, conversation: repo.ConversationRow, message: Record<string, unknown>) {
+    if (channel.reconnect_required) {
+      throw new AppError('reconnect_required', 'WhatsApp refused the token: save the channel again with a new token');
+    }
+    const token = cipher.decrypt(channel.token_encrypted);
+    const first = conversation.send_to ?? conversation.wa_id;
+    try {
+      return await graph(channel, () => cloud.send(channel.phone_number_id, token, { to: first, ...message }));
+    } catch (err) {
+      const other = otherWaIdForm(first);
+      if (!(err instanceof AppError) || err.code !== 'recipient_not_allowed' || other === null) throw err;
+      const wamid = await graph(channel, () => cloud.send(channel.phone_number_id, token, { to: other, ...message }));
+      await repo.setSendTo(db.orm, conversation.id, other);
+      logger.info(
+        { whatsapp: { conversationId: conversation.id, refused: first, sentTo: other } },
+        'whatsapp number spelling switched',
+      );
+      return wamid;
+    }
+  }
+
   return {
     sendEnabled: () => config.sendEnabled,
 
@@ -143,6 +185,9 @@ export function createWhatsappService(deps: WhatsappServiceDeps) {
           ...(config.verifyToken ? [] : ['WHATSAPP_VERIFY_TOKEN']),
         ],
         connected: channel !== null,
+        /** Meta refused the token: save the channel again with a new one (nothing is sent meanwhile). */
+        reconnect_required: channel?.reconnect_required ?? false,
+        reconnect_reason: channel?.reconnect_reason ?? null,
         phone_number_id: channel?.phone_number_id ?? null,
         waba_id: channel?.waba_id ?? null,
         display_phone_number: channel?.display_phone_number ?? null,
@@ -188,7 +233,8 @@ export function createWhatsappService(deps: WhatsappServiceDeps) {
     /** One webhook delivery, in one transaction: all of it is stored or none (then Meta retries). */
     async ingest(body: unknown): Promise<IngestReport> {
       const channel = await repo.getChannel(db.orm);
-      const parsed = parseWhatsappDelivery(body, channel?.phone_number_id ?? null);
+      // A NUL or half an emoji anywhere in it must not make the delivery fail (and Meta retry it forever).
+      const parsed = parseWhatsappDelivery(storableJson(body), channel?.phone_number_id ?? null);
       const report: IngestReport = { messages: 0, duplicates: 0, statuses: 0, reactions: 0, ignored: parsed.ignored };
       if (!channel || parsed.ours === 0) return report;
       const now = clock.now();
@@ -201,6 +247,33 @@ export function createWhatsappService(deps: WhatsappServiceDeps) {
           } else if (event.kind === 'reaction') {
             await repo.upsertReaction(tx, event);
             report.reactions += 1;
+          } else if (event.message.system) {
+            // A notice from WhatsApp (the person changed number, or their security code): kept in the
+            // thread it belongs to; it opens no thread, no window and no agent turn.
+            const m = event.message;
+            const system = event.message.system;
+            const conversationId = await repo.findConversation(tx, channel.phone_number_id, m.waId);
+            if (!conversationId) {
+              report.ignored += 1;
+              continue;
+            }
+            if (
+              !(await repo.insertMessage(tx, {
+                ...m,
+                conversationId,
+                direction: 'inbound',
+                source: 'webhook',
+                now,
+                counts: false,
+              }))
+            ) {
+              report.duplicates += 1;
+              continue;
+            }
+            report.messages += 1;
+            if (system.type === 'user_changed_number' && system.newWaId) {
+              await repo.moveConversation(tx, conversationId, channel.phone_number_id, system.newWaId);
+            }
           } else {
             const m = event.message;
             const conversationId = await repo.upsertConversation(tx, {
@@ -248,11 +321,11 @@ export function createWhatsappService(deps: WhatsappServiceDeps) {
       };
     },
 
-    /** The approved templates of the WABA (only those can be sent outside the window). */
+    /** The approved templates of the WABA the service can fill (only those can be sent outside the window). */
     async templates(): Promise<Template[]> {
       const channel = await channelOrThrow();
-      const all = await cloud.templates(channel.waba_id, cipher.decrypt(channel.token_encrypted));
-      return all.filter((t) => t.status.toUpperCase() === 'APPROVED');
+      const all = await graph(channel, () => cloud.templates(channel.waba_id, cipher.decrypt(channel.token_encrypted)));
+      return all.filter((t) => t.status.toUpperCase() === 'APPROVED' && t.unsupported === null);
     },
 
     /** Free text inside the 24-hour window; outside it, a window_closed error (choose a template). */
@@ -270,20 +343,25 @@ export function createWhatsappService(deps: WhatsappServiceDeps) {
           details: [{ path: 'meta_code', message: '131047' }],
         });
       }
-      const wamid = await cloud.send(channel.phone_number_id, cipher.decrypt(channel.token_encrypted), {
-        to: conversation.wa_id,
+      const wamid = await sendTo(channel, conversation, {
         type: 'text',
         text: { preview_url: false, body: text },
       });
       return storeSent(channel, conversation, wamid, { type: 'text', text, details: {} });
     },
 
-    /** An approved template (any time), with its body parameters in order. */
+    /**
+     * An approved template (any time). `parameters` are the body's values in the order of
+     * `placeholders` ({{1}}, {{2}}… by number; named ones in order of appearance, sent with their name).
+     */
     async sendTemplate(input: { conversation_id: string; name: string; language: string; parameters: string[] }) {
       const channel = await channelOrThrow();
       const conversation = await conversationOf(channel, input.conversation_id);
       const token = cipher.decrypt(channel.token_encrypted);
-      const template = (await cloud.templates(channel.waba_id, token)).find(
+      if (channel.reconnect_required) {
+        throw new AppError('reconnect_required', 'WhatsApp refused the token: save the channel again with a new token');
+      }
+      const template = (await graph(channel, () => cloud.templates(channel.waba_id, token))).find(
         (t) => t.name === input.name && t.language === input.language,
       );
       if (template?.status.toUpperCase() !== 'APPROVED') {
@@ -291,24 +369,33 @@ export function createWhatsappService(deps: WhatsappServiceDeps) {
           details: [{ path: 'name', message: 'not an approved template of this account' }],
         });
       }
+      if (template.unsupported !== null) {
+        throw new AppError(
+          'template_unsupported',
+          `template ${input.name} (${input.language}) has ${template.unsupported}: only body text values can be sent from here`,
+          { details: [{ path: 'name', message: template.unsupported }] },
+        );
+      }
       if (input.parameters.length !== template.parameters || input.parameters.some((p) => p.trim() === '')) {
         throw new AppError('validation_failed', `template ${input.name} takes ${template.parameters} parameters`, {
           details: [{ path: 'parameters', message: `exactly ${template.parameters} non-empty values` }],
         });
       }
-      const wamid = await cloud.send(channel.phone_number_id, token, {
-        to: conversation.wa_id,
+      const named = template.parameter_format === 'NAMED';
+      const parameters = input.parameters.map((text, i) => ({
+        type: 'text',
+        ...(named ? { parameter_name: template.placeholders[i] } : {}),
+        text,
+      }));
+      const wamid = await sendTo(channel, conversation, {
         type: 'template',
         template: {
           name: template.name,
           language: { policy: 'deterministic', code: template.language },
-          ...(template.parameters
-            ? { components: [{ type: 'body', parameters: input.parameters.map((text) => ({ type: 'text', text })) }] }
-            : {}),
+          ...(template.parameters ? { components: [{ type: 'body', parameters }] } : {}),
         },
       });
-      let n = 0;
-      const shown = template.body?.replace(/\{\{\s*[\w]+\s*\}\}/g, () => input.parameters[n++] ?? '') ?? `[${template.name}]`;
+      const shown = template.body ? fillTemplate(template.body, template.placeholders, input.parameters) : `[${template.name}]`;
       return storeSent(channel, conversation, wamid, {
         type: 'template',
         text: shown,
@@ -322,8 +409,8 @@ export function createWhatsappService(deps: WhatsappServiceDeps) {
       const owned = await repo.mediaOwned(db.orm, mediaId);
       if (!owned) throw new AppError('not_found', `media ${mediaId} not found`);
       const token = cipher.decrypt(channel.token_encrypted);
-      const info = await cloud.mediaInfo(mediaId, token);
-      const res = await cloud.download(info.url, token);
+      const info = await graph(channel, () => cloud.mediaInfo(mediaId, token));
+      const res = await graph(channel, () => cloud.download(info.url, token));
       const type = res.headers.get('content-type') ?? info.mimeType ?? owned.mime_type ?? 'application/octet-stream';
       const length = res.headers.get('content-length');
       return {

@@ -58,7 +58,7 @@ const STATUS: Record<string, string> = {
   pending: 'Esperando la demora',
   sending: 'Enviando',
   sent: 'Enviada',
-  held: 'Decidida, sin enviar (envío apagado)',
+  held: 'Decidida, sin enviar',
   handoff: 'Pasó a una persona',
   skipped: 'Omitido',
   cancelled: 'Cancelada',
@@ -228,7 +228,9 @@ function Agent(data: AgentData) {
                     (
                     {t.reason === 'send_disabled' && t.channel === 'whatsapp'
                       ? 'WHATSAPP_SEND_ENABLED está apagado'
-                      : reasonText(t.reason)}
+                      : t.reason === 'reconnect_required' && t.channel === 'whatsapp'
+                        ? 'Meta rechazó el token del canal de WhatsApp: guardalo de nuevo con otro token'
+                        : reasonText(t.reason)}
                     )
                   </span>
                 ) : null}

@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { formatDateTime, formatRelative } from '../../lib/format.ts';
 import type { Template } from '../../modules/whatsapp/cloud.client.ts';
+import { fillTemplate } from '../../modules/whatsapp/template-text.ts';
 import type { WhatsappConversationWire, WhatsappMessageWire } from '../../modules/whatsapp/whatsapp.service.ts';
 import { ApiError, api, errorText, type Messages } from '../ui/api.ts';
 import { ChannelTabs, narrowScreen } from '../ui/channel-tabs.tsx';
@@ -19,6 +20,8 @@ interface Status {
   agent_enabled: boolean;
   send_enabled: boolean;
   last_webhook_at: string | null;
+  reconnect_required: boolean;
+  reconnect_reason: string | null;
 }
 type Conversation = WhatsappConversationWire;
 type Message = WhatsappMessageWire;
@@ -46,6 +49,8 @@ const SEND_MESSAGES: Messages = {
   window_closed:
     'Pasaron más de 24 horas desde el último mensaje de esta persona: WhatsApp solo deja mandar una plantilla aprobada. Elegí una abajo.',
   recipient_not_found: 'WhatsApp no encuentra este número o no acepta mensajes: probá por otro medio.',
+  recipient_not_allowed:
+    'Meta no deja escribirle a este número: la app está en modo de desarrollo. Agregalo a los destinatarios permitidos de la app en Meta (o pasá la app a modo en vivo) y probá de nuevo.',
   rate_limited: 'WhatsApp pidió esperar: demasiados mensajes seguidos. Probá de nuevo en unos minutos.',
   reconnect_required:
     'WhatsApp rechazó el token del canal (venció o se revocó): generá otro en Meta y guardá el canal de nuevo con «Cambiar el número o el token».',
@@ -58,6 +63,8 @@ const SEND_MESSAGES: Messages = {
 };
 const TEMPLATE_MESSAGES: Messages = {
   ...SEND_MESSAGES,
+  template_unsupported:
+    'Esa plantilla pide una imagen, un encabezado o un botón con datos que desde acá no se pueden completar: elegí otra.',
   validation_failed:
     'La plantilla o sus valores no coinciden con lo aprobado en Meta: completá todos los valores y elegí una plantilla aprobada.',
 };
@@ -224,6 +231,12 @@ function ConnectionCard({ status, onStatus }: { status: Status; onStatus: (s: St
           ? `Número guardado. Último mensaje de Meta: ${when(status.last_webhook_at)}.`
           : 'Número guardado. Meta todavía no mandó ningún webhook: revisá la suscripción (guía, sección 3).'}
       </p>
+      {status.reconnect_required ? (
+        <p class="error-text" role="alert" data-state="reconnect-required">
+          WhatsApp rechazó el token del canal (venció o se revocó). No se manda nada, tampoco el agente de ventas, hasta que
+          generes otro token en Meta y guardes el canal de nuevo en «Cambiar el número o el token».
+        </p>
+      ) : null}
       <details class="connection-more" open={!narrowScreen()} data-connection-more>
         <summary>Detalles del canal</summary>
         <dl class="facts">
@@ -243,7 +256,7 @@ function ConnectionCard({ status, onStatus }: { status: Status; onStatus: (s: St
         </dl>
         {agentProblem ? <p class="error-text">{agentProblem}</p> : null}
         {send}
-        <details>
+        <details open={status.reconnect_required}>
           <summary>Cambiar el número o el token</summary>
           <SetupForm onSaved={onStatus} replacing={true} />
         </details>
@@ -281,6 +294,18 @@ const MEDIA_NAMES: Record<string, string> = {
   document: 'Documento',
   sticker: 'Sticker',
 };
+
+/** A notice of WhatsApp in the thread (not written by the person), in Spanish. */
+function systemNote(d: Record<string, unknown>): string {
+  const newNumber = typeof d['wa_id'] === 'string' ? d['wa_id'] : typeof d['new_wa_id'] === 'string' ? d['new_wa_id'] : null;
+  if (d['type'] === 'user_changed_number') {
+    return newNumber
+      ? `Aviso de WhatsApp: la persona cambió su número a ${phone(newNumber)}. Sus mensajes nuevos llegan a esta conversación.`
+      : 'Aviso de WhatsApp: la persona cambió su número.';
+  }
+  if (d['type'] === 'user_identity_changed') return 'Aviso de WhatsApp: cambió el código de seguridad de la persona.';
+  return 'Aviso de WhatsApp (no lo escribió la persona).';
+}
 
 function MessageBody({ message, quoted }: { message: Message; quoted: Message | undefined }) {
   const d = message.details as Record<string, unknown>;
@@ -324,7 +349,13 @@ function MessageBody({ message, quoted }: { message: Message; quoted: Message | 
       </p>,
     );
   }
-  if (message.type === 'location') {
+  if (message.type === 'system') {
+    parts.push(
+      <p class="muted" data-system>
+        <em>{systemNote(d)}</em>
+      </p>,
+    );
+  } else if (message.type === 'location') {
     const lat = Number(d['latitude']);
     const lon = Number(d['longitude']);
     parts.push(
@@ -402,8 +433,10 @@ function TemplatePicker({ conversationId, onSent }: { conversationId: string; on
       .catch((err) => setProblem(errorText(err)));
   }, []);
   const template = templates?.find((t) => `${t.name}|${t.language}` === chosen) ?? null;
-  let n = 0;
-  const preview = template?.body?.replace(/\{\{\s*\w+\s*\}\}/g, () => values[n++] || `[valor ${n}]`) ?? '';
+  const label = (key: string) => (template?.parameter_format === 'NAMED' ? `Valor «${key}»` : `Valor ${key}`);
+  const preview = template?.body
+    ? fillTemplate(template.body, template.placeholders, values, (key) => `[${label(key).toLowerCase()}]`)
+    : '';
   const send = async (event: Event) => {
     event.preventDefault();
     if (!template) return;
@@ -457,7 +490,7 @@ function TemplatePicker({ conversationId, onSent }: { conversationId: string; on
             </select>
           </Field>
           {values.map((v, i) => (
-            <Field key={i} id={`wa-param-${i}`} label={`Valor ${i + 1}`}>
+            <Field key={i} id={`wa-param-${i}`} label={label(template?.placeholders[i] ?? String(i + 1))}>
               <input
                 id={`wa-param-${i}`}
                 value={v}

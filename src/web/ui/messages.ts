@@ -196,6 +196,10 @@ const TEXTS: Record<ErrorCode | 'offline', Text> = {
   fiscal_setup_incomplete: 'La empresa todavía no está lista para facturar: completá Configuración → Facturación.',
   window_closed: 'Pasaron más de 24 horas desde el último mensaje de la persona: ya no se le puede escribir.',
   recipient_not_found: 'No encontramos a esa persona en Instagram.',
+  recipient_not_allowed:
+    'Meta no deja escribirle a este número: la app está en modo de desarrollo y el número no está en su lista de destinatarios permitidos.',
+  template_unsupported:
+    'Esa plantilla pide una imagen, un encabezado o un botón con datos que desde acá no se pueden completar: elegí otra.',
   arca_rejected: 'ARCA rechazó el comprobante.',
   rate_limited: 'Demasiados intentos seguidos. Esperá un minuto y probá de nuevo.',
   invitation_limit: 'Llegaste a las 50 invitaciones de hoy. Podés invitar de nuevo mañana.',

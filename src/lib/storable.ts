@@ -1,0 +1,31 @@
+/**
+ * Text PostgreSQL cannot keep: NUL (U+0000) is refused by `text` and `jsonb`, and a lone UTF-16
+ * surrogate (half of an emoji, "\ud83d" in JSON) is refused by `jsonb` and garbled in `text`.
+ * Whatever arrives from outside (a customer's message through Meta) goes through here before it is
+ * stored, so content alone can never make a delivery fail: NUL is dropped, a lone surrogate becomes
+ * U+FFFD (the replacement character �).
+ */
+export function storableText(text: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: NUL is exactly what is removed.
+  return text.replace(/\u0000/g, '').replace(LONE_SURROGATE, '\uFFFD');
+}
+
+/** A high surrogate not followed by a low one, or a low one not preceded by a high one (UTF-16 units). */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/**
+ * A JSON value (or an event built from one) with every string, keys included, made storable. Plain
+ * objects and arrays are copied; anything else (a Date, a number) is kept as it is.
+ */
+export function storableJson<T>(value: T): T {
+  if (typeof value === 'string') return storableText(value) as T;
+  if (Array.isArray(value)) return value.map((item) => storableJson(item)) as T;
+  if (value !== null && typeof value === 'object') {
+    const proto = Object.getPrototypeOf(value);
+    if (proto !== Object.prototype && proto !== null) return value;
+    return Object.fromEntries(
+      Object.entries(value as Record<string, unknown>).map(([key, item]) => [storableText(key), storableJson(item)]),
+    ) as T;
+  }
+  return value;
+}
