@@ -225,7 +225,11 @@ describe('spreadsheet encodings and round trip (issue 26)', () => {
       headers: json,
       payload: { name: 'Otro', base_price: 1, stock: 1, deposit_id: 999_999 },
     });
-    expect(foreign.statusCode).toBe(404);
+    expect([foreign.statusCode, foreign.json().code, foreign.json().details]).toEqual([
+      422,
+      'invalid_reference',
+      [{ path: '/deposit_id', message: 'unknown deposit' }],
+    ]);
 
     const exported = (await t.app.inject({ url: `/api/v1/products/export?deposit_id=${second}`, headers })).body;
     expect(exported).toMatch(/;Queso cremoso;.*;kg;2,500\r\n/);
