@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest, FastifySchema, preValidationHookH
 import { isUtf8 } from 'node:buffer';
 import { AppError, dotted, type ErrorDetail, type PathStep, notUtf8, partRefusal, pointer } from '../lib/errors.ts';
 import { AMOUNT_LIMIT, isAmount, parseAmountText } from '../lib/money.ts';
+import { LONE_SURROGATE } from '../lib/storable.ts';
 
 /**
  * The input rules every route shares, enforced once before any handler (and before validation):
@@ -21,7 +22,6 @@ import { AMOUNT_LIMIT, isAmount, parseAmountText } from '../lib/money.ts';
  * declares a number.
  */
 
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 const MAX_DETAILS = 10;
 const DATE_PATTERN = '^\\d{4}-\\d{2}-\\d{2}$';
 

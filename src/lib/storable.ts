@@ -7,11 +7,12 @@
  */
 export function storableText(text: string): string {
   // biome-ignore lint/suspicious/noControlCharactersInRegex: NUL is exactly what is removed.
-  return text.replace(/\u0000/g, '').replace(LONE_SURROGATE, '\uFFFD');
+  return text.replace(/\u0000/g, '').replace(LONE_SURROGATES, '\uFFFD');
 }
 
 /** A high surrogate not followed by a low one, or a low one not preceded by a high one (UTF-16 units). */
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+export const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+const LONE_SURROGATES = new RegExp(LONE_SURROGATE.source, 'g');
 
 /**
  * A JSON value (or an event built from one) with every string, keys included, made storable. Plain
