@@ -10,6 +10,12 @@ async function requireCompany(container: Container, companyId: number) {
   if (!company) throw new UsageError(`company ${companyId} does not exist`);
 }
 
+/** A point of sale option that `none` clears. */
+function pointOrNone(value: string | undefined, name: string): number | null | undefined {
+  if (value === undefined) return undefined;
+  return value === 'none' ? null : positiveInt(value, name);
+}
+
 type Setup = Awaited<ReturnType<Container['invoicing']['fiscal']['get']>>;
 
 function describe(setup: Setup): string {
@@ -17,7 +23,11 @@ function describe(setup: Setup): string {
     `Empresa: ${setup.company_name} · CUIT ${setup.cuit ?? '(sin CUIT)'}`,
     `Condición frente al IVA: ${setup.iva_condition ?? '(sin cargar)'} · ambiente: ${setup.environment} · conexión: ${setup.auth_mode === 'delegation' ? `delegación en ${setup.service_cuit ?? '(el servicio no tiene certificado)'}` : 'certificado propio'}`,
     `Puntos de venta: ${setup.points_of_sale.map((p) => p.number).join(', ') || '(ninguno)'} · por defecto: ${setup.default_point_of_sale ?? '-'}`,
-    `Contingencia CAEA: ${setup.caea_enabled ? `sí, punto de venta ${setup.caea_point_of_sale}` : 'no'}`,
+    `Contingencia CAEA: ${
+      setup.caea_enabled
+        ? `sí, punto de venta ${setup.caea_point_of_sale}${setup.caea_register_point_of_sale === null ? '' : ` (cajas: ${setup.caea_register_point_of_sale})`}`
+        : 'no'
+    }`,
     setup.certificate ? `Certificado: ${setup.certificate.subject}, vence ${setup.certificate.not_after}` : null,
     setup.ready ? 'Lista para facturar.' : `Falta: ${setup.missing.join('; ')}`,
   ]
@@ -85,6 +95,7 @@ export const FISCAL_COMMANDS: Command[] = [
         'default-point-of-sale': { type: 'string' },
         caea: { type: 'string' },
         'caea-point-of-sale': { type: 'string' },
+        'caea-register-point-of-sale': { type: 'string' },
       });
       if (o.caea !== undefined && o.caea !== 'on' && o.caea !== 'off') throw new UsageError('--caea must be on or off');
       const update: FiscalUpdate = {
@@ -102,6 +113,7 @@ export const FISCAL_COMMANDS: Command[] = [
         caea_enabled: o.caea === undefined ? undefined : o.caea === 'on',
         caea_point_of_sale:
           o['caea-point-of-sale'] === undefined ? undefined : positiveInt(o['caea-point-of-sale'], 'caea-point-of-sale'),
+        caea_register_point_of_sale: pointOrNone(o['caea-register-point-of-sale'], 'caea-register-point-of-sale'),
       };
       return { companyId: positiveInt(o.company, 'company'), update, json: o.json };
     },

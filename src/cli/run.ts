@@ -43,6 +43,7 @@ Commands:
       [--legal-name N] [--address A] [--gross-income N] [--activity-start yyyy-mm-dd]
       [--auth-mode delegation|own_certificate] [--environment homologacion|produccion]
       [--points-of-sale 1,2] [--default-point-of-sale N] [--caea on|off] [--caea-point-of-sale N]
+      [--caea-register-point-of-sale N|none]
                                             change the fiscal setup
   fiscal certificate --company ID --cert FILE [--key FILE]
                                             the company's own ARCA certificate (PEM) and key

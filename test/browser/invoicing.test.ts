@@ -75,6 +75,20 @@ describe('invoicing in a real browser', { timeout: 90_000 }, () => {
       await page.reload();
       await page.waitForSelector('#fiscal-ready');
       await expect(page.inputValue('#activity-start')).resolves.toBe('02/01/2020');
+      // CAEA contingency with a point of sale of its own for the registers' blocks.
+      await page.check('#caea-enabled');
+      await page.fill('#caea-point', '5');
+      await page.fill('#caea-register-point', '6');
+      await page.click('#caea-save');
+      await page.waitForSelector('#caea :text("Contingencia CAEA activada.")');
+      const [stored] = await t.container.db.query<{ caea: number; registers: number }>(
+        'SELECT caea_point_of_sale AS caea, caea_register_point_of_sale AS registers FROM company_fiscal WHERE company_id = $1',
+        [s.company.id],
+      );
+      expect(stored).toEqual({ caea: 5, registers: 6 });
+      await page.reload();
+      await page.waitForSelector('#fiscal-ready');
+      await expect(page.inputValue('#caea-register-point')).resolves.toBe('6');
       await page.screenshot({ path: `${SHOTS}/01-fiscal-${label}.png`, fullPage: true });
       await page.click('input[value="own_certificate"]');
       await page.waitForSelector('#own-certificate');

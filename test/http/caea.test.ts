@@ -12,6 +12,8 @@ import { login, SAME_ORIGIN } from '../sessions.ts';
 
 const _SERVICE_CUIT = '20111111112';
 const CAEA_POS = 5;
+/** The registers' own CAEA point of sale, when a test gives the shop one. */
+const REGISTER_POS = 6;
 
 /** CAEA contingency against the fake ARCA (issue 32): obtaining, contingency issuing, offline blocks, informing. */
 describe('CAEA contingency (/api/v1/fiscal/caea, /api/v1/caea/blocks, contingency issuing)', () => {
@@ -40,14 +42,14 @@ describe('CAEA contingency (/api/v1/fiscal/caea, /api/v1/caea/blocks, contingenc
   }
 
   /** A Responsable Inscripto shop on CAE points of sale 1 and 2, CAEA on (point of sale 5) with this fortnight's CAEA. */
-  async function shop(options: { caea?: boolean; obtain?: boolean } = {}) {
+  async function shop(options: { caea?: boolean; obtain?: boolean; registerPoint?: boolean } = {}) {
     const cuit = freshCuit();
     const company = await makeCompany(t.container);
     const admin = await makeUser(t.container, { companyId: company.id, role: 'admin' });
     const cashier = await makeUser(t.container, { companyId: company.id, role: 'cashier' });
     const asAdmin = { cookie: (await login(t.app, admin.email, admin.password)).cookie, ...SAME_ORIGIN };
     const asCashier = { cookie: (await login(t.app, cashier.email, cashier.password)).cookie, ...SAME_ORIGIN };
-    fake.control.setCaeaPointsOfSale(cuit, [CAEA_POS]);
+    fake.control.setCaeaPointsOfSale(cuit, options.registerPoint ? [CAEA_POS, REGISTER_POS] : [CAEA_POS]);
     const res = await call('PUT', '/api/v1/fiscal', asAdmin, {
       cuit,
       iva_condition: 'responsable_inscripto',
@@ -58,6 +60,7 @@ describe('CAEA contingency (/api/v1/fiscal/caea, /api/v1/caea/blocks, contingenc
       points_of_sale: [1, 2],
       default_point_of_sale: 1,
       ...(options.caea === false ? {} : { caea_enabled: true, caea_point_of_sale: CAEA_POS }),
+      ...(options.registerPoint ? { caea_register_point_of_sale: REGISTER_POS } : {}),
     });
     expect(res.statusCode, res.body).toBe(200);
     if (options.caea !== false && options.obtain !== false) {
@@ -561,6 +564,91 @@ describe('CAEA contingency (/api/v1/fiscal/caea, /api/v1/caea/blocks, contingenc
     expect((await books(s.company.id)).failing).toEqual([]);
   });
 
+  it("a register point of sale of its own: a box's block never holds back what the server issues and informs; each point gets its own sin movimiento", async () => {
+    const s = await shop({ registerPoint: true });
+    const setup = await call('GET', '/api/v1/fiscal', s.asAdmin);
+    expect(setup.json()).toMatchObject({ caea_point_of_sale: CAEA_POS, caea_register_point_of_sale: REGISTER_POS });
+    expect((await call('GET', '/api/v1/fiscal/caea', s.asAdmin)).json()).toMatchObject({
+      point_of_sale: CAEA_POS,
+      register_point_of_sale: REGISTER_POS,
+    });
+    // The box holds 1–3 of its own point; it prints one receipt offline and keeps 2 and 3.
+    const blocks = await call('POST', '/api/v1/caea/blocks', s.asCashier, { box_id: 1, size: 3 });
+    expect(blocks.statusCode, blocks.body).toBe(200);
+    const block = blocks.json().blocks.find((b: { receipt_code: number }) => b.receipt_code === 6);
+    expect(block).toMatchObject({ point_of_sale: REGISTER_POS, first: 1, last: 3 });
+    const sale = await s.sell();
+    const offline = await call('POST', `/api/v1/sales/${sale.id}/invoice/offline`, s.asCashier, {
+      block_id: block.id,
+      number: 1,
+      generated_at: `${arcaDate(new Date())}101500`,
+      total: sale.total,
+    });
+    expect(offline.statusCode, offline.body).toBe(201);
+    expect(offline.json().invoice).toMatchObject({ emission: 'caea', point_of_sale: REGISTER_POS, number: 1 });
+    // ARCA does not answer: the server's receipts take 1 and 2 of the CAEA point, not 4 and 5.
+    fake.control.startOutage('http', ['FECAESolicitar']);
+    const first = (await issue(s.asCashier, (await s.sell()).id)).json().invoice;
+    const second = (await issue(s.asCashier, (await s.sell()).id)).json().invoice;
+    fake.control.endOutage();
+    expect([first, second].map((i) => [i.emission, i.point_of_sale, i.number])).toEqual([
+      ['caea', CAEA_POS, 1],
+      ['caea', CAEA_POS, 2],
+    ]);
+    // Everything issued is informed while the box still holds 2 and 3: no receipt waits (703).
+    expect(await t.container.invoicing.caea.informAll(s.company.id)).toEqual({ informed: 3, failed: 0 });
+    const atArca = fake.control.receipts().filter((r) => r.cuit === s.cuit && r.type === 6);
+    expect(atArca.map((r) => [r.pointOfSale, r.number]).sort()).toEqual([
+      [CAEA_POS, 1],
+      [CAEA_POS, 2],
+      [REGISTER_POS, 1],
+    ]);
+    expect((await books(s.company.id)).failing).toEqual([]);
+
+    // An ended fortnight is informed "sin movimiento" on each point that issued nothing under it.
+    const code = `6${String(Date.now()).slice(-13)}`;
+    fake.control.grantCaea(s.cuit, 202003, 1, code);
+    const [past] = await t.container.db.query<{ id: number }>(
+      `INSERT INTO caea_codes (company_id, issuer_cuit, environment, period, fortnight, caea, valid_from, valid_to, inform_by)
+       VALUES ($1, $2, 'homologacion', 202003, 1, $3, '2020-03-01', '2020-03-15', '2099-01-01') RETURNING id`,
+      [s.company.id, s.cuit, code],
+    );
+    // The server's point issued one receipt under it: only the registers' point had no movement.
+    await t.container.db.query('UPDATE invoices SET caea_id = $1 WHERE company_id = $2 AND id = $3', [
+      past!.id,
+      s.company.id,
+      first.id,
+    ]);
+    await t.container.invoicing.caea.informNoMovement();
+    expect(fake.control.noMovement().filter((m) => m.cuit === s.cuit)).toMatchObject([{ caea: code, pointOfSale: REGISTER_POS }]);
+  });
+
+  it("the registers' CAEA point of sale is another CAEA point: not the CAEA one, not a CAE one, never without the CAEA one", async () => {
+    const s = await shop({ obtain: false });
+    for (const [body, path] of [
+      [{ caea_register_point_of_sale: CAEA_POS }, '/caea_register_point_of_sale'],
+      [{ caea_register_point_of_sale: 1 }, '/caea_register_point_of_sale'],
+      [
+        { caea_enabled: false, caea_point_of_sale: null, caea_register_point_of_sale: REGISTER_POS },
+        '/caea_register_point_of_sale',
+      ],
+    ] as const) {
+      const res = await call('PUT', '/api/v1/fiscal', s.asAdmin, body);
+      expect(res.statusCode, res.body).toBe(422);
+      expect(res.json()).toMatchObject({ code: 'validation_failed', details: [{ path }] });
+    }
+    // Refused changes changed nothing; a null clears a point set before.
+    expect((await call('GET', '/api/v1/fiscal', s.asAdmin)).json()).toMatchObject({
+      caea_point_of_sale: CAEA_POS,
+      caea_register_point_of_sale: null,
+    });
+    const set = await call('PUT', '/api/v1/fiscal', s.asAdmin, { caea_register_point_of_sale: REGISTER_POS });
+    expect(set.statusCode, set.body).toBe(200);
+    expect(set.json().caea_register_point_of_sale).toBe(REGISTER_POS);
+    const cleared = await call('PUT', '/api/v1/fiscal', s.asAdmin, { caea_register_point_of_sale: null });
+    expect(cleared.json().caea_register_point_of_sale).toBeNull();
+  });
+
   it('a credit note during an outage is issued under CAEA too (NC B on the CAEA point of sale) and informed', async () => {
     const s = await shop();
     const sale = await s.sell(3);
@@ -759,7 +847,8 @@ describe('CAEA contingency (/api/v1/fiscal/caea, /api/v1/caea/blocks, contingenc
       total: saleOfB.total,
     });
     expect(foreignBlock.statusCode).toBe(404);
-    expect(foreignBlock.body).not.toContain(String(blocks[1].first));
+    // It names only the block the caller gave: nothing of the other company's block (its numbers).
+    expect(foreignBlock.json()).toMatchObject({ code: 'not_found', error: `CAEA block ${blocks[1].id} not found` });
     const box = await call('POST', '/api/v1/caea/blocks', b.asCashier, { box_id: 99, size: 2 });
     expect(box.statusCode).toBe(404);
     const statusB = (await call('GET', '/api/v1/fiscal/caea', b.asAdmin)).json();

@@ -33,6 +33,8 @@ export const companyFiscal = pgTable('company_fiscal', {
   /** 0230: CAEA contingency and the point of sale (of type CAEA) it issues on. */
   caeaEnabled: boolean('caea_enabled').notNull().default(false),
   caeaPointOfSale: integer('caea_point_of_sale'),
+  /** 0301: the CAEA point of sale (of type CAEA) of the register boxes' blocks; null: the one above. */
+  caeaRegisterPointOfSale: integer('caea_register_point_of_sale'),
   updatedAt: tstz('updated_at').notNull().default(sql`now()`),
 });
 

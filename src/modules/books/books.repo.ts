@@ -625,12 +625,16 @@ export function caeaUninformed(conn: Conn, companyId: number, today: string, cap
         FROM invoices WHERE company_id = ${companyId} AND emission = 'caea' AND inform_status <> 'informed'
           AND inform_by < ${today}::date
       UNION ALL
-      SELECT 'CAEA ' || k.caea, k.inform_by::text, 'sin movimiento no informado'
+      SELECT 'CAEA ' || k.caea || ' punto de venta ' || lpad(p.point_of_sale::text, 4, '0'), k.inform_by::text,
+          'sin movimiento no informado'
         FROM caea_codes k JOIN company_fiscal f ON f.company_id = k.company_id
-        WHERE k.company_id = ${companyId} AND k.inform_by < ${today}::date AND f.caea_point_of_sale IS NOT NULL
-          AND NOT EXISTS (SELECT 1 FROM invoices i WHERE i.company_id = k.company_id AND i.caea_id = k.id)
+        CROSS JOIN LATERAL (SELECT q.point_of_sale FROM (VALUES (f.caea_point_of_sale), (f.caea_register_point_of_sale))
+          AS q(point_of_sale) WHERE q.point_of_sale IS NOT NULL) AS p
+        WHERE k.company_id = ${companyId} AND k.inform_by < ${today}::date
+          AND NOT EXISTS (SELECT 1 FROM invoices i WHERE i.company_id = k.company_id AND i.caea_id = k.id
+            AND i.point_of_sale = p.point_of_sale)
           AND NOT EXISTS (SELECT 1 FROM caea_no_movement n WHERE n.company_id = k.company_id AND n.caea_id = k.id
-            AND n.status = 'informed')`,
+            AND n.point_of_sale = p.point_of_sale AND n.status = 'informed')`,
     sql`inform_by, what`,
     cap,
   );

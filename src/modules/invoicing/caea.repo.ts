@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import { type Conn, columnList, selectRows, selectTableRows, setList, valuesList } from '../../db/client.ts';
 import { caeaBlocks, caeaCodes, caeaNoMovement, invoices } from '../../db/schema/index.ts';
 import type { Series } from './invoicing.repo.ts';
@@ -19,9 +19,15 @@ export function caeaSeriesKey(s: Series): string {
 
 /** Companies with CAEA on, set up to invoice (a CUIT and a CAEA point of sale). */
 export async function caeaCompanies(conn: Conn) {
-  return selectRows<{ company_id: number; cuit: string; environment: 'homologacion' | 'produccion'; caea_point_of_sale: number }>(
+  return selectRows<{
+    company_id: number;
+    cuit: string;
+    environment: 'homologacion' | 'produccion';
+    caea_point_of_sale: number;
+    caea_register_point_of_sale: number | null;
+  }>(
     conn,
-    sql`SELECT f.company_id, c.cuit, f.environment, f.caea_point_of_sale FROM company_fiscal f
+    sql`SELECT f.company_id, c.cuit, f.environment, f.caea_point_of_sale, f.caea_register_point_of_sale FROM company_fiscal f
         JOIN companies c ON c.id = f.company_id
         WHERE f.caea_enabled AND f.caea_point_of_sale IS NOT NULL AND c.cuit IS NOT NULL ORDER BY f.company_id`,
   );
@@ -263,8 +269,9 @@ export async function idleBlocksOfEndedFortnights(conn: Conn, today: string, mar
 }
 
 /**
- * CAEAs whose fortnight has ended, with no receipt on the point of sale and no "sin movimiento"
- * informed yet; only those of the company's CUIT and environment now.
+ * Each CAEA point of sale (the server's, and the registers' when the company has a second one) of
+ * a CAEA whose fortnight has ended, with no receipt of that CAEA on it, no open block on it and no
+ * "sin movimiento" informed for it yet; only those of the company's CUIT and environment now.
  */
 export async function noMovementDue(conn: Conn, today: string, limit: number) {
   return selectRows<{
@@ -276,17 +283,28 @@ export async function noMovementDue(conn: Conn, today: string, limit: number) {
     issuer_cuit: string;
   }>(
     conn,
-    sql`SELECT k.company_id, k.id AS caea_id, k.caea, f.caea_point_of_sale AS point_of_sale, k.environment, k.issuer_cuit
-        FROM caea_codes k JOIN company_fiscal f ON f.company_id = k.company_id AND f.caea_point_of_sale IS NOT NULL
-          AND f.environment = k.environment
+    sql`SELECT k.company_id, k.id AS caea_id, k.caea, p.point_of_sale, k.environment, k.issuer_cuit
+        FROM caea_codes k JOIN company_fiscal f ON f.company_id = k.company_id AND f.environment = k.environment
+        CROSS JOIN LATERAL ${caeaPointsOfFiscal(sql`f`)}
         JOIN companies c ON c.id = k.company_id AND c.cuit = k.issuer_cuit
         WHERE k.valid_to < ${today}::date AND k.inform_by >= ${today}::date
-          AND NOT EXISTS (SELECT 1 FROM invoices i WHERE i.company_id = k.company_id AND i.caea_id = k.id)
-          AND NOT EXISTS (SELECT 1 FROM caea_blocks b WHERE b.company_id = k.company_id AND b.caea_id = k.id AND b.status = 'open')
+          AND NOT EXISTS (SELECT 1 FROM invoices i WHERE i.company_id = k.company_id AND i.caea_id = k.id
+            AND i.point_of_sale = p.point_of_sale)
+          AND NOT EXISTS (SELECT 1 FROM caea_blocks b WHERE b.company_id = k.company_id AND b.caea_id = k.id
+            AND b.point_of_sale = p.point_of_sale AND b.status = 'open')
           AND NOT EXISTS (SELECT 1 FROM caea_no_movement n WHERE n.company_id = k.company_id AND n.caea_id = k.id
-            AND n.point_of_sale = f.caea_point_of_sale AND n.status = 'informed')
-        ORDER BY k.inform_by LIMIT ${limit}`,
+            AND n.point_of_sale = p.point_of_sale AND n.status = 'informed')
+        ORDER BY k.inform_by, k.company_id, p.point_of_sale LIMIT ${limit}`,
   );
+}
+
+/**
+ * The CAEA points of sale of a company_fiscal row (aliased `fiscal`), as rows `p(point_of_sale)`:
+ * its CAEA one, and its registers' one when it has a second (0301).
+ */
+export function caeaPointsOfFiscal(fiscal: SQL): SQL {
+  return sql`(SELECT q.point_of_sale FROM (VALUES (${fiscal}.caea_point_of_sale), (${fiscal}.caea_register_point_of_sale))
+      AS q(point_of_sale) WHERE q.point_of_sale IS NOT NULL) AS p`;
 }
 
 export async function saveNoMovement(

@@ -54,6 +54,11 @@ const isoOf = (yyyymmdd: string) => isoDate(yyyymmdd);
 
 export type CaeaService = ReturnType<typeof createCaeaService>;
 
+/** The company's CAEA points of sale: the server's, and the registers' when it has a second one. */
+function caeaPointsOf(pointOfSale: number | null, registerPointOfSale: number | null): number[] {
+  return [pointOfSale, registerPointOfSale].filter((p): p is number => p !== null);
+}
+
 /**
  * CAEA contingency (docs/facturacion.md, "Contingencia CAEA"): obtaining each fortnight's CAEA
  * ahead, issuing under it when CAE cannot be had, reserving blocks of numbers for register boxes
@@ -170,20 +175,18 @@ export function createCaeaService({
   }
 
   /**
-   * ARCA's last number of each receipt type on the CAEA point of sale, kept with the CAEA: the CAEA
-   * series continues after it (ARCA takes only last + 1 when informing, 703). Best effort.
+   * ARCA's last number of each receipt type on each CAEA point of sale (the server's and the
+   * registers'), kept with the CAEA: each CAEA series continues after it (ARCA takes only last + 1
+   * when informing, 703). Best effort.
    */
-  async function recordFloor(
-    s: Awaited<ReturnType<typeof session>>,
-    companyId: number,
-    caeaId: number,
-    pointOfSale: number | null,
-  ) {
-    if (pointOfSale === null) return;
+  async function recordFloor(s: Awaited<ReturnType<typeof session>>, companyId: number, caeaId: number, pointsOfSale: number[]) {
+    if (pointsOfSale.length === 0) return;
     const codes = s.setup.ivaCondition === 'responsable_inscripto' ? [1, 6, 3, 8] : [11, 13];
     const floor: Record<string, number> = {};
     try {
-      for (const type of codes) floor[`${pointOfSale}:${type}`] = await s.wsfe.lastAuthorized(s.auth, { pointOfSale, type });
+      for (const pointOfSale of pointsOfSale) {
+        for (const type of codes) floor[`${pointOfSale}:${type}`] = await s.wsfe.lastAuthorized(s.auth, { pointOfSale, type });
+      }
       await repo.setSeriesFloor(orm, companyId, caeaId, floor);
     } catch (err) {
       logger.warn(
@@ -196,7 +199,9 @@ export function createCaeaService({
   async function obtainFor(company: {
     company_id: number;
     caea_point_of_sale: number | null;
+    caea_register_point_of_sale: number | null;
   }): Promise<{ got: string[]; missing: string[] }> {
+    const points = caeaPointsOf(company.caea_point_of_sale, company.caea_register_point_of_sale);
     const got: string[] = [];
     const missing: string[] = [];
     let s: Awaited<ReturnType<typeof session>>;
@@ -218,8 +223,7 @@ export function createCaeaService({
       const key = { issuerCuit: s.setup.cuit, environment: s.setup.environment, period: f.period, fortnight: f.order };
       const stored = await repo.findCaea(orm, company.company_id, key);
       if (stored) {
-        if (Object.keys(stored.seriesFloor).length === 0)
-          await recordFloor(s, company.company_id, stored.id, company.caea_point_of_sale);
+        if (Object.keys(stored.seriesFloor).length === 0) await recordFloor(s, company.company_id, stored.id, points);
         continue;
       }
       try {
@@ -256,7 +260,7 @@ export function createCaeaService({
           });
           return row;
         });
-        await recordFloor(s, company.company_id, saved.id, company.caea_point_of_sale);
+        await recordFloor(s, company.company_id, saved.id, points);
         got.push(`${f.period}/${f.order}`);
       } catch (err) {
         missing.push(`${f.period}/${f.order}`);
@@ -409,7 +413,11 @@ export function createCaeaService({
       if (!row.caea.enabled || row.caea.pointOfSale === null) {
         throw new AppError('invalid_state', 'CAEA is not enabled for this company, or it has no CAEA point of sale');
       }
-      await obtainFor({ company_id: ctx.companyId, caea_point_of_sale: row.caea.pointOfSale });
+      await obtainFor({
+        company_id: ctx.companyId,
+        caea_point_of_sale: row.caea.pointOfSale,
+        caea_register_point_of_sale: row.caea.registerPointOfSale,
+      });
       return this.status(ctx);
     },
 
@@ -550,6 +558,7 @@ export function createCaeaService({
       return {
         enabled: setup.caea_enabled,
         point_of_sale: setup.caea_point_of_sale,
+        register_point_of_sale: setup.caea_register_point_of_sale,
         in_contingency: this.inContingency(ctx.companyId),
         current: wire(pick(cur), cur),
         next: wire(pick(next), next),
@@ -573,10 +582,13 @@ export function createCaeaService({
     /**
      * A block of the CAEA series' numbers for a register box (one per receipt type the company
      * issues), held until returned: nobody else issues them. An open block is given again as it is.
+     * The blocks come from the registers' CAEA point of sale when the company has one (0301), so
+     * the numbers a box holds never stand between the receipts the server issues.
      */
     async reserveBlocks(ctx: CompanyCtx, boxId: number, size: number) {
       const setup = await fiscal.ready(ctx.companyId);
-      if (!setup.caea.enabled || setup.caea.pointOfSale === null) {
+      const pointOfSale = setup.caea.registerPointOfSale ?? setup.caea.pointOfSale;
+      if (!setup.caea.enabled || pointOfSale === null) {
         throw new AppError('invalid_state', 'CAEA is not enabled for this company, or it has no CAEA point of sale');
       }
       if (!(await repo.boxExists(orm, ctx.companyId, boxId))) throw new AppError('not_found', `box ${boxId} not found`);
@@ -585,11 +597,11 @@ export function createCaeaService({
       const codes = RECEIPT_CODES_OF[setup.ivaCondition] ?? [11];
       const blocks: repo.BlockRow[] = [];
       for (const code of codes) {
-        const series = seriesOf(setup, setup.caea.pointOfSale, code);
+        const series = seriesOf(setup, pointOfSale, code);
         const block = await withSerialLock(db, repo.caeaSeriesKey(series), () =>
           orm.transaction(async (tx) => {
             const open = (await repo.openBlocksOfBox(tx, ctx.companyId, boxId)).find((b) => b.receiptCode === code);
-            if (open && open.caeaId === caea.id) return open;
+            if (open && open.caeaId === caea.id && open.pointOfSale === pointOfSale) return open;
             if (open) await repo.returnBlock(tx, ctx.companyId, open.id, clock.now());
             const first = await repo.caeaSeriesTail(tx, series);
             const row = await repo.insertBlock(tx, {

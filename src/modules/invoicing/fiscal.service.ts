@@ -37,6 +37,7 @@ export interface FiscalUpdate {
   default_point_of_sale?: number | null | undefined;
   caea_enabled?: boolean | undefined;
   caea_point_of_sale?: number | null | undefined;
+  caea_register_point_of_sale?: number | null | undefined;
 }
 
 /** Everything the issuer needs, checked: the company's fiscal data and how to reach ARCA. */
@@ -51,8 +52,11 @@ export interface FiscalReady {
   environment: FiscalEnvironment;
   defaultPointOfSale: number | null;
   pointsOfSale: number[];
-  /** CAEA contingency (0230): on or off, and the point of sale (of type CAEA) it issues on. */
-  caea: { enabled: boolean; pointOfSale: number | null };
+  /**
+   * CAEA contingency (0230): on or off, the point of sale (of type CAEA) the server issues on, and
+   * the one of the register boxes' blocks (0301): the same one when the company has no second.
+   */
+  caea: { enabled: boolean; pointOfSale: number | null; registerPointOfSale: number | null };
   credentials: ArcaCredentials;
 }
 
@@ -112,6 +116,7 @@ export function createFiscalService({
       default_point_of_sale: row?.defaultPointOfSale ?? points[0]?.number ?? null,
       caea_enabled: row?.caeaEnabled ?? false,
       caea_point_of_sale: row?.caeaPointOfSale ?? null,
+      caea_register_point_of_sale: row?.caeaRegisterPointOfSale ?? null,
       certificate: certificate
         ? {
             subject: certificate.subject,
@@ -219,6 +224,33 @@ export function createFiscalService({
             details: [{ path: '/caea_point_of_sale', message: 'not one of the CAE points of sale' }],
           },
         );
+      }
+      if (input.caea_register_point_of_sale !== undefined) patch.caeaRegisterPointOfSale = input.caea_register_point_of_sale;
+      const registerPoint =
+        input.caea_register_point_of_sale === undefined
+          ? (current?.caeaRegisterPointOfSale ?? null)
+          : input.caea_register_point_of_sale;
+      if (registerPoint !== null) {
+        const path = '/caea_register_point_of_sale';
+        if (caeaPoint === null) {
+          throw new AppError('validation_failed', "the registers' CAEA point of sale needs the CAEA point of sale too", {
+            details: [{ path, message: 'needs caea_point_of_sale' }],
+          });
+        }
+        if (registerPoint === caeaPoint) {
+          throw new AppError(
+            'validation_failed',
+            `point of sale ${registerPoint} is already the CAEA point of sale; the registers' one must be another`,
+            { details: [{ path, message: 'not the same as caea_point_of_sale' }] },
+          );
+        }
+        if (registerPoint === defaultPoint || caePoints.includes(registerPoint)) {
+          throw new AppError(
+            'validation_failed',
+            `point of sale ${registerPoint} asks for CAEs; the registers' CAEA one must be another (ARCA: of type CAEA)`,
+            { details: [{ path, message: 'not one of the CAE points of sale' }] },
+          );
+        }
       }
       if (input.environment !== undefined) patch.environment = input.environment;
       patch.defaultPointOfSale = defaultPoint ?? points[0] ?? null;
@@ -481,9 +513,15 @@ export function createFiscalService({
         environment: row.environment,
         defaultPointOfSale: row.defaultPointOfSale,
         pointsOfSale: points
-          .filter((p) => !p.blocked && !isCaeaPoint(p) && p.number !== row.caeaPointOfSale)
+          .filter(
+            (p) => !p.blocked && !isCaeaPoint(p) && p.number !== row.caeaPointOfSale && p.number !== row.caeaRegisterPointOfSale,
+          )
           .map((p) => p.number),
-        caea: { enabled: row.caeaEnabled, pointOfSale: row.caeaPointOfSale },
+        caea: {
+          enabled: row.caeaEnabled,
+          pointOfSale: row.caeaPointOfSale,
+          registerPointOfSale: row.caeaRegisterPointOfSale ?? row.caeaPointOfSale,
+        },
         credentials: await credentialsOf(row, company.cuit),
       };
     },

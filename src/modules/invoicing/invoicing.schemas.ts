@@ -179,6 +179,16 @@ export const FiscalUpdateBody = Type.Object(
     caea_point_of_sale: Type.Optional(
       Nullable(Type.Integer({ minimum: 1, maximum: 99998, description: 'The point of sale of type CAEA (not a CAE one)' })),
     ),
+    caea_register_point_of_sale: Type.Optional(
+      Nullable(
+        Type.Integer({
+          minimum: 1,
+          maximum: 99998,
+          description:
+            "A second point of sale of type CAEA for the register boxes' offline blocks, so that the numbers a box holds never stand between the receipts the server issues in contingency. Null: the blocks come from caea_point_of_sale",
+        }),
+      ),
+    ),
   },
   { additionalProperties: false },
 );
@@ -205,6 +215,7 @@ export const FiscalSetup = Type.Object(
     default_point_of_sale: Nullable(Type.Integer()),
     caea_enabled: Type.Boolean(),
     caea_point_of_sale: Nullable(Type.Integer()),
+    caea_register_point_of_sale: Nullable(Type.Integer()),
     certificate: Nullable(
       Type.Object({
         subject: Type.String(),
@@ -258,6 +269,9 @@ export const CaeaStatus = Type.Object(
   {
     enabled: Type.Boolean(),
     point_of_sale: Nullable(Type.Integer()),
+    register_point_of_sale: Nullable(
+      Type.Integer({ description: "The register boxes' own CAEA point of sale; null: their blocks come from point_of_sale" }),
+    ),
     in_contingency: Type.Boolean({ description: 'Receipts go straight to CAEA now (ARCA failed moments ago)' }),
     current: CaeaOfFortnight,
     next: CaeaOfFortnight,

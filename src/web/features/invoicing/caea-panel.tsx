@@ -19,6 +19,7 @@ interface Fortnight {
 interface CaeaStatus {
   enabled: boolean;
   point_of_sale: number | null;
+  register_point_of_sale: number | null;
   in_contingency: boolean;
   current: Fortnight;
   next: Fortnight;
@@ -91,6 +92,7 @@ export function CaeaPanel({ canSave }: { canSave: boolean }) {
   const [status, setStatus] = useState<CaeaStatus | null>(null);
   const [enabled, setEnabled] = useState(false);
   const [point, setPoint] = useState('');
+  const [registerPoint, setRegisterPoint] = useState('');
   const [busy, setBusy] = useState<string | null>(null);
   const [notice, show] = useNotice();
 
@@ -99,6 +101,7 @@ export function CaeaPanel({ canSave }: { canSave: boolean }) {
     setStatus(s);
     setEnabled(s.enabled);
     setPoint(s.point_of_sale ? String(s.point_of_sale) : '');
+    setRegisterPoint(s.register_point_of_sale ? String(s.register_point_of_sale) : '');
   };
   useEffect(() => {
     void load().catch((err) => show('error', errorText(err)));
@@ -118,7 +121,11 @@ export function CaeaPanel({ canSave }: { canSave: boolean }) {
   const save = () =>
     run('caea-save', async () => {
       await api('PUT', '/api/v1/fiscal', {
-        body: { caea_enabled: enabled, caea_point_of_sale: point.trim() ? Number(point) : null },
+        body: {
+          caea_enabled: enabled,
+          caea_point_of_sale: point.trim() ? Number(point) : null,
+          caea_register_point_of_sale: registerPoint.trim() ? Number(registerPoint) : null,
+        },
       });
       await load();
       show('ok', enabled ? 'Contingencia CAEA activada.' : 'Contingencia CAEA desactivada.');
@@ -171,6 +178,18 @@ export function CaeaPanel({ canSave }: { canSave: boolean }) {
           hint="El número del punto de venta de tipo CAEA en ARCA (distinto de los de CAE)."
         >
           <input id="caea-point" inputMode="numeric" value={point} onInput={(e) => setPoint(e.currentTarget.value)} />
+        </Field>
+        <Field
+          id="caea-register-point"
+          label="Punto de venta CAEA de las cajas (recomendado)"
+          hint="Otro punto de venta de tipo CAEA, para los números que cada caja guarda por si se queda sin conexión. Así esos números nunca frenan lo que el servidor informa a ARCA. Vacío: las cajas usan el de arriba."
+        >
+          <input
+            id="caea-register-point"
+            inputMode="numeric"
+            value={registerPoint}
+            onInput={(e) => setRegisterPoint(e.currentTarget.value)}
+          />
         </Field>
       </div>
       <p class="row">
