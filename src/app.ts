@@ -6,6 +6,7 @@ import type { Container } from './container.ts';
 import type { App } from './http/app.types.ts';
 import { type AssetCatalog, loadAssets } from './http/assets.ts';
 import { answerClientError } from './http/client-error.ts';
+import { recordAllowedMethods } from './http/allowed-methods.ts';
 import { type ErrorPage, handleFrameworkError, registerErrorHandling, registerNotFound } from './http/error-handler.ts';
 import { renderErrorPage } from './http/shell.ts';
 import { registerInputGuard } from './http/input-guard.ts';
@@ -81,7 +82,10 @@ export async function buildApp(container: Container, assets?: AssetCatalog): Pro
   registerRequestContext(app, security, container.readiness);
   const unmatchedInput = registerInputGuard(app);
   const unmatchedMetrics = registerRequestMetrics(app, container.metrics);
-  await registerNotFound(app, { preValidation: unmatchedInput, onResponse: unmatchedMetrics }, errorPage);
+  // Every route is also recorded with its methods (an onRoute hook, before any route): a known
+  // address asked with another method answers 405 with Allow.
+  const methods = recordAllowedMethods(app);
+  await registerNotFound(app, { preValidation: unmatchedInput, onResponse: unmatchedMetrics }, errorPage, methods);
 
   await app.register(swagger, {
     openapi: {

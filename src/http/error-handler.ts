@@ -1,3 +1,4 @@
+import type { AllowedMethods } from './allowed-methods.ts';
 import type {
   FastifyError,
   FastifyInstance,
@@ -148,14 +149,24 @@ export async function registerNotFound(
   app: FastifyInstance,
   hooks?: { preValidation: preValidationHookHandler; onResponse: onResponseHookHandler },
   page?: ErrorPage,
+  methods?: AllowedMethods,
 ) {
-  const notFound = (request: FastifyRequest, reply: FastifyReply) =>
-    answerError(
-      request,
-      reply,
-      new AppError('not_found', `route ${request.method} ${request.url.split('?')[0]} not found`),
-      page,
-    );
+  const notFound = (request: FastifyRequest, reply: FastifyReply) => {
+    const path = request.url.split('?')[0]!;
+    // An address that exists for other methods: 405 naming them (Allow), not a 404.
+    const allowed = methods?.allowedFor(path) ?? [];
+    const err =
+      allowed.length > 0
+        ? new AppError(
+            'method_not_allowed',
+            `method ${request.method} is not allowed on ${path}; it takes ${allowed.join(', ')}`,
+            {
+              headers: { allow: allowed.join(', ') },
+            },
+          )
+        : new AppError('not_found', `route ${request.method} ${path} not found`);
+    return answerError(request, reply, err, page);
+  };
   if (!hooks) {
     app.setNotFoundHandler(notFound);
     return;

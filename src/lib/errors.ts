@@ -23,6 +23,7 @@ export const ERROR_STATUS = {
   product_not_found: 404,
   page_not_found: 404,
   customer_not_found: 404,
+  method_not_allowed: 405,
   request_timeout: 408,
   conflict: 409,
   already_member: 409,

@@ -148,7 +148,10 @@ describe('back office merchant API: products, categories, deposits, boxes, stock
     const off = await call('PATCH', `/api/v1/products/${cafe.id}`, s.asAdmin, { enable: false });
     expect(off.json().product.enable).toBe(false);
     expect((await call('GET', '/api/v1/products?enabled=false', s.asAdmin)).json().products).toHaveLength(1);
-    expect((await call('DELETE', `/api/v1/products/${cafe.id}`, s.asAdmin)).statusCode).toBe(404);
+    // Products are never deleted: the address takes no DELETE (405, and Allow names what it takes).
+    const deleted = await call('DELETE', `/api/v1/products/${cafe.id}`, s.asAdmin);
+    expect(deleted.statusCode).toBe(405);
+    expect(deleted.headers.allow).not.toContain('DELETE');
     expect((await call('GET', '/api/v1/products?cursor=%%%', s.asAdmin)).statusCode).toBe(422);
   });
 

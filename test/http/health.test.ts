@@ -26,6 +26,32 @@ describe('health and error shape', () => {
     expect(res.json()).toEqual({ error: 'route GET /nope not found', code: 'not_found' });
   });
 
+  it('answers a known address asked with another method with 405 and Allow, never a 404 that says it does not exist', async () => {
+    for (const [method, url, allow] of [
+      ['DELETE', '/api/integration/in', 'GET, HEAD, POST'],
+      ['PUT', '/api/public/scanner?barcode=1', 'GET, HEAD, OPTIONS'],
+      ['POST', '/api/exchange', 'GET, HEAD, OPTIONS'],
+      ['POST', '/docs/llms.txt', 'GET, HEAD'],
+      ['GET', '/api/v1/sales/12/invoice', 'POST'],
+    ] as const) {
+      const res = await t.app.inject({ method, url });
+      expect(res.statusCode, `${method} ${url}: ${res.body}`).toBe(405);
+      expect(res.headers.allow).toBe(allow);
+      const path = url.split('?')[0];
+      expect(res.json()).toEqual({
+        error: `method ${method} is not allowed on ${path}; it takes ${allow}`,
+        code: 'method_not_allowed',
+      });
+    }
+    // A HEAD gets the status and Allow, without a body.
+    const head = await t.app.inject({ method: 'HEAD', url: '/api/v1/sales/12/invoice' });
+    expect([head.statusCode, head.headers.allow, head.body]).toEqual([405, 'POST', '']);
+    // An address no method answers is still a 404.
+    const nothing = await t.app.inject({ method: 'DELETE', url: '/api/v1/nothing-here' });
+    expect(nothing.statusCode).toBe(404);
+    expect(nothing.headers.allow).toBeUndefined();
+  });
+
   it('keeps a valid caller request id', async () => {
     const res = await t.app.inject({ method: 'GET', url: '/healthz', headers: { 'x-request-id': 'abc-123' } });
     expect(res.headers['x-request-id']).toBe('abc-123');

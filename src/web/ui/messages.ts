@@ -159,6 +159,7 @@ const TEXTS: Record<ErrorCode | 'offline', Text> = {
   not_found: 'No encontramos lo que buscabas: puede que lo hayan borrado. Actualizá la página.',
   product_not_found: 'Ese producto no existe (puede que lo hayan borrado). Actualizá la página.',
   page_not_found: 'Esa página no existe.',
+  method_not_allowed: 'Esa dirección no acepta este pedido. Actualizá la página.',
   customer_not_found: 'Ese cliente no existe (puede que lo hayan borrado). Actualizá la página.',
   conflict,
   already_member: 'Esa persona ya está en la empresa.',
