@@ -112,7 +112,13 @@ export function validateEnvelope(body: unknown, companyId: number, text?: string
   }
   if (event === 'sales.created' && isObject(record) && Array.isArray(record['items'])) details.push(...itemIds(record['items']));
   // Strings PostgreSQL cannot store (NUL, a lone surrogate), with dotted paths; the depth is bounded by now.
-  if (text === undefined || text.includes('\\u')) details.push(...unstorableStrings(data, 'data'));
+  // Fields of the envelope beside `data` too: the rule is the event's, and a poller that keeps the
+  // payload as jsonb could not store them either.
+  if (text === undefined || text.includes('\\u')) {
+    details.push(...unstorableStrings(data, 'data'));
+    const beside = Object.fromEntries(Object.entries(body).filter(([key]) => key !== 'event' && key !== 'data'));
+    details.push(...unstorableStrings(beside, '').map((d) => ({ ...d, path: d.path.slice(1) })));
+  }
   if (details.length > 0) throw invalidData(event, details);
   return { event, data } as ValidEvent;
 }
