@@ -142,6 +142,17 @@ describe('bad input never breaks the service (issue 11)', () => {
       expect(body.details).toContainEqual({ path, message: expect.stringContaining('NUL') });
     });
 
+    it('beside data in the envelope too, in a value or a key: 422 with the path', async () => {
+      for (const [raw, path] of [
+        [`{"event":"sales.paid","data":{"sale":{"id":1}},"note":"a\\u0000b"}`, 'note'],
+        [`{"event":"sales.paid","data":{"sale":{"id":1}},"meta":{"tags":["ok","a\\u0000b"]}}`, 'meta.tags.1'],
+        [`{"event":"sales.paid","data":{"sale":{"id":1}},"a\\u0000b":1}`, 'a\\u0000b'],
+      ] as const) {
+        const body = await refused(null, 422, 'validation_failed', raw);
+        expect(body.details).toEqual([{ path, message: expect.stringContaining('NUL') }]);
+      }
+    });
+
     it('an unpaired surrogate (\\ud800) is refused with 422 as well', async () => {
       const raw = `{"event":"product.upserted","data":{"product":{"id":${++nextId},"name":"a\\ud800b"}}}`;
       const body = await refused(null, 422, 'validation_failed', raw);

@@ -96,6 +96,44 @@ describe('inbound events: effects and business rules', () => {
     });
   });
 
+  describe('sales.created item ids', () => {
+    const item = (extra: Record<string, unknown> = {}) => ({ product_id: 10, quantity: 1, price: 100, ...extra });
+
+    it.each([
+      [
+        'two items with the same id',
+        [item({ id: 3 }), item({ id: 3 })],
+        [{ path: 'data.sale.items.1.id', message: 'is 3, the id of data.sale.items.0 too: item ids must differ' }],
+      ],
+      [
+        'an item whose position is the id of another',
+        [item({ id: 2 }), item()],
+        [
+          {
+            path: 'data.sale.items.1',
+            message:
+              'has no id, so it takes its position 2, the id of data.sale.items.0 too: give every item its own id, or none',
+          },
+        ],
+      ],
+    ])('refuses %s, pointing at the item', async (_name, items, details) => {
+      const c = await setup();
+      const res = await expectRefused(
+        c,
+        saleCreated(505, c.productId, { items, total: 200 }),
+        'validation_failed',
+        'data.sale.items.1',
+      );
+      expect(res.json().details).toEqual(details);
+    });
+
+    it('takes ids that differ, given or by position', async () => {
+      const c = await setup();
+      const res = await c.send(saleCreated(506, c.productId, { items: [item({ id: 2 }), item({ id: 1 }), item({ id: 7 })] }));
+      expect(res.json()).toEqual({ status: 'ok' });
+    });
+  });
+
   describe('sale transitions', () => {
     async function saleIn(status: 'pending' | 'paid' | 'cancelled') {
       const c = await setup();
@@ -308,6 +346,25 @@ describe('inbound events: effects and business rules', () => {
     ])('refuses %s', async (_name, extra, code, message) => {
       const c = await setup();
       await expectRefused(c, movement(5, extra), code, message);
+    });
+
+    it('points at to_deposit_id when it does not fit the type, with the other problems of data', async () => {
+      const c = await setup();
+      for (const [extra, message] of [
+        [{ type: 'IN', amount: 1, to_deposit_id: 2 }, 'is only allowed on TRANSFER movements (type is IN)'],
+        [{ type: 'TRANSFER', amount: 1, to_deposit_id: 1 }, 'must be another deposit than deposit_id (both are 1)'],
+      ] as const) {
+        const res = await expectRefused(
+          c,
+          movement(6, { ...extra, reason: 7 }),
+          'validation_failed',
+          'data.movement.to_deposit_id',
+        );
+        expect(res.json().details).toEqual([
+          { path: 'data.movement.reason', message: 'must be string' },
+          { path: 'data.movement.to_deposit_id', message },
+        ]);
+      }
     });
 
     it('refuses a movement id that exists', async () => {

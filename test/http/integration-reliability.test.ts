@@ -59,6 +59,36 @@ describe('inbound events under concurrency and failure', () => {
     expect(sale!.status).toBe(paid!.statusCode === 200 ? 'paid' : 'cancelled');
   });
 
+  it('gives a sku or barcode to one product only when several events claim it at once', async () => {
+    const c = await setup();
+    for (const field of ['sku', 'BC'] as const) {
+      const code = field === 'sku' ? 'YER-RACE' : '7790001000507';
+      const first = field === 'sku' ? 300 : 400;
+      const responses = await Promise.all(
+        Array.from({ length: 8 }, (_, n) =>
+          sendEvent(t.app, c.key, {
+            event: 'product.upserted',
+            data: { product: { id: first + n, name: `Yerba ${n}`, [field]: code } },
+          }),
+        ),
+      );
+      expect(responses.map((r) => r.statusCode).sort()).toEqual([200, 422, 422, 422, 422, 422, 422, 422]);
+      const winner = first + responses.findIndex((r) => r.statusCode === 200);
+      for (const res of responses.filter((r) => r.statusCode === 422)) {
+        expect(res.json()).toMatchObject({
+          code: 'validation_failed',
+          details: [{ path: `data.product.${field}`, message: `"${code}" already belongs to product ${winner}` }],
+        });
+      }
+      const column = field === 'sku' ? sql`sku` : sql`bc`;
+      const holders = await selectRows<{ id: number }>(
+        db(),
+        sql`SELECT id FROM products WHERE company_id = ${c.companyId} AND ${column} = ${code}`,
+      );
+      expect(holders).toEqual([{ id: winner }]);
+    }
+  });
+
   it('answers 422, not 500, when two different events create the same sale at once', async () => {
     const c = await setup();
     const results = await Promise.all(Array.from({ length: 5 }, () => sendEvent(t.app, c.key, saleCreated(3, c.productId))));

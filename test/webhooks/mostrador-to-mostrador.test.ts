@@ -158,4 +158,34 @@ describe('Mostrador to Mostrador', () => {
     expect(await movementsIn(b.id)).toHaveLength(2);
     expect(movement.id).toBe((await movementsIn(b.id))[0]!.id);
   });
+
+  it('keeps delivering after the receiver renews its key and the sender rotates to it, keeping the previous secret', async () => {
+    const a = await makeCompany(t.container, { name: 'Sucursal Sur' });
+    const b = await makeCompany(t.container, { name: 'Casa Matriz' });
+    const ctx = cliCtx(a.id);
+    const { endpoint } = await t.container.webhooks.endpoints.createEndpoint(ctx, {
+      url: `${base}/api/integration/in`,
+      headers: { Authorization: `Bearer ${b.integrationKey}` },
+      secret: b.integrationKey,
+    });
+    await makeProduct(t.container, a.id, { name: 'Fideos 500 g' });
+    await deliver(endpoint.id);
+
+    // B renews its key; A's admin puts the new one in the header and rotates the secret to it the
+    // default way (the previous secret would keep signing for 24 h).
+    const { integrationKey: renewed } = await t.container.companies.rotateSecrets(b.id, { integration: true, scanner: false });
+    await t.container.webhooks.endpoints.updateEndpoint(ctx, endpoint.id, { headers: { Authorization: `Bearer ${renewed}` } });
+    const rotated = await t.container.webhooks.endpoints.rotateSecret(ctx, endpoint.id, { secret: renewed! });
+    expect(rotated.endpoint.previous_secret_expires_at).not.toBeNull();
+
+    const arroz = await makeProduct(t.container, a.id, { name: 'Arroz 1 kg' });
+    await deliver(endpoint.id);
+    const received = await q<{ name: string; signature_valid: boolean }>(
+      `SELECT p.name, e.signature_valid FROM products p
+       JOIN inbound_events e ON e.company_id = p.company_id AND (e.payload::jsonb #>> '{data,product,id}')::int = p.id
+       WHERE p.company_id = $1 AND p.id = $2`,
+      [b.id, arroz.id],
+    );
+    expect(received).toEqual([{ name: 'Arroz 1 kg', signature_valid: true }]);
+  });
 });

@@ -32,6 +32,23 @@ describe('verifySignature', () => {
     expect(() => verifySignature(header, body, key)).toThrow(expect.objectContaining({ code: 'signature_mismatch' }));
   });
 
+  it('says why: a right signature in uppercase, a header that is no hex signature, or another HMAC', () => {
+    const refusal = (header: string, raw = body) => {
+      try {
+        verifySignature(header, raw, key);
+      } catch (err) {
+        return (err as Error).message;
+      }
+      throw new Error('not refused');
+    };
+    expect(refusal(good.toUpperCase())).toBe('x-signature must be written in lowercase hex: this one is right but in uppercase');
+    for (const header of [`sha256=${good}`, good.slice(0, 63), Buffer.from(good, 'hex').toString('base64'), '']) {
+      expect(refusal(header)).toMatch(/^x-signature must be 64 lowercase hex digits/);
+    }
+    expect(refusal(hmacSha256Hex('mos_int_otra', body).toUpperCase())).toMatch(/^x-signature must be 64 lowercase hex digits/);
+    expect(refusal(hmacSha256Hex('mos_int_otra', body))).toMatch(/^x-signature does not match the body/);
+  });
+
   it('refuses a signature of one changed byte', () => {
     const changed = Buffer.from(body);
     changed[10] = changed[10]! ^ 1;

@@ -17,18 +17,26 @@ export function headerValue(value: string | string[] | undefined): string | unde
  * x-signature: lowercase hex HMAC-SHA256 of the exact raw body with the integration key.
  * Anything else in the header (wrong length, uppercase, a prefix) is a mismatch. Compared in
  * constant time over the 32-byte digests. Returns whether a valid signature was present.
+ * The message says which it was: not written as 64 lowercase hex digits (the right HMAC in
+ * uppercase, as some languages print hex, is named as such), or another HMAC.
  */
 export function verifySignature(header: string | undefined, rawBody: Buffer, key: string): boolean {
   if (header === undefined) return false;
   const expected = createHmac('sha256', key).update(rawBody).digest();
-  const given = SIGNATURE.test(header) ? Buffer.from(header, 'hex') : null;
-  if (given === null || !timingSafeEqual(given, expected)) {
+  if (SIGNATURE.test(header)) {
+    if (timingSafeEqual(Buffer.from(header, 'hex'), expected)) return true;
     throw new AppError(
       'signature_mismatch',
       'x-signature does not match the body: sign the exact bytes sent with your integration key',
     );
   }
-  return true;
+  const upper = /^[0-9A-Fa-f]{64}$/.test(header) && timingSafeEqual(Buffer.from(header, 'hex'), expected);
+  throw new AppError(
+    'signature_mismatch',
+    upper
+      ? 'x-signature must be written in lowercase hex: this one is right but in uppercase'
+      : 'x-signature must be 64 lowercase hex digits: the HMAC-SHA256 of the exact body, keyed with your integration key (no prefix, not base64)',
+  );
 }
 
 /** x-sent-at, when present: RFC 3339 with offset, within ±5 minutes of the server clock. */

@@ -1,6 +1,7 @@
 import type { Conn } from '../../db/client.ts';
 import { AppError } from '../../lib/errors.ts';
 import { toCents } from '../../lib/money.ts';
+import { lockCatalogue } from '../catalog/catalog.repo.ts';
 import { upsertProduct } from '../catalog/products.service.ts';
 import { recordInvoice } from '../invoicing/invoices.ts';
 import { type CreateSaleInput, cancelSale, createSale, markSalePaid } from '../sales/sales.service.ts';
@@ -124,6 +125,10 @@ export const EVENT_HANDLERS: { [E in EventName]: Handler<E> } = {
         details: [{ path: 'updated_at', message: 'is more than 5 minutes ahead of the server clock' }],
       });
     }
+    // A sku or barcode is one product's: take the company's catalogue lock first, as every other
+    // catalogue writer does (the merchant API, the spreadsheet import), so two events arriving at
+    // once cannot both find a code free and give it to two products.
+    if (product.sku || product.BC) await lockCatalogue(tx, companyId);
     const { outcome } = await upsertProduct(
       tx,
       companyId,

@@ -11,6 +11,7 @@ import {
   type EventName,
   FUTURE_EVENTS,
   isSupportedEvent,
+  MOVEMENT_TYPES,
   SUPPORTED_EVENTS,
 } from './events.schemas.ts';
 
@@ -105,11 +106,19 @@ export function validateEnvelope(body: unknown, companyId: number, text?: string
     });
   }
   if (event === 'product.stock_updated' && isObject(record)) details.push(...stockConsistency(record));
+  if (event === 'movement.created' && isObject(record)) details.push(...movementDeposits(record));
   if (event === 'movement.created' && isObject(record) && record['type'] === 'ADJUSTMENT' && record['amount'] === 0) {
     details.push({ path: 'data.movement.amount', message: 'must not be 0: an ADJUSTMENT of 0 changes nothing' });
   }
+  if (event === 'sales.created' && isObject(record) && Array.isArray(record['items'])) details.push(...itemIds(record['items']));
   // Strings PostgreSQL cannot store (NUL, a lone surrogate), with dotted paths; the depth is bounded by now.
-  if (text === undefined || text.includes('\\u')) details.push(...unstorableStrings(data, 'data'));
+  // Fields of the envelope beside `data` too: the rule is the event's, and a poller that keeps the
+  // payload as jsonb could not store them either.
+  if (text === undefined || text.includes('\\u')) {
+    details.push(...unstorableStrings(data, 'data'));
+    const beside = Object.fromEntries(Object.entries(body).filter(([key]) => key !== 'event' && key !== 'data'));
+    details.push(...unstorableStrings(beside, '').map((d) => ({ ...d, path: d.path.slice(1) })));
+  }
   if (details.length > 0) throw invalidData(event, details);
   return { event, data } as ValidEvent;
 }
@@ -155,6 +164,55 @@ function stockConsistency(product: Record<string, unknown>): ErrorDetail[] {
     return [{ path: 'data.product.current_stock', message: `is ${current} but stock is ${stock}; send one of them` }];
   }
   return [];
+}
+
+/**
+ * The deposits of a movement: `to_deposit_id` only on a TRANSFER, and another deposit than
+ * `deposit_id` (the schema already requires it on a TRANSFER). Refused here, with the field's path,
+ * like every other problem of `data`, instead of later by the stock ledger with a bare message.
+ */
+function movementDeposits(movement: Record<string, unknown>): ErrorDetail[] {
+  const { type, deposit_id: from, to_deposit_id: to } = movement;
+  if (to === undefined || typeof type !== 'string' || !(MOVEMENT_TYPES as readonly string[]).includes(type)) return [];
+  if (type !== 'TRANSFER') {
+    return [{ path: 'data.movement.to_deposit_id', message: `is only allowed on TRANSFER movements (type is ${type})` }];
+  }
+  if (typeof to === 'number' && to === from) {
+    return [{ path: 'data.movement.to_deposit_id', message: `must be another deposit than deposit_id (both are ${to})` }];
+  }
+  return [];
+}
+
+/**
+ * Each item of a sale needs its own id: the one it brings, or its position (1, 2, …) when it brings
+ * none, so `[{id: 2}, {}]` names item 2 twice. Items whose id the schema refuses are left to it.
+ */
+function itemIds(items: unknown[]): ErrorDetail[] {
+  const firstAt = new Map<number, number>();
+  const details: ErrorDetail[] = [];
+  items.forEach((item, index) => {
+    if (!isObject(item)) return;
+    const given = item['id'];
+    if (given !== undefined && !Number.isInteger(given)) return;
+    const id = given === undefined ? index + 1 : (given as number);
+    const earlier = firstAt.get(id);
+    if (earlier === undefined) {
+      firstAt.set(id, index);
+      return;
+    }
+    details.push(
+      given === undefined
+        ? {
+            path: `data.sale.items.${index}`,
+            message: `has no id, so it takes its position ${id}, the id of data.sale.items.${earlier} too: give every item its own id, or none`,
+          }
+        : {
+            path: `data.sale.items.${index}.id`,
+            message: `is ${id}, the id of data.sale.items.${earlier} too: item ids must differ`,
+          },
+    );
+  });
+  return details;
 }
 
 /**

@@ -77,10 +77,14 @@ export function signatureHeader(body: string, secrets: string[]): string {
 /** Sends one claimed delivery and settles it: the attempt is logged, the delivery and the endpoint updated. */
 export function createDeliveryRunner({ db, cipher, clock, sender, logger, random = Math.random }: DeliveryRunnerDeps) {
   function requestFor(delivery: ClaimedDelivery, sentAt: Date) {
-    const body = deliveryBody(delivery.payload, { omitCompanyId: isMostradorInbound(delivery.url) });
+    const mostrador = isMostradorInbound(delivery.url);
+    const body = deliveryBody(delivery.payload, { omitCompanyId: mostrador });
     const secrets = [cipher.decrypt(delivery.secretEncrypted)];
-    if (delivery.previousSecretEncrypted && delivery.previousSecretExpiresAt && delivery.previousSecretExpiresAt > sentAt) {
-      secrets.push(cipher.decrypt(delivery.previousSecretEncrypted));
+    // Another Mostrador's /api/integration/in verifies one signature, made with its current key: the
+    // previous secret (its old key, which stopped working) would only make it refuse every delivery.
+    const previous = delivery.previousSecretEncrypted;
+    if (!mostrador && previous && delivery.previousSecretExpiresAt && delivery.previousSecretExpiresAt > sentAt) {
+      secrets.push(cipher.decrypt(previous));
     }
     const extra = delivery.headersEncrypted
       ? (JSON.parse(cipher.decrypt(delivery.headersEncrypted)) as Record<string, string>)
