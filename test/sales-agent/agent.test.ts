@@ -169,6 +169,15 @@ describe('sales agent on the operator inbox', () => {
     on.clock.advance(301 * S);
     expect(await tick(on)).toMatchObject({ taken: 1, cancelled: 1, sent: 0 });
     expect((await on.turns())[0]).toMatchObject({ status: 'cancelled', reason: 'human_replied' });
+    // The conversation is the person's now: the next message is not answered 15 s later behind their back.
+    await on.webhook(mid(), 'Gracias Caro, ¿y el plan anual?');
+    expect((await on.turns())[1]).toMatchObject({ status: 'skipped', reason: 'handoff_open' });
+    on.clock.advance(301 * S);
+    expect(await tick(on)).toMatchObject({ taken: 0, sent: 0 });
+    const [tag] = await on.container.db.query('SELECT reason FROM sales_agent_handoffs WHERE conversation_id = $1', [
+      turn!['conversation_id'],
+    ]);
+    expect(tag).toMatchObject({ reason: 'human_replied' });
     expect(on.sends()).toBe(1); // only the person's message
   });
 

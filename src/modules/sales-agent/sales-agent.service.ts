@@ -245,9 +245,22 @@ export function createSalesAgentService(deps: SalesAgentDeps) {
       await repo.finishTurn(db, turn.inbound_mid, { status, reason, now: now() });
       report[status] += 1;
     };
+    /**
+     * A person of the team answered after the message: the conversation is theirs now. Tagged like a
+     * handoff, so the agent does not cut in 15 seconds after the person's next message while the
+     * operator is still typing; the operator gives it back from the agent's page.
+     */
+    const humanTookOver = async (record: Partial<Parameters<typeof repo.finishTurn>[2]>) => {
+      const at = now();
+      await db.rawTransaction(async (tx) => {
+        await repo.tagHandoff(tx, turn.channel, turn.conversation_id, turn.inbound_mid, 'human_replied', at);
+        await repo.finishTurn(tx, turn.inbound_mid, { ...record, status: 'cancelled', reason: 'human_replied', now: at });
+      });
+      report.cancelled += 1;
+    };
     if (!(await repo.messageLive(db, turn))) return stop('cancelled', 'message_deleted');
     if (await repo.handoffOpen(db, turn.conversation_id)) return stop('cancelled', 'handoff_open');
-    if (await repo.humanReplied(db, turn)) return stop('cancelled', 'human_replied');
+    if (await repo.humanReplied(db, turn)) return humanTookOver({});
     const newer = await repo.newerClaimed(db, turn);
     if (newer) return stop('superseded', `newer message ${newer}`);
 
@@ -290,11 +303,7 @@ export function createSalesAgentService(deps: SalesAgentDeps) {
       report.cancelled += 1;
       return;
     }
-    if (await repo.humanReplied(db, turn)) {
-      await repo.finishTurn(db, turn.inbound_mid, { ...record, status: 'cancelled', reason: 'human_replied', now: now() });
-      report.cancelled += 1;
-      return;
-    }
+    if (await repo.humanReplied(db, turn)) return humanTookOver(record);
     const newer2 = await repo.newerClaimed(db, turn);
     if (newer2) {
       await repo.finishTurn(db, turn.inbound_mid, {
