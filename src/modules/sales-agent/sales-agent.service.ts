@@ -23,6 +23,13 @@ export const ACTIVE_WINDOW_MS = 30 * 60_000;
 /** A message sent longer ago than this when it is first stored is history (a backfill), never claimed. */
 export const FRESH_MS = 10 * 60_000;
 
+/**
+ * A due reply not sent this long after its send_after is never sent: the workers were down or
+ * behind, and an answer that late breaks the contract's delays (at most 300 s) and lands in a
+ * conversation that has moved on.
+ */
+export const LATE_MS = 10 * 60_000;
+
 /** When a message was sent, or now when its timestamp is ahead of our clock: never newer than its arrival. */
 const sentOrArrived = (sentAt: Date, now: Date): Date => (sentAt.getTime() > now.getTime() ? now : sentAt);
 /** How long one process holds a turn while deciding and sending. */
@@ -258,6 +265,8 @@ export function createSalesAgentService(deps: SalesAgentDeps) {
       });
       report.cancelled += 1;
     };
+    const dueAt = turn.send_after ? new Date(turn.send_after).getTime() : now().getTime();
+    if (now().getTime() - dueAt > LATE_MS) return stop('cancelled', 'too_late');
     if (!(await repo.messageLive(db, turn))) return stop('cancelled', 'message_deleted');
     if (await repo.handoffOpen(db, turn.conversation_id)) return stop('cancelled', 'handoff_open');
     if (await repo.humanReplied(db, turn)) return humanTookOver({});

@@ -77,6 +77,7 @@ const REASON: Record<string, string> = {
   agent_disabled: 'el agente se apagó',
   send_disabled: 'INSTAGRAM_SEND_ENABLED está apagado',
   message_deleted: 'la persona borró el mensaje',
+  too_late: 'llegó más de 10 minutos tarde a su hora de respuesta (¿el worker estuvo parado?): ya no se contesta',
   asked_for_human: 'pidió hablar con una persona',
   firm_objection: 'rechazo firme',
   closing_sale: 'quiere cerrar la compra',
