@@ -30,3 +30,22 @@ export function storableJson<T>(value: T): T {
   }
   return value;
 }
+
+/**
+ * The longest id taken from a webhook (a Meta `mid` is about 150 characters, a `wamid` about 60).
+ * Ids are primary keys: a btree refuses a key of a few kilobytes, and that failure would make the
+ * whole delivery a 500 that Meta retries for days. A longer one is not a Meta id: the item is ignored.
+ */
+export const MAX_WEBHOOK_ID_CHARS = 512;
+
+/** Up to 9999-12-31: later years are written `+010000-…` by Node, which PostgreSQL does not read. */
+const LAST_STORABLE_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+
+/**
+ * A time from outside that PostgreSQL can keep (1970 to 9999), or null: the caller uses the arrival
+ * time instead, as for a missing timestamp. An invalid or far-off date must not fail the delivery.
+ */
+export function storableDate(date: Date): Date | null {
+  const ms = date.getTime();
+  return Number.isFinite(ms) && ms >= 0 && ms <= LAST_STORABLE_MS ? date : null;
+}

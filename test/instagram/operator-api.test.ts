@@ -184,6 +184,28 @@ describe('instagram operator API', () => {
       }
     });
 
+    it('never lets a file the customer sent run on our origin: HTML is a download, nothing runs scripts', async () => {
+      t.fake.addConversation({
+        participantId: customer,
+        text: '',
+        attachments: [
+          { id: '888101', mime_type: 'text/html', name: 'x.html', size: 20, bytes: Buffer.from('<script>alert(1)</script>') },
+          { id: '888102', mime_type: 'audio/mp4', name: 'a.mp4', size: 3, bytes: Buffer.from('mp4') },
+        ],
+      });
+      await get(`${API}/conversations`);
+      await t.container.instagram.service.idle();
+      await get(`${API}/conversations/${await conversationId()}/messages`);
+      const page = await get(`${API}/attachments?id=888101`);
+      expect(page.statusCode).toBe(200);
+      expect(page.headers['content-disposition']).toBe('attachment');
+      expect(page.headers['content-security-policy']).toBe('sandbox');
+      const audio = await get(`${API}/attachments?id=888102`);
+      expect(audio.headers['content-type']).toBe('audio/mp4');
+      expect(audio.headers['content-disposition']).toBe('inline');
+      expect(audio.headers['content-security-policy']).toBe('sandbox');
+    });
+
     it('asks for a fresh URL once when the CDN URL expired', async () => {
       const { audio } = await setup();
       t.fake.knobs.expireFirstMediaUrl = true;

@@ -168,6 +168,25 @@ describe('instagram webhooks', () => {
       expect(stored.find((m) => m.mid === 'm-nul')).toMatchObject({ text: 'ab \ufffd' });
     });
 
+    it('a POST with an item PostgreSQL cannot keep (kilobyte mid, far-off or invalid time) is 200 and keeps the rest', async () => {
+      const before = Date.now();
+      const body = metaDelivery(account, [
+        inboundItem(account, customer, 'm-ok', 'ok'),
+        inboundItem(account, '222', `m-${'x'.repeat(5000)}`, 'mid enorme'),
+        inboundItem(account, '333', 'm-far', 'año 255479', 8e15),
+        { ...inboundItem(account, '444', 'm-iso', 'año 275760'), timestamp: '+275760-09-13T00:00:00.000Z' },
+        inboundItem(account, '555', 'm-after', 'after'),
+      ]);
+      const res = await signed(body);
+      expect(res.statusCode).toBe(200);
+      expect(res.json().received).toMatchObject({ stored: 4, ignored: 1 });
+      expect((await messages()).map((m) => m.mid).sort()).toEqual(['m-after', 'm-far', 'm-iso', 'm-ok']);
+      const times = await t.container.db.query<{ sent_at: string }>(
+        "SELECT sent_at FROM instagram_messages WHERE mid IN ('m-far', 'm-iso')",
+      );
+      for (const row of times) expect(new Date(row.sent_at).getTime()).toBeGreaterThanOrEqual(before - 1000);
+    });
+
     it('stores an echo written in the Instagram app as outbound', async () => {
       const echo = {
         sender: { id: account },

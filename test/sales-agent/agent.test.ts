@@ -142,6 +142,16 @@ describe('sales agent on the operator inbox', () => {
     expect(new Set(delays).size).toBeGreaterThan(5);
   });
 
+  it('a due reply the minute job reaches more than 10 minutes late (workers down) is cancelled, never sent', async () => {
+    await on.webhook(mid(), '¿Cuánto sale el plan Comercio?');
+    const [claimed] = await on.turns();
+    // The job did not run for a while: now is 10 minutes and a second past the turn's send_after.
+    on.clock.advance(new Date(claimed!['send_after'] as string).getTime() - on.clock.now().getTime() + 601 * S);
+    expect(await tick(on)).toMatchObject({ taken: 1, cancelled: 1, sent: 0 });
+    expect((await on.turns())[0]).toMatchObject({ status: 'cancelled', reason: 'too_late' });
+    expect(on.sends()).toBe(0);
+  });
+
   it('with INSTAGRAM_SEND_ENABLED off the due reply is decided and logged as held, never sent', async () => {
     await held.webhook(mid(), '¿Tienen prueba gratis?');
     held.clock.advance(301 * S);
@@ -169,6 +179,15 @@ describe('sales agent on the operator inbox', () => {
     on.clock.advance(301 * S);
     expect(await tick(on)).toMatchObject({ taken: 1, cancelled: 1, sent: 0 });
     expect((await on.turns())[0]).toMatchObject({ status: 'cancelled', reason: 'human_replied' });
+    // The conversation is the person's now: the next message is not answered 15 s later behind their back.
+    await on.webhook(mid(), 'Gracias Caro, ¿y el plan anual?');
+    expect((await on.turns())[1]).toMatchObject({ status: 'skipped', reason: 'handoff_open' });
+    on.clock.advance(301 * S);
+    expect(await tick(on)).toMatchObject({ taken: 0, sent: 0 });
+    const [tag] = await on.container.db.query('SELECT reason FROM sales_agent_handoffs WHERE conversation_id = $1', [
+      turn!['conversation_id'],
+    ]);
+    expect(tag).toMatchObject({ reason: 'human_replied' });
     expect(on.sends()).toBe(1); // only the person's message
   });
 

@@ -160,6 +160,10 @@ describe('sales agent on WhatsApp', () => {
     now += 5 * MINUTE;
     expect(await t.container.salesAgent.service.tick()).toMatchObject({ cancelled: 1, sent: 0 });
     expect((await turns())[0]).toMatchObject({ status: 'cancelled', reason: 'human_replied' });
+    // The team took the conversation: Marta's next message stays with the person until it is given back.
+    now += 1000;
+    await t.post(text(MARTA, '¿Y cuánto sale?').body);
+    expect((await turns())[1]).toMatchObject({ status: 'skipped', reason: 'handoff_open' });
 
     await t.post(text(JORGE, '¿Funciona sin internet?', { name: 'Jorge' }).body);
     await api('PUT', '/api/superadmin/whatsapp/agent', { enabled: false });

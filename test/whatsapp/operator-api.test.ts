@@ -381,6 +381,30 @@ describe('WhatsApp operator API', () => {
     expect(bearer.statusCode).toBe(403);
   });
 
+  it('never lets a file a customer sent run on our origin: HTML is a download, nothing runs scripts (CSP sandbox)', async () => {
+    const page = t.fake.addMedia('text/html', Buffer.from('<script>fetch("/api/superadmin/whatsapp/status")</script>'));
+    const svg = t.fake.addMedia('image/svg+xml', Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" onload="alert(1)"/>'));
+    const photo = t.fake.addMedia('image/jpeg', Buffer.from('jpeg'));
+    for (const [media, type] of [
+      [page, 'document'],
+      [svg, 'image'],
+      [photo, 'image'],
+    ] as const) {
+      await t.post(t.fake.inbound(CUSTOMER, { type, [type]: { id: media.id, mime_type: media.mime_type, sha256: 'x' } }).body);
+    }
+    const open = (id: string) => get(`${API}/media?id=${id}`);
+    for (const media of [page, svg]) {
+      const res = await open(media.id);
+      expect(res.statusCode).toBe(200);
+      expect(res.headers['content-disposition']).toBe('attachment');
+      expect(res.headers['content-security-policy']).toBe('sandbox');
+    }
+    const shown = await open(photo.id);
+    expect(shown.headers['content-type']).toBe('image/jpeg');
+    expect(shown.headers['content-disposition']).toBe('inline');
+    expect(shown.headers['content-security-policy']).toBe('sandbox');
+  });
+
   it('answers a download URL that expired before use as upstream_failed, not a broken stream', async () => {
     const media = t.fake.addMedia('image/jpeg', Buffer.from('jpeg'));
     await t.post(t.fake.inbound(CUSTOMER, { type: 'image', image: { id: media.id, mime_type: 'image/jpeg', sha256: 'x' } }).body);

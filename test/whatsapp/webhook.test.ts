@@ -284,6 +284,38 @@ describe('WhatsApp webhook (/api/whatsapp)', () => {
     expect(who!.profile_name).toBe('Ana');
   });
 
+  it('a delivery with an item PostgreSQL cannot keep (kilobyte id, far-off time, huge error code) is 200 and keeps the rest', async () => {
+    const good = t.fake.inbound(CUSTOMER, { type: 'text', text: { body: 'normal' } });
+    const farOff = t.fake.inbound('5491199990000', { type: 'text', text: { body: 'año 33658' } });
+    const longId = t.fake.inbound(
+      '5491199990001',
+      { type: 'text', text: { body: 'id enorme' } },
+      { id: `wamid.${'x'.repeat(5000)}` },
+    );
+    const batch = structuredClone(good.body) as { entry: { changes: { value: Record<string, unknown[]> }[] }[] };
+    const value = batch.entry[0]!.changes[0]!.value;
+    const messagesOf = (b: Record<string, unknown>) =>
+      (b['entry'] as { changes: { value: { messages: Record<string, unknown>[] } }[] }[])[0]!.changes[0]!.value.messages;
+    value['messages']!.push({ ...messagesOf(farOff.body)[0]!, timestamp: '999999999999' }, ...messagesOf(longId.body));
+    value['statuses'] = [
+      { id: 'wamid.ours-far', status: 'delivered', timestamp: 1e20 },
+      { id: 'wamid.ours-err', status: 'failed', timestamp: '1700000000', errors: [{ code: 99999999999, title: 'x' }] },
+    ];
+    const before = Date.now();
+    const res = await t.post(batch);
+    expect(res.statusCode).toBe(200);
+    expect(res.json().received).toMatchObject({ messages: 2, statuses: 2, ignored: 1 });
+    expect(await message(good.wamid)).toMatchObject({ text: 'normal' });
+    // A time PostgreSQL cannot keep is the arrival time, as a missing one.
+    const far = await message(farOff.wamid);
+    expect(new Date(far!['sent_at'] as string).getTime()).toBeGreaterThanOrEqual(before - 1000);
+    expect(await count('whatsapp_messages')).toBe(2);
+    const [failed] = await t.container.db.query<{ status: string; error_code: number | null }>(
+      "SELECT status, error_code FROM whatsapp_statuses WHERE wamid = 'wamid.ours-err'",
+    );
+    expect(failed).toMatchObject({ status: 'failed', error_code: null });
+  });
+
   it('a system notice (user_changed_number) opens no thread or window; the thread follows the person to the new number', async () => {
     const OLD = '5491144445555';
     const NEW = '5491166667777';

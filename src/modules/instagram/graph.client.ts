@@ -1,3 +1,4 @@
+import { storableDate } from '../../lib/storable.ts';
 import { sleep } from '../../lib/time.ts';
 
 /** The Graph API version of every versioned call (one constant: move it here when Meta retires it). */
@@ -53,12 +54,10 @@ export function parseGraphJson(text: string): unknown {
 export function parseGraphTime(value: unknown): Date | null {
   if (typeof value === 'number' || (typeof value === 'string' && /^\d{9,16}$/.test(value))) {
     const n = Number(value);
-    const date = new Date(n < 1e12 ? n * 1000 : n);
-    return Number.isNaN(date.getTime()) ? null : date;
+    return storableDate(new Date(n < 1e12 ? n * 1000 : n));
   }
   if (typeof value !== 'string') return null;
-  const date = new Date(value.replace(/([+-]\d{2})(\d{2})$/, '$1:$2'));
-  return Number.isNaN(date.getTime()) ? null : date;
+  return storableDate(new Date(value.replace(/([+-]\d{2})(\d{2})$/, '$1:$2')));
 }
 
 type Json = Record<string, unknown>;

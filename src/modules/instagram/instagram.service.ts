@@ -3,6 +3,7 @@ import type { InstagramConfig } from '../../config.ts';
 import type { Database } from '../../db/client.ts';
 import type { InstagramSource } from '../../db/schema/instagram.ts';
 import { storableJson } from '../../lib/storable.ts';
+import { customerFileHeaders } from '../../lib/customer-file.ts';
 import { AppError } from '../../lib/errors.ts';
 import { type Cipher, sha256Hex } from '../../lib/secrets.ts';
 import { type Clock, DAY_MS } from '../../lib/time.ts';
@@ -556,7 +557,8 @@ export function createInstagramService({
             throw new AppError('upstream_failed', `the media server answered HTTP ${res.status}`);
           }
           const headers: Record<string, string> = {
-            'content-type': res.headers.get('content-type') ?? attachment.mime_type ?? 'application/octet-stream',
+            // The sender's file, on our origin: only what cannot run opens in the browser.
+            ...customerFileHeaders(res.headers.get('content-type') ?? attachment.mime_type ?? 'application/octet-stream'),
             'accept-ranges': 'bytes',
             'cache-control': 'private, no-store',
           };

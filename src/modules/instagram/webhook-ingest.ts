@@ -1,5 +1,6 @@
 import type { InstagramSource } from '../../db/schema/instagram.ts';
 import { hmacSha256Hex, safeEqual } from '../../lib/secrets.ts';
+import { MAX_WEBHOOK_ID_CHARS } from '../../lib/storable.ts';
 import { parseGraphTime } from './graph.client.ts';
 import type { AttachmentWrite, MessageWrite } from './instagram.repo.ts';
 
@@ -41,7 +42,11 @@ type Json = Record<string, unknown>;
 const obj = (v: unknown): Json => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Json) : {});
 const arr = (v: unknown): Json[] => (Array.isArray(v) ? v.map(obj) : []);
 const id = (v: unknown): string | null =>
-  typeof v === 'string' && v !== '' ? v : typeof v === 'number' && Number.isSafeInteger(v) ? String(v) : null;
+  typeof v === 'string' && v !== '' && v.length <= MAX_WEBHOOK_ID_CHARS
+    ? v
+    : typeof v === 'number' && Number.isSafeInteger(v)
+      ? String(v)
+      : null;
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 
 /**

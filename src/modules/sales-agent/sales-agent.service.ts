@@ -23,6 +23,13 @@ export const ACTIVE_WINDOW_MS = 30 * 60_000;
 /** A message sent longer ago than this when it is first stored is history (a backfill), never claimed. */
 export const FRESH_MS = 10 * 60_000;
 
+/**
+ * A due reply not sent this long after its send_after is never sent: the workers were down or
+ * behind, and an answer that late breaks the contract's delays (at most 300 s) and lands in a
+ * conversation that has moved on.
+ */
+export const LATE_MS = 10 * 60_000;
+
 /** When a message was sent, or now when its timestamp is ahead of our clock: never newer than its arrival. */
 const sentOrArrived = (sentAt: Date, now: Date): Date => (sentAt.getTime() > now.getTime() ? now : sentAt);
 /** How long one process holds a turn while deciding and sending. */
@@ -245,9 +252,24 @@ export function createSalesAgentService(deps: SalesAgentDeps) {
       await repo.finishTurn(db, turn.inbound_mid, { status, reason, now: now() });
       report[status] += 1;
     };
+    /**
+     * A person of the team answered after the message: the conversation is theirs now. Tagged like a
+     * handoff, so the agent does not cut in 15 seconds after the person's next message while the
+     * operator is still typing; the operator gives it back from the agent's page.
+     */
+    const humanTookOver = async (record: Partial<Parameters<typeof repo.finishTurn>[2]>) => {
+      const at = now();
+      await db.rawTransaction(async (tx) => {
+        await repo.tagHandoff(tx, turn.channel, turn.conversation_id, turn.inbound_mid, 'human_replied', at);
+        await repo.finishTurn(tx, turn.inbound_mid, { ...record, status: 'cancelled', reason: 'human_replied', now: at });
+      });
+      report.cancelled += 1;
+    };
+    const dueAt = turn.send_after ? new Date(turn.send_after).getTime() : now().getTime();
+    if (now().getTime() - dueAt > LATE_MS) return stop('cancelled', 'too_late');
     if (!(await repo.messageLive(db, turn))) return stop('cancelled', 'message_deleted');
     if (await repo.handoffOpen(db, turn.conversation_id)) return stop('cancelled', 'handoff_open');
-    if (await repo.humanReplied(db, turn)) return stop('cancelled', 'human_replied');
+    if (await repo.humanReplied(db, turn)) return humanTookOver({});
     const newer = await repo.newerClaimed(db, turn);
     if (newer) return stop('superseded', `newer message ${newer}`);
 
@@ -290,11 +312,7 @@ export function createSalesAgentService(deps: SalesAgentDeps) {
       report.cancelled += 1;
       return;
     }
-    if (await repo.humanReplied(db, turn)) {
-      await repo.finishTurn(db, turn.inbound_mid, { ...record, status: 'cancelled', reason: 'human_replied', now: now() });
-      report.cancelled += 1;
-      return;
-    }
+    if (await repo.humanReplied(db, turn)) return humanTookOver(record);
     const newer2 = await repo.newerClaimed(db, turn);
     if (newer2) {
       await repo.finishTurn(db, turn.inbound_mid, {

@@ -1,4 +1,5 @@
 import type { WhatsappStatus } from '../../db/schema/whatsapp.ts';
+import { MAX_WEBHOOK_ID_CHARS, storableDate } from '../../lib/storable.ts';
 
 /**
  * One WhatsApp Cloud API delivery (`{object:"whatsapp_business_account", entry:[{id: WABA, changes:[…]}]}`)
@@ -48,12 +49,18 @@ const obj = (v: unknown): Json => (v && typeof v === 'object' && !Array.isArray(
 const arr = (v: unknown): Json[] => (Array.isArray(v) ? v.map(obj) : []);
 const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
 const id = (v: unknown): string | null =>
-  typeof v === 'string' && v !== '' ? v : typeof v === 'number' && Number.isSafeInteger(v) ? String(v) : null;
+  typeof v === 'string' && v !== '' && v.length <= MAX_WEBHOOK_ID_CHARS
+    ? v
+    : typeof v === 'number' && Number.isSafeInteger(v)
+      ? String(v)
+      : null;
+/** Meta's error codes are 32-bit integers (the column too); anything else is not kept. */
+const INT32_MAX = 2 ** 31 - 1;
 
-/** Meta sends unix seconds as a string ("1749416383"); a number is accepted too. */
+/** Meta sends unix seconds as a string ("1749416383"); a number is accepted too. Null when not storable. */
 export function parseUnixSeconds(v: unknown): Date | null {
   const n = typeof v === 'string' && /^\d{1,12}$/.test(v) ? Number(v) : typeof v === 'number' ? v : Number.NaN;
-  return Number.isFinite(n) && n > 0 ? new Date(n * 1000) : null;
+  return Number.isFinite(n) && n > 0 ? storableDate(new Date(n * 1000)) : null;
 }
 
 export const STATUS_RANK: Record<WhatsappStatus, number> = { sent: 1, delivered: 2, read: 3, failed: 4 };
@@ -158,7 +165,7 @@ function toStatus(item: Json): StatusUpdate | null {
     wamid,
     status: status as WhatsappStatus,
     recipientId: id(item['recipient_id']),
-    errorCode: Number.isSafeInteger(code) ? code : null,
+    errorCode: Number.isSafeInteger(code) && Math.abs(code) <= INT32_MAX ? code : null,
     errorTitle: error ? (str(error['title']) ?? str(error['message'])) : null,
     at: parseUnixSeconds(item['timestamp']) ?? new Date(),
   };

@@ -1,5 +1,6 @@
 import type { WhatsappConfig } from '../../config.ts';
 import type { Database, Tx } from '../../db/client.ts';
+import { customerFileHeaders } from '../../lib/customer-file.ts';
 import { AppError } from '../../lib/errors.ts';
 import { storableJson } from '../../lib/storable.ts';
 import type { Cipher } from '../../lib/secrets.ts';
@@ -415,10 +416,8 @@ export function createWhatsappService(deps: WhatsappServiceDeps) {
       const length = res.headers.get('content-length');
       return {
         headers: {
-          'content-type': type,
+          ...customerFileHeaders(type),
           'cache-control': 'private, no-store',
-          'x-content-type-options': 'nosniff',
-          'content-disposition': 'inline',
           ...(length ? { 'content-length': length } : {}),
         },
         body: res.body,

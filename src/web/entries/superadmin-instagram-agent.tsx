@@ -73,10 +73,11 @@ const REASON: Record<string, string> = {
   unsupported: 'tipo de mensaje no soportado',
   no_text: 'sin texto (adjunto)',
   handoff_open: 'la conversación ya está en manos de una persona',
-  human_replied: 'alguien del equipo respondió antes',
+  human_replied: 'alguien del equipo respondió antes (la conversación quedó en manos de una persona)',
   agent_disabled: 'el agente se apagó',
   send_disabled: 'INSTAGRAM_SEND_ENABLED está apagado',
   message_deleted: 'la persona borró el mensaje',
+  too_late: 'llegó más de 10 minutos tarde a su hora de respuesta (¿el worker estuvo parado?): ya no se contesta',
   asked_for_human: 'pidió hablar con una persona',
   firm_objection: 'rechazo firme',
   closing_sale: 'quiere cerrar la compra',
@@ -262,7 +263,7 @@ function Agent(data: AgentData) {
                 llegó por {CLAIMED[t.claimed_by] ?? t.claimed_by}
                 {t.guardrails.length ? ` · controles: ${t.guardrails.map((g) => GUARDRAIL[g] ?? g).join(', ')}` : ''}
               </p>
-              {t.handoff_open && t.status === 'handoff' ? (
+              {t.handoff_open && (t.status === 'handoff' || t.reason === 'human_replied') ? (
                 <button type="button" class="secondary" onClick={() => resume(t.conversation_id)}>
                   Devolver la conversación al agente
                 </button>
