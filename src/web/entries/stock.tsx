@@ -135,7 +135,13 @@ function Stock({ deposits }: { deposits: Deposit[] }) {
         </form>
         {levels === null ? <p class="muted">Cargando…</p> : null}
         {levels?.length === 0 ? (
-          <p>{low ? 'Nada por debajo del mínimo ni en negativo en este depósito.' : 'No hay productos con esa búsqueda.'}</p>
+          <p data-no-levels>
+            {low
+              ? 'Nada por debajo del mínimo ni en negativo en este depósito.'
+              : q.trim()
+                ? 'No hay productos con esa búsqueda.'
+                : 'Todavía no hay productos: cargalos en Productos.'}
+          </p>
         ) : null}
         {levels && levels.length > 0 ? (
           <TableWrap id="stock-rows" stack>
