@@ -140,3 +140,18 @@ export async function cutOff(page: Page): Promise<{ tables: string[]; brandLines
     return { tables, brandLines };
   });
 }
+
+/** The labels of the column charts (SVG text) that stick out of their chart, so the edge cuts them. */
+export async function cutChartLabels(page: Page): Promise<string[]> {
+  return page.evaluate(() =>
+    Array.from(document.querySelectorAll('figure.chart svg')).flatMap((svg) => {
+      const box = svg.getBoundingClientRect();
+      return Array.from(svg.querySelectorAll('text'))
+        .filter((t) => {
+          const r = t.getBoundingClientRect();
+          return r.left < box.left - 0.5 || r.right > box.right + 0.5;
+        })
+        .map((t) => t.textContent ?? '');
+    }),
+  );
+}

@@ -5,7 +5,7 @@ import { buildTestApp, type TestApp } from '../app.ts';
 import { makeCompany, makeProduct, makeUser } from '../factories.ts';
 import { sendEvent } from '../integration-helpers.ts';
 import { launchChromium } from '../setup/browser.ts';
-import { logIn, problemsOf, VIEWPORTS, watch, watchedContext } from './page-checks.ts';
+import { cutChartLabels, logIn, problemsOf, VIEWPORTS, watch, watchedContext } from './page-checks.ts';
 
 const SHOTS = '/tmp/shots-reports';
 
@@ -89,6 +89,14 @@ describe('Inicio and Reportes (real browser)', () => {
       expect(figures).toBeGreaterThanOrEqual(3);
       expect(await page.locator('figure.chart table').count()).toBe(figures);
       expect(await page.locator('#home-low-stock').textContent()).toContain('Leche La Serenísima 1 l');
+      // No label of the hours cut by the chart's edge; nor of the days on Reportes.
+      expect(await cutChartLabels(page)).toEqual([]);
+      await page.goto(`${base}/reportes`);
+      await page.waitForSelector('figure.chart svg text');
+      expect(await page.locator('figure.chart svg text').first().textContent()).toMatch(/^01\/\d\d$/);
+      expect(await cutChartLabels(page)).toEqual([]);
+      await page.goto(`${base}/inicio`);
+      await page.waitForSelector('#home-today');
       await page.screenshot({ path: `${SHOTS}/inicio-${name}.png`, fullPage: true });
       const problems = await problemsOf(page);
       expect(problems).toEqual({ console: [], csp: [], errors: [], overflow: 0 });
