@@ -219,6 +219,13 @@ describe('cuenta corriente in a real browser', () => {
         [s.company.id],
       );
       expect(sale).toEqual({ status: 'pending', customer_id: expect.any(Number), name: 'Carlos Gómez' });
+      // Mis ventas says why the sale (still owed, so pending) has no Devolver: it is cancelled by the owner.
+      await page.goto(`${base}/mis-ventas`);
+      await page.waitForSelector('#my-sales [data-sale]');
+      await expect(page.locator('#my-sales [data-sale] [data-on-account]').textContent()).resolves.toContain(
+        'pedile al dueño que la anule',
+      );
+      expect(await page.locator('#my-sales [data-sale] [data-action="return"]').count()).toBe(0);
       const found = await problemsOf(page);
       expect(found).toMatchObject({ console: [], csp: [], errors: [] });
       await context.close();
