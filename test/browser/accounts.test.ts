@@ -80,10 +80,15 @@ describe('cuenta corriente in a real browser', () => {
     if (!t.app.hasRoute({ method: 'POST', url: '/api/v1/customers' })) ctx.skip();
     const s = await shop();
     await t.container.db.query(
-      `INSERT INTO customers (company_id, id, name, account_enabled) VALUES ($1, take_company_ids($1, 'customers', 1), 'Juan Pérez', false)`,
+      `INSERT INTO customers (company_id, id, name, account_enabled, document_type, document)
+       VALUES ($1, take_company_ids($1, 'customers', 1), 'Juan Pérez', false, 'cuit', '20284567891')`,
       [s.company.id],
     );
     const { context, page } = await payOnAccount(VIEWPORTS.phone, s.admin, '0');
+    // The document reads as on the customer's page: "CUIT 20-28456789-1", not eleven digits in a row.
+    await expect(page.locator('.customer-hits button:has-text("Juan Pérez")').textContent()).resolves.toBe(
+      'Juan Pérez · CUIT 20-28456789-1',
+    );
     await page.click('#pay-confirm');
     await expect(page.locator('.register-pay-dialog p.error[role=alert]').textContent()).resolves.toContain(
       'Elegí o creá el cliente',
@@ -214,6 +219,13 @@ describe('cuenta corriente in a real browser', () => {
         [s.company.id],
       );
       expect(sale).toEqual({ status: 'pending', customer_id: expect.any(Number), name: 'Carlos Gómez' });
+      // Mis ventas says why the sale (still owed, so pending) has no Devolver: it is cancelled by the owner.
+      await page.goto(`${base}/mis-ventas`);
+      await page.waitForSelector('#my-sales [data-sale]');
+      await expect(page.locator('#my-sales [data-sale] [data-on-account]').textContent()).resolves.toContain(
+        'pedile al dueño que la anule',
+      );
+      expect(await page.locator('#my-sales [data-sale] [data-action="return"]').count()).toBe(0);
       const found = await problemsOf(page);
       expect(found).toMatchObject({ console: [], csp: [], errors: [] });
       await context.close();

@@ -114,3 +114,44 @@ export async function waitShowing(target: Locator, around: Locator): Promise<voi
     throw new Error(`${(err as Error).message}\n--- instead, the page showed:\n${shown}`, { cause: err });
   }
 }
+
+/**
+ * What a phone cuts off that the page's own width does not show: the tables (`.table-wrap`) whose
+ * content is wider than their box, so their last columns sit past the card's edge (answered by the
+ * table's id), and a brand ("Mostrador") broken over two lines by a long section name beside it.
+ */
+export async function cutOff(page: Page): Promise<{ tables: string[]; brandLines: number }> {
+  return page.evaluate(() => {
+    const tables = Array.from(document.querySelectorAll<HTMLElement>('.table-wrap'))
+      .filter((w) => w.offsetParent !== null && w.scrollWidth > w.clientWidth + 1)
+      .map((w) => w.querySelector('table')?.id || '(table without id)');
+    // The line boxes of the brand's text (its logo is an image beside it, not a line).
+    const name = Array.from(document.querySelector('.brand')?.childNodes ?? []).find((n) => n.nodeType === Node.TEXT_NODE);
+    let brandLines = 0;
+    if (name) {
+      const range = document.createRange();
+      range.selectNodeContents(name);
+      brandLines = new Set(
+        Array.from(range.getClientRects())
+          .filter((r) => r.width > 0 && r.height > 0)
+          .map((r) => Math.round(r.top)),
+      ).size;
+    }
+    return { tables, brandLines };
+  });
+}
+
+/** The labels of the column charts (SVG text) that stick out of their chart, so the edge cuts them. */
+export async function cutChartLabels(page: Page): Promise<string[]> {
+  return page.evaluate(() =>
+    Array.from(document.querySelectorAll('figure.chart svg')).flatMap((svg) => {
+      const box = svg.getBoundingClientRect();
+      return Array.from(svg.querySelectorAll('text'))
+        .filter((t) => {
+          const r = t.getBoundingClientRect();
+          return r.left < box.left - 0.5 || r.right > box.right + 0.5;
+        })
+        .map((t) => t.textContent ?? '');
+    }),
+  );
+}

@@ -140,7 +140,10 @@ describe('the register in a real browser', () => {
     const ticket = await page.locator('#ticket').textContent();
     expect(ticket).toContain('Almacén Don Tito');
     expect(ticket).toContain('$\u00a06.150,48');
-    expect(ticket).toContain('Su vuelto$\u00a03.849,52');
+    // Spoken to the customer as vos, like every screen (no "Su vuelto", no "su compra").
+    expect(ticket).toContain('Tu vuelto$\u00a03.849,52');
+    expect(ticket).toContain('¡Gracias por tu compra!');
+    expect(ticket).not.toMatch(/\b[Ss]u (vuelto|compra)\b/);
     expect(ticket?.toLowerCase()).toContain('no válido como factura');
     await page.screenshot({ path: `${SHOTS}/04-ticket.png` });
     await page.emulateMedia({ media: 'print' });

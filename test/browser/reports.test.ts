@@ -5,7 +5,7 @@ import { buildTestApp, type TestApp } from '../app.ts';
 import { makeCompany, makeProduct, makeUser } from '../factories.ts';
 import { sendEvent } from '../integration-helpers.ts';
 import { launchChromium } from '../setup/browser.ts';
-import { logIn, problemsOf, VIEWPORTS, watch, watchedContext } from './page-checks.ts';
+import { cutChartLabels, logIn, problemsOf, VIEWPORTS, watch, watchedContext } from './page-checks.ts';
 
 const SHOTS = '/tmp/shots-reports';
 
@@ -89,6 +89,14 @@ describe('Inicio and Reportes (real browser)', () => {
       expect(figures).toBeGreaterThanOrEqual(3);
       expect(await page.locator('figure.chart table').count()).toBe(figures);
       expect(await page.locator('#home-low-stock').textContent()).toContain('Leche La Serenísima 1 l');
+      // No label of the hours cut by the chart's edge; nor of the days on Reportes.
+      expect(await cutChartLabels(page)).toEqual([]);
+      await page.goto(`${base}/reportes`);
+      await page.waitForSelector('figure.chart svg text');
+      expect(await page.locator('figure.chart svg text').first().textContent()).toMatch(/^01\/\d\d$/);
+      expect(await cutChartLabels(page)).toEqual([]);
+      await page.goto(`${base}/inicio`);
+      await page.waitForSelector('#home-today');
       await page.screenshot({ path: `${SHOTS}/inicio-${name}.png`, fullPage: true });
       const problems = await problemsOf(page);
       expect(problems).toEqual({ console: [], csp: [], errors: [], overflow: 0 });
@@ -196,10 +204,12 @@ describe('Inicio and Reportes (real browser)', () => {
       const context = await watchedContext(browser, viewport);
       const page = watch(await context.newPage());
       await logIn(page, base, s.admin.email, s.admin.password, '/libro-iva');
-      await page.waitForSelector('#book-by-type');
+      await page.waitForSelector('#book-receipts');
       expect(await page.locator('a[href*="file=cbte"]').count()).toBe(1);
       expect(await page.locator('a[href*="file=alicuotas"]').count()).toBe(1);
       expect(await page.locator('#book-receipts').textContent()).toContain('No hay comprobantes con CAE en este mes.');
+      // A month with no receipt shows no empty totals cards (on a phone, a bare title each).
+      expect(await page.locator('#book-by-type, #book-by-rate').count()).toBe(0);
       await page.screenshot({ path: `${SHOTS}/libro-iva-${name}.png`, fullPage: true });
       expect(await problemsOf(page)).toEqual({ console: [], csp: [], errors: [], overflow: 0 });
       // On a phone the tables stack, one block per row: no column (IVA, Total) hidden off to the side.

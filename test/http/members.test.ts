@@ -70,6 +70,24 @@ describe('people of a company', () => {
     expect(await lastLogin()).not.toBeNull();
   });
 
+  it('shows the last login of a person whose only company this is (the login picks no company: it is the only one)', async () => {
+    const { company, admin, headers } = await adminOf();
+    const person = await makeUser(t.container, { companyId: company.id, role: 'cashier' });
+    const members = async () =>
+      (await call('GET', '/api/settings/members', headers)).json().members as { user_id: number; last_login_at: string | null }[];
+    expect((await members()).find((m) => m.user_id === person.id)?.last_login_at).toBeNull();
+    await login(t.app, person.email, person.password);
+    const seen = await members();
+    expect(seen.find((m) => m.user_id === person.id)?.last_login_at).not.toBeNull();
+    // The admin signed in too (adminOf), also without choosing a company.
+    expect(seen.find((m) => m.user_id === admin.id)?.last_login_at).not.toBeNull();
+    // Once the person belongs to another company as well, a login that chose none could have been to
+    // either: it is not told here (a login to the other company is never this one's fact).
+    const other = await makeCompany(t.container);
+    await t.container.users.addMembership(person.id, other.id, 'cashier');
+    expect((await members()).find((m) => m.user_id === person.id)?.last_login_at).toBeNull();
+  });
+
   it('changes roles, but never leaves the company without an admin nor lets admins act on themselves', async () => {
     const { company, admin, headers } = await adminOf();
     const person = await makeUser(t.container, { companyId: company.id, role: 'cashier' });

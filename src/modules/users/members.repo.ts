@@ -13,7 +13,11 @@ export interface MemberRow {
   is_superadmin: boolean;
   /** Active memberships in other companies: a company admin may not reset such a person's password. */
   other_companies: number;
-  /** The person's last session in this company: a login to another of their companies is not this one's fact. */
+  /**
+   * The person's last session in this company: one that chose it, or one that chose none (a login
+   * lands on the only company without choosing) when the person belongs to no other company. A login
+   * to another of their companies is not this one's fact.
+   */
   last_login_at: Date | string | null;
 }
 
@@ -21,7 +25,9 @@ const MEMBER_SELECT = sql`SELECT u.id AS user_id, u.email, u.display_name, m.rol
     u.disabled_at AS account_disabled_at,
     EXISTS (SELECT 1 FROM superadmins sa WHERE sa.user_id = u.id) AS is_superadmin,
     (SELECT count(*) FROM memberships o WHERE o.user_id = u.id AND o.company_id <> m.company_id AND o.disabled_at IS NULL)::int AS other_companies,
-    (SELECT max(s.created_at) FROM sessions s WHERE s.user_id = u.id AND s.company_id = m.company_id) AS last_login_at
+    (SELECT max(s.created_at) FROM sessions s WHERE s.user_id = u.id AND (s.company_id = m.company_id
+       OR (s.company_id IS NULL AND NOT EXISTS (SELECT 1 FROM memberships o WHERE o.user_id = u.id AND o.company_id <> m.company_id))))
+      AS last_login_at
   FROM memberships m JOIN users u ON u.id = m.user_id`;
 
 /** The people of a company: enabled first, then by name or email. */

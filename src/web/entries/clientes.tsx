@@ -89,7 +89,7 @@ function Customers() {
           </p>
         ) : null}
         {customers && customers.length > 0 ? (
-          <TableWrap id="customers">
+          <TableWrap id="customers" stack>
             <thead>
               <tr>
                 <th>Cliente</th>
@@ -108,8 +108,8 @@ function Customers() {
                     <br />
                     <span class="muted">{conditionName(c.iva_condition)}</span>
                   </td>
-                  <td>{documentText(c) || '—'}</td>
-                  <td>
+                  <td data-label="Documento">{documentText(c) || '—'}</td>
+                  <td data-label="Contacto">
                     {c.phone ? (
                       <a href={whatsappLink(c.phone)} target="_blank" rel="noopener">
                         {c.phone}
@@ -119,7 +119,7 @@ function Customers() {
                     {c.email ? <span class="muted">{c.email}</span> : null}
                     {!c.phone && !c.email ? '—' : null}
                   </td>
-                  <td>
+                  <td data-label="Cuenta corriente">
                     {c.account_enabled
                       ? c.credit_limit === null
                         ? 'Sí, sin límite'

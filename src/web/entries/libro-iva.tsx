@@ -196,7 +196,8 @@ function LibroIva() {
               puede desglosar su IVA: {book.skipped.map((s) => s.receipt).join(', ')}.
             </p>
           ) : null}
-          <Totals book={book} />
+          {/* A month with no receipt has no totals: two empty cards said nothing the list below does not. */}
+          {book.by_type.length > 0 ? <Totals book={book} /> : null}
           <Card title={`Comprobantes (${formatCount(book.receipts.length)})`} id="book-receipts">
             {book.receipts.length === 0 ? (
               <p class="muted">No hay comprobantes con CAE en este mes.</p>

@@ -344,6 +344,14 @@ function Import({ deposits, onImported }: { deposits: Deposit[]; onImported: () 
   );
 }
 
+/** Why the list is empty: the search or the filters, or no product yet (a new shop). */
+function noProductsText(q: string, category: string, enabled: string): string {
+  if (q.trim() !== '' || category !== '') return 'No hay productos con esa búsqueda.';
+  if (enabled === 'false') return 'No hay productos deshabilitados.';
+  if (enabled === 'true') return 'No hay productos habilitados. Cargá el primero en «Nuevo producto» o importá una planilla.';
+  return 'Todavía no cargaste productos. Cargá el primero en «Nuevo producto» o importá una planilla.';
+}
+
 function Products({ categories: initial }: ProductsData) {
   const [categories, setCategories] = useState(initial);
   const [q, setQ] = useState('');
@@ -482,7 +490,7 @@ function Products({ categories: initial }: ProductsData) {
           </select>
         </form>
         {products === null ? <p class="muted">Cargando…</p> : null}
-        {products?.length === 0 ? <p data-no-products>No hay productos con esa búsqueda.</p> : null}
+        {products?.length === 0 ? <p data-no-products>{noProductsText(q, category, enabled)}</p> : null}
         {products && products.length > 0 ? (
           <TableWrap id="products">
             <thead>

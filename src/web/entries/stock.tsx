@@ -135,10 +135,16 @@ function Stock({ deposits }: { deposits: Deposit[] }) {
         </form>
         {levels === null ? <p class="muted">Cargando…</p> : null}
         {levels?.length === 0 ? (
-          <p>{low ? 'Nada por debajo del mínimo ni en negativo en este depósito.' : 'No hay productos con esa búsqueda.'}</p>
+          <p data-no-levels>
+            {low
+              ? 'Nada por debajo del mínimo ni en negativo en este depósito.'
+              : q.trim()
+                ? 'No hay productos con esa búsqueda.'
+                : 'Todavía no hay productos: cargalos en Productos.'}
+          </p>
         ) : null}
         {levels && levels.length > 0 ? (
-          <TableWrap id="stock-rows">
+          <TableWrap id="stock-rows" stack>
             <thead>
               <tr>
                 <th>Producto</th>
@@ -154,10 +160,13 @@ function Stock({ deposits }: { deposits: Deposit[] }) {
                     {l.name}
                     {l.sku ? <span class="muted"> · {l.sku}</span> : null}
                   </td>
-                  <td class={l.stock < 0 || (l.min_stock !== null && l.stock <= l.min_stock) ? 'error-text' : ''}>
+                  <td
+                    data-label="Stock"
+                    class={l.stock < 0 || (l.min_stock !== null && l.stock <= l.min_stock) ? 'error-text' : ''}
+                  >
                     {formatStockQuantity(l.stock)}
                   </td>
-                  <td>{l.min_stock === null ? '—' : quantity(l.min_stock)}</td>
+                  <td data-label="Mínimo">{l.min_stock === null ? '—' : quantity(l.min_stock)}</td>
                   <td>
                     <button
                       type="button"

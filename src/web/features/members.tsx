@@ -137,7 +137,7 @@ export function Members({
             <Secret id="temporary-password-value" value={temporary.password} />
           </div>
         ) : null}
-        <TableWrap id="member-rows">
+        <TableWrap id="member-rows" stack>
           <thead>
             <tr>
               <th>Persona</th>
@@ -156,7 +156,7 @@ export function Members({
                     {m.display_name ? <strong>{m.display_name}</strong> : null}
                     <div class={m.display_name ? 'muted' : ''}>{m.email}</div>
                   </td>
-                  <td>
+                  <td data-label="Rol">
                     {self ? (
                       ROLE[m.role]
                     ) : (
@@ -180,7 +180,7 @@ export function Members({
                       <span class="badge ok">Con acceso</span>
                     )}
                   </td>
-                  <td>{m.last_login_at ? formatDateTime(m.last_login_at) : 'Nunca'}</td>
+                  <td data-label="Último ingreso">{m.last_login_at ? formatDateTime(m.last_login_at) : 'Nunca'}</td>
                   <td>
                     {self ? (
                       <span class="muted">Sos vos</span>

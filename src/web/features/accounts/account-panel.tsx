@@ -14,6 +14,11 @@ export function balanceText(balance: number): string {
   return 'Sin deuda';
 }
 
+/** How old an open sale is: "1 día", "12 días". */
+export function daysText(days: number): string {
+  return days === 1 ? '1 día' : `${days} días`;
+}
+
 /**
  * A customer's cuenta corriente: balance, limit and available, the open sales, "Registrar pago",
  * the printable statement and "Compartir" (WhatsApp or e-mail). The Cliente page mounts it; the
@@ -86,7 +91,7 @@ export function AccountPanel({
         </div>
       </dl>
       {open.length > 0 ? (
-        <TableWrap>
+        <TableWrap stack>
           <thead>
             <tr>
               <th>Venta</th>
@@ -100,12 +105,18 @@ export function AccountPanel({
             {open.map((s) => (
               <tr key={s.sale_id}>
                 <td>N.º {s.sale_id}</td>
-                <td>
-                  {formatDate(s.created_at)} <span class="muted">({s.days} días)</span>
+                <td data-label="Fecha">
+                  {formatDate(s.created_at)} <span class="muted">({daysText(s.days)})</span>
                 </td>
-                <td class="num">{formatPesos(s.on_account)}</td>
-                <td class="num">{formatPesos(s.paid)}</td>
-                <td class="num">{formatPesos(s.open)}</td>
+                <td class="num" data-label="A cuenta">
+                  {formatPesos(s.on_account)}
+                </td>
+                <td class="num" data-label="Pagado">
+                  {formatPesos(s.paid)}
+                </td>
+                <td class="num" data-label="Debe">
+                  {formatPesos(s.open)}
+                </td>
               </tr>
             ))}
           </tbody>

@@ -38,7 +38,7 @@ export function AccountsList({ list: first }: { list: AccountListWire }) {
         {list.accounts.length === 0 ? (
           <p class="muted">Ningún cliente debe nada.</p>
         ) : (
-          <TableWrap id="accounts">
+          <TableWrap id="accounts" stack>
             <thead>
               <tr>
                 <th>Cliente</th>
@@ -64,9 +64,13 @@ export function AccountsList({ list: first }: { list: AccountListWire }) {
                       {a.customer.name}
                     </button>
                   </td>
-                  <td class="num">{formatPesos(a.balance)}</td>
-                  <td>{a.oldest_due_at ? formatDate(a.oldest_due_at) : '—'}</td>
-                  <td class="num">{a.credit_limit === null ? 'Sin límite' : formatPesos(a.credit_limit)}</td>
+                  <td class="num" data-label="Debe">
+                    {formatPesos(a.balance)}
+                  </td>
+                  <td data-label="Desde">{a.oldest_due_at ? formatDate(a.oldest_due_at) : '—'}</td>
+                  <td class="num" data-label="Límite">
+                    {a.credit_limit === null ? 'Sin límite' : formatPesos(a.credit_limit)}
+                  </td>
                 </tr>
               ))}
             </tbody>

@@ -82,7 +82,7 @@ function Sales({ customer, onInvoiced }: { customer: Customer; onInvoiced: () =>
   if (!sales) return <p class="muted">Cargando…</p>;
   if (sales.length === 0) return <p class="muted">Todavía no tiene ventas.</p>;
   return (
-    <TableWrap id="customer-sales">
+    <TableWrap id="customer-sales" stack>
       <thead>
         <tr>
           <th>Venta</th>
@@ -95,10 +95,10 @@ function Sales({ customer, onInvoiced }: { customer: Customer; onInvoiced: () =>
       <tbody>
         {sales.map((s) => [
           <tr key={s.id} data-sale={s.id}>
-            <td>{s.id}</td>
-            <td>{formatDateTime(s.created_at)}</td>
-            <td>{SALE_STATUS_LABELS[s.status] ?? s.status}</td>
-            <td>{formatPesos(s.total)}</td>
+            <td>N.º {s.id}</td>
+            <td data-label="Fecha">{formatDateTime(s.created_at)}</td>
+            <td data-label="Estado">{SALE_STATUS_LABELS[s.status] ?? s.status}</td>
+            <td data-label="Total">{formatPesos(s.total)}</td>
             <td>
               <button
                 type="button"

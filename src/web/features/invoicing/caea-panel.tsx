@@ -73,13 +73,13 @@ function FortnightRow({ name, f }: { name: string; f: Fortnight }) {
     <tr>
       <th scope="row">{name}</th>
       <td>{label(f)}</td>
-      <td>{f.caea ? <code>{f.caea}</code> : <span class="error">sin CAEA</span>}</td>
-      <td>
+      <td data-label="CAEA">{f.caea ? <code>{f.caea}</code> : <span class="error">sin CAEA</span>}</td>
+      <td data-label="Vigencia">
         {f.valid_from && f.valid_to
           ? `${formatDate(f.valid_from)} al ${formatDate(f.valid_to)}`
           : `se pide desde el ${formatDate(f.request_from)}`}
       </td>
-      <td>{f.inform_by ? formatDate(f.inform_by) : '—'}</td>
+      <td data-label="Informar hasta">{f.inform_by ? formatDate(f.inform_by) : '—'}</td>
     </tr>
   );
 }
@@ -218,7 +218,7 @@ export function CaeaPanel({ canSave }: { canSave: boolean }) {
         </BusyButton>
       </p>
       {status ? (
-        <div class="table-wrap">
+        <div class="table-wrap stack">
           <table id="caea-fortnights">
             <thead>
               <tr>
@@ -243,7 +243,7 @@ export function CaeaPanel({ canSave }: { canSave: boolean }) {
         </p>
       ) : null}
       {status && status.to_inform.length > 0 ? (
-        <div class="table-wrap">
+        <div class="table-wrap stack">
           <table id="caea-to-inform">
             <thead>
               <tr>
@@ -260,9 +260,11 @@ export function CaeaPanel({ canSave }: { canSave: boolean }) {
                   <td>
                     <a href={`/facturas/${p.invoice_id}`}>{p.receipt}</a>
                   </td>
-                  <td>{p.issue_date ? formatDate(p.issue_date) : ''}</td>
-                  <td class="num">{formatArs(Math.round(p.total * 100))}</td>
-                  <td>{p.inform_by ? formatDate(p.inform_by) : ''}</td>
+                  <td data-label="Fecha">{p.issue_date ? formatDate(p.issue_date) : ''}</td>
+                  <td class="num" data-label="Total">
+                    {formatArs(Math.round(p.total * 100))}
+                  </td>
+                  <td data-label="Informar hasta">{p.inform_by ? formatDate(p.inform_by) : ''}</td>
                   <td>
                     {p.stale
                       ? 'De otro CUIT o ambiente: no se informa'

@@ -1,9 +1,11 @@
 import { useState } from 'preact/hooks';
 import { formatPesos } from '../../../lib/money.ts';
+import type { DocumentType } from '../../../modules/customers/customer-fields.ts';
 import { api, errorText } from '../../ui/api.ts';
 import { useDebouncedGet } from '../../ui/debounced-get.ts';
 import { balanceText } from '../accounts/account-panel.tsx';
 import type { CustomerAccountWire } from '../accounts/types.ts';
+import { documentText } from '../customers/customer-text.ts';
 
 /** The customer a sale on account goes to, with their account as the register shows it. */
 export interface PickedCustomer {
@@ -18,6 +20,7 @@ export interface PickedCustomer {
 interface CustomerHit {
   id: number;
   name: string;
+  document_type: DocumentType | null;
   document: string | null;
   phone: string | null;
 }
@@ -159,7 +162,7 @@ export function CustomerPicker({
             <li key={c.id}>
               <button type="button" class="link" onClick={() => void pick(c.id)}>
                 {c.name}
-                {c.document ? <span class="muted"> · {c.document}</span> : null}
+                {c.document ? <span class="muted"> · {documentText(c)}</span> : null}
               </button>
             </li>
           ))}

@@ -22,6 +22,15 @@ export function returnable(sale: { status: string; source: string; payments: { m
   return sale.status === 'paid' && sale.source === 'register' && !onAccount(sale);
 }
 
+/**
+ * A register sale with a part on the customer's account that is not cancelled: the screens say it is
+ * cancelled rather than returned. Paid or still owed (a sale all on account stays pending until the
+ * customer pays it), the same holds.
+ */
+export function cancelledNotReturned(sale: { status: string; source: string; payments: { method: string }[] }): boolean {
+  return sale.status !== 'cancelled' && sale.source === 'register' && onAccount(sale);
+}
+
 /** A sale with a part on the customer's account. */
 export function onAccount(sale: { payments: { method: string }[] }): boolean {
   return sale.payments.some((p) => p.method === 'cuenta_corriente');

@@ -7,7 +7,7 @@ import { InvoicePanel } from '../invoicing/invoice-panel.tsx';
 import { CloseReport, differenceSummary, type SessionReport } from './close.tsx';
 import { ReturnDialog } from './return-dialog.tsx';
 import { type ArrivedSale, type QueuedSale, RegisterStore } from './store.ts';
-import { onAccount, returnable } from './methods.ts';
+import { cancelledNotReturned, returnable } from './methods.ts';
 import type { SaleWire } from './sync.ts';
 import { Ticket } from './ticket.tsx';
 import type { TicketData } from './types.ts';
@@ -237,7 +237,7 @@ export function MySales({ company, user }: MySalesData) {
                       Facturar
                     </button>
                   ) : null}
-                  {sale.status === 'paid' && sale.source === 'register' && onAccount(sale) ? (
+                  {cancelledNotReturned(sale) ? (
                     <span class="muted" data-on-account>
                       A cuenta corriente: para devolverla, pedile al dueño que la anule.
                     </span>

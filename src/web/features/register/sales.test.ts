@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { onAccount, returnable } from './methods.ts';
+import { cancelledNotReturned, onAccount, returnable } from './methods.ts';
 import { cancelMoney } from './sales.tsx';
 
 describe('what cancelling a sale moves (the confirmation in Ventas)', () => {
@@ -36,5 +36,10 @@ describe('which sales the screens offer to return or exchange', () => {
     expect(onAccount(sale(['efectivo', 'cuenta_corriente']))).toBe(true);
     expect(returnable(sale(['efectivo'], 'pending'))).toBe(false);
     expect(returnable(sale(['efectivo'], 'paid', 'integration'))).toBe(false);
+    // Said so on a sale on account whether the customer paid it (paid) or still owes it (pending).
+    expect(cancelledNotReturned(sale(['cuenta_corriente'], 'pending'))).toBe(true);
+    expect(cancelledNotReturned(sale(['efectivo', 'cuenta_corriente']))).toBe(true);
+    expect(cancelledNotReturned(sale(['cuenta_corriente'], 'cancelled'))).toBe(false);
+    expect(cancelledNotReturned(sale(['efectivo']))).toBe(false);
   });
 });

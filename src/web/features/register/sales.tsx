@@ -5,7 +5,7 @@ import { api, errorText } from '../../ui/api.ts';
 import { DateInput } from '../../ui/form.tsx';
 import { Card, PageTitle, TableWrap } from '../../ui/layout.tsx';
 import { Notice, useNotice } from '../../ui/notice.tsx';
-import { METHODS, methodLabel, onAccount, returnable } from './methods.ts';
+import { cancelledNotReturned, METHODS, methodLabel, returnable } from './methods.ts';
 import type { SaleWire } from './sync.ts';
 import { InvoicePanel } from '../invoicing/invoice-panel.tsx';
 import { useConfirm } from '../../ui/dialog.tsx';
@@ -442,7 +442,7 @@ export function Sales({ boxes }: { boxes: { id: number; name: string }[] }) {
             customerId={detail.customer_id}
           />
           <div class="row sale-actions" data-sale-actions>
-            {detail.status === 'paid' && detail.source === 'register' && onAccount(detail) ? (
+            {cancelledNotReturned(detail) ? (
               <p class="muted" data-on-account>
                 Venta a cuenta corriente: no se devuelve ni se cambia; si hace falta, anulala y su parte sale del saldo del
                 cliente.

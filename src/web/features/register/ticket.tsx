@@ -97,7 +97,7 @@ export function Ticket({
           ))}
           {data.changeCents > 0 ? (
             <li id="ticket-change">
-              <span>Su vuelto</span>
+              <span>Tu vuelto</span>
               <span>{formatArs(data.changeCents)}</span>
             </li>
           ) : null}
@@ -107,7 +107,7 @@ export function Ticket({
         ) : (
           <p class="ticket-legal">Comprobante no válido como factura</p>
         )}
-        <p class="ticket-thanks">¡Gracias por su compra!</p>
+        <p class="ticket-thanks">¡Gracias por tu compra!</p>
       </article>
       <div class="row ticket-actions no-print" data-ticket-actions>
         <button type="button" onClick={() => window.print()}>

@@ -56,6 +56,23 @@ function Figure({ title, children }: { title: string; children: ComponentChildre
   );
 }
 
+/** About half the width of a label of the chart's 11 px font, in the SVG's units. */
+const halfLabel = (text: string) => text.length * 3.5;
+
+/**
+ * A label under its bar: centred, except the first and last ones, which would be cut by the chart's
+ * edge ("01/11" read ")1/11", "29/11" read "29/1"): those start at the left edge or end at the right one.
+ */
+function Label({ text, center, width, y }: { text: string; center: number; width: number; y: number }) {
+  const [x, anchor] =
+    center - halfLabel(text) < 0 ? [0, 'start'] : center + halfLabel(text) > width ? [width, 'end'] : [center, 'middle'];
+  return (
+    <text x={x} y={y} class="chart-label" text-anchor={anchor}>
+      {text}
+    </text>
+  );
+}
+
 /** Bars over a sequence (hours, days); every `labelEvery`-th label is written under its bar. */
 export function ColumnChart({
   title,
@@ -86,11 +103,7 @@ export function ColumnChart({
               <rect x={x} y={height - bottom - h} width={bar} height={h} class="chart-bar">
                 <title>{`${p.label}: ${p.text}`}</title>
               </rect>
-              {n % labelEvery === 0 ? (
-                <text x={x + bar / 2} y={height - 5} class="chart-label" text-anchor="middle">
-                  {p.label}
-                </text>
-              ) : null}
+              {n % labelEvery === 0 ? <Label text={p.label} center={x + bar / 2} width={width} y={height - 5} /> : null}
             </g>
           );
         })}
