@@ -532,6 +532,20 @@ describe('register API (/api/v1/box-sessions, /api/v1/sales)', () => {
         })
       ).statusCode,
     ).toBe(201);
+    // Never more than the drawer is expected to hold (1000 + 3200 + 301 + 200 − 50 = 4651): a
+    // withdrawal with three zeros too many is refused, naming the cash there, and changes nothing.
+    for (const amount of [4651.01, 465_100]) {
+      const tooMuch = await call('POST', `/api/v1/box-sessions/${session.id}/cash`, s.asCashier, {
+        kind: 'out',
+        amount,
+        reason: 'retiro',
+      });
+      expect(tooMuch.statusCode, tooMuch.body).toBe(422);
+      expect(tooMuch.json()).toMatchObject({
+        code: 'validation_failed',
+        details: [{ path: '/amount', message: 'more_than_cash', expected: '4651.00' }],
+      });
+    }
     const live = (await call('GET', `/api/v1/box-sessions/${session.id}`, s.asCashier)).json();
     // 1000 + 3200 + 301 + 200 − 50
     expect(live.expected).toEqual({ efectivo: 4651, credito: 2000 });

@@ -388,6 +388,22 @@ export function createBoxSessions({ db, clock }: { db: Database; clock: Clock })
         });
         const cents = toCents(input.amount);
         if (cents <= 0) throw new AppError('validation_failed', 'amount must be above zero');
+        if (input.kind === 'out') {
+          // A withdrawal takes out cash the drawer holds: never more than the shift expects in it
+          // (a typo of three zeros left the close expecting minus a fortune). Cash that came in
+          // unrecorded is recorded first as an «Ingreso». The session row is locked: two
+          // withdrawals at once are checked one after the other.
+          const inDrawer =
+            expectedCents(session.opening_cash, await repo.sessionTotals(tx, ctx.companyId, id)).get('efectivo') ?? 0n;
+          if (BigInt(cents) > inDrawer) {
+            const expected = fromBigCents(inDrawer < 0n ? 0n : inDrawer);
+            throw new AppError(
+              'validation_failed',
+              `a withdrawal of ${fromCents(cents)} is more than the ${expected} in cash the drawer of box session ${id} is expected to hold`,
+              { details: [{ path: '/amount', message: 'more_than_cash', expected }] },
+            );
+          }
+        }
         const moveId = await repo.insertCashMove(tx, {
           companyId: ctx.companyId,
           sessionId: id,

@@ -36,6 +36,15 @@ describe('describeError', () => {
     expect(describeError({ code: 'validation_failed', details: [{ path: '/buyer/doc_type', message: 'cuit' }] })).toContain(
       'solo con el CUIT del comprador',
     );
+    // A withdrawal beyond the cash the drawer is expected to hold (box-sessions moveCash).
+    expect(
+      describeError({
+        code: 'validation_failed',
+        details: [{ path: '/amount', message: 'more_than_cash', expected: '4651.00' }],
+      }),
+    ).toBe(
+      'En la caja debería haber $\u00a04.651,00 en efectivo: no se puede retirar más que eso. Si entró plata sin registrar, cargala primero como «Ingreso».',
+    );
     expect(describeError({ code: 'validation_failed' })).toBe('Revisá los datos: hay alguno que no es válido.');
   });
 

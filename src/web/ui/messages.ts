@@ -1,5 +1,5 @@
 import type { ErrorCode, ErrorDetail } from '../../lib/errors.ts';
-import { formatDecimal, toMilli } from '../../lib/money.ts';
+import { formatDecimal, formatPesos, toMilli } from '../../lib/money.ts';
 
 /**
  * What a person reads when the server refuses something: one Spanish text per error `code` (and,
@@ -83,6 +83,10 @@ function validation(err: ErrorLike): string {
   if (barcode?.message === 'not_digits') return 'El código de barras lleva solo números.';
   if (fields.some((f) => f === FIELD.barcode)) {
     return 'El código de barras no es válido: revisá que esté bien escrito y que el último dígito, el dígito verificador, sea el correcto.';
+  }
+  const cash = err.details?.find((d) => d.message === 'more_than_cash');
+  if (cash) {
+    return `En la caja debería haber ${formatPesos(cash.expected ?? 0)} en efectivo: no se puede retirar más que eso. Si entró plata sin registrar, cargala primero como «Ingreso».`;
   }
   if (err.details?.some((d) => d.message === 'amount_max')) {
     return 'El importe pasa el máximo que se puede registrar ($\u00a0999.999.999.999,99): revisá la cantidad y el precio.';
