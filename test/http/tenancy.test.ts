@@ -445,3 +445,49 @@ describe('company B never reaches company A (every /api/v1 and settings route)',
     expect(after).toEqual(before);
   });
 });
+
+describe("a company's numbering tells nothing of another company's activity", () => {
+  let t: TestApp;
+  afterAll(() => t?.close());
+
+  it("API token ids are the company's own: another company's tokens leave no gap, and a use is recorded on the right company's token", async () => {
+    t = await buildTestApp({ env: { AUTH_LOGIN_LIMIT_PER_CLIENT: '1000', AUTH_LOGIN_LIMIT_PER_ACCOUNT: '1000' } });
+    const a = await makeCompany(t.container);
+    const b = await makeCompany(t.container);
+    const adminA = await makeUser(t.container, { companyId: a.id, role: 'admin' });
+    const adminB = await makeUser(t.container, { companyId: b.id, role: 'admin' });
+    const asA = { cookie: (await login(t.app, adminA.email, adminA.password)).cookie, ...SAME_ORIGIN };
+    const asB = { cookie: (await login(t.app, adminB.email, adminB.password)).cookie, ...SAME_ORIGIN };
+    const make = async (headers: Headers, name: string) => {
+      const res = await t.app.inject({ method: 'POST', url: '/api/v1/api-tokens', headers, payload: { name, scope: 'read' } });
+      expect(res.statusCode, res.body).toBe(201);
+      return res.json() as { token: { id: number }; secret: string };
+    };
+    const first = await make(asA, 'a-1');
+    for (let i = 0; i < 3; i++) await make(asB, `b-${i}`);
+    const second = await make(asA, 'a-2');
+    // Company A sees 1 then 2, whatever B did in between.
+    expect([first.token.id, second.token.id]).toEqual([1, 2]);
+    const listed = (await t.app.inject({ url: '/api/v1/api-tokens', headers: asB })).json();
+    expect(listed.tokens.map((x: { id: number }) => x.id).sort()).toEqual([1, 2, 3]);
+
+    // A's token 1 used: A's token 1 records the use, B's token 1 does not.
+    const me = await t.app.inject({ url: '/api/v1/me', headers: { authorization: `Bearer ${first.secret}` } });
+    expect(me.statusCode, me.body).toBe(200);
+    expect(me.json().company.id).toBe(a.id);
+    expect(me.json().token.id).toBe(1);
+    const used = await t.container.db.query<{ company_id: number; used: boolean }>(
+      'SELECT company_id, last_used_at IS NOT NULL AS used FROM api_tokens WHERE id = 1 ORDER BY company_id',
+    );
+    expect(used.map((r) => [Number(r.company_id), r.used])).toEqual([
+      [a.id, true],
+      [b.id, false],
+    ]);
+    // Revoking B's token 1 leaves A's token 1 working.
+    const revoked = await t.app.inject({ method: 'POST', url: '/api/v1/api-tokens/1/revoke', headers: asB });
+    expect(revoked.statusCode, revoked.body).toBe(200);
+    expect((await t.app.inject({ url: '/api/v1/me', headers: { authorization: `Bearer ${first.secret}` } })).statusCode).toBe(
+      200,
+    );
+  });
+});
