@@ -448,10 +448,12 @@ describe('company B never reaches company A (every /api/v1 and settings route)',
 
 describe("a company's numbering tells nothing of another company's activity", () => {
   let t: TestApp;
-  afterAll(() => t?.close());
+  beforeAll(async () => {
+    t = await buildTestApp({ env: { AUTH_LOGIN_LIMIT_PER_CLIENT: '1000', AUTH_LOGIN_LIMIT_PER_ACCOUNT: '1000' } });
+  });
+  afterAll(() => t.close());
 
   it("API token ids are the company's own: another company's tokens leave no gap, and a use is recorded on the right company's token", async () => {
-    t = await buildTestApp({ env: { AUTH_LOGIN_LIMIT_PER_CLIENT: '1000', AUTH_LOGIN_LIMIT_PER_ACCOUNT: '1000' } });
     const a = await makeCompany(t.container);
     const b = await makeCompany(t.container);
     const adminA = await makeUser(t.container, { companyId: a.id, role: 'admin' });
@@ -489,5 +491,52 @@ describe("a company's numbering tells nothing of another company's activity", ()
     expect((await t.app.inject({ url: '/api/v1/me', headers: { authorization: `Bearer ${first.secret}` } })).statusCode).toBe(
       200,
     );
+  });
+
+  it('the activity list shows no number of the shared audit log: its ids and its `before` cursor say nothing of another company', async () => {
+    const a = await makeCompany(t.container);
+    const b = await makeCompany(t.container);
+    const adminA = await makeUser(t.container, { companyId: a.id, role: 'admin' });
+    const adminB = await makeUser(t.container, { companyId: b.id, role: 'admin' });
+    const asA = { cookie: (await login(t.app, adminA.email, adminA.password)).cookie, ...SAME_ORIGIN };
+    const asB = { cookie: (await login(t.app, adminB.email, adminB.password)).cookie, ...SAME_ORIGIN };
+    const audited = async (headers: Headers, name: string) => {
+      const res = await t.app.inject({ method: 'POST', url: '/api/v1/api-tokens', headers, payload: { name, scope: 'read' } });
+      expect(res.statusCode, res.body).toBe(201);
+    };
+    await audited(asA, 'a-1');
+    for (let i = 0; i < 3; i++) await audited(asB, `b-${i}`);
+    await audited(asA, 'a-2');
+    await audited(asA, 'a-3');
+    const logIds = (companyId: number) =>
+      t.container.db.query<{ id: string }>('SELECT id::text AS id FROM audit_log WHERE company_id = $1 ORDER BY id DESC', [
+        companyId,
+      ]);
+    const globalA = (await logIds(a.id)).map((r) => r.id);
+    expect(globalA).toHaveLength(3);
+
+    const list = async (headers: Headers, query: string) => t.app.inject({ url: `/api/settings/audit?${query}`, headers });
+    const all = await list(asA, 'limit=50');
+    expect(all.statusCode, all.body).toBe(200);
+    const ids: unknown[] = all.json().entries.map((e: { id: unknown }) => e.id);
+    expect(ids).toHaveLength(3);
+    // None is the shared number (nor holds it): two neighbours' gap would count B's entries.
+    for (const id of ids) {
+      expect(typeof id).toBe('string');
+      expect(globalA).not.toContain(String(id));
+      expect(String(id)).not.toMatch(/^\d+$/);
+    }
+    // The same entry keeps its id (a stable key), and `before` pages with it.
+    expect((await list(asA, 'limit=50')).json().entries.map((e: { id: unknown }) => e.id)).toEqual(ids);
+    const page = await list(asA, `limit=50&before=${ids[0]}`);
+    expect(page.statusCode, page.body).toBe(200);
+    expect(page.json().entries.map((e: { id: unknown }) => e.id)).toEqual(ids.slice(1));
+
+    // A's cursor in B is the same refusal as a made-up one, and shows nothing of A.
+    const bWithA = await list(asB, `limit=50&before=${ids[0]}`);
+    const bWithJunk = await list(asB, `limit=50&before=${'A'.repeat(22)}`);
+    expect([bWithA.statusCode, bWithA.json()]).toEqual([bWithJunk.statusCode, bWithJunk.json()]);
+    expect(bWithA.statusCode).toBe(400);
+    expect(bWithA.json().code).toBe('bad_request');
   });
 });
