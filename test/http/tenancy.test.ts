@@ -364,6 +364,69 @@ describe('company B never reaches company A (every /api/v1 and settings route)',
     expect(companyB).not.toBe(companyA);
   });
 
+  it("B naming A's record in a query or body gets the very answer of a record that never existed", async () => {
+    const [ids] = await t.container.db.query<Record<string, number>>(
+      `SELECT (SELECT max(id) FROM products WHERE company_id = $1) AS product, (SELECT max(id) FROM deposits WHERE company_id = $1) AS deposit,
+              (SELECT max(id) FROM boxes WHERE company_id = $1) AS box, (SELECT max(id) FROM categories WHERE company_id = $1) AS category,
+              (SELECT max(id) FROM customers WHERE company_id = $1) AS customer, (SELECT max(id) FROM box_sessions WHERE company_id = $1) AS session`,
+      [companyA],
+    );
+    const of = ids as Record<string, number>;
+    const NEVER = 2_000_000_000;
+    const cases: Array<[string, string, string, (id: number) => unknown]> = [
+      ['stock', 'GET', '/api/v1/stock?deposit_id=ID', () => undefined],
+      ['products export', 'GET', '/api/v1/products/export?deposit_id=ID', () => undefined],
+      ['report by deposit', 'GET', '/api/v1/reports/sales?deposit_id=ID', () => undefined],
+      ['report by box', 'GET', '/api/v1/reports/sales?box_id=ID', () => undefined],
+      ['sales by customer', 'GET', '/api/v1/sales?customer_id=ID', () => undefined],
+      ['sessions by box', 'GET', '/api/v1/box-sessions?box_id=ID', () => undefined],
+      ['products by category', 'GET', '/api/v1/products?category_id=ID', () => undefined],
+      ['invoices by customer', 'GET', '/api/v1/invoices?customer_id=ID', () => undefined],
+      ['product category', 'POST', '/api/v1/products', (id) => ({ name: 'p', base_price: 1, category_id: id })],
+      ['product deposit', 'POST', '/api/v1/products', (id) => ({ name: 'p', base_price: 1, stock: 1, deposit_id: id })],
+      ['box deposit', 'POST', '/api/v1/boxes', (id) => ({ name: 'x', deposit_id: id })],
+      ['session box', 'POST', '/api/v1/box-sessions', (id) => ({ box_id: id, opening_cash: 0 })],
+      ['sale box', 'POST', '/api/v1/sales', (id) => ({ box_id: id, items: [{ product_id: 1, quantity: 1 }], payments: [] })],
+      ['sale customer', 'POST', '/api/v1/sales', (id) => ({ box_id: 1, items: [], payments: [], customer: { id } })],
+      [
+        'price change category',
+        'POST',
+        '/api/v1/products/price-change',
+        (id) => ({ percent: 10, filter: { category_id: id }, dry_run: true }),
+      ],
+    ];
+    const source: Record<string, string> = {
+      stock: 'deposit',
+      'products export': 'deposit',
+      'report by deposit': 'deposit',
+      'report by box': 'box',
+      'sales by customer': 'customer',
+      'sessions by box': 'box',
+      'products by category': 'category',
+      'invoices by customer': 'customer',
+      'product category': 'category',
+      'product deposit': 'deposit',
+      'box deposit': 'deposit',
+      'session box': 'box',
+      'sale box': 'box',
+      'sale customer': 'customer',
+      'price change category': 'category',
+    };
+    const answer = async (method: string, url: string, body: (id: number) => unknown, id: number) => {
+      const res = await call(method, url.replace('ID', String(id)), asB, body(id));
+      return `${res.statusCode} ${res.body.replaceAll(String(id), 'ID')}`;
+    };
+    const wrong: string[] = [];
+    for (const [name, method, url, body] of cases) {
+      const id = of[source[name]!]!;
+      expect(id, name).toBeGreaterThan(1);
+      const [ofA, never] = [await answer(method, url, body, id), await answer(method, url, body, NEVER)];
+      if (ofA !== never) wrong.push(`${name}: ${ofA.slice(0, 160)} ≠ ${never.slice(0, 160)}`);
+      if (ofA.includes(MARKER)) wrong.push(`${name} leaked A data`);
+    }
+    expect(wrong).toEqual([]);
+  });
+
   it("with B's read-write API token, every /api/v1 route naming A's record is 404 (403 where tokens are refused) and changes nothing", async () => {
     const made = await call('POST', '/api/v1/api-tokens', asB, { name: 'tenancy-b', scope: 'read-write' });
     expect(made.statusCode, made.body).toBe(201);
