@@ -14,6 +14,7 @@ const ID_TABLES = [
   'box_sessions',
   'invoice_attempts',
   'account_payments',
+  'caea_blocks',
 ] as const;
 export type IdTable = (typeof ID_TABLES)[number];
 

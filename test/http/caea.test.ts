@@ -437,8 +437,9 @@ describe('CAEA contingency (/api/v1/fiscal/caea, /api/v1/caea/blocks, contingenc
         [s.company.id, s.cuit, order, code, informBy],
       );
       const [b] = await t.container.db.query<{ id: number }>(
-        `INSERT INTO caea_blocks (company_id, box_id, caea_id, issuer_cuit, environment, point_of_sale, receipt_code,
-           first_number, last_number, created_by) VALUES ($1, 1, $2, $3, 'homologacion', $4, $5, 1, 50, 'test') RETURNING id`,
+        `INSERT INTO caea_blocks (company_id, id, box_id, caea_id, issuer_cuit, environment, point_of_sale, receipt_code,
+           first_number, last_number, created_by)
+         VALUES ($1, take_company_ids($1, 'caea_blocks', 1), 1, $2, $3, 'homologacion', $4, $5, 1, 50, 'test') RETURNING id`,
         [s.company.id, k!.id, s.cuit, CAEA_POS, order === 1 ? 6 : 1],
       );
       held.push({ caea: code, block: b!.id });
@@ -855,5 +856,31 @@ describe('CAEA contingency (/api/v1/fiscal/caea, /api/v1/caea/blocks, contingenc
     const statusA = (await call('GET', '/api/v1/fiscal/caea', a.asAdmin)).json();
     expect(statusB.current.caea).not.toBe(statusA.current.caea);
     expect(statusB.to_inform).toEqual([]);
+  });
+
+  it("tenancy: block ids are the company's own, so another company's blocks leave no gap in them", async () => {
+    const a = await shop();
+    const b = await shop();
+    const ids = async (s: Awaited<ReturnType<typeof shop>>) => {
+      const res = await call('POST', '/api/v1/caea/blocks', s.asCashier, { box_id: 1, size: 2 });
+      expect(res.statusCode, res.body).toBe(200);
+      return res
+        .json()
+        .blocks.map((x: { id: number }) => x.id)
+        .sort((x: number, y: number) => x - y);
+    };
+    const ofA = await ids(a);
+    const ofB = await ids(b);
+    expect(ofA.length).toBeGreaterThan(0);
+    // B's first blocks are 1, 2…: nothing tells B that A took blocks before.
+    expect(ofB).toEqual(ofA.map((_x: number, i: number) => i + 1));
+    expect(ofA).toEqual(ofB);
+    // Returning B's block 1 leaves A's block 1 open.
+    expect((await call('POST', `/api/v1/caea/blocks/${ofB[0]}/return`, b.asCashier)).statusCode).toBe(200);
+    const [row] = await t.container.db.query<{ status: string }>(
+      'SELECT status FROM caea_blocks WHERE company_id = $1 AND id = $2',
+      [a.company.id, ofA[0]],
+    );
+    expect(row?.status).toBe('open');
   });
 });

@@ -364,6 +364,69 @@ describe('company B never reaches company A (every /api/v1 and settings route)',
     expect(companyB).not.toBe(companyA);
   });
 
+  it("B naming A's record in a query or body gets the very answer of a record that never existed", async () => {
+    const [ids] = await t.container.db.query<Record<string, number>>(
+      `SELECT (SELECT max(id) FROM products WHERE company_id = $1) AS product, (SELECT max(id) FROM deposits WHERE company_id = $1) AS deposit,
+              (SELECT max(id) FROM boxes WHERE company_id = $1) AS box, (SELECT max(id) FROM categories WHERE company_id = $1) AS category,
+              (SELECT max(id) FROM customers WHERE company_id = $1) AS customer, (SELECT max(id) FROM box_sessions WHERE company_id = $1) AS session`,
+      [companyA],
+    );
+    const of = ids as Record<string, number>;
+    const NEVER = 2_000_000_000;
+    const cases: Array<[string, string, string, (id: number) => unknown]> = [
+      ['stock', 'GET', '/api/v1/stock?deposit_id=ID', () => undefined],
+      ['products export', 'GET', '/api/v1/products/export?deposit_id=ID', () => undefined],
+      ['report by deposit', 'GET', '/api/v1/reports/sales?deposit_id=ID', () => undefined],
+      ['report by box', 'GET', '/api/v1/reports/sales?box_id=ID', () => undefined],
+      ['sales by customer', 'GET', '/api/v1/sales?customer_id=ID', () => undefined],
+      ['sessions by box', 'GET', '/api/v1/box-sessions?box_id=ID', () => undefined],
+      ['products by category', 'GET', '/api/v1/products?category_id=ID', () => undefined],
+      ['invoices by customer', 'GET', '/api/v1/invoices?customer_id=ID', () => undefined],
+      ['product category', 'POST', '/api/v1/products', (id) => ({ name: 'p', base_price: 1, category_id: id })],
+      ['product deposit', 'POST', '/api/v1/products', (id) => ({ name: 'p', base_price: 1, stock: 1, deposit_id: id })],
+      ['box deposit', 'POST', '/api/v1/boxes', (id) => ({ name: 'x', deposit_id: id })],
+      ['session box', 'POST', '/api/v1/box-sessions', (id) => ({ box_id: id, opening_cash: 0 })],
+      ['sale box', 'POST', '/api/v1/sales', (id) => ({ box_id: id, items: [{ product_id: 1, quantity: 1 }], payments: [] })],
+      ['sale customer', 'POST', '/api/v1/sales', (id) => ({ box_id: 1, items: [], payments: [], customer: { id } })],
+      [
+        'price change category',
+        'POST',
+        '/api/v1/products/price-change',
+        (id) => ({ percent: 10, filter: { category_id: id }, dry_run: true }),
+      ],
+    ];
+    const source: Record<string, string> = {
+      stock: 'deposit',
+      'products export': 'deposit',
+      'report by deposit': 'deposit',
+      'report by box': 'box',
+      'sales by customer': 'customer',
+      'sessions by box': 'box',
+      'products by category': 'category',
+      'invoices by customer': 'customer',
+      'product category': 'category',
+      'product deposit': 'deposit',
+      'box deposit': 'deposit',
+      'session box': 'box',
+      'sale box': 'box',
+      'sale customer': 'customer',
+      'price change category': 'category',
+    };
+    const answer = async (method: string, url: string, body: (id: number) => unknown, id: number) => {
+      const res = await call(method, url.replace('ID', String(id)), asB, body(id));
+      return `${res.statusCode} ${res.body.replaceAll(String(id), 'ID')}`;
+    };
+    const wrong: string[] = [];
+    for (const [name, method, url, body] of cases) {
+      const id = of[source[name]!]!;
+      expect(id, name).toBeGreaterThan(1);
+      const [ofA, never] = [await answer(method, url, body, id), await answer(method, url, body, NEVER)];
+      if (ofA !== never) wrong.push(`${name}: ${ofA.slice(0, 160)} ≠ ${never.slice(0, 160)}`);
+      if (ofA.includes(MARKER)) wrong.push(`${name} leaked A data`);
+    }
+    expect(wrong).toEqual([]);
+  });
+
   it("with B's read-write API token, every /api/v1 route naming A's record is 404 (403 where tokens are refused) and changes nothing", async () => {
     const made = await call('POST', '/api/v1/api-tokens', asB, { name: 'tenancy-b', scope: 'read-write' });
     expect(made.statusCode, made.body).toBe(201);
@@ -443,5 +506,100 @@ describe('company B never reaches company A (every /api/v1 and settings route)',
       delete after[volatile];
     }
     expect(after).toEqual(before);
+  });
+});
+
+describe("a company's numbering tells nothing of another company's activity", () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await buildTestApp({ env: { AUTH_LOGIN_LIMIT_PER_CLIENT: '1000', AUTH_LOGIN_LIMIT_PER_ACCOUNT: '1000' } });
+  });
+  afterAll(() => t.close());
+
+  it("API token ids are the company's own: another company's tokens leave no gap, and a use is recorded on the right company's token", async () => {
+    const a = await makeCompany(t.container);
+    const b = await makeCompany(t.container);
+    const adminA = await makeUser(t.container, { companyId: a.id, role: 'admin' });
+    const adminB = await makeUser(t.container, { companyId: b.id, role: 'admin' });
+    const asA = { cookie: (await login(t.app, adminA.email, adminA.password)).cookie, ...SAME_ORIGIN };
+    const asB = { cookie: (await login(t.app, adminB.email, adminB.password)).cookie, ...SAME_ORIGIN };
+    const make = async (headers: Headers, name: string) => {
+      const res = await t.app.inject({ method: 'POST', url: '/api/v1/api-tokens', headers, payload: { name, scope: 'read' } });
+      expect(res.statusCode, res.body).toBe(201);
+      return res.json() as { token: { id: number }; secret: string };
+    };
+    const first = await make(asA, 'a-1');
+    for (let i = 0; i < 3; i++) await make(asB, `b-${i}`);
+    const second = await make(asA, 'a-2');
+    // Company A sees 1 then 2, whatever B did in between.
+    expect([first.token.id, second.token.id]).toEqual([1, 2]);
+    const listed = (await t.app.inject({ url: '/api/v1/api-tokens', headers: asB })).json();
+    expect(listed.tokens.map((x: { id: number }) => x.id).sort()).toEqual([1, 2, 3]);
+
+    // A's token 1 used: A's token 1 records the use, B's token 1 does not.
+    const me = await t.app.inject({ url: '/api/v1/me', headers: { authorization: `Bearer ${first.secret}` } });
+    expect(me.statusCode, me.body).toBe(200);
+    expect(me.json().company.id).toBe(a.id);
+    expect(me.json().token.id).toBe(1);
+    const used = await t.container.db.query<{ company_id: number; used: boolean }>(
+      'SELECT company_id, last_used_at IS NOT NULL AS used FROM api_tokens WHERE id = 1 ORDER BY company_id',
+    );
+    expect(used.map((r) => [Number(r.company_id), r.used])).toEqual([
+      [a.id, true],
+      [b.id, false],
+    ]);
+    // Revoking B's token 1 leaves A's token 1 working.
+    const revoked = await t.app.inject({ method: 'POST', url: '/api/v1/api-tokens/1/revoke', headers: asB });
+    expect(revoked.statusCode, revoked.body).toBe(200);
+    expect((await t.app.inject({ url: '/api/v1/me', headers: { authorization: `Bearer ${first.secret}` } })).statusCode).toBe(
+      200,
+    );
+  });
+
+  it('the activity list shows no number of the shared audit log: its ids and its `before` cursor say nothing of another company', async () => {
+    const a = await makeCompany(t.container);
+    const b = await makeCompany(t.container);
+    const adminA = await makeUser(t.container, { companyId: a.id, role: 'admin' });
+    const adminB = await makeUser(t.container, { companyId: b.id, role: 'admin' });
+    const asA = { cookie: (await login(t.app, adminA.email, adminA.password)).cookie, ...SAME_ORIGIN };
+    const asB = { cookie: (await login(t.app, adminB.email, adminB.password)).cookie, ...SAME_ORIGIN };
+    const audited = async (headers: Headers, name: string) => {
+      const res = await t.app.inject({ method: 'POST', url: '/api/v1/api-tokens', headers, payload: { name, scope: 'read' } });
+      expect(res.statusCode, res.body).toBe(201);
+    };
+    await audited(asA, 'a-1');
+    for (let i = 0; i < 3; i++) await audited(asB, `b-${i}`);
+    await audited(asA, 'a-2');
+    await audited(asA, 'a-3');
+    const logIds = (companyId: number) =>
+      t.container.db.query<{ id: string }>('SELECT id::text AS id FROM audit_log WHERE company_id = $1 ORDER BY id DESC', [
+        companyId,
+      ]);
+    const globalA = (await logIds(a.id)).map((r) => r.id);
+    expect(globalA).toHaveLength(3);
+
+    const list = async (headers: Headers, query: string) => t.app.inject({ url: `/api/settings/audit?${query}`, headers });
+    const all = await list(asA, 'limit=50');
+    expect(all.statusCode, all.body).toBe(200);
+    const ids: unknown[] = all.json().entries.map((e: { id: unknown }) => e.id);
+    expect(ids).toHaveLength(3);
+    // None is the shared number (nor holds it): two neighbours' gap would count B's entries.
+    for (const id of ids) {
+      expect(typeof id).toBe('string');
+      expect(globalA).not.toContain(String(id));
+      expect(String(id)).not.toMatch(/^\d+$/);
+    }
+    // The same entry keeps its id (a stable key), and `before` pages with it.
+    expect((await list(asA, 'limit=50')).json().entries.map((e: { id: unknown }) => e.id)).toEqual(ids);
+    const page = await list(asA, `limit=50&before=${ids[0]}`);
+    expect(page.statusCode, page.body).toBe(200);
+    expect(page.json().entries.map((e: { id: unknown }) => e.id)).toEqual(ids.slice(1));
+
+    // A's cursor in B is the same refusal as a made-up one, and shows nothing of A.
+    const bWithA = await list(asB, `limit=50&before=${ids[0]}`);
+    const bWithJunk = await list(asB, `limit=50&before=${'A'.repeat(22)}`);
+    expect([bWithA.statusCode, bWithA.json()]).toEqual([bWithJunk.statusCode, bWithJunk.json()]);
+    expect(bWithA.statusCode).toBe(400);
+    expect(bWithA.json().code).toBe('bad_request');
   });
 });

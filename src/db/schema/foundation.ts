@@ -310,15 +310,20 @@ export const outboxEvents = pgTable('outbox_events', {
 export type ApiTokenScope = 'read' | 'read-write';
 
 /** Company API tokens (`mos_api_…`), stored as SHA-256 only (migration 0014). */
-export const apiTokens = pgTable('api_tokens', {
-  id: integer('id').primaryKey().generatedByDefaultAsIdentity(),
-  companyId: integer('company_id').notNull(),
-  name: text('name').notNull(),
-  scope: text('scope').$type<ApiTokenScope>().notNull(),
-  tokenHash: char('token_hash', { length: 64 }).notNull(),
-  hint: text('hint').notNull(),
-  createdByUserId: integer('created_by_user_id'),
-  createdAt: tstz('created_at').notNull().default(sql`now()`),
-  lastUsedAt: tstz('last_used_at'),
-  revokedAt: tstz('revoked_at'),
-});
+export const apiTokens = pgTable(
+  'api_tokens',
+  {
+    id: integer('id').notNull(),
+    companyId: integer('company_id').notNull(),
+    name: text('name').notNull(),
+    scope: text('scope').$type<ApiTokenScope>().notNull(),
+    tokenHash: char('token_hash', { length: 64 }).notNull(),
+    hint: text('hint').notNull(),
+    createdByUserId: integer('created_by_user_id'),
+    createdAt: tstz('created_at').notNull().default(sql`now()`),
+    lastUsedAt: tstz('last_used_at'),
+    revokedAt: tstz('revoked_at'),
+  },
+  // The company's own numbering (migration 0306).
+  (t) => [primaryKey({ columns: [t.companyId, t.id] })],
+);

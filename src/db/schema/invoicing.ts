@@ -124,19 +124,24 @@ export const caeaNoMovement = pgTable(
   (t) => [primaryKey({ columns: [t.companyId, t.caeaId, t.pointOfSale] })],
 );
 
-export const caeaBlocks = pgTable('caea_blocks', {
-  id: integer('id').primaryKey().generatedByDefaultAsIdentity(),
-  companyId: integer('company_id').notNull(),
-  boxId: integer('box_id').notNull(),
-  caeaId: integer('caea_id').notNull(),
-  issuerCuit: char('issuer_cuit', { length: 11 }).notNull(),
-  environment: text('environment').$type<FiscalEnvironment>().notNull(),
-  pointOfSale: integer('point_of_sale').notNull(),
-  receiptCode: integer('receipt_code').notNull(),
-  firstNumber: bigint('first_number', { mode: 'number' }).notNull(),
-  lastNumber: bigint('last_number', { mode: 'number' }).notNull(),
-  status: text('status').$type<'open' | 'returned'>().notNull().default('open'),
-  createdBy: text('created_by').notNull(),
-  createdAt: tstz('created_at').notNull().default(sql`now()`),
-  returnedAt: tstz('returned_at'),
-});
+export const caeaBlocks = pgTable(
+  'caea_blocks',
+  {
+    id: integer('id').notNull(),
+    companyId: integer('company_id').notNull(),
+    boxId: integer('box_id').notNull(),
+    caeaId: integer('caea_id').notNull(),
+    issuerCuit: char('issuer_cuit', { length: 11 }).notNull(),
+    environment: text('environment').$type<FiscalEnvironment>().notNull(),
+    pointOfSale: integer('point_of_sale').notNull(),
+    receiptCode: integer('receipt_code').notNull(),
+    firstNumber: bigint('first_number', { mode: 'number' }).notNull(),
+    lastNumber: bigint('last_number', { mode: 'number' }).notNull(),
+    status: text('status').$type<'open' | 'returned'>().notNull().default('open'),
+    createdBy: text('created_by').notNull(),
+    createdAt: tstz('created_at').notNull().default(sql`now()`),
+    returnedAt: tstz('returned_at'),
+  },
+  // The company's own numbering (migration 0307).
+  (t) => [primaryKey({ columns: [t.companyId, t.id] })],
+);

@@ -48,8 +48,8 @@ export async function insertApiToken(
 ): Promise<number> {
   const [row] = await selectRows<{ id: number }>(
     conn,
-    sql`INSERT INTO api_tokens (company_id, name, scope, token_hash, hint, created_by_user_id)
-      VALUES (${values.companyId}, ${values.name}, ${values.scope}, ${values.tokenHash}, ${values.hint}, ${values.createdBy})
+    sql`INSERT INTO api_tokens (company_id, id, name, scope, token_hash, hint, created_by_user_id)
+      VALUES (${values.companyId}, take_company_ids(${values.companyId}, 'api_tokens', 1), ${values.name}, ${values.scope}, ${values.tokenHash}, ${values.hint}, ${values.createdBy})
       RETURNING id`,
   );
   return Number(row!.id);
@@ -82,9 +82,9 @@ export async function findActiveByHash(conn: Conn, hash: string): Promise<Active
 }
 
 /** Records a use, at most once a minute per token (a write per request would cost more than the request). */
-export async function touchApiToken(conn: Conn, id: number, at: Date): Promise<void> {
+export async function touchApiToken(conn: Conn, companyId: number, id: number, at: Date): Promise<void> {
   await conn.execute(
     sql`UPDATE api_tokens SET last_used_at = ${at.toISOString()}::timestamptz
-      WHERE id = ${id} AND (last_used_at IS NULL OR last_used_at < ${at.toISOString()}::timestamptz - interval '1 minute')`,
+      WHERE company_id = ${companyId} AND id = ${id} AND (last_used_at IS NULL OR last_used_at < ${at.toISOString()}::timestamptz - interval '1 minute')`,
   );
 }

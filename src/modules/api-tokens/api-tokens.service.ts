@@ -121,7 +121,7 @@ export function createApiTokenService({ db, clock, logger }: { db: Database; clo
   }
 
   /** When this process last recorded each token's use: the UPDATE is skipped within the minute. */
-  const touchedAt = new Map<number, number>();
+  const touchedAt = new Map<string, number>();
 
   /** The identity of a presented token, or null (malformed, unknown or revoked). Records the use. */
   async function authenticate(presented: string): Promise<ApiTokenIdentity | null> {
@@ -138,10 +138,12 @@ export function createApiTokenService({ db, clock, logger }: { db: Database; clo
     // The row records a use at most once a minute; a request within the minute of this process's
     // last record would be a no-op UPDATE, a round trip per request for nothing.
     const now = clock.now();
-    const last = touchedAt.get(Number(row.id));
+    // Token ids are numbered per company (migration 0306): the key is the pair.
+    const key = `${row.company_id}:${row.id}`;
+    const last = touchedAt.get(key);
     if (last === undefined || now.getTime() - last >= 60_000 || now.getTime() < last) {
-      await touchApiToken(db.orm, Number(row.id), now);
-      touchedAt.set(Number(row.id), now.getTime());
+      await touchApiToken(db.orm, Number(row.company_id), Number(row.id), now);
+      touchedAt.set(key, now.getTime());
     }
     return { id: Number(row.id), companyId: Number(row.company_id), name: row.name, scope: row.scope };
   }

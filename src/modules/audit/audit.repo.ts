@@ -114,7 +114,8 @@ export async function recordAudit(conn: Conn, entry: AuditEntryInput): Promise<v
 }
 
 export interface AuditEntryWire {
-  id: number;
+  /** Opaque outside (settings.service.ts seals it): the row's id is one numbering for every company. */
+  id: string;
   at: string;
   action: string;
   actor_email: string | null;
@@ -128,7 +129,7 @@ export async function listCompanyAudit(
   conn: Conn,
   companyId: number,
   { limit, beforeId }: { limit: number; beforeId?: number | undefined },
-): Promise<AuditEntryWire[]> {
+): Promise<Array<Omit<AuditEntryWire, 'id'> & { id: number }>> {
   const rows = await conn
     .select()
     .from(auditLog)

@@ -1,5 +1,6 @@
 import { type SQL, sql } from 'drizzle-orm';
 import { type Conn, columnList, selectRows, selectTableRows, setList, valuesList } from '../../db/client.ts';
+import { nextId } from '../../db/ids.ts';
 import { caeaBlocks, caeaCodes, caeaNoMovement, invoices } from '../../db/schema/index.ts';
 import type { Series } from './invoicing.repo.ts';
 
@@ -135,7 +136,8 @@ export async function insertBlock(tx: Conn, values: Omit<typeof caeaBlocks.$infe
   const [row] = await selectTableRows(
     tx,
     caeaBlocks,
-    sql`INSERT INTO caea_blocks ${valuesList(caeaBlocks, [values])} RETURNING ${BLOCK}`,
+    // The company's own number (migration 0307): another company's blocks leave no gap in it.
+    sql`INSERT INTO caea_blocks ${valuesList(caeaBlocks, [{ ...values, id: await nextId(tx, 'caea_blocks', values.companyId) }])} RETURNING ${BLOCK}`,
   );
   return row!;
 }

@@ -13,7 +13,8 @@ import type { SettingsService } from './settings.service.ts';
 
 const AuditQuery = Type.Object({
   limit: Type.Integer({ minimum: 1, maximum: 200, default: 50 }),
-  before: Type.Optional(Type.Integer({ minimum: 1 })),
+  // The id of the last entry seen (an opaque string: settings.service.ts).
+  before: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
 });
 
 export interface SettingsRouteDeps {
@@ -44,7 +45,7 @@ export function registerSettingsRoutes(app: App, { settings, endpoints, members,
   app.get('/api/settings/audit', { schema: { hide: true, querystring: AuditQuery } }, async (request) => ({
     entries: await settings.listAudit(companyCtx(request.ctx).companyId, {
       limit: request.query.limit,
-      beforeId: request.query.before,
+      before: request.query.before,
     }),
   }));
 

@@ -1,3 +1,4 @@
+import { createCipheriv, createDecipheriv, createHash } from 'node:crypto';
 import type { Config } from '../../config.ts';
 import type { Database } from '../../db/client.ts';
 import type { CompanyCtx } from '../../http/request-context.ts';
@@ -74,8 +75,39 @@ export function createSettingsService({ db, config, clock, companies }: Settings
     return { scanner_token: token, examples: buildScannerExamples(baseUrl, token) };
   }
 
-  function listAudit(companyId: number, page: { limit: number; beforeId?: number | undefined }) {
-    return listCompanyAudit(db.orm, companyId, page);
+  // An audit row's id is one numbering for every company: the gap between two rows of a company would
+  // count what the other companies did in between. Outside it travels sealed, one AES block holding
+  // the company and the id: the same string every time (a stable key for screens and a `before`
+  // cursor), meaningless to read, and opened only for the company it was given to.
+  const auditKey = createHash('sha256').update(`mostrador:audit-cursor:${config.secretKey}`).digest();
+
+  function sealAuditId(companyId: number, id: number): string {
+    const block = Buffer.alloc(16);
+    block.writeUInt32BE(companyId, 0);
+    block.writeBigUInt64BE(BigInt(id), 8);
+    const cipher = createCipheriv('aes-256-ecb', auditKey, null).setAutoPadding(false);
+    return Buffer.concat([cipher.update(block), cipher.final()]).toString('base64url');
+  }
+
+  function openAuditCursor(companyId: number, sealed: string): number {
+    const refused = new AppError('bad_request', 'before must be the id of an entry of this list', {
+      details: [{ path: '/before', message: 'not an entry of this list' }],
+    });
+    const raw = Buffer.from(sealed, 'base64url');
+    if (raw.length !== 16 || raw.toString('base64url') !== sealed) throw refused;
+    const decipher = createDecipheriv('aes-256-ecb', auditKey, null).setAutoPadding(false);
+    const block = Buffer.concat([decipher.update(raw), decipher.final()]);
+    const id = block.readBigUInt64BE(8);
+    if (block.readUInt32BE(0) !== companyId || block.readUInt32BE(4) !== 0 || id < 1n || id > BigInt(Number.MAX_SAFE_INTEGER))
+      throw refused;
+    return Number(id);
+  }
+
+  /** A company's audit entries, newest first; `before` is the (sealed) id of the last entry seen. */
+  async function listAudit(companyId: number, page: { limit: number; before?: string | undefined }) {
+    const beforeId = page.before === undefined ? undefined : openAuditCursor(companyId, page.before);
+    const rows = await listCompanyAudit(db.orm, companyId, { limit: page.limit, beforeId });
+    return rows.map((row) => ({ ...row, id: sealAuditId(companyId, row.id) }));
   }
 
   return { overview, revealIntegrationKey, rotateIntegrationKey, rotateScannerToken, listAudit };
