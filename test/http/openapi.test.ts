@@ -66,7 +66,7 @@ describe('GET /openapi.json', () => {
       '503',
     ]);
     expect(Object.keys(doc.paths['/api/exchange']!['get']!.responses!)).toEqual(expect.arrayContaining(['200', '503']));
-    expect(Object.keys(doc.paths['/docs/{path}']!['get']!.responses!)).toEqual(['200', '400', '404', '500', '503']);
+    expect(Object.keys(doc.paths['/docs/{path}']!['get']!.responses!)).toEqual(['200', '301', '400', '404', '500', '503']);
   });
 
   it('answers 304 to a matching If-None-Match', async () => {

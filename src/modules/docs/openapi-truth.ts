@@ -137,6 +137,14 @@ const RESPONSE_HEADERS: Record<string, Record<string, Json>> = {
   },
   'get /api/public/scanner': { '429': RETRY_AFTER },
   'get /api/exchange': { '503': RETRY_AFTER },
+  'get /docs/{path}': {
+    '301': {
+      location: {
+        description: 'The same page at its one address, without the trailing slash (escaner%2F → /docs/escaner)',
+        schema: { type: 'string' },
+      },
+    },
+  },
   'get /api/v1/register/catalog': {
     '2xx': {
       etag: { description: "The catalogue's version: send it back as If-None-Match", schema: { type: 'string' } },
@@ -150,6 +158,9 @@ function declareHeaders(key: string, responses: Json) {
   if (!declared) return;
   if (declared['2xx']?.['etag']) {
     responses['304'] ??= { description: 'Not modified: If-None-Match names the current ETag (no body)' };
+  }
+  if (declared['301']) {
+    responses['301'] ??= { description: 'Moved permanently to the address in Location (no body)' };
   }
   for (const [status, response] of Object.entries(responses)) {
     const headers = declared[status] ?? (/^2\d\d$/.test(status) ? declared['2xx'] : undefined);
