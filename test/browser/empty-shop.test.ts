@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../app.ts';
 import { makeCompany, makeUser } from '../factories.ts';
 import { launchChromium } from '../setup/browser.ts';
-import { logIn, problemsOf, VIEWPORTS, watch, watchedContext } from './page-checks.ts';
+import { problemsOf, signedInPage, VIEWPORTS, watchedContext } from './page-checks.ts';
 
 /** A shop the day it starts: no product yet. The screens say so, not "nothing matches your search". */
 describe('a new shop with no products', () => {
@@ -25,9 +25,7 @@ describe('a new shop with no products', () => {
 
   it('Productos and Stock say there are no products yet, and only a search says nothing matches it', async () => {
     const context = await watchedContext(browser, VIEWPORTS.phone);
-    const page = watch(await context.newPage());
-    page.setDefaultTimeout(20_000);
-    await logIn(page, base, admin.email, admin.password, '/productos');
+    const page = await signedInPage(context, base, admin, '/productos');
     await page.goto(`${base}/productos`);
     await page.waitForSelector('[data-no-products]');
     await expect(page.locator('[data-no-products]').textContent()).resolves.toBe(

@@ -6,7 +6,7 @@ import { buildTestApp, type TestApp } from '../app.ts';
 import { makeCompany, makeProduct, makeUser } from '../factories.ts';
 import { launchChromium } from '../setup/browser.ts';
 import { login, SAME_ORIGIN } from '../sessions.ts';
-import { cutOff, logIn, problemsOf, VIEWPORTS, watch, watchedContext } from './page-checks.ts';
+import { cutOff, problemsOf, signedInPage, VIEWPORTS, watchedContext } from './page-checks.ts';
 
 const SHOTS = '/tmp/shots-phone-fit';
 
@@ -74,9 +74,7 @@ describe('the owner’s lists on a phone show every column', () => {
 
   it('stock, customers, a customer, cuentas corrientes with an account open and people: no column past the edge', async () => {
     const context = await watchedContext(browser, VIEWPORTS.phone);
-    const page = watch(await context.newPage());
-    page.setDefaultTimeout(20_000);
-    await logIn(page, base, admin.email, admin.password, '/inicio');
+    const page = await signedInPage(context, base, admin, '/inicio');
     const screens: [string, string, () => Promise<void>][] = [
       ['/stock', '#stock-rows', async () => {}],
       ['/clientes', '#customers', async () => {}],
@@ -109,9 +107,7 @@ describe('the owner’s lists on a phone show every column', () => {
 
   it('the brand stays on one line beside every section name of the menu', async () => {
     const context = await watchedContext(browser, VIEWPORTS.phone);
-    const page = watch(await context.newPage());
-    page.setDefaultTimeout(20_000);
-    await logIn(page, base, admin.email, admin.password, '/inicio');
+    const page = await signedInPage(context, base, admin, '/inicio');
     const sections = await page.$$eval('.shell-nav a', (links) => links.map((a) => a.getAttribute('href')!));
     expect(sections).toContain('/cuentas-corrientes');
     for (const href of sections.filter((h) => h !== '/docs' && h !== '/caja')) {

@@ -516,18 +516,26 @@ describe("a company's numbering tells nothing of another company's activity", ()
   });
   afterAll(() => t.close());
 
-  it("API token ids are the company's own: another company's tokens leave no gap, and a use is recorded on the right company's token", async () => {
+  /** Companies A and B, each with a signed-in admin. */
+  async function twoCompanies() {
     const a = await makeCompany(t.container);
     const b = await makeCompany(t.container);
     const adminA = await makeUser(t.container, { companyId: a.id, role: 'admin' });
     const adminB = await makeUser(t.container, { companyId: b.id, role: 'admin' });
     const asA = { cookie: (await login(t.app, adminA.email, adminA.password)).cookie, ...SAME_ORIGIN };
     const asB = { cookie: (await login(t.app, adminB.email, adminB.password)).cookie, ...SAME_ORIGIN };
-    const make = async (headers: Headers, name: string) => {
-      const res = await t.app.inject({ method: 'POST', url: '/api/v1/api-tokens', headers, payload: { name, scope: 'read' } });
-      expect(res.statusCode, res.body).toBe(201);
-      return res.json() as { token: { id: number }; secret: string };
-    };
+    return { a, b, asA, asB };
+  }
+
+  /** A read token made by the admin signed in with `headers` (each is an audited action too). */
+  async function make(headers: Headers, name: string) {
+    const res = await t.app.inject({ method: 'POST', url: '/api/v1/api-tokens', headers, payload: { name, scope: 'read' } });
+    expect(res.statusCode, res.body).toBe(201);
+    return res.json() as { token: { id: number }; secret: string };
+  }
+
+  it("API token ids are the company's own: another company's tokens leave no gap, and a use is recorded on the right company's token", async () => {
+    const { a, b, asA, asB } = await twoCompanies();
     const first = await make(asA, 'a-1');
     for (let i = 0; i < 3; i++) await make(asB, `b-${i}`);
     const second = await make(asA, 'a-2');
@@ -557,20 +565,11 @@ describe("a company's numbering tells nothing of another company's activity", ()
   });
 
   it('the activity list shows no number of the shared audit log: its ids and its `before` cursor say nothing of another company', async () => {
-    const a = await makeCompany(t.container);
-    const b = await makeCompany(t.container);
-    const adminA = await makeUser(t.container, { companyId: a.id, role: 'admin' });
-    const adminB = await makeUser(t.container, { companyId: b.id, role: 'admin' });
-    const asA = { cookie: (await login(t.app, adminA.email, adminA.password)).cookie, ...SAME_ORIGIN };
-    const asB = { cookie: (await login(t.app, adminB.email, adminB.password)).cookie, ...SAME_ORIGIN };
-    const audited = async (headers: Headers, name: string) => {
-      const res = await t.app.inject({ method: 'POST', url: '/api/v1/api-tokens', headers, payload: { name, scope: 'read' } });
-      expect(res.statusCode, res.body).toBe(201);
-    };
-    await audited(asA, 'a-1');
-    for (let i = 0; i < 3; i++) await audited(asB, `b-${i}`);
-    await audited(asA, 'a-2');
-    await audited(asA, 'a-3');
+    const { a, asA, asB } = await twoCompanies();
+    await make(asA, 'a-1');
+    for (let i = 0; i < 3; i++) await make(asB, `b-${i}`);
+    await make(asA, 'a-2');
+    await make(asA, 'a-3');
     const logIds = (companyId: number) =>
       t.container.db.query<{ id: string }>('SELECT id::text AS id FROM audit_log WHERE company_id = $1 ORDER BY id DESC', [
         companyId,
