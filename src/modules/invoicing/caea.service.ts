@@ -587,7 +587,7 @@ export function createCaeaService({
      */
     async reserveBlocks(ctx: CompanyCtx, boxId: number, size: number) {
       const setup = await fiscal.ready(ctx.companyId);
-      const pointOfSale = setup.caea.registerPointOfSale ?? setup.caea.pointOfSale;
+      const pointOfSale = setup.caea.registerPointOfSale; // fiscal.ready: the CAEA point when there is no second
       if (!setup.caea.enabled || pointOfSale === null) {
         throw new AppError('invalid_state', 'CAEA is not enabled for this company, or it has no CAEA point of sale');
       }
