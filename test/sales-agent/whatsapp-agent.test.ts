@@ -165,6 +165,9 @@ describe('sales agent on WhatsApp', () => {
     await t.post(text(MARTA, '¿Y cuánto sale?').body);
     expect((await turns())[1]).toMatchObject({ status: 'skipped', reason: 'handoff_open' });
 
+    // A minute later: on the test's stopped clock both would be received at the same instant,
+    // and turns() would order the two by their random wamids.
+    now += MINUTE;
     await t.post(text(JORGE, '¿Funciona sin internet?', { name: 'Jorge' }).body);
     await api('PUT', '/api/superadmin/whatsapp/agent', { enabled: false });
     now += 5 * MINUTE;
