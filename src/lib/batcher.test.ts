@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createBatcher, perGroup } from './batcher.ts';
+import { createBatcher, createGate, perGroup } from './batcher.ts';
 
 /** A batch runner whose batches finish only when the test says so. */
 function controlledRunner() {
@@ -73,6 +73,36 @@ describe('batcher', () => {
     for (const p of pair) await expect(p).rejects.toThrow('a batch of 2 answered 1 results');
   });
 
+  it('batchers sharing a gate keep to its slots together, and a freed slot goes to the latest-made one waiting', async () => {
+    let idle = 0;
+    const gate = createGate(1, () => idle++);
+    const first = controlledRunner();
+    const second = controlledRunner();
+    const read = createBatcher({ run: first.run, maxBatch: 10, maxInFlight: 2, gate });
+    const write = createBatcher({ run: second.run, maxBatch: 10, maxInFlight: 2, gate });
+    const a = read.submit('a');
+    const b = read.submit('b');
+    const x = write.submit('x');
+    // One slot for both: only 'a' runs; 'b' and 'x' wait although each batcher has room for two.
+    expect(first.batches.map((batch) => batch.items)).toEqual([['a']]);
+    expect(second.batches).toEqual([]);
+    const y = write.submit('y');
+    first.batches[0]!.finish();
+    await settle();
+    // The freed slot goes to the later step, with both of its waiting items; the read still waits.
+    expect(second.batches.map((batch) => batch.items)).toEqual([['x', 'y']]);
+    expect(first.batches).toHaveLength(1);
+    second.batches[0]!.finish();
+    await settle();
+    expect(first.batches.map((batch) => batch.items)).toEqual([['a'], ['b']]);
+    // Idle only when nothing runs or waits: not after 'a' nor after 'x, y', only after 'b'.
+    expect(idle).toBe(0);
+    first.batches[1]!.finish();
+    expect(await Promise.all([a, b, x, y])).toEqual(['A', 'B', 'X', 'Y']);
+    await settle();
+    expect(gate.inFlight).toBe(0);
+    expect(idle).toBe(1);
+  });
   it('needs at least one item per batch and one batch in flight', () => {
     expect(() => createBatcher({ run: async () => [], maxBatch: 0, maxInFlight: 1 })).toThrow('at least 1');
     expect(() => createBatcher({ run: async () => [], maxBatch: 1, maxInFlight: 0 })).toThrow('at least 1');

@@ -13,6 +13,24 @@ export interface BatcherOptions<T, R> {
   /** With `maxWeight`: how much an item counts towards it (such as its size in bytes). */
   weigh?: (item: T) => number;
   maxWeight?: number;
+  /** Slots shared with other batchers (maxInFlight still bounds this one's own). */
+  gate?: Gate;
+}
+
+/**
+ * In-flight slots shared by several batchers (the steps of one pipeline): a freed slot goes to the
+ * latest-made batcher with work waiting, so that later steps finish what earlier ones started.
+ */
+export interface Gate {
+  max: number;
+  inFlight: number;
+  pumps: (() => void)[];
+  /** Called when a batch ends and nothing is left running or waiting in the gate's batchers. */
+  onIdle?: () => void;
+}
+
+export function createGate(max: number, onIdle?: () => void): Gate {
+  return { max, inFlight: 0, pumps: [], ...(onIdle ? { onIdle } : {}) };
 }
 
 export interface Batcher<T, R> {
@@ -31,21 +49,29 @@ export function createBatcher<T, R>({
   maxInFlight,
   weigh = () => 0,
   maxWeight = Number.POSITIVE_INFINITY,
+  gate,
 }: BatcherOptions<T, R>): Batcher<T, R> {
   if (!(maxBatch >= 1 && maxInFlight >= 1)) throw new Error('a batcher needs maxBatch and maxInFlight of at least 1');
   const queue: Waiting<T, R>[] = [];
   let inFlight = 0;
 
   function pump() {
-    while (inFlight < maxInFlight && queue.length > 0) {
+    while (inFlight < maxInFlight && queue.length > 0 && (!gate || gate.inFlight < gate.max)) {
       const batch = queue.splice(0, batchLength());
       inFlight++;
+      if (gate) gate.inFlight++;
       void runBatch(batch).finally(() => {
         inFlight--;
-        pump();
+        if (gate) {
+          gate.inFlight--;
+          for (let k = gate.pumps.length - 1; k >= 0; k--) gate.pumps[k]!();
+          // A batcher with work waiting has just taken the free slot: none running means none waiting.
+          if (gate.inFlight === 0) gate.onIdle?.();
+        } else pump();
       });
     }
   }
+  gate?.pumps.push(pump);
 
   /** How many of the oldest waiting items make the next batch. */
   function batchLength() {

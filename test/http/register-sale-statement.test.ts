@@ -188,9 +188,10 @@ describe('a register sale is one statement', () => {
     }
 
     /**
-     * Six sales of one shop, each from its own box, with `quantities`: the first two take both writing
-     * slots and wait on the products' lock; the other four are checked and numbered meanwhile and wait
-     * for a slot. `meanwhile` runs before the lock is released. The answers, in order.
+     * Six sales of one shop, each from its own box, with `quantities`: the first takes the company's
+     * one writing slot and waits on the products' lock; the other five are checked and numbered
+     * meanwhile on its other slot, and wait for the write. `meanwhile` runs before the lock is
+     * released. The answers, in order.
      */
     async function sixBehindALock(
       s: Awaited<ReturnType<typeof shop>>,
@@ -200,28 +201,30 @@ describe('a register sale is one statement', () => {
       const boxes = await boxesOf(s, 6);
       const lock = await holdProducts(s.company.id);
       try {
-        const first = [0, 1].map((n) => sell(s, boxes[n]!, quantities[n]!));
-        await expect.poll(waiting, { timeout: 15_000 }).toBe(2);
-        const queued = [2, 3, 4, 5].map((n) => sell(s, boxes[n]!, quantities[n]!));
+        const first = sell(s, boxes[0]!, quantities[0]!);
+        await expect.poll(waiting, { timeout: 15_000 }).toBe(1);
+        const queued = [1, 2, 3, 4, 5].map((n) => sell(s, boxes[n]!, quantities[n]!));
         await expect.poll(() => numbersTaken(s.company.id), { timeout: 15_000 }).toBe(6);
+        // Still one statement waiting: the five wait for the company's writing slot, not on the lock.
+        expect(await waiting()).toBe(1);
         await meanwhile?.(boxes);
         await lock.release();
-        const answers = await Promise.all([...first, ...queued]);
+        const answers = await Promise.all([first, ...queued]);
         return { answers, statuses: answers.map((a) => a.statusCode), bodies: answers.map((a) => a.body).join('\n') };
       } finally {
         await lock.release();
       }
     }
 
-    it('four sales queued behind a locked product share one statement; the stock events chain in order', async () => {
+    it('five sales queued behind a locked product share one statement; the stock events chain in order', async () => {
       const s = await shop();
       const { answers, statuses, bodies } = await sixBehindALock(s, [1, 2, 3, 4, 5, 6]);
       expect(statuses, bodies).toEqual([201, 201, 201, 201, 201, 201]);
       const ids = answers.map((a) => a.json().sale.id as number);
-      // The four queued sales were committed by one transaction.
+      // The five queued sales were committed by one transaction.
       const [{ n: transactions }] = (await t.container.db.query<{ n: number }>(
         'SELECT count(DISTINCT xmin::text)::int AS n FROM sales WHERE company_id = $1 AND id = ANY($2::int[])',
-        [s.company.id, ids.slice(2)],
+        [s.company.id, ids.slice(1)],
       )) as [{ n: number }];
       expect(transactions).toBe(1);
       const chain = await stockChain(s.company.id);
@@ -232,6 +235,28 @@ describe('a register sale is one statement', () => {
       expect(chain.at(-1)!.current).toBe(50 - 21);
       expect(await counts(s.company.id)).toEqual({ sales: 6, created: 6, stock: '29.000' });
       await expectBooksClean(t.container, s.company.id);
+    });
+
+    it("one company's sales waiting on a lock hold up no other company's sale", async () => {
+      const held = await shop();
+      const other = await shop();
+      const boxes = await boxesOf(held, 2);
+      const lock = await holdProducts(held.company.id);
+      try {
+        const stuck = boxes.map((box) => sell(held, box, 1));
+        // Both numbered: one waits on the lock, the other for its company's writing slot.
+        await expect.poll(() => numbersTaken(held.company.id), { timeout: 15_000 }).toBe(2);
+        const sold = await sell(other, 1, 2);
+        expect(sold.statusCode, sold.body).toBe(201);
+        expect(await counts(other.company.id)).toEqual({ sales: 1, created: 1, stock: '48.000' });
+        expect(await counts(held.company.id)).toMatchObject({ sales: 0 });
+        await lock.release();
+        expect((await Promise.all(stuck)).map((a) => a.statusCode)).toEqual([201, 201]);
+      } finally {
+        await lock.release();
+      }
+      await expectBooksClean(t.container, held.company.id);
+      await expectBooksClean(t.container, other.company.id);
     });
 
     it('a queued sale whose shift closed fails alone: the others it waited with are written, each answered', async () => {

@@ -188,7 +188,8 @@ function fingerprintOf(input: RegisterSaleInput): string {
 
 export function createCashier({ db, clock, approver }: { db: Database; clock: Clock; approver?: AdminApprover }) {
   const orm = db.orm;
-  // PGlite runs one statement at a time; on PostgreSQL two in flight kept two cores busiest (npm run bench -- pos).
+  // PGlite runs one statement at a time; on PostgreSQL each company's sales have two statements in
+  // flight, at most one of them a write (sale-batch.ts; npm run bench -- pos).
   const batcher = createSaleBatcher(orm, { maxInFlight: db.kind === 'postgres' ? 2 : 1 });
   return {
     /**
