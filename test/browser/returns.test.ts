@@ -163,7 +163,18 @@ describe('returns and exchanges in a real browser', { timeout: 120_000 }, () => 
       await page.waitForSelector('#sale-returns [data-return="1"]');
       await expect(page.locator('#sale-returns').textContent()).resolves.toContain('Nota de crédito NC B 0001-00000001');
       expect(await wrappedAmounts(page)).toEqual([]);
+      // The detail adds up: its total (2 × 2.450,75 + 1.200), what went back and what is left.
+      await page.waitForSelector('[data-sale-returned]');
+      await expect(page.locator('[data-sale-total]').textContent()).resolves.toBe('Total$\u00a06.101,50');
+      await expect(page.locator('[data-sale-returned]').textContent()).resolves.toBe('Devuelto−$\u00a01.200,00');
+      await expect(page.locator('[data-sale-net]').textContent()).resolves.toBe(
+        'Queda después de las devoluciones$\u00a04.901,50',
+      );
       await page.screenshot({ path: `${SHOTS}/03-return-done-${label}.png`, fullPage: true });
+      // The list marks the sale with what went back.
+      await openSale(page, s.invoiced.id);
+      const row = page.locator('#sales tbody tr', { has: page.locator(`button.link:text-is("N.º ${s.invoiced.id}")`) });
+      await expect(row.locator('[data-returned]').textContent()).resolves.toBe('Devuelto $\u00a01.200,00');
       expect(fake.control.receipts().filter((r) => r.type === 8 && r.cuit === cuits[label])).toHaveLength(1);
       expect(await problems(page)).toMatchObject({ overflow: 0, console: [], csp: [], errors: [] });
 

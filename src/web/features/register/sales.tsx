@@ -308,6 +308,11 @@ export function Sales({ boxes }: { boxes: { id: number; name: string }[] }) {
                     <span class={`badge ${s.status === 'cancelled' ? 'off' : s.status === 'paid' ? 'ok' : ''}`}>
                       {STATUS[s.status]}
                     </span>
+                    {s.status === 'paid' && (s.returned_total ?? 0) > 0 ? (
+                      <span class="badge warn" data-returned>
+                        Devuelto {formatPesos(s.returned_total ?? 0)}
+                      </span>
+                    ) : null}
                   </td>
                   <td data-label="Medio">{s.payment_method ? methodLabel(s.payment_method) : '—'}</td>
                   <td data-label="Total" class="num">
@@ -379,6 +384,10 @@ export function Sales({ boxes }: { boxes: { id: number; name: string }[] }) {
                   <td class="num">{formatPesos(i.subtotal)}</td>
                 </tr>
               ))}
+              <tr class="total-row" data-sale-total>
+                <th colSpan={2}>Total</th>
+                <td class="num">{formatPesos(detail.total)}</td>
+              </tr>
               {detail.payments.map((p) => (
                 <tr key={`p${p.id}`}>
                   <td colSpan={2}>
@@ -389,6 +398,20 @@ export function Sales({ boxes }: { boxes: { id: number; name: string }[] }) {
                   <td class="num">{formatPesos(p.amount)}</td>
                 </tr>
               ))}
+              {(detail.returned_total ?? 0) > 0 ? (
+                <>
+                  <tr data-sale-returned>
+                    <td colSpan={2}>Devuelto</td>
+                    <td class="num">−{formatPesos(detail.returned_total ?? 0)}</td>
+                  </tr>
+                  <tr class="total-row" data-sale-net>
+                    <th colSpan={2}>Queda después de las devoluciones</th>
+                    <td class="num">
+                      {formatPesos((Math.round(detail.total * 100) - Math.round((detail.returned_total ?? 0) * 100)) / 100)}
+                    </td>
+                  </tr>
+                </>
+              ) : null}
             </tbody>
           </TableWrap>
           {(detail.returns ?? []).length > 0 ? (
