@@ -73,44 +73,58 @@ export function createWebhookSender(options: SenderOptions): WebhookSender {
     }
     const signal = AbortSignal.timeout(timeoutMs);
     const client = protocol === 'https:' ? https : http;
-    return new Promise((resolve) => {
-      const req = client.request(url, {
-        method: 'POST',
-        agent: agents[protocol],
-        headers: { ...request.headers, 'content-length': String(Buffer.byteLength(request.body)) },
-        signal,
-      });
-      req.on('error', (err) => resolve(failed(describeError(err, signal, timeoutMs))));
-      req.on('response', (res) => {
-        const chunks: Buffer[] = [];
-        let kept = 0;
-        let seen = 0;
-        res.on('data', (chunk: Buffer) => {
-          seen += chunk.length;
-          if (kept < RESPONSE_BODY_LIMIT_BYTES) {
-            chunks.push(chunk.subarray(0, RESPONSE_BODY_LIMIT_BYTES - kept));
-            kept += Math.min(chunk.length, RESPONSE_BODY_LIMIT_BYTES - kept);
+    const attempt = (retried: boolean): Promise<SendResult> =>
+      new Promise((resolve) => {
+        const req = client.request(url, {
+          method: 'POST',
+          agent: agents[protocol],
+          headers: { ...request.headers, 'content-length': String(Buffer.byteLength(request.body)) },
+          signal,
+        });
+        let answered = false;
+        req.on('error', (err) => {
+          // A kept-alive socket the receiver closed while this request was being written (its idle
+          // timeout and our send crossed): nothing was answered, so it goes once more on a new socket.
+          // The receiver may have read it; the delivery's x-idempotency-key makes that harmless.
+          const code = (err as { code?: string }).code;
+          if (!retried && !answered && req.reusedSocket && !signal.aborted && (code === 'ECONNRESET' || code === 'EPIPE')) {
+            resolve(attempt(true));
+            return;
           }
-          if (seen > DRAIN_LIMIT_BYTES) res.destroy();
+          resolve(failed(describeError(err, signal, timeoutMs)));
         });
-        const finish = (error: string | null) =>
-          resolve({
-            statusCode: res.statusCode ?? null,
-            durationMs: Math.round(performance.now() - started),
-            responseBody: decodePrefix(Buffer.concat(chunks)),
-            error,
-            retryAfter: header(res.headers['retry-after']),
-            location: header(res.headers.location),
+        req.on('response', (res) => {
+          answered = true;
+          const chunks: Buffer[] = [];
+          let kept = 0;
+          let seen = 0;
+          res.on('data', (chunk: Buffer) => {
+            seen += chunk.length;
+            if (kept < RESPONSE_BODY_LIMIT_BYTES) {
+              chunks.push(chunk.subarray(0, RESPONSE_BODY_LIMIT_BYTES - kept));
+              kept += Math.min(chunk.length, RESPONSE_BODY_LIMIT_BYTES - kept);
+            }
+            if (seen > DRAIN_LIMIT_BYTES) res.destroy();
           });
-        res.on('end', () => finish(null));
-        res.on('error', (err) => finish(describeError(err, signal, timeoutMs)));
-        res.on('close', () => {
-          if (!res.complete)
-            finish(seen > DRAIN_LIMIT_BYTES ? null : describeError(new Error('answer cut short'), signal, timeoutMs));
+          const finish = (error: string | null) =>
+            resolve({
+              statusCode: res.statusCode ?? null,
+              durationMs: Math.round(performance.now() - started),
+              responseBody: decodePrefix(Buffer.concat(chunks)),
+              error,
+              retryAfter: header(res.headers['retry-after']),
+              location: header(res.headers.location),
+            });
+          res.on('end', () => finish(null));
+          res.on('error', (err) => finish(describeError(err, signal, timeoutMs)));
+          res.on('close', () => {
+            if (!res.complete)
+              finish(seen > DRAIN_LIMIT_BYTES ? null : describeError(new Error('answer cut short'), signal, timeoutMs));
+          });
         });
+        req.end(request.body);
       });
-      req.end(request.body);
-    });
+    return attempt(false);
   }
 
   return {
