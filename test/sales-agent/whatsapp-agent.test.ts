@@ -110,6 +110,14 @@ describe('sales agent on WhatsApp', () => {
       thread_url: `/superadmin/whatsapp?thread=${conversation.id}`,
     });
     expect(turn.reply).toContain('$\u00a024.900');
+    // Found by the number as the operator writes it: without the mobile 9, or with a +.
+    for (const sender of [MARTA.replace(/^549/, '54'), `+${MARTA}`]) {
+      const found = await api(
+        'GET',
+        `/api/superadmin/instagram/agent/turns?channel=whatsapp&sender=${encodeURIComponent(sender)}`,
+      );
+      expect(found.json().turns.map((x: { inbound_mid: string }) => x.inbound_mid)).toEqual([turn.inbound_mid]);
+    }
 
     now += MINUTE;
     const due = await t.container.salesAgent.service.tick();

@@ -295,7 +295,9 @@ export async function listTurns(q: Q, f: TurnFilters): Promise<ListedTurn[]> {
        LEFT JOIN instagram_conversations ic ON t.channel = 'instagram' AND ic.id = t.conversation_id
        LEFT JOIN whatsapp_conversations wc ON t.channel = 'whatsapp' AND wc.id = t.conversation_id
      WHERE ($1::text IS NULL OR t.status = $1) AND ($2::text IS NULL OR t.decision = $2)
-       AND ($3::text IS NULL OR t.sender_id = $3 OR ic.participant_username ILIKE $8 OR wc.profile_name ILIKE '%' || $8 || '%')
+       AND ($3::text IS NULL OR t.sender_id = $3 OR ic.participant_username ILIKE $8 OR wc.profile_name ILIKE '%' || $8 || '%'
+         -- A WhatsApp number written with or without the mobile 9 (or a +) is the same person.
+         OR (t.channel = 'whatsapp' AND whatsapp_person_key(t.sender_id) = whatsapp_person_key(ltrim($3, '+'))))
        AND ($4::text IS NULL OR t.input_text ILIKE '%' || $9 || '%' OR t.reply ILIKE '%' || $9 || '%')
        AND ($5::timestamptz IS NULL OR t.claimed_at < $5)
        AND ($7::text IS NULL OR t.channel = $7)
