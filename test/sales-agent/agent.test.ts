@@ -191,6 +191,45 @@ describe('sales agent on the operator inbox', () => {
     expect(on.sends()).toBe(1); // only the person's message
   });
 
+  it('a conversation a person of the team opened (from the Instagram app) stays theirs: the reply to it is not answered', async () => {
+    const account = fake.account.userId;
+    const raw = JSON.stringify({
+      object: 'instagram',
+      entry: [
+        {
+          id: account,
+          time: on.clock.now().getTime(),
+          messaging: [
+            {
+              sender: { id: account },
+              recipient: { id: CUSTOMER_2 },
+              timestamp: on.clock.now().getTime(),
+              message: { mid: mid(), text: 'Hola! Vimos tu consulta en la publicación, ¿te paso los planes?', is_echo: true },
+            },
+          ],
+        },
+      ],
+    });
+    const echo = await on.app.inject({
+      method: 'POST',
+      url: '/api/webhooks/instagram',
+      headers: { 'content-type': 'application/json', 'x-hub-signature-256': fake.sign(raw) },
+      payload: raw,
+    });
+    expect(echo.statusCode).toBe(200);
+    on.clock.advance(60 * S);
+    await on.webhook(mid(), 'Sí, ¿cuánto sale el plan Comercio?', { from: CUSTOMER_2 });
+    const [turn] = await on.turns();
+    expect(turn).toMatchObject({ status: 'skipped', reason: 'human_started' });
+    const [tag] = await on.container.db.query('SELECT reason FROM sales_agent_handoffs WHERE conversation_id = $1', [
+      turn!['conversation_id'],
+    ]);
+    expect(tag).toMatchObject({ reason: 'human_started' });
+    on.clock.advance(301 * S);
+    expect(await tick(on)).toMatchObject({ taken: 0, sent: 0 });
+    expect(on.sends()).toBe(0);
+  });
+
   it('several messages in a row: the newest is answered once, with all of them as input', async () => {
     const first = mid();
     const second = mid();

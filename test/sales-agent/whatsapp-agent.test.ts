@@ -110,6 +110,14 @@ describe('sales agent on WhatsApp', () => {
       thread_url: `/superadmin/whatsapp?thread=${conversation.id}`,
     });
     expect(turn.reply).toContain('$\u00a024.900');
+    // Found by the number as the operator writes it: without the mobile 9, or with a +.
+    for (const sender of [MARTA.replace(/^549/, '54'), `+${MARTA}`]) {
+      const found = await api(
+        'GET',
+        `/api/superadmin/instagram/agent/turns?channel=whatsapp&sender=${encodeURIComponent(sender)}`,
+      );
+      expect(found.json().turns.map((x: { inbound_mid: string }) => x.inbound_mid)).toEqual([turn.inbound_mid]);
+    }
 
     now += MINUTE;
     const due = await t.container.salesAgent.service.tick();
@@ -175,6 +183,64 @@ describe('sales agent on WhatsApp', () => {
     expect((await turns()).at(-1)).toMatchObject({ sender_id: JORGE, status: 'cancelled', reason: 'agent_disabled' });
     // Only the operator's reply went out.
     expect(sends()).toHaveLength(1);
+  });
+
+  it('stays out of a conversation the team opened: the operator wrote first (a template), then the person answers', async () => {
+    // Marta wrote yesterday (history: no reply from the agent), and today the operator writes to her first.
+    await t.post(text(MARTA, 'Hola, ayer les consulté', { at: new Date(now - 26 * 60 * MINUTE) }).body);
+    const conversation = (await t.container.db.query<{ id: string }>('SELECT id FROM whatsapp_conversations'))[0]!;
+    now += 1000;
+    const template = await t.app.inject({
+      method: 'POST',
+      url: '/api/superadmin/whatsapp/templates/send',
+      headers: { cookie: t.superadmin, ...SAME_ORIGIN },
+      payload: { conversation_id: conversation.id, name: 'saludo', language: 'es_AR', parameters: [] },
+    });
+    expect(template.statusCode).toBe(201);
+    now += 2 * MINUTE;
+    await t.post(text(MARTA, 'Sí! ¿Cuánto sale el plan Comercio?').body);
+    expect((await turns()).at(-1)).toMatchObject({ status: 'skipped', reason: 'human_started' });
+    expect(await t.container.db.query('SELECT conversation_id, reason FROM sales_agent_handoffs')).toEqual([
+      { conversation_id: conversation.id, reason: 'human_started' },
+    ]);
+    now += 5 * MINUTE;
+    expect(await t.container.salesAgent.service.tick()).toMatchObject({ taken: 0, sent: 0 });
+    expect(sends()).toHaveLength(0);
+
+    // Given back to the agent from its page: the next message is answered, and the rule does not fire again.
+    expect(
+      (
+        await t.app.inject({
+          method: 'POST',
+          url: `/api/superadmin/instagram/agent/conversations/${conversation.id}/resume`,
+          headers: { cookie: t.superadmin, ...SAME_ORIGIN },
+        })
+      ).statusCode,
+    ).toBe(200);
+    now += MINUTE;
+    await t.post(text(MARTA, '¿Y el plan Cadena?').body);
+    expect((await turns()).at(-1)).toMatchObject({ status: 'pending' });
+    now += 5 * MINUTE;
+    expect(await t.container.salesAgent.service.tick()).toMatchObject({ sent: 1 });
+  });
+
+  it('a person of the team writing first is caught when the reply is due too (their message stored after the claim)', async () => {
+    await t.post(text(MARTA, 'Hola, ayer les consulté', { at: new Date(now - 26 * 60 * MINUTE) }).body);
+    const conversation = (await t.container.db.query<{ id: string }>('SELECT id FROM whatsapp_conversations'))[0]!;
+    now += 1000;
+    await t.post(text(MARTA, '¿Cuánto sale el plan Comercio?').body);
+    expect((await turns()).at(-1)).toMatchObject({ status: 'pending' });
+    // An outbound message stamped before hers (Meta's timestamps are whole seconds), stored only now.
+    await t.container.db.query(
+      `INSERT INTO whatsapp_messages (wamid, conversation_id, direction, type, text, sent_at, source, stored_at)
+       VALUES ('wamid.team-first', $1, 'outbound', 'text', 'Hola Marta, te escribo yo', $2, 'send', $3)`,
+      [conversation.id, new Date(now - 10_000), new Date(now)],
+    );
+    now += 5 * MINUTE;
+    expect(await t.container.salesAgent.service.tick()).toMatchObject({ cancelled: 1, sent: 0 });
+    expect((await turns()).at(-1)).toMatchObject({ status: 'cancelled', reason: 'human_started' });
+    expect(await t.container.db.query('SELECT reason FROM sales_agent_handoffs')).toEqual([{ reason: 'human_started' }]);
+    expect(sends()).toHaveLength(0);
   });
 
   it('holds its replies while Meta refuses the token (190), until the channel is saved again', async () => {

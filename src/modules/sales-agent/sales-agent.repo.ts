@@ -225,6 +225,27 @@ export async function humanReplied(q: Q, turn: TurnRow): Promise<boolean> {
   return rows.length > 0;
 }
 
+/**
+ * A person of the team wrote in this conversation before the message (they opened it, or answered
+ * an earlier message), and the agent has not been in charge there yet (no earlier turn it decided,
+ * sent or handed over). The conversation is the team's: the agent does not cut in. After the
+ * operator gives it back (a handoff cleared from the agent page) the turn that tagged it counts as
+ * the agent's, so this does not fire again.
+ */
+export async function teamWroteFirst(q: Q, channel: Channel, conversationId: string, mid: string, receivedAt: Date) {
+  const { messages, id } = INBOX[channel];
+  const rows = await q.query(
+    `SELECT 1 FROM ${messages} m WHERE m.conversation_id = $1 AND m.direction = 'outbound'
+       AND m.sent_at < LEAST((SELECT sent_at FROM ${messages} WHERE ${id} = $2), $3::timestamptz)
+       AND NOT EXISTS (SELECT 1 FROM sales_agent_turns t WHERE t.sent_mid = m.${id})
+       AND NOT EXISTS (SELECT 1 FROM sales_agent_turns t WHERE t.conversation_id = $1 AND t.inbound_mid <> $2
+         AND (t.status IN ('sending', 'sent', 'held', 'handoff', 'failed') OR t.reason IN ('human_replied', 'human_started')))
+     LIMIT 1`,
+    [conversationId, mid, receivedAt],
+  );
+  return rows.length > 0;
+}
+
 /** Whether the inbound message is still there and not deleted (Instagram lets a person unsend it). */
 export async function messageLive(q: Q, turn: TurnRow): Promise<boolean> {
   const { messages, id, deleted } = INBOX[turn.channel];
@@ -274,7 +295,9 @@ export async function listTurns(q: Q, f: TurnFilters): Promise<ListedTurn[]> {
        LEFT JOIN instagram_conversations ic ON t.channel = 'instagram' AND ic.id = t.conversation_id
        LEFT JOIN whatsapp_conversations wc ON t.channel = 'whatsapp' AND wc.id = t.conversation_id
      WHERE ($1::text IS NULL OR t.status = $1) AND ($2::text IS NULL OR t.decision = $2)
-       AND ($3::text IS NULL OR t.sender_id = $3 OR ic.participant_username ILIKE $8 OR wc.profile_name ILIKE '%' || $8 || '%')
+       AND ($3::text IS NULL OR t.sender_id = $3 OR ic.participant_username ILIKE $8 OR wc.profile_name ILIKE '%' || $8 || '%'
+         -- A WhatsApp number written with or without the mobile 9 (or a +) is the same person.
+         OR (t.channel = 'whatsapp' AND whatsapp_person_key(t.sender_id) = whatsapp_person_key(ltrim($3, '+'))))
        AND ($4::text IS NULL OR t.input_text ILIKE '%' || $9 || '%' OR t.reply ILIKE '%' || $9 || '%')
        AND ($5::timestamptz IS NULL OR t.claimed_at < $5)
        AND ($7::text IS NULL OR t.channel = $7)

@@ -84,6 +84,17 @@ export function createSalesAgentService(deps: SalesAgentDeps) {
   }
 
   /**
+   * A person of the team wrote in the conversation before the message and the agent was never in
+   * charge there: the conversation is theirs, tagged like a handoff (the operator gives it back from
+   * the agent's page), and the message is not claimed.
+   */
+  async function teamFirst(q: Q, channel: repo.Channel, conversationId: string, mid: string, now: Date) {
+    if (!(await repo.teamWroteFirst(q, channel, conversationId, mid, now))) return false;
+    await repo.tagHandoff(q, channel, conversationId, mid, 'human_started', now);
+    return true;
+  }
+
+  /**
    * The WhatsApp claim (issue 31), run in the webhook's insert transaction: the same rules as on
    * Instagram (designated number and senders, fresh messages only, handoffs), and the channel's own
    * switch. WhatsApp has no other path that stores an inbound message, and the key is the wamid.
@@ -101,6 +112,7 @@ export function createSalesAgentService(deps: SalesAgentDeps) {
     else if (!fresh) reason = 'not_new';
     else if (!m.text?.trim()) reason = 'no_text';
     else if (await repo.handoffOpen(q, m.conversationId)) reason = 'handoff_open';
+    else if (await teamFirst(q, 'whatsapp', m.conversationId, m.wamid, now)) reason = 'human_started';
     const planned = reason === null ? await schedule(q, 'whatsapp', m.conversationId, sentAt, now) : null;
     await repo.insertTurn(q, {
       mid: m.wamid,
@@ -150,6 +162,7 @@ export function createSalesAgentService(deps: SalesAgentDeps) {
     else if (m.isUnsupported) reason = 'unsupported';
     else if (!m.text?.trim()) reason = 'no_text';
     else if (await repo.handoffOpen(q, m.conversationId)) reason = 'handoff_open';
+    else if (await teamFirst(q, 'instagram', m.conversationId, m.mid, now)) reason = 'human_started';
     const planned = reason === null ? await schedule(q, 'instagram', m.conversationId, sentAt, now) : null;
     await repo.insertTurn(q, {
       mid: m.mid,
@@ -257,19 +270,31 @@ export function createSalesAgentService(deps: SalesAgentDeps) {
      * handoff, so the agent does not cut in 15 seconds after the person's next message while the
      * operator is still typing; the operator gives it back from the agent's page.
      */
-    const humanTookOver = async (record: Partial<Parameters<typeof repo.finishTurn>[2]>) => {
+    const humanTookOver = async (
+      record: Partial<Parameters<typeof repo.finishTurn>[2]>,
+      reason: 'human_replied' | 'human_started' = 'human_replied',
+    ) => {
       const at = now();
       await db.rawTransaction(async (tx) => {
-        await repo.tagHandoff(tx, turn.channel, turn.conversation_id, turn.inbound_mid, 'human_replied', at);
-        await repo.finishTurn(tx, turn.inbound_mid, { ...record, status: 'cancelled', reason: 'human_replied', now: at });
+        await repo.tagHandoff(tx, turn.channel, turn.conversation_id, turn.inbound_mid, reason, at);
+        await repo.finishTurn(tx, turn.inbound_mid, { ...record, status: 'cancelled', reason, now: at });
       });
       report.cancelled += 1;
+    };
+    /** A person of the team answered after the message, or wrote before it where the agent never was in charge. */
+    const humanReason = async (): Promise<'human_replied' | 'human_started' | null> => {
+      if (await repo.humanReplied(db, turn)) return 'human_replied';
+      const receivedAt = new Date(turn.received_at);
+      return (await repo.teamWroteFirst(db, turn.channel, turn.conversation_id, turn.inbound_mid, receivedAt))
+        ? 'human_started'
+        : null;
     };
     const dueAt = turn.send_after ? new Date(turn.send_after).getTime() : now().getTime();
     if (now().getTime() - dueAt > LATE_MS) return stop('cancelled', 'too_late');
     if (!(await repo.messageLive(db, turn))) return stop('cancelled', 'message_deleted');
     if (await repo.handoffOpen(db, turn.conversation_id)) return stop('cancelled', 'handoff_open');
-    if (await repo.humanReplied(db, turn)) return humanTookOver({});
+    const took = await humanReason();
+    if (took) return humanTookOver({}, took);
     const newer = await repo.newerClaimed(db, turn);
     if (newer) return stop('superseded', `newer message ${newer}`);
 
@@ -312,7 +337,8 @@ export function createSalesAgentService(deps: SalesAgentDeps) {
       report.cancelled += 1;
       return;
     }
-    if (await repo.humanReplied(db, turn)) return humanTookOver(record);
+    const tookMeanwhile = await humanReason();
+    if (tookMeanwhile) return humanTookOver(record, tookMeanwhile);
     const newer2 = await repo.newerClaimed(db, turn);
     if (newer2) {
       await repo.finishTurn(db, turn.inbound_mid, {

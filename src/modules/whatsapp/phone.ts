@@ -2,7 +2,8 @@
  * Argentine mobiles on WhatsApp: Meta sends the wa_id as 549 + 10 digits (area code and number), but
  * the same person is written 54 + 10 digits too (without the mobile 9), and in development mode Meta
  * may accept a send to only one of the two forms (131030). Every comparison of wa_ids goes through
- * here: `sameWaIdKey` is the one form both write to.
+ * here: `sameWaIdKey` is the one form both write to (its SQL twin, `whatsapp_person_key`, keeps one
+ * thread per person in the database: migration 0310).
  */
 const AR_MOBILE = /^549(\d{10})$/;
 const AR_WITHOUT_NINE = /^54(\d{10})$/;
@@ -19,10 +20,4 @@ export function otherWaIdForm(waId: string): string | null {
   if (mobile) return `54${mobile[1]}`;
   const bare = AR_WITHOUT_NINE.exec(waId);
   return bare ? `549${bare[1]}` : null;
-}
-
-/** Both spellings of a number (the given one first). */
-export function waIdForms(waId: string): string[] {
-  const other = otherWaIdForm(waId);
-  return other ? [waId, other] : [waId];
 }

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { type Conn, selectRows } from '../../db/client.ts';
 import type { WhatsappDirection, WhatsappSource, WhatsappStatus } from '../../db/schema/whatsapp.ts';
-import { waIdForms } from './phone.ts';
+import { sameWaIdKey } from './phone.ts';
 import { STATUS_RANK, type StatusUpdate } from './webhook-parse.ts';
 
 export interface ChannelRow {
@@ -71,35 +71,41 @@ export async function touchWebhook(conn: Conn, phoneNumberId: string, now: Date)
   await conn.execute(sql`UPDATE whatsapp_channel SET last_webhook_at = ${now} WHERE phone_number_id = ${phoneNumberId}`);
 }
 
+/** Matches the threads of one person: both spellings of an Argentine mobile (549… and 54…) meet here. */
+const samePerson = (waId: string) => sql`whatsapp_person_key(wa_id) = ${sameWaIdKey(waId)}`;
+
 /**
  * The thread of a contact, created on first contact; a profile name given replaces the stored one.
- * Both spellings of an Argentine mobile (549… and 54…) find the same thread.
+ * Both spellings of an Argentine mobile (549… and 54…) find the same thread, and the database keeps
+ * one per person (migration 0310): when two first messages race, the second insert finds the first.
  */
 export async function upsertConversation(
   conn: Conn,
   w: { phoneNumberId: string; waId: string; profileName: string | null; now: Date },
 ): Promise<string> {
-  const [found] = await selectRows<{ id: string }>(
-    conn,
-    sql`UPDATE whatsapp_conversations SET profile_name = COALESCE(${w.profileName}, profile_name)
-      WHERE id = (SELECT id FROM whatsapp_conversations
-        WHERE phone_number_id = ${w.phoneNumberId} AND wa_id IN (${sql.join(
-          waIdForms(w.waId).map((form) => sql`${form}`),
-          sql`, `,
-        )})
-        ORDER BY wa_id = ${w.waId} DESC, created_at LIMIT 1)
-      RETURNING id`,
-  );
-  if (found) return found.id;
+  const touch = async () => {
+    const [found] = await selectRows<{ id: string }>(
+      conn,
+      sql`UPDATE whatsapp_conversations SET profile_name = COALESCE(${w.profileName}, profile_name)
+        WHERE phone_number_id = ${w.phoneNumberId} AND ${samePerson(w.waId)}
+        RETURNING id`,
+    );
+    return found?.id ?? null;
+  };
+  const existing = await touch();
+  if (existing) return existing;
   const [row] = await selectRows<{ id: string }>(
     conn,
     sql`INSERT INTO whatsapp_conversations (id, phone_number_id, wa_id, profile_name, created_at, updated_at)
       VALUES (${randomUUID()}, ${w.phoneNumberId}, ${w.waId}, ${w.profileName}, ${w.now}, ${w.now})
-      ON CONFLICT (phone_number_id, wa_id) DO UPDATE
-        SET profile_name = COALESCE(excluded.profile_name, whatsapp_conversations.profile_name)
+      ON CONFLICT DO NOTHING
       RETURNING id`,
   );
-  return row!.id;
+  if (row) return row.id;
+  // Another delivery created the thread meanwhile (either spelling): it is committed now.
+  const raced = await touch();
+  if (!raced) throw new Error(`the WhatsApp thread of ${w.waId} could be neither created nor found`);
+  return raced;
 }
 
 export interface MessageWrite {
@@ -150,10 +156,7 @@ export async function insertMessage(conn: Conn, m: MessageWrite): Promise<boolea
 export async function findConversation(conn: Conn, phoneNumberId: string, waId: string): Promise<string | null> {
   const [row] = await selectRows<{ id: string }>(
     conn,
-    sql`SELECT id FROM whatsapp_conversations WHERE phone_number_id = ${phoneNumberId} AND wa_id IN (${sql.join(
-      waIdForms(waId).map((form) => sql`${form}`),
-      sql`, `,
-    )}) ORDER BY wa_id = ${waId} DESC, created_at LIMIT 1`,
+    sql`SELECT id FROM whatsapp_conversations WHERE phone_number_id = ${phoneNumberId} AND ${samePerson(waId)}`,
   );
   return row?.id ?? null;
 }
@@ -167,10 +170,7 @@ export async function moveConversation(conn: Conn, id: string, phoneNumberId: st
   const rows = await selectRows(
     conn,
     sql`UPDATE whatsapp_conversations SET wa_id = ${newWaId}, send_to = NULL WHERE id = ${id}
-      AND NOT EXISTS (SELECT 1 FROM whatsapp_conversations WHERE phone_number_id = ${phoneNumberId} AND wa_id IN (${sql.join(
-        waIdForms(newWaId).map((form) => sql`${form}`),
-        sql`, `,
-      )}))
+      AND NOT EXISTS (SELECT 1 FROM whatsapp_conversations WHERE phone_number_id = ${phoneNumberId} AND ${samePerson(newWaId)})
       RETURNING id`,
   );
   return rows.length > 0;

@@ -74,6 +74,7 @@ const REASON: Record<string, string> = {
   no_text: 'sin texto (adjunto)',
   handoff_open: 'la conversación ya está en manos de una persona',
   human_replied: 'alguien del equipo respondió antes (la conversación quedó en manos de una persona)',
+  human_started: 'alguien del equipo ya le había escrito (la conversación quedó en manos de una persona)',
   agent_disabled: 'el agente se apagó',
   send_disabled: 'INSTAGRAM_SEND_ENABLED está apagado',
   message_deleted: 'la persona borró el mensaje',
@@ -263,7 +264,7 @@ function Agent(data: AgentData) {
                 llegó por {CLAIMED[t.claimed_by] ?? t.claimed_by}
                 {t.guardrails.length ? ` · controles: ${t.guardrails.map((g) => GUARDRAIL[g] ?? g).join(', ')}` : ''}
               </p>
-              {t.handoff_open && (t.status === 'handoff' || t.reason === 'human_replied') ? (
+              {t.handoff_open && (t.status === 'handoff' || t.reason === 'human_replied' || t.reason === 'human_started') ? (
                 <button type="button" class="secondary" onClick={() => resume(t.conversation_id)}>
                   Devolver la conversación al agente
                 </button>
