@@ -36,6 +36,8 @@ const FIELD: Record<string, string> = {
   payments: 'los pagos',
   amount: 'el monto',
   reason: 'el motivo',
+  deposit_id: 'el depósito',
+  to_deposit_id: 'el depósito de destino',
 };
 
 /** "/items/0/price" → "el precio"; null when the path names nothing we word. */
