@@ -306,6 +306,31 @@ describe('register API (/api/v1/box-sessions, /api/v1/sales)', () => {
     expect(await stockIn(s.company.id, s.yerba.id)).toBe(50);
   });
 
+  it('sold_at: more than 7 days ago is refused naming /sold_at; ahead of the server (year 9999, ten years on) the sale is dated now', async () => {
+    const s = await shop();
+    await openSession(s.asCashier);
+    const body = { box_id: 1, items: [{ product_id: s.yerba.id, quantity: 1 }] };
+    const before = (await eventsOf(s.company.id)).length;
+    for (const soldAt of ['0001-01-01T00:00:00Z', new Date(Date.now() - 8 * 86_400_000).toISOString()]) {
+      const refused = await sell(s.asCashier, { ...body, sold_at: soldAt });
+      expect(refused.statusCode, soldAt).toBe(422);
+      expect(refused.json()).toMatchObject({
+        code: 'validation_failed',
+        details: [{ path: '/sold_at', message: 'is more than 7 days ago' }],
+      });
+    }
+    expect((await eventsOf(s.company.id)).length).toBe(before);
+    expect(await stockIn(s.company.id, s.yerba.id)).toBe(50);
+    for (const soldAt of ['9999-12-31T23:59:59Z', new Date(Date.now() + 10 * 365 * 86_400_000).toISOString()]) {
+      const start = Date.now();
+      const sold = await sell(s.asCashier, { ...body, sold_at: soldAt });
+      expect(sold.statusCode, sold.body).toBe(201);
+      const at = Date.parse(sold.json().sale.created_at);
+      expect(at).toBeGreaterThanOrEqual(start - 1000);
+      expect(at).toBeLessThanOrEqual(Date.now() + 1000);
+    }
+  });
+
   it('under the total the sale is pending; a split payment covers it; cuenta corriente needs the customer', async () => {
     const s = await shop();
     await openSession(s.asCashier);

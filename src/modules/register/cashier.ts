@@ -29,6 +29,7 @@ import { readSale } from '../sales/sales-view.ts';
 import { findRefundSession, listReturns } from '../sales/returns.repo.ts';
 import { accountPart, checkSaleCustomer } from './sale-customer.ts';
 import { chargeSale, releaseSale } from '../accounts/account-ledger.ts';
+import { clientTime } from './client-time.ts';
 
 // The cashier's flow: sell (create, maybe paid at once), take a payment, cancel or refund. The
 // register keeps its own rows (which box and session, the idempotency key, the change, the
@@ -50,19 +51,6 @@ export interface RegisterSaleInput {
   sold_at?: string;
   /** The time of the catalogue the register priced the sale with (its ETag's time). */
   catalog_at?: string;
-}
-
-const MAX_SOLD_AT_AGE_MS = 7 * 24 * 3600 * 1000;
-
-function soldAtOf(value: string | undefined, now: Date): Date {
-  if (value === undefined) return now;
-  const at = new Date(value);
-  if (Number.isNaN(at.getTime())) throw new AppError('validation_failed', 'sold_at must be a date-time');
-  // A register whose clock runs ahead still sells: the sale is dated now.
-  if (at.getTime() > now.getTime()) return now;
-  if (at.getTime() < now.getTime() - MAX_SOLD_AT_AGE_MS)
-    throw new AppError('validation_failed', 'sold_at is more than 7 days ago');
-  return at;
 }
 
 /** The same key with the same body answers the sale it made; with another body, 409. Null: a new key. */
@@ -238,7 +226,7 @@ export function createCashier({ db, clock, approver }: { db: Database; clock: Cl
         approvedBy: string | null;
       };
       try {
-        const soldAt = soldAtOf(input.sold_at, now);
+        const soldAt = clientTime(input.sold_at, now, 'sold_at');
         const point = await sellingPointOf(
           conn,
           ctx,

@@ -38,6 +38,9 @@ const FIELD: Record<string, string> = {
   reason: 'el motivo',
   deposit_id: 'el depósito',
   to_deposit_id: 'el depósito de destino',
+  sold_at: 'la fecha de la venta',
+  opened_at: 'la hora de apertura del turno',
+  closed_at: 'la hora de cierre del turno',
 };
 
 /** "/items/0/price" → "el precio"; null when the path names nothing we word. */
