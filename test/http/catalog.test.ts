@@ -367,6 +367,14 @@ describe('back office merchant API: products, categories, deposits, boxes, stock
       });
     }
     expect((await eventsOf(s.company.id)).length).toBe(before);
+    // A box of a deposit that is not the company's names the field too.
+    for (const [method, url] of [
+      ['POST', '/api/v1/boxes'],
+      ['PATCH', '/api/v1/boxes/1'],
+    ] as const) {
+      const r = await call(method, url, s.asAdmin, { name: 'Caja 9', deposit_id: 999 });
+      expect(r.json(), url).toMatchObject({ code: 'invalid_reference', details: [{ path: '/deposit_id' }] });
+    }
     const levels = (await call('GET', '/api/v1/stock?q=yerba', s.asAdmin)).json().stock;
     expect(levels).toEqual([
       expect.objectContaining({ deposit_id: main, stock: 5 }),

@@ -293,6 +293,27 @@ describe('register API (/api/v1/box-sessions, /api/v1/sales)', () => {
       expect(res.statusCode, JSON.stringify(body)).toBe(status);
       expect(res.json().error, JSON.stringify(body)).toContain(message);
     }
+    // The records a body names that are not the company's, and a negative price, name their field.
+    for (const [body, path] of [
+      [
+        {
+          box_id: 1,
+          items: [
+            { product_id: s.yerba.id, quantity: 1 },
+            { product_id: foreignProduct.id, quantity: 1 },
+          ],
+        },
+        '/items/1/product_id',
+      ],
+      [{ box_id: 77, items: [{ product_id: s.yerba.id, quantity: 1 }] }, '/box_id'],
+      [{ box_id: 1, items: [{ product_id: s.yerba.id, quantity: 1, price: '-1' }] }, '/items/0/price'],
+    ] as const) {
+      const res = await sell(s.asCashier, body);
+      expect(res.statusCode, JSON.stringify(body)).toBe(422);
+      expect(res.json().details, JSON.stringify(body)).toEqual([{ path, message: expect.any(String) }]);
+    }
+    const noBox = await call('POST', '/api/v1/box-sessions', s.asAdmin, { box_id: 77, opening_cash: 0 });
+    expect(noBox.json()).toMatchObject({ code: 'invalid_reference', details: [{ path: '/box_id' }] });
     // Another company's box is unknown here, even when that company has the same number.
     await openSession(other.asCashier);
     const foreign = await t.container.db.query<{ id: number }>(

@@ -270,7 +270,9 @@ export function createCatalogService({ db, clock }: { db: Database; clock: Clock
       if (!clean) throw invalid('name', 'must not be blank');
       return db.orm.transaction(async (tx) => {
         if (input.deposit_id !== undefined && !(await repo.depositExists(tx, ctx.companyId, input.deposit_id))) {
-          throw new AppError('invalid_reference', `deposit ${input.deposit_id} does not exist`);
+          throw new AppError('invalid_reference', `deposit ${input.deposit_id} does not exist`, {
+            details: [{ path: '/deposit_id', message: 'unknown deposit' }],
+          });
         }
         const id = await nextId(tx, 'boxes', ctx.companyId);
         await repo.insertBox(tx, ctx.companyId, id, clean, input.deposit_id ?? null);
@@ -281,7 +283,9 @@ export function createCatalogService({ db, clock }: { db: Database; clock: Clock
     async updateBox(ctx: CompanyCtx, id: number, input: { name?: string | undefined; deposit_id?: number | undefined }) {
       return db.orm.transaction(async (tx) => {
         if (input.deposit_id !== undefined && !(await repo.depositExists(tx, ctx.companyId, input.deposit_id))) {
-          throw new AppError('invalid_reference', `deposit ${input.deposit_id} does not exist`);
+          throw new AppError('invalid_reference', `deposit ${input.deposit_id} does not exist`, {
+            details: [{ path: '/deposit_id', message: 'unknown deposit' }],
+          });
         }
         const name = input.name?.trim();
         if (input.name !== undefined && !name) throw invalid('name', 'must not be blank');

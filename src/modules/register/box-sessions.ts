@@ -157,7 +157,11 @@ export function createBoxSessions({ db, clock }: { db: Database; clock: Clock })
     const opening = toCents(input.opening_cash);
     if (opening < 0) throw new AppError('validation_failed', 'opening_cash must not be negative');
     const box = await repo.findBox(tx, ctx.companyId, input.box_id, true);
-    if (!box) throw new AppError('invalid_reference', `box ${input.box_id} does not exist`);
+    if (!box) {
+      throw new AppError('invalid_reference', `box ${input.box_id} does not exist`, {
+        details: [{ path: '/box_id', message: 'unknown box' }],
+      });
+    }
     const open = await repo.findOpenSession(tx, ctx.companyId, box.id);
     if (open) {
       const mine = open.user_id !== null && Number(open.user_id) === personOf(ctx);

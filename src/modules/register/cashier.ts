@@ -83,7 +83,11 @@ async function sellingPointOf(
   const companyId = ctx.companyId;
   const point = await read(companyId, boxId, productIds);
   if (!point) {
-    if (!(await repo.findBox(tx, companyId, boxId))) throw new AppError('invalid_reference', `box ${boxId} does not exist`);
+    if (!(await repo.findBox(tx, companyId, boxId))) {
+      throw new AppError('invalid_reference', `box ${boxId} does not exist`, {
+        details: [{ path: '/box_id', message: 'unknown box' }],
+      });
+    }
     throw noOpenSession(boxId);
   }
   assertOwnShift(ctx, {
