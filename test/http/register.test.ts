@@ -430,6 +430,17 @@ describe('register API (/api/v1/box-sessions, /api/v1/sales)', () => {
     expect(offline.statusCode, offline.body).toBe(201);
     const fresh = await sell(s.asCashier, { ...body, catalog_at: new Date(Date.now() + 60_000).toISOString() });
     expect(fresh.statusCode).toBe(403);
+    // A catalogue from the year 0001 excuses only what changed in the last 7 days (what an offline
+    // register can have missed), not a product last changed 8 days ago.
+    const ancient = { ...body, catalog_at: '0001-01-01T00:00:00Z' };
+    expect((await sell(s.asCashier, ancient)).statusCode).toBe(201);
+    await t.container.db.query(`UPDATE products SET updated_at = now() - interval '8 days' WHERE company_id = $1 AND id = $2`, [
+      s.company.id,
+      s.yerba.id,
+    ]);
+    const old = await sell(s.asCashier, ancient);
+    expect(old.statusCode, old.body).toBe(403);
+    expect(old.json()).toMatchObject({ code: 'price_needs_admin' });
     await t.container.db.query(`UPDATE companies SET settings = settings || '{"registerPriceOverride": true}' WHERE id = $1`, [
       s.company.id,
     ]);

@@ -29,7 +29,7 @@ import { readSale } from '../sales/sales-view.ts';
 import { findRefundSession, listReturns } from '../sales/returns.repo.ts';
 import { accountPart, checkSaleCustomer } from './sale-customer.ts';
 import { chargeSale, releaseSale } from '../accounts/account-ledger.ts';
-import { clientTime } from './client-time.ts';
+import { catalogTime, clientTime } from './client-time.ts';
 
 // The cashier's flow: sell (create, maybe paid at once), take a payment, cancel or refund. The
 // register keeps its own rows (which box and session, the idempotency key, the change, the
@@ -242,13 +242,7 @@ export function createCashier({ db, clock, approver }: { db: Database; clock: Cl
             : batcher.sellingPoint,
         );
         const { settings, products } = point;
-        const lines = await priceLines(
-          conn,
-          ctx,
-          input.items,
-          { settings, products },
-          input.catalog_at ? new Date(input.catalog_at) : null,
-        );
+        const lines = await priceLines(conn, ctx, input.items, { settings, products }, catalogTime(input.catalog_at, now));
         const discounted = applyDiscounts(
           lines,
           input.items.map((i) => i.discount),

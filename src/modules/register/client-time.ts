@@ -23,3 +23,14 @@ export function clientTime(value: string | undefined, now: Date, name: string): 
   }
   return at;
 }
+
+/**
+ * The catalogue a register priced a sale with (the newest `updated_at` it had): a product changed
+ * after it may keep the price the register showed. A register offline for longer than its queue
+ * holds (7 days) does not sell, so an older `catalog_at` (the year 0001) is read as 7 days ago:
+ * otherwise it would excuse any price of any product.
+ */
+export function catalogTime(value: string | undefined, now: Date): Date | null {
+  if (value === undefined) return null;
+  return new Date(Math.max(Date.parse(value), now.getTime() - MAX_CLIENT_AGE_MS));
+}
