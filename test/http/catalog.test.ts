@@ -344,6 +344,44 @@ describe('back office merchant API: products, categories, deposits, boxes, stock
     expect((await call('GET', `/api/v1/products/${product.id}`, s.asAdmin)).json().product.stock).toBe(7);
   });
 
+  it('refuses a TRANSFER without a destination or to the same deposit, and a destination on another type, naming /to_deposit_id', async () => {
+    const s = await shop();
+    const product = (await call('POST', '/api/v1/products', s.asAdmin, { name: 'Yerba 1 kg', base_price: 4200 })).json().product;
+    const second = (await call('POST', '/api/v1/deposits', s.asAdmin, { name: 'Trastienda' })).json().deposit;
+    const main = (await call('GET', '/api/v1/deposits', s.asAdmin))
+      .json()
+      .deposits.find((d: { is_default: boolean }) => d.is_default).id;
+    await call('POST', '/api/v1/movements', s.asAdmin, { type: 'IN', product_id: product.id, deposit_id: main, amount: 5 });
+    const before = (await eventsOf(s.company.id)).length;
+    for (const body of [
+      { type: 'TRANSFER', product_id: product.id, deposit_id: main, amount: 1 },
+      { type: 'TRANSFER', product_id: product.id, deposit_id: main, to_deposit_id: main, amount: 1 },
+      { type: 'IN', product_id: product.id, deposit_id: main, to_deposit_id: second.id, amount: 1 },
+      { type: 'ADJUSTMENT', product_id: product.id, deposit_id: main, to_deposit_id: second.id, amount: 2 },
+    ]) {
+      const r = await call('POST', '/api/v1/movements', s.asAdmin, body);
+      expect(r.statusCode, JSON.stringify(body)).toBe(422);
+      expect(r.json(), JSON.stringify(body)).toMatchObject({
+        code: 'validation_failed',
+        details: [{ path: '/to_deposit_id', message: expect.any(String) }],
+      });
+    }
+    expect((await eventsOf(s.company.id)).length).toBe(before);
+    // A box of a deposit that is not the company's names the field too.
+    for (const [method, url] of [
+      ['POST', '/api/v1/boxes'],
+      ['PATCH', '/api/v1/boxes/1'],
+    ] as const) {
+      const r = await call(method, url, s.asAdmin, { name: 'Caja 9', deposit_id: 999 });
+      expect(r.json(), url).toMatchObject({ code: 'invalid_reference', details: [{ path: '/deposit_id' }] });
+    }
+    const levels = (await call('GET', '/api/v1/stock?q=yerba', s.asAdmin)).json().stock;
+    expect(levels).toEqual([
+      expect.objectContaining({ deposit_id: main, stock: 5 }),
+      expect.objectContaining({ deposit_id: second.id, stock: 0 }),
+    ]);
+  });
+
   it('changes prices in bulk: a dry run shows the sample, applying is one audited transaction with one event per product', async () => {
     const s = await shop();
     const cat = (await call('POST', '/api/v1/categories', s.asAdmin, { name: 'Bebidas' })).json().category;

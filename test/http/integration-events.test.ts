@@ -571,4 +571,62 @@ describe('inbound events: effects and business rules', () => {
       ]);
     });
   });
+
+  describe('event times ahead of the server clock', () => {
+    const ahead = [
+      ['ten years on', () => new Date(Date.now() + 10 * 365 * 86_400_000).toISOString()],
+      ['year 9999', () => '9999-12-31T23:59:59Z'],
+    ] as const;
+    const events = {
+      'sales.created': (at: string) => saleCreated(801, 10, { created_at: at }),
+      'sales.paid': (at: string) => ({ event: 'sales.paid', data: { sale: { id: 800, paid_at: at } } }),
+      'sales.cancelled': (at: string) => ({ event: 'sales.cancelled', data: { sale: { id: 800, cancelled_at: at } } }),
+      'invoice.issued': (at: string) => ({
+        event: 'invoice.issued',
+        data: {
+          invoice: {
+            id: 1,
+            sale_id: 800,
+            type: 'B',
+            point_of_sale: 3,
+            number: 42,
+            cae: '74123456789012',
+            cae_expiration: '2036-03-20T00:00:00-03:00',
+            total: 300,
+            issued_at: at,
+          },
+        },
+      }),
+      'movement.created': (at: string) => ({
+        event: 'movement.created',
+        data: { movement: { id: 1, type: 'IN', deposit_id: 1, product_id: 10, amount: 1, created_at: at } },
+      }),
+    } as const;
+    const paths = {
+      'sales.created': 'data.sale.created_at',
+      'sales.paid': 'data.sale.paid_at',
+      'sales.cancelled': 'data.sale.cancelled_at',
+      'invoice.issued': 'data.invoice.issued_at',
+      'movement.created': 'data.movement.created_at',
+    } as const;
+
+    it.each(Object.keys(events) as (keyof typeof events)[])(
+      'refuses a %s dated more than 5 minutes ahead (naming the field); one a minute ahead or years back is kept',
+      async (event) => {
+        const c = await setup();
+        await c.send(saleCreated(800, c.productId));
+        for (const [name, at] of ahead) {
+          const res = await expectRefused(c, events[event](at()), 'validation_failed', 'ahead of the server clock');
+          expect(res.json().details, name).toEqual([
+            { path: paths[event], message: 'is more than 5 minutes ahead of the server clock' },
+          ]);
+        }
+        const skew = new Date(Date.now() + 60_000).toISOString();
+        expect((await c.send(events[event](skew))).json()).toEqual({ status: 'ok' });
+        if (event === 'sales.created') {
+          expect((await c.send(saleCreated(802, c.productId, { created_at: '2015-06-01T12:00:00-03:00' }))).statusCode).toBe(200);
+        }
+      },
+    );
+  });
 });

@@ -293,6 +293,27 @@ describe('register API (/api/v1/box-sessions, /api/v1/sales)', () => {
       expect(res.statusCode, JSON.stringify(body)).toBe(status);
       expect(res.json().error, JSON.stringify(body)).toContain(message);
     }
+    // The records a body names that are not the company's, and a negative price, name their field.
+    for (const [body, path] of [
+      [
+        {
+          box_id: 1,
+          items: [
+            { product_id: s.yerba.id, quantity: 1 },
+            { product_id: foreignProduct.id, quantity: 1 },
+          ],
+        },
+        '/items/1/product_id',
+      ],
+      [{ box_id: 77, items: [{ product_id: s.yerba.id, quantity: 1 }] }, '/box_id'],
+      [{ box_id: 1, items: [{ product_id: s.yerba.id, quantity: 1, price: '-1' }] }, '/items/0/price'],
+    ] as const) {
+      const res = await sell(s.asCashier, body);
+      expect(res.statusCode, JSON.stringify(body)).toBe(422);
+      expect(res.json().details, JSON.stringify(body)).toEqual([{ path, message: expect.any(String) }]);
+    }
+    const noBox = await call('POST', '/api/v1/box-sessions', s.asAdmin, { box_id: 77, opening_cash: 0 });
+    expect(noBox.json()).toMatchObject({ code: 'invalid_reference', details: [{ path: '/box_id' }] });
     // Another company's box is unknown here, even when that company has the same number.
     await openSession(other.asCashier);
     const foreign = await t.container.db.query<{ id: number }>(
@@ -304,6 +325,31 @@ describe('register API (/api/v1/box-sessions, /api/v1/sales)', () => {
     ).toBe(422);
     expect(await t.container.db.query('SELECT 1 FROM sales WHERE company_id = $1', [s.company.id])).toHaveLength(0);
     expect(await stockIn(s.company.id, s.yerba.id)).toBe(50);
+  });
+
+  it('sold_at: more than 7 days ago is refused naming /sold_at; ahead of the server (year 9999, ten years on) the sale is dated now', async () => {
+    const s = await shop();
+    await openSession(s.asCashier);
+    const body = { box_id: 1, items: [{ product_id: s.yerba.id, quantity: 1 }] };
+    const before = (await eventsOf(s.company.id)).length;
+    for (const soldAt of ['0001-01-01T00:00:00Z', new Date(Date.now() - 8 * 86_400_000).toISOString()]) {
+      const refused = await sell(s.asCashier, { ...body, sold_at: soldAt });
+      expect(refused.statusCode, soldAt).toBe(422);
+      expect(refused.json()).toMatchObject({
+        code: 'validation_failed',
+        details: [{ path: '/sold_at', message: 'is more than 7 days ago' }],
+      });
+    }
+    expect((await eventsOf(s.company.id)).length).toBe(before);
+    expect(await stockIn(s.company.id, s.yerba.id)).toBe(50);
+    for (const soldAt of ['9999-12-31T23:59:59Z', new Date(Date.now() + 10 * 365 * 86_400_000).toISOString()]) {
+      const start = Date.now();
+      const sold = await sell(s.asCashier, { ...body, sold_at: soldAt });
+      expect(sold.statusCode, sold.body).toBe(201);
+      const at = Date.parse(sold.json().sale.created_at);
+      expect(at).toBeGreaterThanOrEqual(start - 1000);
+      expect(at).toBeLessThanOrEqual(Date.now() + 1000);
+    }
   });
 
   it('under the total the sale is pending; a split payment covers it; cuenta corriente needs the customer', async () => {
@@ -384,6 +430,17 @@ describe('register API (/api/v1/box-sessions, /api/v1/sales)', () => {
     expect(offline.statusCode, offline.body).toBe(201);
     const fresh = await sell(s.asCashier, { ...body, catalog_at: new Date(Date.now() + 60_000).toISOString() });
     expect(fresh.statusCode).toBe(403);
+    // A catalogue from the year 0001 excuses only what changed in the last 7 days (what an offline
+    // register can have missed), not a product last changed 8 days ago.
+    const ancient = { ...body, catalog_at: '0001-01-01T00:00:00Z' };
+    expect((await sell(s.asCashier, ancient)).statusCode).toBe(201);
+    await t.container.db.query(`UPDATE products SET updated_at = now() - interval '8 days' WHERE company_id = $1 AND id = $2`, [
+      s.company.id,
+      s.yerba.id,
+    ]);
+    const old = await sell(s.asCashier, ancient);
+    expect(old.statusCode, old.body).toBe(403);
+    expect(old.json()).toMatchObject({ code: 'price_needs_admin' });
     await t.container.db.query(`UPDATE companies SET settings = settings || '{"registerPriceOverride": true}' WHERE id = $1`, [
       s.company.id,
     ]);

@@ -69,6 +69,21 @@ const invalid = (path: string, message: string) =>
   new AppError('validation_failed', `${path} ${message}`, { details: [{ path: `/${path}`, message }] });
 
 /**
+ * The deposits of a movement, refused with the field's path before anything is read (the ledger
+ * checks them again, without a path, for its other callers): `to_deposit_id` names the other
+ * deposit of a TRANSFER and nothing else.
+ */
+function assertMovementDeposits(input: { type: string; deposit_id: number; to_deposit_id?: number | undefined }) {
+  const to = input.to_deposit_id;
+  if (input.type !== 'TRANSFER') {
+    if (to !== undefined) throw invalid('to_deposit_id', `is only allowed on TRANSFER movements (type is ${input.type})`);
+    return;
+  }
+  if (to === undefined) throw invalid('to_deposit_id', 'is required on a TRANSFER: the deposit the stock goes to');
+  if (to === input.deposit_id) throw invalid('to_deposit_id', `must be another deposit than deposit_id (both are ${to})`);
+}
+
+/**
  * A barcode as stored: digits only, a valid GS1 check digit, UPC-A (12 digits) as its EAN-13
  * (a leading 0), EAN-8 and EAN-13 as given. Anything else is refused naming the problem.
  */
@@ -255,7 +270,9 @@ export function createCatalogService({ db, clock }: { db: Database; clock: Clock
       if (!clean) throw invalid('name', 'must not be blank');
       return db.orm.transaction(async (tx) => {
         if (input.deposit_id !== undefined && !(await repo.depositExists(tx, ctx.companyId, input.deposit_id))) {
-          throw new AppError('invalid_reference', `deposit ${input.deposit_id} does not exist`);
+          throw new AppError('invalid_reference', `deposit ${input.deposit_id} does not exist`, {
+            details: [{ path: '/deposit_id', message: 'unknown deposit' }],
+          });
         }
         const id = await nextId(tx, 'boxes', ctx.companyId);
         await repo.insertBox(tx, ctx.companyId, id, clean, input.deposit_id ?? null);
@@ -266,7 +283,9 @@ export function createCatalogService({ db, clock }: { db: Database; clock: Clock
     async updateBox(ctx: CompanyCtx, id: number, input: { name?: string | undefined; deposit_id?: number | undefined }) {
       return db.orm.transaction(async (tx) => {
         if (input.deposit_id !== undefined && !(await repo.depositExists(tx, ctx.companyId, input.deposit_id))) {
-          throw new AppError('invalid_reference', `deposit ${input.deposit_id} does not exist`);
+          throw new AppError('invalid_reference', `deposit ${input.deposit_id} does not exist`, {
+            details: [{ path: '/deposit_id', message: 'unknown deposit' }],
+          });
         }
         const name = input.name?.trim();
         if (input.name !== undefined && !name) throw invalid('name', 'must not be blank');
@@ -345,6 +364,7 @@ export function createCatalogService({ db, clock }: { db: Database; clock: Clock
         allow_negative?: boolean | undefined;
       },
     ): Promise<MovementWire> {
+      assertMovementDeposits(input);
       return db.orm.transaction(async (tx) => {
         // Records named in the body that are not the company's: 422 with the field, as every body says.
         const product = await findProduct(tx, ctx.companyId, input.product_id);

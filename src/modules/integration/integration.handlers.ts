@@ -34,16 +34,31 @@ export function saleInput(sale: EventData<'sales.created'>['sale']): CreateSaleI
 }
 
 /**
+ * When something happened in the sender's system cannot be later than now, give or take the clock
+ * skew `x-sent-at` tolerates: a sale, payment, movement or receipt dated next year (or in 9999)
+ * would sit in every report as the newest. Refused naming the field (the service points it into
+ * `data`). Past times are the sender's history and are kept (years 0001 to 9999, the schema's).
+ */
+export function refuseAhead(value: string | undefined, field: string, now: Date) {
+  if (value === undefined || Date.parse(value) <= now.getTime() + SENT_AT_TOLERANCE_MS) return;
+  throw new AppError('validation_failed', `${field} "${value}" is more than 5 minutes ahead of the server clock`, {
+    details: [{ path: field, message: 'is more than 5 minutes ahead of the server clock' }],
+  });
+}
+
+/**
  * Each supported event mapped onto the domain functions, inside the caller's transaction (the one
  * that stored the inbound event). The domain records the outbound events, carrying `causedBy`.
  */
 export const EVENT_HANDLERS: { [E in EventName]: Handler<E> } = {
   async 'sales.created'(tx, companyId, { sale }, options) {
+    refuseAhead(sale.created_at, 'created_at', options.now);
     await createSale(tx, companyId, saleInput(sale), options);
     return 'created';
   },
 
   async 'sales.paid'(tx, companyId, { sale }, options) {
+    refuseAhead(sale.paid_at, 'paid_at', options.now);
     const result = await markSalePaid(
       tx,
       companyId,
@@ -65,6 +80,7 @@ export const EVENT_HANDLERS: { [E in EventName]: Handler<E> } = {
   },
 
   async 'sales.cancelled'(tx, companyId, { sale }, options) {
+    refuseAhead(sale.cancelled_at, 'cancelled_at', options.now);
     const result = await cancelSale(
       tx,
       companyId,
@@ -79,6 +95,7 @@ export const EVENT_HANDLERS: { [E in EventName]: Handler<E> } = {
   },
 
   async 'invoice.issued'(tx, companyId, { invoice }, options) {
+    refuseAhead(invoice.issued_at, 'issued_at', options.now);
     await recordInvoice(
       tx,
       companyId,
@@ -99,6 +116,7 @@ export const EVENT_HANDLERS: { [E in EventName]: Handler<E> } = {
   },
 
   async 'movement.created'(tx, companyId, { movement }, options) {
+    refuseAhead(movement.created_at, 'created_at', options.now);
     await applyMovement(
       tx,
       companyId,
@@ -120,11 +138,7 @@ export const EVENT_HANDLERS: { [E in EventName]: Handler<E> } = {
   async 'product.upserted'(tx, companyId, { product }, options) {
     // The latest updated_at wins (an older update is ignored): one from the future would make every
     // later update of the product "older" for as long as the clock takes to reach it.
-    if (product.updated_at !== undefined && Date.parse(product.updated_at) > options.now.getTime() + SENT_AT_TOLERANCE_MS) {
-      throw new AppError('validation_failed', 'updated_at is more than 5 minutes ahead of the server clock', {
-        details: [{ path: 'updated_at', message: 'is more than 5 minutes ahead of the server clock' }],
-      });
-    }
+    refuseAhead(product.updated_at, 'updated_at', options.now);
     // A sku or barcode is one product's: take the company's catalogue lock first, as every other
     // catalogue writer does (the merchant API, the spreadsheet import), so two events arriving at
     // once cannot both find a code free and give it to two products.

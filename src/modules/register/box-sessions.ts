@@ -9,6 +9,7 @@ import { auditBy, recordAudit } from '../audit/audit.repo.ts';
 import { actorLabel, actsAsAdmin, assertOwnShift, isCashier, iso, money, personOf } from './actor.ts';
 import type { Bound } from '../sales/sales.repo.ts';
 import * as repo from './register.repo.ts';
+import { clientTime } from './client-time.ts';
 
 // Box sessions: open, cash in/out, close, and their reports (what was taken, given back and moved).
 
@@ -29,19 +30,6 @@ export function sessionToWire(row: repo.SessionRow) {
     handed_over_to: row.handed_over_to === null ? null : Number(row.handed_over_to),
     client_id: row.client_id,
   };
-}
-
-const MAX_CLIENT_AGE_MS = 7 * 24 * 3600 * 1000;
-
-/** When the register says it did something (offline): never ahead of now, at most 7 days ago. */
-function clientTime(value: string | undefined, now: Date, name: string): Date {
-  if (value === undefined) return now;
-  const at = new Date(value);
-  if (Number.isNaN(at.getTime())) throw new AppError('validation_failed', `${name} must be a date-time`);
-  if (at.getTime() > now.getTime()) return now;
-  if (at.getTime() < now.getTime() - MAX_CLIENT_AGE_MS)
-    throw new AppError('validation_failed', `${name} is more than 7 days ago`);
-  return at;
 }
 
 /** A cashier sees only their own shifts; admins, tokens and the command line see all. */
@@ -169,7 +157,11 @@ export function createBoxSessions({ db, clock }: { db: Database; clock: Clock })
     const opening = toCents(input.opening_cash);
     if (opening < 0) throw new AppError('validation_failed', 'opening_cash must not be negative');
     const box = await repo.findBox(tx, ctx.companyId, input.box_id, true);
-    if (!box) throw new AppError('invalid_reference', `box ${input.box_id} does not exist`);
+    if (!box) {
+      throw new AppError('invalid_reference', `box ${input.box_id} does not exist`, {
+        details: [{ path: '/box_id', message: 'unknown box' }],
+      });
+    }
     const open = await repo.findOpenSession(tx, ctx.companyId, box.id);
     if (open) {
       const mine = open.user_id !== null && Number(open.user_id) === personOf(ctx);

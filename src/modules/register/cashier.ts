@@ -29,6 +29,7 @@ import { readSale } from '../sales/sales-view.ts';
 import { findRefundSession, listReturns } from '../sales/returns.repo.ts';
 import { accountPart, checkSaleCustomer } from './sale-customer.ts';
 import { chargeSale, releaseSale } from '../accounts/account-ledger.ts';
+import { catalogTime, clientTime } from './client-time.ts';
 
 // The cashier's flow: sell (create, maybe paid at once), take a payment, cancel or refund. The
 // register keeps its own rows (which box and session, the idempotency key, the change, the
@@ -50,19 +51,6 @@ export interface RegisterSaleInput {
   sold_at?: string;
   /** The time of the catalogue the register priced the sale with (its ETag's time). */
   catalog_at?: string;
-}
-
-const MAX_SOLD_AT_AGE_MS = 7 * 24 * 3600 * 1000;
-
-function soldAtOf(value: string | undefined, now: Date): Date {
-  if (value === undefined) return now;
-  const at = new Date(value);
-  if (Number.isNaN(at.getTime())) throw new AppError('validation_failed', 'sold_at must be a date-time');
-  // A register whose clock runs ahead still sells: the sale is dated now.
-  if (at.getTime() > now.getTime()) return now;
-  if (at.getTime() < now.getTime() - MAX_SOLD_AT_AGE_MS)
-    throw new AppError('validation_failed', 'sold_at is more than 7 days ago');
-  return at;
 }
 
 /** The same key with the same body answers the sale it made; with another body, 409. Null: a new key. */
@@ -95,7 +83,11 @@ async function sellingPointOf(
   const companyId = ctx.companyId;
   const point = await read(companyId, boxId, productIds);
   if (!point) {
-    if (!(await repo.findBox(tx, companyId, boxId))) throw new AppError('invalid_reference', `box ${boxId} does not exist`);
+    if (!(await repo.findBox(tx, companyId, boxId))) {
+      throw new AppError('invalid_reference', `box ${boxId} does not exist`, {
+        details: [{ path: '/box_id', message: 'unknown box' }],
+      });
+    }
     throw noOpenSession(boxId);
   }
   assertOwnShift(ctx, {
@@ -238,7 +230,7 @@ export function createCashier({ db, clock, approver }: { db: Database; clock: Cl
         approvedBy: string | null;
       };
       try {
-        const soldAt = soldAtOf(input.sold_at, now);
+        const soldAt = clientTime(input.sold_at, now, 'sold_at');
         const point = await sellingPointOf(
           conn,
           ctx,
@@ -250,13 +242,7 @@ export function createCashier({ db, clock, approver }: { db: Database; clock: Cl
             : batcher.sellingPoint,
         );
         const { settings, products } = point;
-        const lines = await priceLines(
-          conn,
-          ctx,
-          input.items,
-          { settings, products },
-          input.catalog_at ? new Date(input.catalog_at) : null,
-        );
+        const lines = await priceLines(conn, ctx, input.items, { settings, products }, catalogTime(input.catalog_at, now));
         const discounted = applyDiscounts(
           lines,
           input.items.map((i) => i.discount),

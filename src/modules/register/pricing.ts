@@ -55,7 +55,9 @@ export async function priceLines(
         throw new AppError('unknown_scale_plu', `items.${n}: no product has the scale PLU ${label.plu} (as its SKU)`);
       }
       if (item.product_id !== undefined && item.product_id !== product.id) {
-        throw new AppError('validation_failed', `items.${n}: the scale label is product ${product.id}, not ${item.product_id}`);
+        throw new AppError('validation_failed', `items.${n}: the scale label is product ${product.id}, not ${item.product_id}`, {
+          details: [{ path: `${path}/product_id`, message: `the scale label is product ${product.id}` }],
+        });
       }
       if (label.weightGrams !== null) quantityMilli = label.weightGrams;
       else labelCents = label.priceCents;
@@ -66,11 +68,19 @@ export async function priceLines(
         });
       }
       product = byId.get(item.product_id) ?? null;
-      if (!product) throw new AppError('invalid_reference', `items.${n}: product ${item.product_id} does not exist`);
+      if (!product) {
+        throw new AppError('invalid_reference', `items.${n}: product ${item.product_id} does not exist`, {
+          details: [{ path: `${path}/product_id`, message: 'unknown product' }],
+        });
+      }
     }
     const listCents = toCents(product.base_price);
     let priceCents = item.price === undefined ? listCents : toCents(item.price);
-    if (priceCents < 0) throw new AppError('validation_failed', `items.${n}.price must not be negative`);
+    if (priceCents < 0) {
+      throw new AppError('validation_failed', `items.${n}.price must not be negative`, {
+        details: [{ path: `${path}/price`, message: 'must not be negative' }],
+      });
+    }
     const overridden = priceCents !== listCents;
     if (overridden && !mayChange) {
       // A register that priced the sale with an older catalogue charged the price then shown (offline sales).

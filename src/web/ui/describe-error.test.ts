@@ -45,6 +45,10 @@ describe('describeError', () => {
     ).toBe(
       'En la caja debería haber $\u00a04.651,00 en efectivo: no se puede retirar más que eso. Si entró plata sin registrar, cargala primero como «Ingreso».',
     );
+    // A TRANSFER without a destination, or to the same deposit (catalog createMovement).
+    expect(describeError({ code: 'validation_failed', details: [{ path: '/to_deposit_id', message: 'x' }] })).toBe(
+      'Revisá el depósito de destino: hay un dato que no es válido.',
+    );
     expect(describeError({ code: 'validation_failed' })).toBe('Revisá los datos: hay alguno que no es válido.');
   });
 

@@ -36,6 +36,11 @@ const FIELD: Record<string, string> = {
   payments: 'los pagos',
   amount: 'el monto',
   reason: 'el motivo',
+  deposit_id: 'el depósito',
+  to_deposit_id: 'el depósito de destino',
+  sold_at: 'la fecha de la venta',
+  opened_at: 'la hora de apertura del turno',
+  closed_at: 'la hora de cierre del turno',
 };
 
 /** "/items/0/price" → "el precio"; null when the path names nothing we word. */
