@@ -224,6 +224,44 @@ describe('sales agent on WhatsApp', () => {
     expect(await t.container.salesAgent.service.tick()).toMatchObject({ sent: 1 });
   });
 
+  it('a person of the team who writes after the agent answered takes the conversation, until it is given back', async () => {
+    await t.post(text(MARTA, '¿Cuánto sale el plan Comercio?').body);
+    const conversation = (await t.container.db.query<{ id: string }>('SELECT id FROM whatsapp_conversations'))[0]!;
+    now += 5 * MINUTE;
+    expect(await t.container.salesAgent.service.tick()).toMatchObject({ sent: 1 });
+    // The operator steps in after the agent's reply; Marta answers a minute later.
+    now += MINUTE;
+    const operator = await t.app.inject({
+      method: 'POST',
+      url: '/api/superadmin/whatsapp/messages',
+      headers: { cookie: t.superadmin, ...SAME_ORIGIN },
+      payload: { conversation_id: conversation.id, text: 'Hola Marta, soy Laura del equipo: te llamo en un rato.' },
+    });
+    expect(operator.statusCode).toBe(201);
+    now += MINUTE;
+    await t.post(text(MARTA, 'Dale, gracias!').body);
+    expect((await turns()).at(-1)).toMatchObject({ status: 'skipped', reason: 'human_replied' });
+    expect(await t.container.db.query('SELECT conversation_id, reason FROM sales_agent_handoffs')).toEqual([
+      { conversation_id: conversation.id, reason: 'human_replied' },
+    ]);
+    now += 5 * MINUTE;
+    expect(await t.container.salesAgent.service.tick()).toMatchObject({ sent: 0 });
+    expect(sends()).toHaveLength(2);
+
+    // Given back: the operator's earlier message no longer counts, the agent answers again.
+    const resumed = await t.app.inject({
+      method: 'POST',
+      url: `/api/superadmin/instagram/agent/conversations/${conversation.id}/resume`,
+      headers: { cookie: t.superadmin, ...SAME_ORIGIN },
+    });
+    expect(resumed.statusCode).toBe(200);
+    now += MINUTE;
+    await t.post(text(MARTA, '¿Y el plan Cadena?').body);
+    expect((await turns()).at(-1)).toMatchObject({ status: 'pending' });
+    now += 5 * MINUTE;
+    expect(await t.container.salesAgent.service.tick()).toMatchObject({ sent: 1 });
+  });
+
   it('a person of the team writing first is caught when the reply is due too (their message stored after the claim)', async () => {
     await t.post(text(MARTA, 'Hola, ayer les consulté', { at: new Date(now - 26 * 60 * MINUTE) }).body);
     const conversation = (await t.container.db.query<{ id: string }>('SELECT id FROM whatsapp_conversations'))[0]!;

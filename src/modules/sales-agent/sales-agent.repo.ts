@@ -226,24 +226,37 @@ export async function humanReplied(q: Q, turn: TurnRow): Promise<boolean> {
 }
 
 /**
- * A person of the team wrote in this conversation before the message (they opened it, or answered
- * an earlier message), and the agent has not been in charge there yet (no earlier turn it decided,
- * sent or handed over). The conversation is the team's: the agent does not cut in. After the
- * operator gives it back (a handoff cleared from the agent page) the turn that tagged it counts as
- * the agent's, so this does not fire again.
+ * A person of the team wrote in this conversation before the message, after the agent's last part
+ * in it: 'human_started' when the agent never had a part there (they opened the conversation),
+ * 'human_replied' when they wrote after it (they stepped in after the agent answered). Either way
+ * the conversation is the team's and the agent does not cut in; null when nobody of the team wrote
+ * since. The agent's part is a turn it decided, sent or handed over, or one that tagged the
+ * conversation for the team: after the operator gives it back, the team's earlier messages are
+ * before that turn and no longer count.
  */
-export async function teamWroteFirst(q: Q, channel: Channel, conversationId: string, mid: string, receivedAt: Date) {
+export async function teamWrote(
+  q: Q,
+  channel: Channel,
+  conversationId: string,
+  mid: string,
+  receivedAt: Date,
+): Promise<'human_started' | 'human_replied' | null> {
   const { messages, id } = INBOX[channel];
-  const rows = await q.query(
-    `SELECT 1 FROM ${messages} m WHERE m.conversation_id = $1 AND m.direction = 'outbound'
+  const rows = await q.query<{ agent_was_here: boolean }>(
+    `WITH last_part AS (
+       SELECT max(t.received_at) AS at FROM sales_agent_turns t
+        WHERE t.conversation_id = $1 AND t.inbound_mid <> $2
+          AND (t.status IN ('sending', 'sent', 'held', 'handoff', 'failed') OR t.reason IN ('human_replied', 'human_started')))
+     SELECT (SELECT at FROM last_part) IS NOT NULL AS agent_was_here
+       FROM ${messages} m WHERE m.conversation_id = $1 AND m.direction = 'outbound'
        AND m.sent_at < LEAST((SELECT sent_at FROM ${messages} WHERE ${id} = $2), $3::timestamptz)
+       AND m.sent_at > coalesce((SELECT at FROM last_part), '-infinity'::timestamptz)
        AND NOT EXISTS (SELECT 1 FROM sales_agent_turns t WHERE t.sent_mid = m.${id})
-       AND NOT EXISTS (SELECT 1 FROM sales_agent_turns t WHERE t.conversation_id = $1 AND t.inbound_mid <> $2
-         AND (t.status IN ('sending', 'sent', 'held', 'handoff', 'failed') OR t.reason IN ('human_replied', 'human_started')))
      LIMIT 1`,
     [conversationId, mid, receivedAt],
   );
-  return rows.length > 0;
+  if (rows.length === 0) return null;
+  return rows[0]!.agent_was_here ? 'human_replied' : 'human_started';
 }
 
 /** Whether the inbound message is still there and not deleted (Instagram lets a person unsend it). */

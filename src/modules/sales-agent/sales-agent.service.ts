@@ -84,14 +84,14 @@ export function createSalesAgentService(deps: SalesAgentDeps) {
   }
 
   /**
-   * A person of the team wrote in the conversation before the message and the agent was never in
-   * charge there: the conversation is theirs, tagged like a handoff (the operator gives it back from
-   * the agent's page), and the message is not claimed.
+   * A person of the team wrote in the conversation before the message and after the agent's last
+   * part there (or where it never had one): the conversation is theirs, tagged like a handoff (the
+   * operator gives it back from the agent's page), and the message is not claimed. The reason, or null.
    */
-  async function teamFirst(q: Q, channel: repo.Channel, conversationId: string, mid: string, now: Date) {
-    if (!(await repo.teamWroteFirst(q, channel, conversationId, mid, now))) return false;
-    await repo.tagHandoff(q, channel, conversationId, mid, 'human_started', now);
-    return true;
+  async function teamTook(q: Q, channel: repo.Channel, conversationId: string, mid: string, now: Date) {
+    const reason = await repo.teamWrote(q, channel, conversationId, mid, now);
+    if (reason) await repo.tagHandoff(q, channel, conversationId, mid, reason, now);
+    return reason;
   }
 
   /**
@@ -112,7 +112,7 @@ export function createSalesAgentService(deps: SalesAgentDeps) {
     else if (!fresh) reason = 'not_new';
     else if (!m.text?.trim()) reason = 'no_text';
     else if (await repo.handoffOpen(q, m.conversationId)) reason = 'handoff_open';
-    else if (await teamFirst(q, 'whatsapp', m.conversationId, m.wamid, now)) reason = 'human_started';
+    else reason = await teamTook(q, 'whatsapp', m.conversationId, m.wamid, now);
     const planned = reason === null ? await schedule(q, 'whatsapp', m.conversationId, sentAt, now) : null;
     await repo.insertTurn(q, {
       mid: m.wamid,
@@ -162,7 +162,7 @@ export function createSalesAgentService(deps: SalesAgentDeps) {
     else if (m.isUnsupported) reason = 'unsupported';
     else if (!m.text?.trim()) reason = 'no_text';
     else if (await repo.handoffOpen(q, m.conversationId)) reason = 'handoff_open';
-    else if (await teamFirst(q, 'instagram', m.conversationId, m.mid, now)) reason = 'human_started';
+    else reason = await teamTook(q, 'instagram', m.conversationId, m.mid, now);
     const planned = reason === null ? await schedule(q, 'instagram', m.conversationId, sentAt, now) : null;
     await repo.insertTurn(q, {
       mid: m.mid,
@@ -284,10 +284,7 @@ export function createSalesAgentService(deps: SalesAgentDeps) {
     /** A person of the team answered after the message, or wrote before it where the agent never was in charge. */
     const humanReason = async (): Promise<'human_replied' | 'human_started' | null> => {
       if (await repo.humanReplied(db, turn)) return 'human_replied';
-      const receivedAt = new Date(turn.received_at);
-      return (await repo.teamWroteFirst(db, turn.channel, turn.conversation_id, turn.inbound_mid, receivedAt))
-        ? 'human_started'
-        : null;
+      return repo.teamWrote(db, turn.channel, turn.conversation_id, turn.inbound_mid, new Date(turn.received_at));
     };
     const dueAt = turn.send_after ? new Date(turn.send_after).getTime() : now().getTime();
     if (now().getTime() - dueAt > LATE_MS) return stop('cancelled', 'too_late');
