@@ -262,6 +262,62 @@ describe('sales agent on WhatsApp', () => {
     expect(await t.container.salesAgent.service.tick()).toMatchObject({ sent: 1 });
   });
 
+  it('what the team wrote while the conversation was theirs no longer counts once it is given back', async () => {
+    // The agent hands a counter-offer to a person, who answers Marta while the conversation is theirs.
+    await t.post(text(MARTA, 'Te pago 15 mil por mes el plan Comercio, dale?').body);
+    const conversation = (await t.container.db.query<{ id: string }>('SELECT id FROM whatsapp_conversations'))[0]!;
+    now += 5 * MINUTE;
+    expect(await t.container.salesAgent.service.tick()).toMatchObject({ handoff: 1 });
+    now += MINUTE;
+    const operator = await t.app.inject({
+      method: 'POST',
+      url: '/api/superadmin/whatsapp/messages',
+      headers: { cookie: t.superadmin, ...SAME_ORIGIN },
+      payload: { conversation_id: conversation.id, text: 'Marta, el precio es el de la lista, pero te regalo la instalación.' },
+    });
+    expect(operator.statusCode).toBe(201);
+    now += MINUTE;
+    const resumed = await t.app.inject({
+      method: 'POST',
+      url: `/api/superadmin/instagram/agent/conversations/${conversation.id}/resume`,
+      headers: { cookie: t.superadmin, ...SAME_ORIGIN },
+    });
+    expect(resumed.statusCode).toBe(200);
+    // Given back: a second resume finds no open mark.
+    expect(
+      (
+        await t.app.inject({
+          method: 'POST',
+          url: `/api/superadmin/instagram/agent/conversations/${conversation.id}/resume`,
+          headers: { cookie: t.superadmin, ...SAME_ORIGIN },
+        })
+      ).statusCode,
+    ).toBe(404);
+    now += MINUTE;
+    await t.post(text(MARTA, 'Bueno, ¿maneja stock?').body);
+    expect((await turns()).at(-1)).toMatchObject({ status: 'pending', reason: null });
+    now += 5 * MINUTE;
+    expect(await t.container.salesAgent.service.tick()).toMatchObject({ sent: 1 });
+    // The team steps in again: the mark given back is opened again, with the new reason.
+    now += MINUTE;
+    expect(
+      (
+        await t.app.inject({
+          method: 'POST',
+          url: '/api/superadmin/whatsapp/messages',
+          headers: { cookie: t.superadmin, ...SAME_ORIGIN },
+          payload: { conversation_id: conversation.id, text: 'Te paso el link de alta.' },
+        })
+      ).statusCode,
+    ).toBe(201);
+    now += MINUTE;
+    await t.post(text(MARTA, 'Gracias!').body);
+    expect((await turns()).at(-1)).toMatchObject({ status: 'skipped', reason: 'human_replied' });
+    expect(await t.container.db.query('SELECT reason, resumed_at FROM sales_agent_handoffs')).toEqual([
+      { reason: 'human_replied', resumed_at: null },
+    ]);
+  });
+
   it('a person of the team writing first is caught when the reply is due too (their message stored after the claim)', async () => {
     await t.post(text(MARTA, 'Hola, ayer les consulté', { at: new Date(now - 26 * 60 * MINUTE) }).body);
     const conversation = (await t.container.db.query<{ id: string }>('SELECT id FROM whatsapp_conversations'))[0]!;

@@ -38,4 +38,5 @@ export const salesAgentHandoffs = pgTable('sales_agent_handoffs', {
   inboundMid: text('inbound_mid').notNull(),
   reason: text('reason').notNull(),
   createdAt: tstz('created_at').notNull(),
+  resumedAt: tstz('resumed_at'),
 });

@@ -86,7 +86,10 @@ export async function insertTurn(q: Q, t: TurnInsert): Promise<boolean> {
 }
 
 export async function handoffOpen(q: Q, conversationId: string): Promise<boolean> {
-  return (await q.query('SELECT 1 FROM sales_agent_handoffs WHERE conversation_id = $1', [conversationId])).length > 0;
+  return (
+    (await q.query('SELECT 1 FROM sales_agent_handoffs WHERE conversation_id = $1 AND resumed_at IS NULL', [conversationId]))
+      .length > 0
+  );
 }
 
 /** Did we (agent or operator) write to this person in the window before `at`? That makes the thread active. */
@@ -230,9 +233,9 @@ export async function humanReplied(q: Q, turn: TurnRow): Promise<boolean> {
  * in it: 'human_started' when the agent never had a part there (they opened the conversation),
  * 'human_replied' when they wrote after it (they stepped in after the agent answered). Either way
  * the conversation is the team's and the agent does not cut in; null when nobody of the team wrote
- * since. The agent's part is a turn it decided, sent or handed over, or one that tagged the
- * conversation for the team: after the operator gives it back, the team's earlier messages are
- * before that turn and no longer count.
+ * since. The agent's part is a turn it decided, sent or handed over, one that tagged the
+ * conversation for the team, or the operator giving the conversation back: the team's messages
+ * written before it no longer count.
  */
 export async function teamWrote(
   q: Q,
@@ -244,9 +247,11 @@ export async function teamWrote(
   const { messages, id } = INBOX[channel];
   const rows = await q.query<{ agent_was_here: boolean }>(
     `WITH last_part AS (
-       SELECT max(t.received_at) AS at FROM sales_agent_turns t
-        WHERE t.conversation_id = $1 AND t.inbound_mid <> $2
-          AND (t.status IN ('sending', 'sent', 'held', 'handoff', 'failed') OR t.reason IN ('human_replied', 'human_started')))
+       SELECT GREATEST(
+         (SELECT max(t.received_at) FROM sales_agent_turns t
+           WHERE t.conversation_id = $1 AND t.inbound_mid <> $2
+             AND (t.status IN ('sending', 'sent', 'held', 'handoff', 'failed') OR t.reason IN ('human_replied', 'human_started'))),
+         (SELECT h.resumed_at FROM sales_agent_handoffs h WHERE h.conversation_id = $1)) AS at)
      SELECT (SELECT at FROM last_part) IS NOT NULL AS agent_was_here
        FROM ${messages} m WHERE m.conversation_id = $1 AND m.direction = 'outbound'
        AND m.sent_at < LEAST((SELECT sent_at FROM ${messages} WHERE ${id} = $2), $3::timestamptz)
@@ -266,18 +271,26 @@ export async function messageLive(q: Q, turn: TurnRow): Promise<boolean> {
   return rows.length > 0;
 }
 
+/** Tags the conversation for the team (a handoff mark); a mark given back earlier is opened again. */
 export async function tagHandoff(q: Q, channel: Channel, conversationId: string, mid: string, reason: string, now: Date) {
   await q.query(
     `INSERT INTO sales_agent_handoffs (conversation_id, inbound_mid, reason, created_at, channel) VALUES ($1, $2, $3, $4, $5)
-     ON CONFLICT (conversation_id) DO NOTHING`,
+     ON CONFLICT (conversation_id) DO UPDATE
+       SET inbound_mid = EXCLUDED.inbound_mid, reason = EXCLUDED.reason, created_at = EXCLUDED.created_at, resumed_at = NULL
+       WHERE sales_agent_handoffs.resumed_at IS NOT NULL`,
     [conversationId, mid, reason, now, channel],
   );
 }
 
-export async function clearHandoff(q: Q, conversationId: string): Promise<boolean> {
+/** Gives the conversation back to the agent: its open mark is closed at `now` (kept, with the time). */
+export async function resumeHandoff(q: Q, conversationId: string, now: Date): Promise<boolean> {
   return (
-    (await q.query('DELETE FROM sales_agent_handoffs WHERE conversation_id = $1 RETURNING conversation_id', [conversationId]))
-      .length > 0
+    (
+      await q.query(
+        'UPDATE sales_agent_handoffs SET resumed_at = $2 WHERE conversation_id = $1 AND resumed_at IS NULL RETURNING conversation_id',
+        [conversationId, now],
+      )
+    ).length > 0
   );
 }
 
@@ -303,7 +316,7 @@ export async function listTurns(q: Q, f: TurnFilters): Promise<ListedTurn[]> {
     `SELECT ${COLUMNS.split(',')
       .map((c) => `t.${c.trim()}`)
       .join(', ')}, ic.participant_username, wc.profile_name,
-       EXISTS (SELECT 1 FROM sales_agent_handoffs h WHERE h.conversation_id = t.conversation_id) AS handoff_open
+       EXISTS (SELECT 1 FROM sales_agent_handoffs h WHERE h.conversation_id = t.conversation_id AND h.resumed_at IS NULL) AS handoff_open
      FROM sales_agent_turns t
        LEFT JOIN instagram_conversations ic ON t.channel = 'instagram' AND ic.id = t.conversation_id
        LEFT JOIN whatsapp_conversations wc ON t.channel = 'whatsapp' AND wc.id = t.conversation_id

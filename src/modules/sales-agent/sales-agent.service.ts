@@ -477,7 +477,7 @@ export function createSalesAgentService(deps: SalesAgentDeps) {
     },
 
     async resume(conversationId: string) {
-      const cleared = await repo.clearHandoff(db, conversationId);
+      const cleared = await repo.resumeHandoff(db, conversationId, clock.now());
       if (!cleared) throw new AppError('not_found', `conversation ${conversationId} has no open handoff`);
       return { conversation_id: conversationId, handoff_open: false };
     },
