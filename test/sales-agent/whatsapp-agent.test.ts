@@ -28,6 +28,41 @@ describe('sales agent on WhatsApp', () => {
       { at: opts.at ?? clock.now(), profileName: opts.name ?? 'Marta Gómez', ...(opts.id ? { id: opts.id } : {}) },
     );
   const sends = () => t.fake.sent.filter((m) => m['type'] === 'text');
+  /** A person of the team writes to the conversation from the inbox: the answer's status. */
+  const operatorWrites = async (conversationId: string, body: string) =>
+    (
+      await t.app.inject({
+        method: 'POST',
+        url: '/api/superadmin/whatsapp/messages',
+        headers: { cookie: t.superadmin, ...SAME_ORIGIN },
+        payload: { conversation_id: conversationId, text: body },
+      })
+    ).statusCode;
+  /** The person's last message was left to the team: skipped with `reason`, the conversation tagged. */
+  async function expectTeamHas(conversationId: string, reason: 'human_started' | 'human_replied') {
+    expect((await turns()).at(-1)).toMatchObject({ status: 'skipped', reason });
+    expect(await t.container.db.query('SELECT conversation_id, reason FROM sales_agent_handoffs')).toEqual([
+      { conversation_id: conversationId, reason },
+    ]);
+  }
+  /** Given back from the agent's page, the person's next message is answered. */
+  async function expectAnsweredOnceGivenBack(conversationId: string) {
+    expect(await giveBack(conversationId)).toBe(200);
+    now += MINUTE;
+    await t.post(text(MARTA, '¿Y el plan Cadena?').body);
+    expect((await turns()).at(-1)).toMatchObject({ status: 'pending' });
+    now += 5 * MINUTE;
+    expect(await t.container.salesAgent.service.tick()).toMatchObject({ sent: 1 });
+  }
+  /** The operator gives the conversation back to the agent from its page: the answer's status. */
+  const giveBack = async (conversationId: string) =>
+    (
+      await t.app.inject({
+        method: 'POST',
+        url: `/api/superadmin/instagram/agent/conversations/${conversationId}/resume`,
+        headers: { cookie: t.superadmin, ...SAME_ORIGIN },
+      })
+    ).statusCode;
 
   beforeAll(async () => {
     t = await buildWhatsappApp({
@@ -155,16 +190,7 @@ describe('sales agent on WhatsApp', () => {
     await t.post(text(MARTA, '¿Maneja stock?').body);
     const conversation = (await t.container.db.query<{ id: string }>('SELECT id FROM whatsapp_conversations'))[0]!;
     now += 1000;
-    expect(
-      (
-        await t.app.inject({
-          method: 'POST',
-          url: '/api/superadmin/whatsapp/messages',
-          headers: { cookie: t.superadmin, ...SAME_ORIGIN },
-          payload: { conversation_id: conversation.id, text: 'Hola Marta, sí: stock en todos los planes.' },
-        })
-      ).statusCode,
-    ).toBe(201);
+    expect(await operatorWrites(conversation.id, 'Hola Marta, sí: stock en todos los planes.')).toBe(201);
     now += 5 * MINUTE;
     expect(await t.container.salesAgent.service.tick()).toMatchObject({ cancelled: 1, sent: 0 });
     expect((await turns())[0]).toMatchObject({ status: 'cancelled', reason: 'human_replied' });
@@ -199,29 +225,13 @@ describe('sales agent on WhatsApp', () => {
     expect(template.statusCode).toBe(201);
     now += 2 * MINUTE;
     await t.post(text(MARTA, 'Sí! ¿Cuánto sale el plan Comercio?').body);
-    expect((await turns()).at(-1)).toMatchObject({ status: 'skipped', reason: 'human_started' });
-    expect(await t.container.db.query('SELECT conversation_id, reason FROM sales_agent_handoffs')).toEqual([
-      { conversation_id: conversation.id, reason: 'human_started' },
-    ]);
+    await expectTeamHas(conversation.id, 'human_started');
     now += 5 * MINUTE;
     expect(await t.container.salesAgent.service.tick()).toMatchObject({ taken: 0, sent: 0 });
     expect(sends()).toHaveLength(0);
 
     // Given back to the agent from its page: the next message is answered, and the rule does not fire again.
-    expect(
-      (
-        await t.app.inject({
-          method: 'POST',
-          url: `/api/superadmin/instagram/agent/conversations/${conversation.id}/resume`,
-          headers: { cookie: t.superadmin, ...SAME_ORIGIN },
-        })
-      ).statusCode,
-    ).toBe(200);
-    now += MINUTE;
-    await t.post(text(MARTA, '¿Y el plan Cadena?').body);
-    expect((await turns()).at(-1)).toMatchObject({ status: 'pending' });
-    now += 5 * MINUTE;
-    expect(await t.container.salesAgent.service.tick()).toMatchObject({ sent: 1 });
+    await expectAnsweredOnceGivenBack(conversation.id);
   });
 
   it('a person of the team who writes after the agent answered takes the conversation, until it is given back', async () => {
@@ -231,35 +241,16 @@ describe('sales agent on WhatsApp', () => {
     expect(await t.container.salesAgent.service.tick()).toMatchObject({ sent: 1 });
     // The operator steps in after the agent's reply; Marta answers a minute later.
     now += MINUTE;
-    const operator = await t.app.inject({
-      method: 'POST',
-      url: '/api/superadmin/whatsapp/messages',
-      headers: { cookie: t.superadmin, ...SAME_ORIGIN },
-      payload: { conversation_id: conversation.id, text: 'Hola Marta, soy Laura del equipo: te llamo en un rato.' },
-    });
-    expect(operator.statusCode).toBe(201);
+    expect(await operatorWrites(conversation.id, 'Hola Marta, soy Laura del equipo: te llamo en un rato.')).toBe(201);
     now += MINUTE;
     await t.post(text(MARTA, 'Dale, gracias!').body);
-    expect((await turns()).at(-1)).toMatchObject({ status: 'skipped', reason: 'human_replied' });
-    expect(await t.container.db.query('SELECT conversation_id, reason FROM sales_agent_handoffs')).toEqual([
-      { conversation_id: conversation.id, reason: 'human_replied' },
-    ]);
+    await expectTeamHas(conversation.id, 'human_replied');
     now += 5 * MINUTE;
     expect(await t.container.salesAgent.service.tick()).toMatchObject({ sent: 0 });
     expect(sends()).toHaveLength(2);
 
     // Given back: the operator's earlier message no longer counts, the agent answers again.
-    const resumed = await t.app.inject({
-      method: 'POST',
-      url: `/api/superadmin/instagram/agent/conversations/${conversation.id}/resume`,
-      headers: { cookie: t.superadmin, ...SAME_ORIGIN },
-    });
-    expect(resumed.statusCode).toBe(200);
-    now += MINUTE;
-    await t.post(text(MARTA, '¿Y el plan Cadena?').body);
-    expect((await turns()).at(-1)).toMatchObject({ status: 'pending' });
-    now += 5 * MINUTE;
-    expect(await t.container.salesAgent.service.tick()).toMatchObject({ sent: 1 });
+    await expectAnsweredOnceGivenBack(conversation.id);
   });
 
   it('what the team wrote while the conversation was theirs no longer counts once it is given back', async () => {
@@ -269,30 +260,11 @@ describe('sales agent on WhatsApp', () => {
     now += 5 * MINUTE;
     expect(await t.container.salesAgent.service.tick()).toMatchObject({ handoff: 1 });
     now += MINUTE;
-    const operator = await t.app.inject({
-      method: 'POST',
-      url: '/api/superadmin/whatsapp/messages',
-      headers: { cookie: t.superadmin, ...SAME_ORIGIN },
-      payload: { conversation_id: conversation.id, text: 'Marta, el precio es el de la lista, pero te regalo la instalación.' },
-    });
-    expect(operator.statusCode).toBe(201);
+    expect(await operatorWrites(conversation.id, 'Marta, el precio es el de la lista, pero te regalo la instalación.')).toBe(201);
     now += MINUTE;
-    const resumed = await t.app.inject({
-      method: 'POST',
-      url: `/api/superadmin/instagram/agent/conversations/${conversation.id}/resume`,
-      headers: { cookie: t.superadmin, ...SAME_ORIGIN },
-    });
-    expect(resumed.statusCode).toBe(200);
+    expect(await giveBack(conversation.id)).toBe(200);
     // Given back: a second resume finds no open mark.
-    expect(
-      (
-        await t.app.inject({
-          method: 'POST',
-          url: `/api/superadmin/instagram/agent/conversations/${conversation.id}/resume`,
-          headers: { cookie: t.superadmin, ...SAME_ORIGIN },
-        })
-      ).statusCode,
-    ).toBe(404);
+    expect(await giveBack(conversation.id)).toBe(404);
     now += MINUTE;
     await t.post(text(MARTA, 'Bueno, ¿maneja stock?').body);
     expect((await turns()).at(-1)).toMatchObject({ status: 'pending', reason: null });
@@ -300,16 +272,7 @@ describe('sales agent on WhatsApp', () => {
     expect(await t.container.salesAgent.service.tick()).toMatchObject({ sent: 1 });
     // The team steps in again: the mark given back is opened again, with the new reason.
     now += MINUTE;
-    expect(
-      (
-        await t.app.inject({
-          method: 'POST',
-          url: '/api/superadmin/whatsapp/messages',
-          headers: { cookie: t.superadmin, ...SAME_ORIGIN },
-          payload: { conversation_id: conversation.id, text: 'Te paso el link de alta.' },
-        })
-      ).statusCode,
-    ).toBe(201);
+    expect(await operatorWrites(conversation.id, 'Te paso el link de alta.')).toBe(201);
     now += MINUTE;
     await t.post(text(MARTA, 'Gracias!').body);
     expect((await turns()).at(-1)).toMatchObject({ status: 'skipped', reason: 'human_replied' });
