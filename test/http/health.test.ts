@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../app.ts';
+import { makeCompany, makeUser } from '../factories.ts';
+import { login, SAME_ORIGIN } from '../sessions.ts';
 
 describe('health and error shape', () => {
   let t: TestApp;
@@ -50,6 +52,25 @@ describe('health and error shape', () => {
     const nothing = await t.app.inject({ method: 'DELETE', url: '/api/v1/nothing-here' });
     expect(nothing.statusCode).toBe(404);
     expect(nothing.headers.allow).toBeUndefined();
+  });
+
+  it('a route that takes no body refuses a body that is not JSON with 415, as its description says', async () => {
+    const company = await makeCompany(t.container);
+    const admin = await makeUser(t.container, { companyId: company.id, role: 'admin' });
+    const cookie = (await login(t.app, admin.email, admin.password)).cookie;
+    for (const [method, url] of [
+      ['POST', '/api/v1/fiscal/check'],
+      ['POST', '/api/v1/invoices/1/credit-note'],
+    ] as const) {
+      const res = await t.app.inject({
+        method,
+        url,
+        headers: { cookie, ...SAME_ORIGIN, 'content-type': 'application/xml' },
+        payload: '<hola/>',
+      });
+      // The response check of the test app fails the test when the status is not in the document.
+      expect([res.statusCode, res.json().code], `${method} ${url}`).toEqual([415, 'unsupported_media_type']);
+    }
   });
 
   it('keeps a valid caller request id', async () => {
