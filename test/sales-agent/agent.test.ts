@@ -210,13 +210,7 @@ describe('sales agent on the operator inbox', () => {
         },
       ],
     });
-    const echo = await on.app.inject({
-      method: 'POST',
-      url: '/api/webhooks/instagram',
-      headers: { 'content-type': 'application/json', 'x-hub-signature-256': fake.sign(raw) },
-      payload: raw,
-    });
-    expect(echo.statusCode).toBe(200);
+    expect(await on.postSigned(raw)).toBe(200);
     on.clock.advance(60 * S);
     await on.webhook(mid(), 'Sí, ¿cuánto sale el plan Comercio?', { from: CUSTOMER_2 });
     const [turn] = await on.turns();
@@ -283,13 +277,7 @@ describe('sales agent on the operator inbox', () => {
       { sender: { id: CUSTOMER }, recipient: { id: account }, timestamp: at, message: { mid: mid(), is_deleted: true } },
     ];
     const raw = JSON.stringify({ object: 'instagram', entry: [{ id: account, time: at, messaging: items }] });
-    const res = await on.app.inject({
-      method: 'POST',
-      url: '/api/webhooks/instagram',
-      headers: { 'content-type': 'application/json', 'x-hub-signature-256': fake.sign(raw) },
-      payload: raw,
-    });
-    expect(res.statusCode).toBe(200);
+    expect(await on.postSigned(raw)).toBe(200);
     expect((await on.turns()).map((t) => t['reason'])).toEqual(['unsupported']);
     // A message unsent by the person before its reply was due: cancelled, nothing sent.
     const gone = mid();

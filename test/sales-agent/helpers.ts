@@ -13,6 +13,8 @@ export const STRANGER = '7199999999999999';
 export interface AgentApp extends TestApp {
   superadmin: string;
   clock: { now(): Date; advance(ms: number): void };
+  /** Posts a body to the Instagram webhook, signed as Meta signs it: the answer's status. */
+  postSigned(raw: string): Promise<number>;
   /** Posts a signed Meta delivery with one inbound message. */
   webhook(mid: string, text: string, options?: { from?: string; at?: number }): Promise<number>;
   hub(mid: string, text: string, options?: { from?: string; at?: number }): Promise<number>;
@@ -45,20 +47,21 @@ export async function buildAgentApp(fake: FakeInstagram, env: Record<string, str
   if (connected.statusCode !== 200) throw new Error(`connect failed: ${connected.body}`);
   const delivery = (mid: string, text: string, o: { from?: string; at?: number } = {}) =>
     metaDelivery(fake.account.userId, [inboundItem(fake.account.userId, o.from ?? CUSTOMER, mid, text, o.at ?? now)]);
-  return {
-    ...t,
-    superadmin,
-    clock,
-    async webhook(mid, text, options) {
-      const raw = delivery(mid, text, options);
-      const res = await t.app.inject({
+  const postSigned = async (raw: string) =>
+    (
+      await t.app.inject({
         method: 'POST',
         url: '/api/webhooks/instagram',
         headers: { 'content-type': 'application/json', 'x-hub-signature-256': fake.sign(raw) },
         payload: raw,
-      });
-      return res.statusCode;
-    },
+      })
+    ).statusCode;
+  return {
+    ...t,
+    superadmin,
+    clock,
+    postSigned,
+    webhook: (mid, text, options) => postSigned(delivery(mid, text, options)),
     async hub(mid, text, options) {
       const raw = delivery(mid, text, options);
       const res = await t.app.inject({
