@@ -7,7 +7,7 @@ import { AppError } from '../../lib/errors.ts';
 import { fromCents, fromMilli, moneyToNumber, quantityToNumber, toCents, toMilli } from '../../lib/money.ts';
 import type { Clock } from '../../lib/time.ts';
 import { auditBy, recordAudit } from '../audit/audit.repo.ts';
-import { applyMovement, type MovementWire } from '../stock/stock.ledger.ts';
+import { applyMovement, type MovementWire, toDepositProblem } from '../stock/stock.ledger.ts';
 import * as repo from './catalog.repo.ts';
 import { recordOutboundMany } from '../../outbox/outbox.repo.ts';
 import {
@@ -67,21 +67,6 @@ export interface ProductFields {
 
 const invalid = (path: string, message: string) =>
   new AppError('validation_failed', `${path} ${message}`, { details: [{ path: `/${path}`, message }] });
-
-/**
- * The deposits of a movement, refused with the field's path before anything is read (the ledger
- * checks them again, without a path, for its other callers): `to_deposit_id` names the other
- * deposit of a TRANSFER and nothing else.
- */
-function assertMovementDeposits(input: { type: string; deposit_id: number; to_deposit_id?: number | undefined }) {
-  const to = input.to_deposit_id;
-  if (input.type !== 'TRANSFER') {
-    if (to !== undefined) throw invalid('to_deposit_id', `is only allowed on TRANSFER movements (type is ${input.type})`);
-    return;
-  }
-  if (to === undefined) throw invalid('to_deposit_id', 'is required on a TRANSFER: the deposit the stock goes to');
-  if (to === input.deposit_id) throw invalid('to_deposit_id', `must be another deposit than deposit_id (both are ${to})`);
-}
 
 /**
  * A barcode as stored: digits only, a valid GS1 check digit, UPC-A (12 digits) as its EAN-13
@@ -364,7 +349,9 @@ export function createCatalogService({ db, clock }: { db: Database; clock: Clock
         allow_negative?: boolean | undefined;
       },
     ): Promise<MovementWire> {
-      assertMovementDeposits(input);
+      // The deposits, refused with the field's path before anything is read (the ledger checks them again, bare).
+      const depositProblem = toDepositProblem(input.type, input.deposit_id, input.to_deposit_id);
+      if (depositProblem) throw invalid('to_deposit_id', depositProblem);
       return db.orm.transaction(async (tx) => {
         // Records named in the body that are not the company's: 422 with the field, as every body says.
         const product = await findProduct(tx, ctx.companyId, input.product_id);

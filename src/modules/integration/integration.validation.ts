@@ -5,6 +5,7 @@ import { unstorableStrings } from '../../http/input-guard.ts';
 import { AppError, type ErrorDetail } from '../../lib/errors.ts';
 import { addPrecisionKeyword } from '../../lib/precision.ts';
 import { parseRfc3339 } from '../../lib/time.ts';
+import { toDepositProblem } from '../stock/stock.ledger.ts';
 import {
   EVENT_DATA,
   type EventData,
@@ -174,13 +175,8 @@ function stockConsistency(product: Record<string, unknown>): ErrorDetail[] {
 function movementDeposits(movement: Record<string, unknown>): ErrorDetail[] {
   const { type, deposit_id: from, to_deposit_id: to } = movement;
   if (to === undefined || typeof type !== 'string' || !(MOVEMENT_TYPES as readonly string[]).includes(type)) return [];
-  if (type !== 'TRANSFER') {
-    return [{ path: 'data.movement.to_deposit_id', message: `is only allowed on TRANSFER movements (type is ${type})` }];
-  }
-  if (typeof to === 'number' && to === from) {
-    return [{ path: 'data.movement.to_deposit_id', message: `must be another deposit than deposit_id (both are ${to})` }];
-  }
-  return [];
+  const problem = toDepositProblem(type, from, to);
+  return problem ? [{ path: 'data.movement.to_deposit_id', message: problem }] : [];
 }
 
 /**

@@ -12,6 +12,19 @@ export { type LedgerEvent, ledgerStatement } from './stock.repo.ts';
 
 export const MOVEMENT_TYPES: readonly MovementType[] = ['IN', 'OUT', 'TRANSFER', 'ADJUSTMENT'];
 
+/**
+ * What is wrong with a movement's `to_deposit_id`, or null: it names the other deposit of a
+ * TRANSFER and nothing else. The message is the field's, for the callers that refuse with a path
+ * (the merchant API, the integration's event check) before anything is read.
+ */
+export function toDepositProblem(type: string, depositId: unknown, toDepositId: unknown): string | null {
+  if (type !== 'TRANSFER') {
+    return toDepositId === undefined ? null : `is only allowed on TRANSFER movements (type is ${type})`;
+  }
+  if (toDepositId === undefined) return 'is required on a TRANSFER: the deposit the stock goes to';
+  return toDepositId === depositId ? `must be another deposit than deposit_id (both are ${toDepositId})` : null;
+}
+
 export interface MovementInput {
   /** The sender's id; a new company-local id is taken when absent. */
   id?: number;
