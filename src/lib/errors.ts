@@ -116,6 +116,16 @@ export function isAppError(value: unknown): value is AppError {
   return value instanceof AppError;
 }
 
+/**
+ * A record a request names by its id in `field` that the company does not have (none, or another
+ * company's): 422 invalid_reference naming the field, as `deposit 7 does not exist`.
+ */
+export function unknownRecord(field: string, what: string, id: number | string): AppError {
+  return new AppError('invalid_reference', `${what} ${id} does not exist`, {
+    details: [{ path: `/${field}`, message: `unknown ${what}` }],
+  });
+}
+
 /** A JSON body whose bytes are not UTF-8 (RFC 8259 §8.1): refused, never read with U+FFFD in their place. */
 export function notUtf8(): AppError {
   return new AppError('invalid_json', 'request body is not valid JSON: it is not UTF-8 text');

@@ -3,7 +3,7 @@ import { nextId } from '../../db/ids.ts';
 import type { IvaRate, ProductUnit } from '../../db/schema/index.ts';
 import type { CompanyCtx } from '../../http/request-context.ts';
 import { gs1CheckDigit, isValidGtin } from '../../lib/barcode.ts';
-import { AppError } from '../../lib/errors.ts';
+import { AppError, unknownRecord } from '../../lib/errors.ts';
 import { fromCents, fromMilli, moneyToNumber, quantityToNumber, toCents, toMilli } from '../../lib/money.ts';
 import type { Clock } from '../../lib/time.ts';
 import { auditBy, recordAudit } from '../audit/audit.repo.ts';
@@ -160,14 +160,10 @@ export function createCatalogService({ db, clock }: { db: Database; clock: Clock
         input.categoryId !== null &&
         !(await repo.categoryExists(tx, ctx.companyId, input.categoryId))
       ) {
-        throw new AppError('invalid_reference', `category ${input.categoryId} does not exist`, {
-          details: [{ path: '/category_id', message: 'unknown category' }],
-        });
+        throw unknownRecord('category_id', 'category', input.categoryId);
       }
       if (input.stockDepositId !== undefined && !(await repo.depositExists(tx, ctx.companyId, input.stockDepositId))) {
-        throw new AppError('invalid_reference', `deposit ${input.stockDepositId} does not exist`, {
-          details: [{ path: '/deposit_id', message: 'unknown deposit' }],
-        });
+        throw unknownRecord('deposit_id', 'deposit', input.stockDepositId);
       }
       const now = clock.now();
       const result = await upsertProduct(
@@ -255,9 +251,7 @@ export function createCatalogService({ db, clock }: { db: Database; clock: Clock
       if (!clean) throw invalid('name', 'must not be blank');
       return db.orm.transaction(async (tx) => {
         if (input.deposit_id !== undefined && !(await repo.depositExists(tx, ctx.companyId, input.deposit_id))) {
-          throw new AppError('invalid_reference', `deposit ${input.deposit_id} does not exist`, {
-            details: [{ path: '/deposit_id', message: 'unknown deposit' }],
-          });
+          throw unknownRecord('deposit_id', 'deposit', input.deposit_id);
         }
         const id = await nextId(tx, 'boxes', ctx.companyId);
         await repo.insertBox(tx, ctx.companyId, id, clean, input.deposit_id ?? null);
@@ -268,9 +262,7 @@ export function createCatalogService({ db, clock }: { db: Database; clock: Clock
     async updateBox(ctx: CompanyCtx, id: number, input: { name?: string | undefined; deposit_id?: number | undefined }) {
       return db.orm.transaction(async (tx) => {
         if (input.deposit_id !== undefined && !(await repo.depositExists(tx, ctx.companyId, input.deposit_id))) {
-          throw new AppError('invalid_reference', `deposit ${input.deposit_id} does not exist`, {
-            details: [{ path: '/deposit_id', message: 'unknown deposit' }],
-          });
+          throw unknownRecord('deposit_id', 'deposit', input.deposit_id);
         }
         const name = input.name?.trim();
         if (input.name !== undefined && !name) throw invalid('name', 'must not be blank');
@@ -356,9 +348,7 @@ export function createCatalogService({ db, clock }: { db: Database; clock: Clock
         // Records named in the body that are not the company's: 422 with the field, as every body says.
         const product = await findProduct(tx, ctx.companyId, input.product_id);
         if (!product) {
-          throw new AppError('invalid_reference', `product ${input.product_id} does not exist`, {
-            details: [{ path: '/product_id', message: 'unknown product' }],
-          });
+          throw unknownRecord('product_id', 'product', input.product_id);
         }
         if (product.unit === 'unit' && toMilli(input.amount) % 1000 !== 0) {
           throw invalid('amount', `must be a whole number: product ${input.product_id} is sold by the unit`);
@@ -368,9 +358,7 @@ export function createCatalogService({ db, clock }: { db: Database; clock: Clock
           ['to_deposit_id', input.to_deposit_id],
         ] as const) {
           if (deposit !== undefined && !(await repo.depositExists(tx, ctx.companyId, deposit))) {
-            throw new AppError('invalid_reference', `deposit ${deposit} does not exist`, {
-              details: [{ path: `/${field}`, message: 'unknown deposit' }],
-            });
+            throw unknownRecord(field, 'deposit', deposit);
           }
         }
         let amount: string = fromMilli(toMilli(input.amount));

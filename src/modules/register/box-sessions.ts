@@ -2,7 +2,7 @@ import type { Conn, Database } from '../../db/client.ts';
 import { nextId } from '../../db/ids.ts';
 import { PAYMENT_METHODS, type PaymentMethod } from '../../db/schema/index.ts';
 import type { CompanyCtx } from '../../http/request-context.ts';
-import { AppError } from '../../lib/errors.ts';
+import { AppError, unknownRecord } from '../../lib/errors.ts';
 import { bigCentsToNumber, fromBigCents, fromCents, toBigCents, toCents } from '../../lib/money.ts';
 import type { Clock } from '../../lib/time.ts';
 import { auditBy, recordAudit } from '../audit/audit.repo.ts';
@@ -158,9 +158,7 @@ export function createBoxSessions({ db, clock }: { db: Database; clock: Clock })
     if (opening < 0) throw new AppError('validation_failed', 'opening_cash must not be negative');
     const box = await repo.findBox(tx, ctx.companyId, input.box_id, true);
     if (!box) {
-      throw new AppError('invalid_reference', `box ${input.box_id} does not exist`, {
-        details: [{ path: '/box_id', message: 'unknown box' }],
-      });
+      throw unknownRecord('box_id', 'box', input.box_id);
     }
     const open = await repo.findOpenSession(tx, ctx.companyId, box.id);
     if (open) {

@@ -1,7 +1,7 @@
 import { requestFingerprint } from '../../lib/fingerprint.ts';
 import { type Conn, type Database, selectRowsPrepared } from '../../db/client.ts';
 import type { CompanyCtx } from '../../http/request-context.ts';
-import { AppError } from '../../lib/errors.ts';
+import { AppError, unknownRecord } from '../../lib/errors.ts';
 import { raisedCode, violates } from '../../db/pg-errors.ts';
 import { fromCents, fromMilli, toCents } from '../../lib/money.ts';
 import type { Clock } from '../../lib/time.ts';
@@ -84,9 +84,7 @@ async function sellingPointOf(
   const point = await read(companyId, boxId, productIds);
   if (!point) {
     if (!(await repo.findBox(tx, companyId, boxId))) {
-      throw new AppError('invalid_reference', `box ${boxId} does not exist`, {
-        details: [{ path: '/box_id', message: 'unknown box' }],
-      });
+      throw unknownRecord('box_id', 'box', boxId);
     }
     throw noOpenSession(boxId);
   }
