@@ -228,6 +228,9 @@ export async function humanReplied(q: Q, turn: TurnRow): Promise<boolean> {
   return rows.length > 0;
 }
 
+/** Why a conversation is the team's: they opened it, or wrote after the agent's last part in it. */
+export type TeamReason = 'human_started' | 'human_replied';
+
 /**
  * A person of the team wrote in this conversation before the message, after the agent's last part
  * in it: 'human_started' when the agent never had a part there (they opened the conversation),
@@ -243,7 +246,7 @@ export async function teamWrote(
   conversationId: string,
   mid: string,
   receivedAt: Date,
-): Promise<'human_started' | 'human_replied' | null> {
+): Promise<TeamReason | null> {
   const { messages, id } = INBOX[channel];
   const rows = await q.query<{ agent_was_here: boolean }>(
     `WITH last_part AS (

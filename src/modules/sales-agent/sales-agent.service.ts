@@ -266,14 +266,12 @@ export function createSalesAgentService(deps: SalesAgentDeps) {
       report[status] += 1;
     };
     /**
-     * A person of the team answered after the message: the conversation is theirs now. Tagged like a
-     * handoff, so the agent does not cut in 15 seconds after the person's next message while the
-     * operator is still typing; the operator gives it back from the agent's page.
+     * A person of the team wrote (after the message, or before it: humanReason): the conversation
+     * is theirs now. Tagged like a handoff, so the agent does not cut in 15 seconds after the
+     * person's next message while the operator is still typing; the operator gives it back from
+     * the agent's page.
      */
-    const humanTookOver = async (
-      record: Partial<Parameters<typeof repo.finishTurn>[2]>,
-      reason: 'human_replied' | 'human_started' = 'human_replied',
-    ) => {
+    const humanTookOver = async (record: Partial<Parameters<typeof repo.finishTurn>[2]>, reason: repo.TeamReason) => {
       const at = now();
       await db.rawTransaction(async (tx) => {
         await repo.tagHandoff(tx, turn.channel, turn.conversation_id, turn.inbound_mid, reason, at);
@@ -281,8 +279,8 @@ export function createSalesAgentService(deps: SalesAgentDeps) {
       });
       report.cancelled += 1;
     };
-    /** A person of the team answered after the message, or wrote before it where the agent never was in charge. */
-    const humanReason = async (): Promise<'human_replied' | 'human_started' | null> => {
+    /** A person of the team answered after the message, or wrote before it after the agent's last part there (teamWrote). */
+    const humanReason = async (): Promise<repo.TeamReason | null> => {
       if (await repo.humanReplied(db, turn)) return 'human_replied';
       return repo.teamWrote(db, turn.channel, turn.conversation_id, turn.inbound_mid, new Date(turn.received_at));
     };
