@@ -4,8 +4,9 @@ import { AppError } from '../../lib/errors.ts';
 export const MAX_CLIENT_AGE_MS = 7 * 24 * 3600 * 1000;
 
 /**
- * When the register says it did something (a sale, a shift opened or closed offline): a time ahead of the server is taken as now (a register whose clock runs ahead
- * still works), one more than 7 days ago is refused naming the field (`/sold_at`…).
+ * When the register says it did something (a sale, a shift opened or closed offline): a time ahead
+ * of the server is taken as now (a register whose clock runs ahead still works), one more than
+ * 7 days ago is refused naming the field (`/sold_at`…).
  */
 export function clientTime(value: string | undefined, now: Date, name: string): Date {
   if (value === undefined) return now;
