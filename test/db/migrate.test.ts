@@ -1,30 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { type Database, openPglite, openPostgres } from '../../src/db/client.ts';
 import { migrate, readMigrations } from '../../src/db/migrate.ts';
-import { isPostgresRun } from '../setup/db.ts';
-import { cloneDatabase, databaseUrl, dropDatabase } from '../setup/pg-admin.ts';
-
-/** An empty database (no migrations applied) on the backend of this run. */
-async function openEmpty(): Promise<{ open: () => Promise<Database>; dispose: () => Promise<void> }> {
-  const serverUrl = process.env['TEST_DATABASE_URL'];
-  if (!serverUrl) {
-    const db = await openPglite({ dataDir: null });
-    return { open: async () => db, dispose: () => db.close() };
-  }
-  const name = await cloneDatabase(serverUrl, 'template0');
-  const opened: Database[] = [];
-  return {
-    open: async () => {
-      const db = await openPostgres({ url: databaseUrl(serverUrl, name), poolMax: 2 });
-      opened.push(db);
-      return db;
-    },
-    dispose: async () => {
-      for (const db of opened) await db.close();
-      await dropDatabase(serverUrl, name);
-    },
-  };
-}
+import { isPostgresRun, openEmpty } from '../setup/db.ts';
 
 describe('migrations', () => {
   const cleanups: (() => Promise<void>)[] = [];

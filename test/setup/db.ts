@@ -43,3 +43,28 @@ export async function createEmptyDatabase(): Promise<{ url: string; dispose(): P
   await withAdmin(golden.serverUrl, (admin) => admin.query(`CREATE DATABASE "${name}"`));
   return { url: databaseUrl(golden.serverUrl, name), dispose: () => dropDatabase(golden.serverUrl, name) };
 }
+
+/**
+ * An empty database (no migrations applied) on the backend of this run: PGlite in memory, or a new
+ * PostgreSQL database that `open` connects to as often as asked (several migrators at once).
+ */
+export async function openEmpty(): Promise<{ open: () => Promise<Database>; dispose: () => Promise<void> }> {
+  const serverUrl = process.env['TEST_DATABASE_URL'];
+  if (!serverUrl) {
+    const db = await openPglite({ dataDir: null });
+    return { open: async () => db, dispose: () => db.close() };
+  }
+  const name = await cloneDatabase(serverUrl, 'template0');
+  const opened: Database[] = [];
+  return {
+    open: async () => {
+      const db = await openPostgres({ url: databaseUrl(serverUrl, name), poolMax: 2 });
+      opened.push(db);
+      return db;
+    },
+    dispose: async () => {
+      for (const db of opened) await db.close();
+      await dropDatabase(serverUrl, name);
+    },
+  };
+}

@@ -1,7 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { type Database, openPglite, openPostgres } from '../../src/db/client.ts';
 import { migrate, readMigrations } from '../../src/db/migrate.ts';
-import { cloneDatabase, databaseUrl, dropDatabase } from '../setup/pg-admin.ts';
+import { openEmpty } from '../setup/db.ts';
 
 /**
  * An Argentine mobile is one person written 549… (as Meta sends it) or 54… (without the mobile 9):
@@ -9,24 +8,6 @@ import { cloneDatabase, databaseUrl, dropDatabase } from '../setup/pg-admin.ts';
  */
 const MERGE = '0310_whatsapp_one_thread_per_person.sql';
 const NUMBER = '106540352242922';
-
-/** An empty database (no migrations applied) on the backend of this run. */
-async function openEmpty(): Promise<{ db: Database; dispose: () => Promise<void> }> {
-  const serverUrl = process.env['TEST_DATABASE_URL'];
-  if (!serverUrl) {
-    const db = await openPglite({ dataDir: null });
-    return { db, dispose: () => db.close() };
-  }
-  const name = await cloneDatabase(serverUrl, 'template0');
-  const db = await openPostgres({ url: databaseUrl(serverUrl, name), poolMax: 2 });
-  return {
-    db,
-    dispose: async () => {
-      await db.close();
-      await dropDatabase(serverUrl, name);
-    },
-  };
-}
 
 describe('one WhatsApp thread per person', () => {
   const cleanups: (() => Promise<void>)[] = [];
@@ -37,7 +18,7 @@ describe('one WhatsApp thread per person', () => {
   it('the migration merges a person split in two threads (549… and 54…) into the older one, with everything it had', async () => {
     const empty = await openEmpty();
     cleanups.push(empty.dispose);
-    const { db } = empty;
+    const db = await empty.open();
     const all = readMigrations();
     expect(all.map((f) => f.name)).toContain(MERGE);
     await migrate(
