@@ -28,6 +28,8 @@ describe('sales agent on WhatsApp', () => {
       { at: opts.at ?? clock.now(), profileName: opts.name ?? 'Marta Gómez', ...(opts.id ? { id: opts.id } : {}) },
     );
   const sends = () => t.fake.sent.filter((m) => m['type'] === 'text');
+  /** The one conversation a test has made (each test starts with none). */
+  const onlyConversation = async () => (await t.container.db.query<{ id: string }>('SELECT id FROM whatsapp_conversations'))[0]!;
   /** A person of the team writes to the conversation from the inbox: the answer's status. */
   const operatorWrites = async (conversationId: string, body: string) =>
     (
@@ -136,7 +138,7 @@ describe('sales agent on WhatsApp', () => {
     const log = await api('GET', '/api/superadmin/instagram/agent/turns?channel=whatsapp');
     expect(log.statusCode).toBe(200);
     const [turn] = log.json().turns;
-    const conversation = (await t.container.db.query<{ id: string }>('SELECT id FROM whatsapp_conversations'))[0]!;
+    const conversation = await onlyConversation();
     expect(turn).toMatchObject({
       channel: 'whatsapp',
       status: 'pending',
@@ -188,7 +190,7 @@ describe('sales agent on WhatsApp', () => {
 
   it('stays silent when a person of the team answered first, or when the channel switch went off', async () => {
     await t.post(text(MARTA, '¿Maneja stock?').body);
-    const conversation = (await t.container.db.query<{ id: string }>('SELECT id FROM whatsapp_conversations'))[0]!;
+    const conversation = await onlyConversation();
     now += 1000;
     expect(await operatorWrites(conversation.id, 'Hola Marta, sí: stock en todos los planes.')).toBe(201);
     now += 5 * MINUTE;
@@ -214,7 +216,7 @@ describe('sales agent on WhatsApp', () => {
   it('stays out of a conversation the team opened: the operator wrote first (a template), then the person answers', async () => {
     // Marta wrote yesterday (history: no reply from the agent), and today the operator writes to her first.
     await t.post(text(MARTA, 'Hola, ayer les consulté', { at: new Date(now - 26 * 60 * MINUTE) }).body);
-    const conversation = (await t.container.db.query<{ id: string }>('SELECT id FROM whatsapp_conversations'))[0]!;
+    const conversation = await onlyConversation();
     now += 1000;
     const template = await t.app.inject({
       method: 'POST',
@@ -236,7 +238,7 @@ describe('sales agent on WhatsApp', () => {
 
   it('a person of the team who writes after the agent answered takes the conversation, until it is given back', async () => {
     await t.post(text(MARTA, '¿Cuánto sale el plan Comercio?').body);
-    const conversation = (await t.container.db.query<{ id: string }>('SELECT id FROM whatsapp_conversations'))[0]!;
+    const conversation = await onlyConversation();
     now += 5 * MINUTE;
     expect(await t.container.salesAgent.service.tick()).toMatchObject({ sent: 1 });
     // The operator steps in after the agent's reply; Marta answers a minute later.
@@ -256,7 +258,7 @@ describe('sales agent on WhatsApp', () => {
   it('what the team wrote while the conversation was theirs no longer counts once it is given back', async () => {
     // The agent hands a counter-offer to a person, who answers Marta while the conversation is theirs.
     await t.post(text(MARTA, 'Te pago 15 mil por mes el plan Comercio, dale?').body);
-    const conversation = (await t.container.db.query<{ id: string }>('SELECT id FROM whatsapp_conversations'))[0]!;
+    const conversation = await onlyConversation();
     now += 5 * MINUTE;
     expect(await t.container.salesAgent.service.tick()).toMatchObject({ handoff: 1 });
     now += MINUTE;
@@ -283,7 +285,7 @@ describe('sales agent on WhatsApp', () => {
 
   it('a person of the team writing first is caught when the reply is due too (their message stored after the claim)', async () => {
     await t.post(text(MARTA, 'Hola, ayer les consulté', { at: new Date(now - 26 * 60 * MINUTE) }).body);
-    const conversation = (await t.container.db.query<{ id: string }>('SELECT id FROM whatsapp_conversations'))[0]!;
+    const conversation = await onlyConversation();
     now += 1000;
     await t.post(text(MARTA, '¿Cuánto sale el plan Comercio?').body);
     expect((await turns()).at(-1)).toMatchObject({ status: 'pending' });
