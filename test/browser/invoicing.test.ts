@@ -88,7 +88,10 @@ describe('invoicing in a real browser', { timeout: 90_000 }, () => {
       expect(stored).toEqual({ caea: 5, registers: 6 });
       await page.reload();
       await page.waitForSelector('#fiscal-ready');
-      await expect(page.inputValue('#caea-register-point')).resolves.toBe('6');
+      // The CAEA panel fills its fields once its own data arrives, which may be after #fiscal-ready.
+      await page.waitForFunction(
+        () => (document.querySelector('#caea-register-point') as HTMLInputElement | null)?.value === '6',
+      );
       await page.screenshot({ path: `${SHOTS}/01-fiscal-${label}.png`, fullPage: true });
       await page.click('input[value="own_certificate"]');
       await page.waitForSelector('#own-certificate');
