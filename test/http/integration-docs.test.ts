@@ -55,7 +55,7 @@ describe('integrator docs are truthful', () => {
 
   it('has a full example of every supported event, each valid against its schema', () => {
     expect(new Set(examples.map((e) => e.event))).toEqual(new Set(SUPPORTED_EVENTS));
-    for (const example of examples) expect(() => validateEnvelope(example, 1)).not.toThrow();
+    for (const example of examples) expect(() => validateEnvelope(example, 1, new Date())).not.toThrow();
   });
 
   it('applies every example, in the order of the page, to a new company', async () => {

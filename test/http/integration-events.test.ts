@@ -628,5 +628,19 @@ describe('inbound events: effects and business rules', () => {
         }
       },
     );
+
+    it('names a time ahead together with the other problems of the data, in one answer', async () => {
+      const c = await setup();
+      const res = await expectRefused(
+        c,
+        saleCreated(803, c.productId, { created_at: '9999-12-31T23:59:59Z', total: 'mucho' }),
+        'validation_failed',
+        'ahead of the server clock',
+      );
+      expect(res.json().details).toEqual([
+        { path: 'data.sale.total', message: expect.any(String) },
+        { path: 'data.sale.created_at', message: 'is more than 5 minutes ahead of the server clock' },
+      ]);
+    });
   });
 });

@@ -1,13 +1,12 @@
 import type { Conn } from '../../db/client.ts';
-import { AppError } from '../../lib/errors.ts';
 import { toCents } from '../../lib/money.ts';
+import { AppError } from '../../lib/errors.ts';
 import { lockCatalogue } from '../catalog/catalog.repo.ts';
 import { upsertProduct } from '../catalog/products.service.ts';
 import { recordInvoice } from '../invoicing/invoices.ts';
 import { type CreateSaleInput, cancelSale, createSale, markSalePaid } from '../sales/sales.service.ts';
 import { applyMovement, type LedgerOptions, setProductStock } from '../stock/stock.ledger.ts';
 import type { EventData, EventName } from './events.schemas.ts';
-import { SENT_AT_TOLERANCE_MS } from './integration.checks.ts';
 
 /** What an accepted event did, for logs and tests. */
 export type Effect = 'created' | 'updated' | 'unchanged' | 'stale';
@@ -34,31 +33,16 @@ export function saleInput(sale: EventData<'sales.created'>['sale']): CreateSaleI
 }
 
 /**
- * When something happened in the sender's system cannot be later than now, give or take the clock
- * skew `x-sent-at` tolerates: a sale, payment, movement or receipt dated next year (or in 9999)
- * would sit in every report as the newest. Refused naming the field (the service points it into
- * `data`). Past times are the sender's history and are kept (years 0001 to 9999, the schema's).
- */
-export function refuseAhead(value: string | undefined, field: string, now: Date) {
-  if (value === undefined || Date.parse(value) <= now.getTime() + SENT_AT_TOLERANCE_MS) return;
-  throw new AppError('validation_failed', `${field} "${value}" is more than 5 minutes ahead of the server clock`, {
-    details: [{ path: field, message: 'is more than 5 minutes ahead of the server clock' }],
-  });
-}
-
-/**
  * Each supported event mapped onto the domain functions, inside the caller's transaction (the one
  * that stored the inbound event). The domain records the outbound events, carrying `causedBy`.
  */
 export const EVENT_HANDLERS: { [E in EventName]: Handler<E> } = {
   async 'sales.created'(tx, companyId, { sale }, options) {
-    refuseAhead(sale.created_at, 'created_at', options.now);
     await createSale(tx, companyId, saleInput(sale), options);
     return 'created';
   },
 
   async 'sales.paid'(tx, companyId, { sale }, options) {
-    refuseAhead(sale.paid_at, 'paid_at', options.now);
     const result = await markSalePaid(
       tx,
       companyId,
@@ -80,7 +64,6 @@ export const EVENT_HANDLERS: { [E in EventName]: Handler<E> } = {
   },
 
   async 'sales.cancelled'(tx, companyId, { sale }, options) {
-    refuseAhead(sale.cancelled_at, 'cancelled_at', options.now);
     const result = await cancelSale(
       tx,
       companyId,
@@ -95,7 +78,6 @@ export const EVENT_HANDLERS: { [E in EventName]: Handler<E> } = {
   },
 
   async 'invoice.issued'(tx, companyId, { invoice }, options) {
-    refuseAhead(invoice.issued_at, 'issued_at', options.now);
     await recordInvoice(
       tx,
       companyId,
@@ -116,7 +98,6 @@ export const EVENT_HANDLERS: { [E in EventName]: Handler<E> } = {
   },
 
   async 'movement.created'(tx, companyId, { movement }, options) {
-    refuseAhead(movement.created_at, 'created_at', options.now);
     await applyMovement(
       tx,
       companyId,
@@ -136,9 +117,7 @@ export const EVENT_HANDLERS: { [E in EventName]: Handler<E> } = {
   },
 
   async 'product.upserted'(tx, companyId, { product }, options) {
-    // The latest updated_at wins (an older update is ignored): one from the future would make every
-    // later update of the product "older" for as long as the clock takes to reach it.
-    refuseAhead(product.updated_at, 'updated_at', options.now);
+    // The latest updated_at wins (an older update is ignored); validateEnvelope refused one from the future.
     // A sku or barcode is one product's: take the company's catalogue lock first, as every other
     // catalogue writer does (the merchant API, the spreadsheet import), so two events arriving at
     // once cannot both find a code free and give it to two products.

@@ -90,7 +90,7 @@ export function createIntegrationService({ db, clock, logger, companies, jobs, c
     if (!isUtf8(input.rawBody)) throw notUtf8();
     // A byte order mark is ignored (RFC 8259 §8.1), and not stored: PostgreSQL's json refuses it.
     const text = input.rawBody.toString('utf8').replace(/^\uFEFF/, '');
-    const valid = validateEnvelope(parseJson(text), input.companyId, text);
+    const valid = validateEnvelope(parseJson(text), input.companyId, clock.now(), text);
     const bodySha256 = createHash('sha256').update(input.rawBody).digest('hex');
 
     const body = { text, bodySha256, signatureValid, senderKey };

@@ -6,6 +6,7 @@ import { AppError, type ErrorDetail } from '../../lib/errors.ts';
 import { addPrecisionKeyword } from '../../lib/precision.ts';
 import { parseRfc3339 } from '../../lib/time.ts';
 import { toDepositProblem } from '../stock/stock.ledger.ts';
+import { SENT_AT_TOLERANCE_MS } from './integration.checks.ts';
 import {
   EVENT_DATA,
   type EventData,
@@ -60,6 +61,24 @@ export const EVENT_ENTITY: Record<EventName, 'sale' | 'invoice' | 'movement' | '
   'product.stock_updated': 'product',
 };
 
+/**
+ * The field of each event's record that says when it happened in the sender's system (none for a
+ * stock update). It cannot be later than now, give or take the clock skew `x-sent-at` tolerates: a
+ * sale, payment, movement or receipt dated next year (or in 9999) would sit in every report as the
+ * newest, and a product's `updated_at` from the future would make every later update of it "older"
+ * (the latest wins) for as long as the clock takes to reach it. Past times are the sender's history
+ * and are kept (years 0001 to 9999, the schema's).
+ */
+const EVENT_TIME: Record<EventName, string | null> = {
+  'sales.created': 'created_at',
+  'sales.paid': 'paid_at',
+  'sales.cancelled': 'cancelled_at',
+  'invoice.issued': 'issued_at',
+  'movement.created': 'created_at',
+  'product.upserted': 'updated_at',
+  'product.stock_updated': null,
+};
+
 export type ValidEvent = { [E in EventName]: { event: E; data: EventData<E> } }[EventName];
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
@@ -71,7 +90,7 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
  * no string of the body can hold a NUL or an unpaired surrogate (JSON carries a control character
  * only escaped, and UTF-8 decoding never yields a lone surrogate), so the walk looking for them is skipped.
  */
-export function validateEnvelope(body: unknown, companyId: number, text?: string): ValidEvent {
+export function validateEnvelope(body: unknown, companyId: number, now: Date, text?: string): ValidEvent {
   if (!isObject(body)) throw new AppError('unsupported_event', 'the body must be a JSON object {event, data}');
   const event = body['event'];
   if (event === undefined) throw new AppError('unsupported_event', 'event is missing; send {event, data}');
@@ -112,6 +131,11 @@ export function validateEnvelope(body: unknown, companyId: number, text?: string
     details.push({ path: 'data.movement.amount', message: 'must not be 0: an ADJUSTMENT of 0 changes nothing' });
   }
   if (event === 'sales.created' && isObject(record) && Array.isArray(record['items'])) details.push(...itemIds(record['items']));
+  const timeField = EVENT_TIME[event];
+  const time = timeField !== null && isObject(record) ? record[timeField] : undefined;
+  if (typeof time === 'string' && Date.parse(time) > now.getTime() + SENT_AT_TOLERANCE_MS) {
+    details.push({ path: `data.${entity}.${timeField}`, message: 'is more than 5 minutes ahead of the server clock' });
+  }
   // Strings PostgreSQL cannot store (NUL, a lone surrogate), with dotted paths; the depth is bounded by now.
   // Fields of the envelope beside `data` too: the rule is the event's, and a poller that keeps the
   // payload as jsonb could not store them either.

@@ -3,7 +3,7 @@ import { createBatcher } from '../../lib/batcher.ts';
 import type { Logger } from '../../logger.ts';
 import { createSalesFromEvents, type PreparedSale, prepareSaleFromEvent } from '../sales/create-sale.ts';
 import type { EventData } from './events.schemas.ts';
-import { refuseAhead, saleInput } from './integration.handlers.ts';
+import { saleInput } from './integration.handlers.ts';
 import type { NewInboundEvent } from './integration.repo.ts';
 
 export interface SaleBatchOptions {
@@ -43,9 +43,8 @@ export function createSaleBatcher(db: Database, log: Logger, options: SaleBatchO
   });
 
   return {
-    /** Checks the sale at once (throwing its 422), then waits for its batch. */
+    /** Prepares the sale (validateEnvelope checked it), then waits for its batch. */
     submit(companyId: number, data: EventData<'sales.created'>, inbound: NewInboundEvent, now: Date) {
-      refuseAhead(data.sale.created_at, 'created_at', now);
       return batcher.submit(prepareSaleFromEvent({ companyId, input: saleInput(data.sale), inbound, now }));
     },
   };
