@@ -1,5 +1,4 @@
 import { Readable } from 'node:stream';
-import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { App } from '../../http/app.types.ts';
@@ -12,11 +11,10 @@ import type { InstagramModule } from './instagram.module.ts';
 import type { InstagramResultData } from './oauth-result.ts';
 import type { CallbackOutcome, SessionRef } from './instagram.service.ts';
 import { parseGraphJson } from './graph.client.ts';
-import { verifyChannelsSignature, verifyMetaSignature } from './webhook-ingest.ts';
+import { verifyChannelsSignature } from './webhook-ingest.ts';
+import { registerMetaWebhook, verifyMetaSignature } from '../../http/meta-webhook.ts';
 
 const API = '/api/superadmin/instagram';
-/** Meta batches up to 1000 updates per POST. */
-const WEBHOOK_BODY_LIMIT_BYTES = 4 * 1024 * 1024;
 
 function sessionOf(request: FastifyRequest): SessionRef {
   const session = request.authSession!;
@@ -123,60 +121,25 @@ export function registerInstagramWebhookRoutes(
 ) {
   const service = instagram.service;
   const settings = config.instagram;
-
-  const verify = (request: FastifyRequest, reply: FastifyReply) => {
-    const q = request.query as Record<string, string | undefined>;
-    const challenge = q['hub.challenge'];
-    const token = q['hub.verify_token'];
-    if (q['hub.mode'] !== 'subscribe' || !token || !settings.verifyToken || !safeEqual(token, settings.verifyToken)) {
-      throw new AppError('forbidden', 'webhook verification refused: wrong hub.mode or hub.verify_token');
-    }
-    // The challenge is echoed: only plain tokens, so nothing can be reflected into a page.
-    if (!challenge || !/^[A-Za-z0-9_-]{1,256}$/.test(challenge)) {
-      throw new AppError('bad_request', 'hub.challenge is missing or is not alphanumeric');
-    }
-    return reply.code(200).type('text/plain; charset=utf-8').send(challenge);
-  };
-
-  const ingest = async (raw: Buffer, source: 'webhook' | 'hub') => {
-    let body: unknown;
-    try {
-      body = parseGraphJson(raw.toString('utf8'));
-    } catch {
-      throw new AppError('invalid_json', 'webhook body is not valid JSON');
-    }
-    try {
-      return await service.ingest(body, source);
-    } catch (err) {
-      // After a valid signature, a failure to store is a 500 so that Meta (or the hub) retries.
-      throw new AppError('internal', 'the webhook could not be stored; retry later', { cause: err });
-    }
-  };
-
-  for (const path of ['/api/webhooks/instagram', '/api/webhooks/channels'] as const) {
-    app.register(async (plain) => {
-      const scope = plain.withTypeProvider<TypeBoxTypeProvider>();
-      // The signature covers the exact bytes received: keep them, parse only after verifying.
-      scope.removeAllContentTypeParsers();
-      scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: WEBHOOK_BODY_LIMIT_BYTES }, (_request, body, done) =>
-        done(null, body),
-      );
-      scope.get(path, { schema: { hide: true } }, async (request, reply) => verify(request, reply));
-      scope.post(path, { schema: { hide: true }, bodyLimit: WEBHOOK_BODY_LIMIT_BYTES }, async (request) => {
-        const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-        if (path === '/api/webhooks/instagram') {
-          if (!verifyMetaSignature(raw, header(request.headers['x-hub-signature-256']), settings.webhookSecrets)) {
-            throw new AppError('invalid_signature', 'missing or invalid X-Hub-Signature-256');
-          }
-          return { received: await ingest(raw, 'webhook') };
-        }
-        if (!verifyChannelsSignature(raw, header(request.headers['x-channels-signature']), settings.channelsConsumerSecret)) {
-          throw new AppError('invalid_signature', 'missing or invalid X-Channels-Signature');
-        }
-        return { received: await ingest(raw, 'hub') };
-      });
-    });
-  }
+  const common = { verifyToken: settings.verifyToken, parse: parseGraphJson };
+  registerMetaWebhook(app, {
+    ...common,
+    path: '/api/webhooks/instagram',
+    signature: {
+      header: 'X-Hub-Signature-256',
+      verify: (raw, value) => verifyMetaSignature(raw, value, settings.webhookSecrets),
+    },
+    ingest: (body) => service.ingest(body, 'webhook'),
+  });
+  registerMetaWebhook(app, {
+    ...common,
+    path: '/api/webhooks/channels',
+    signature: {
+      header: 'X-Channels-Signature',
+      verify: (raw, value) => verifyChannelsSignature(raw, value, settings.channelsConsumerSecret),
+    },
+    ingest: (body) => service.ingest(body, 'hub'),
+  });
 }
 
 /** The guard of the cron surface: Authorization: Bearer CRON_SECRET, compared in constant time (401 otherwise). */

@@ -4,20 +4,6 @@ import { MAX_WEBHOOK_ID_CHARS } from '../../lib/storable.ts';
 import { parseGraphTime } from './graph.client.ts';
 import type { AttachmentWrite, MessageWrite } from './instagram.repo.ts';
 
-/**
- * Meta's `X-Hub-Signature-256: sha256=<hex>` over the exact bytes received, with any of the
- * configured secrets (the Instagram app secret, META_APP_SECRET). Meta sends lowercase hex; the
- * comparison ignores case. No secret configured: nothing verifies (fail-closed).
- */
-export function verifyMetaSignature(raw: Buffer, header: string | undefined, secrets: readonly string[]): boolean {
-  const match = /^sha256=([0-9a-fA-F]{64})$/.exec(header?.trim() ?? '');
-  if (!match) return false;
-  const given = match[1]!.toLowerCase();
-  let ok = false;
-  for (const secret of secrets) ok = safeEqual(hmacSha256Hex(secret, raw), given) || ok;
-  return ok;
-}
-
 /** The hub's `X-Channels-Signature`: HMAC-SHA256 hex of the raw body, bare or with a `sha256=` prefix. */
 export function verifyChannelsSignature(raw: Buffer, header: string | undefined, secret: string | null): boolean {
   const match = /^(?:sha256=)?([0-9a-fA-F]{64})$/.exec(header?.trim() ?? '');

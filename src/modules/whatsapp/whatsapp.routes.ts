@@ -1,18 +1,12 @@
 import { Readable } from 'node:stream';
-import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { Config } from '../../config.ts';
 import type { App } from '../../http/app.types.ts';
 import { AppError } from '../../lib/errors.ts';
-import { safeEqual } from '../../lib/secrets.ts';
-import { verifyMetaSignature } from '../instagram/webhook-ingest.ts';
+import { registerMetaWebhook, verifyMetaSignature } from '../../http/meta-webhook.ts';
 import type { WhatsappModule } from './whatsapp.module.ts';
 
 const API = '/api/superadmin/whatsapp';
-/** Meta batches many updates per POST. */
-const WEBHOOK_BODY_LIMIT_BYTES = 4 * 1024 * 1024;
-const header = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);
 
 /**
  * `GET/POST /api/whatsapp`: the Cloud API webhook of the service's number. The GET answers Meta's
@@ -24,44 +18,14 @@ export function registerWhatsappWebhookRoutes(
   { whatsapp, config }: { whatsapp: WhatsappModule; config: Pick<Config, 'whatsapp'> },
 ) {
   const settings = config.whatsapp;
-  const verify = (request: FastifyRequest, reply: FastifyReply) => {
-    const q = request.query as Record<string, string | undefined>;
-    const token = q['hub.verify_token'];
-    const challenge = q['hub.challenge'];
-    if (q['hub.mode'] !== 'subscribe' || !token || !settings.verifyToken || !safeEqual(token, settings.verifyToken)) {
-      throw new AppError('forbidden', 'webhook verification refused: wrong hub.mode or hub.verify_token');
-    }
-    // Echoed as plain text: only plain tokens, so nothing can be reflected into a page.
-    if (!challenge || !/^[A-Za-z0-9_-]{1,256}$/.test(challenge)) {
-      throw new AppError('bad_request', 'hub.challenge is missing or is not alphanumeric');
-    }
-    return reply.code(200).type('text/plain; charset=utf-8').send(challenge);
-  };
-
-  app.register(async (plain) => {
-    const scope = plain.withTypeProvider<TypeBoxTypeProvider>();
-    scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: WEBHOOK_BODY_LIMIT_BYTES }, (_request, body, done) =>
-      done(null, body),
-    );
-    scope.get('/api/whatsapp', { schema: { hide: true } }, async (request, reply) => verify(request, reply));
-    scope.post('/api/whatsapp', { schema: { hide: true }, bodyLimit: WEBHOOK_BODY_LIMIT_BYTES }, async (request) => {
-      const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-      if (!verifyMetaSignature(raw, header(request.headers['x-hub-signature-256']), settings.webhookSecrets)) {
-        throw new AppError('invalid_signature', 'missing or invalid X-Hub-Signature-256');
-      }
-      let body: unknown;
-      try {
-        body = JSON.parse(raw.toString('utf8'));
-      } catch {
-        throw new AppError('invalid_json', 'webhook body is not valid JSON');
-      }
-      try {
-        return { received: await whatsapp.service.ingest(body) };
-      } catch (err) {
-        throw new AppError('internal', 'the webhook could not be stored; retry later', { cause: err });
-      }
-    });
+  registerMetaWebhook(app, {
+    path: '/api/whatsapp',
+    verifyToken: settings.verifyToken,
+    signature: {
+      header: 'X-Hub-Signature-256',
+      verify: (raw, value) => verifyMetaSignature(raw, value, settings.webhookSecrets),
+    },
+    ingest: (body) => whatsapp.service.ingest(body),
   });
 }
 
