@@ -3,6 +3,7 @@ import { formatDateTime, formatRelative } from '../../lib/format.ts';
 import type { ConversationWire, InstagramStatus, MessageWire } from '../../modules/instagram/instagram.service.ts';
 import { ApiError, api, errorText, type Messages } from '../ui/api.ts';
 import { ChannelTabs, narrowScreen } from '../ui/channel-tabs.tsx';
+import { fetchConversations, ThreadList, useInboxList } from '../ui/inbox.tsx';
 import { Card, PageTitle } from '../ui/layout.tsx';
 import { Notice, useNotice } from '../ui/notice.tsx';
 import { mountPage } from '../ui/page-data.ts';
@@ -60,18 +61,7 @@ function when(value: string | null): string {
 }
 
 /** Asks for the thread list, aborted after `timeoutMs` (rule 3 of the inbox). */
-async function fetchList(timeoutMs: number): Promise<Conversation[]> {
-  const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(), timeoutMs);
-  try {
-    const answer = await api<{ conversations: Conversation[] }>('GET', '/api/superadmin/instagram/conversations', {
-      signal: controller.signal,
-    });
-    return answer.conversations;
-  } finally {
-    clearTimeout(timer);
-  }
-}
+const fetchList = (timeoutMs: number) => fetchConversations<Conversation>('/api/superadmin/instagram/conversations', timeoutMs);
 
 function ConnectionCard({ status }: { status: Status }) {
   const send = status.send_enabled ? (
@@ -278,9 +268,6 @@ function ReplyBox({
 
 function Inbox(data: InboxData) {
   const [status, setStatus] = useState(data.status);
-  const [threads, setThreads] = useState<Conversation[]>(data.conversations);
-  const [listState, setListState] = useState<'loading' | 'ready' | 'failed'>('loading');
-  const [listProblem, setListProblem] = useState<string | null>(null);
   const [openId, setOpenId] = useState<string | null>(null);
   const [messages, setMessages] = useState<Message[] | null>(null);
   const [outgoing, setOutgoing] = useState<Outgoing[]>([]);
@@ -288,36 +275,6 @@ function Inbox(data: InboxData) {
   const openRef = useRef<string | null>(null);
   openRef.current = openId;
   const connected = status.configured && status.connected;
-
-  // First list: stored threads already on screen; the API answer replaces them. Rule 3: abort after
-  // the timeout; an empty first answer is asked once more. Polling starts only once this settles.
-  const [firstDone, setFirstDone] = useState(false);
-  useEffect(() => {
-    if (!connected) return;
-    let cancelled = false;
-    (async () => {
-      try {
-        let list = await fetchList(data.list_timeout_ms);
-        if (list.length === 0) list = await fetchList(data.list_timeout_ms);
-        if (cancelled) return;
-        setThreads(list);
-        setListState('ready');
-      } catch (err) {
-        if (cancelled) return;
-        setListState('failed');
-        setListProblem(
-          (err as Error).name === 'AbortError'
-            ? `Instagram tardó más de ${Math.round(data.list_timeout_ms / 1000)} segundos en responder.`
-            : errorText(err),
-        );
-      } finally {
-        if (!cancelled) setFirstDone(true);
-      }
-    })();
-    return () => {
-      cancelled = true;
-    };
-  }, []);
 
   async function loadThread(id: string) {
     try {
@@ -331,43 +288,20 @@ function Inbox(data: InboxData) {
     }
   }
 
-  // New messages without reloading: while the page is visible, ask again every few seconds. One
-  // round at a time (a slow answer never piles up requests); a hidden tab asks nothing and asks at
-  // once when it is shown again.
-  useEffect(() => {
-    if (!connected || !firstDone) return;
-    let busy = false;
-    const round = async () => {
-      if (busy || document.visibilityState !== 'visible') return;
-      busy = true;
-      try {
-        const [list, state] = await Promise.all([
-          fetchList(data.list_timeout_ms),
-          api<{ status: Status }>('GET', '/api/superadmin/instagram/status'),
-        ]);
-        setThreads(list);
-        setStatus(state.status);
-        setListState('ready');
-        setListProblem(null);
-      } catch {
-        // The next round tries again; what is on screen stays.
-      }
-      try {
-        if (openRef.current) await loadThread(openRef.current);
-      } finally {
-        busy = false;
-      }
-    };
-    const timer = setInterval(() => void round(), data.poll_ms);
-    const shown = () => {
-      if (document.visibilityState === 'visible') void round();
-    };
-    document.addEventListener('visibilitychange', shown);
-    return () => {
-      clearInterval(timer);
-      document.removeEventListener('visibilitychange', shown);
-    };
-  }, [connected, firstDone]);
+  // Rule 3: the first list is aborted after the timeout, and an empty first answer is asked once more.
+  const { threads, listState, listProblem } = useInboxList({
+    connected,
+    stored: data.conversations,
+    fetchList,
+    fetchStatus: async () => (await api<{ status: Status }>('GET', '/api/superadmin/instagram/status')).status,
+    onStatus: setStatus,
+    refreshOpen: async () => {
+      if (openRef.current) await loadThread(openRef.current);
+    },
+    listTimeoutMs: data.list_timeout_ms,
+    pollMs: data.poll_ms,
+    slowParty: 'Instagram',
+  });
 
   function open(id: string) {
     setOpenId(id);
@@ -418,43 +352,21 @@ function Inbox(data: InboxData) {
       <ConnectionCard status={status} />
       {connected ? (
         <div class={`inbox ${openId ? 'thread-open' : ''}`}>
-          <Card title="Conversaciones" id="threads">
-            {listState === 'loading' ? (
-              <p class="muted" data-list-loading>
-                Buscando conversaciones…
-              </p>
-            ) : null}
-            {listProblem ? (
-              <p class="notice notice-error" data-list-problem role="status">
-                {listProblem} {threads.length > 0 ? 'Mostramos las conversaciones guardadas.' : ''}
-              </p>
-            ) : null}
-            {threads.length === 0 && listState !== 'loading' ? (
-              <p data-empty-state>
+          <ThreadList
+            threads={threads}
+            listState={listState}
+            listProblem={listProblem}
+            openId={openId}
+            who={who}
+            noText="Sin texto (un adjunto o una reacción)"
+            empty={
+              <>
                 No hay conversaciones guardadas todavía. Cuando alguien le escriba a {handle} aparece acá. Si esperabas ver
                 alguna, revisá que el webhook esté suscripto (arriba: «Último webhook»): esta lista se actualiza sola.
-              </p>
-            ) : null}
-            <ul class="thread-list">
-              {threads.map((t) => (
-                <li key={t.id}>
-                  <button
-                    type="button"
-                    class={`thread ${t.id === openId ? 'active' : ''}`}
-                    data-thread={t.id}
-                    onClick={() => open(t.id)}
-                  >
-                    <span class="thread-who">{who(t)}</span>
-                    <span class="thread-when muted">{t.last_message_at ? formatRelative(t.last_message_at) : ''}</span>
-                    <span class="thread-preview muted" data-preview>
-                      {t.last_message_direction === 'outbound' ? <strong>Vos: </strong> : null}
-                      {t.last_message_text || 'Sin texto (un adjunto o una reacción)'}
-                    </span>
-                  </button>
-                </li>
-              ))}
-            </ul>
-          </Card>
+              </>
+            }
+            onOpen={open}
+          />
           <Card title={current ? who(current) : 'Conversación'} id="thread">
             {openId ? (
               <>

@@ -6,6 +6,7 @@ import type { WhatsappConversationWire, WhatsappMessageWire } from '../../module
 import { ApiError, api, errorText, type Messages } from '../ui/api.ts';
 import { ChannelTabs, narrowScreen } from '../ui/channel-tabs.tsx';
 import { BusyButton, Field } from '../ui/form.tsx';
+import { fetchConversations, ThreadList, useInboxList } from '../ui/inbox.tsx';
 import { Card, PageTitle } from '../ui/layout.tsx';
 import { Notice, useNotice } from '../ui/notice.tsx';
 import { mountPage } from '../ui/page-data.ts';
@@ -96,16 +97,7 @@ const who = (c: Conversation) => (c.profile_name ? `${c.profile_name} · ${phone
 const ourNumber = (s: Status) => s.display_phone_number ?? (s.phone_number_id ? `número ${s.phone_number_id}` : 'WhatsApp');
 const when = (value: string | null) => (value ? formatRelative(value) : 'nunca');
 
-async function fetchList(timeoutMs: number): Promise<Conversation[]> {
-  const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(), timeoutMs);
-  try {
-    return (await api<{ conversations: Conversation[] }>('GET', `${API}/conversations`, { signal: controller.signal }))
-      .conversations;
-  } finally {
-    clearTimeout(timer);
-  }
-}
+const fetchList = (timeoutMs: number) => fetchConversations<Conversation>(`${API}/conversations`, timeoutMs);
 
 function SetupForm({ onSaved, replacing }: { onSaved: (s: Status) => void; replacing: boolean }) {
   const [phoneId, setPhoneId] = useState('');
@@ -560,9 +552,6 @@ function ReplyBox({ maxChars, onSend }: { maxChars: number; onSend: (text: strin
 
 function Inbox(data: InboxData) {
   const [status, setStatus] = useState(data.status);
-  const [threads, setThreads] = useState<Conversation[]>(data.conversations);
-  const [listState, setListState] = useState<'loading' | 'ready' | 'failed'>('loading');
-  const [listProblem, setListProblem] = useState<string | null>(null);
   const [openId, setOpenId] = useState<string | null>(null);
   const [messages, setMessages] = useState<Message[] | null>(null);
   const [thread, setThread] = useState<Conversation | null>(null);
@@ -571,35 +560,6 @@ function Inbox(data: InboxData) {
   const openRef = useRef<string | null>(null);
   openRef.current = openId;
   const connected = status.configured && status.connected;
-  const [firstDone, setFirstDone] = useState(false);
-
-  // The same rules as the Instagram tab: abort after the timeout, ask once more on an empty answer.
-  useEffect(() => {
-    if (!connected) return;
-    let cancelled = false;
-    (async () => {
-      try {
-        let list = await fetchList(data.list_timeout_ms);
-        if (list.length === 0) list = await fetchList(data.list_timeout_ms);
-        if (cancelled) return;
-        setThreads(list);
-        setListState('ready');
-      } catch (err) {
-        if (cancelled) return;
-        setListState('failed');
-        setListProblem(
-          (err as Error).name === 'AbortError'
-            ? `El servidor tardó más de ${Math.round(data.list_timeout_ms / 1000)} segundos en responder.`
-            : errorText(err),
-        );
-      } finally {
-        if (!cancelled) setFirstDone(true);
-      }
-    })();
-    return () => {
-      cancelled = true;
-    };
-  }, [connected]);
 
   async function loadThread(id: string) {
     try {
@@ -616,40 +576,20 @@ function Inbox(data: InboxData) {
     }
   }
 
-  useEffect(() => {
-    if (!connected || !firstDone) return;
-    let busy = false;
-    const round = async () => {
-      if (busy || document.visibilityState !== 'visible') return;
-      busy = true;
-      try {
-        const [list, state] = await Promise.all([
-          fetchList(data.list_timeout_ms),
-          api<{ status: Status }>('GET', `${API}/status`),
-        ]);
-        setThreads(list);
-        setStatus(state.status);
-        setListState('ready');
-        setListProblem(null);
-      } catch {
-        // The next round tries again; what is on screen stays.
-      }
-      try {
-        if (openRef.current) await loadThread(openRef.current);
-      } finally {
-        busy = false;
-      }
-    };
-    const timer = setInterval(() => void round(), data.poll_ms);
-    const shown = () => {
-      if (document.visibilityState === 'visible') void round();
-    };
-    document.addEventListener('visibilitychange', shown);
-    return () => {
-      clearInterval(timer);
-      document.removeEventListener('visibilitychange', shown);
-    };
-  }, [connected, firstDone]);
+  // The same rules as the Instagram tab (useInboxList).
+  const { threads, listState, listProblem } = useInboxList({
+    connected,
+    stored: data.conversations,
+    fetchList,
+    fetchStatus: async () => (await api<{ status: Status }>('GET', `${API}/status`)).status,
+    onStatus: setStatus,
+    refreshOpen: async () => {
+      if (openRef.current) await loadThread(openRef.current);
+    },
+    listTimeoutMs: data.list_timeout_ms,
+    pollMs: data.poll_ms,
+    slowParty: 'El servidor',
+  });
 
   function open(id: string) {
     setOpenId(id);
@@ -701,43 +641,21 @@ function Inbox(data: InboxData) {
       <ConnectionCard status={status} onStatus={setStatus} />
       {connected ? (
         <div class={`inbox ${openId ? 'thread-open' : ''}`}>
-          <Card title="Conversaciones" id="threads">
-            {listState === 'loading' ? (
-              <p class="muted" data-list-loading>
-                Buscando conversaciones…
-              </p>
-            ) : null}
-            {listProblem ? (
-              <p class="notice notice-error" data-list-problem role="status">
-                {listProblem} {threads.length > 0 ? 'Mostramos las conversaciones guardadas.' : ''}
-              </p>
-            ) : null}
-            {threads.length === 0 && listState !== 'loading' ? (
-              <p data-empty-state>
+          <ThreadList
+            threads={threads}
+            listState={listState}
+            listProblem={listProblem}
+            openId={openId}
+            who={who}
+            noText="Sin texto"
+            empty={
+              <>
                 No hay conversaciones guardadas todavía. Cuando alguien le escriba a {number} aparece acá: esta lista se actualiza
                 sola. Si esperabas ver alguna, revisá arriba «Último webhook».
-              </p>
-            ) : null}
-            <ul class="thread-list">
-              {threads.map((t) => (
-                <li key={t.id}>
-                  <button
-                    type="button"
-                    class={`thread ${t.id === openId ? 'active' : ''}`}
-                    data-thread={t.id}
-                    onClick={() => open(t.id)}
-                  >
-                    <span class="thread-who">{who(t)}</span>
-                    <span class="thread-when muted">{t.last_message_at ? formatRelative(t.last_message_at) : ''}</span>
-                    <span class="thread-preview muted" data-preview>
-                      {t.last_message_direction === 'outbound' ? <strong>Vos: </strong> : null}
-                      {t.last_message_text || 'Sin texto'}
-                    </span>
-                  </button>
-                </li>
-              ))}
-            </ul>
-          </Card>
+              </>
+            }
+            onOpen={open}
+          />
           <Card title={current ? who(current) : 'Conversación'} id="thread">
             {openId ? (
               <>
