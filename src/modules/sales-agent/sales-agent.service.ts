@@ -95,33 +95,48 @@ export function createSalesAgentService(deps: SalesAgentDeps) {
   }
 
   /**
-   * The WhatsApp claim (issue 31), run in the webhook's insert transaction: the same rules as on
-   * Instagram (designated number and senders, fresh messages only, handoffs), and the channel's own
-   * switch. WhatsApp has no other path that stores an inbound message, and the key is the wamid.
+   * The rules of a claim, the same on both channels: the designated account and senders, fresh
+   * messages only (history brought by a backfill or a reconnect is not new traffic: nothing for
+   * anyone else, a skipped record for the designated sender so the operator sees why no answer went
+   * out), text only, and no claim while a handoff is open or the team took the conversation.
    */
-  const claimWhatsapp: WhatsappNewMessageHook = async (tx, m, channel, now) => {
-    if (!config.enabled || !channel.agentEnabled || config.whatsappNumberId === null) return;
-    const q = queryOn(tx);
+  async function claimTurn(
+    q: Q,
+    m: {
+      channel: repo.Channel;
+      mid: string;
+      conversationId: string;
+      accountId: string;
+      senderId: string;
+      text: string | null;
+      source: string;
+      sentAt: Date;
+      ourAccount: boolean;
+      designatedSender: boolean;
+      unsupported: boolean;
+    },
+    now: Date,
+  ): Promise<void> {
     const sentAt = sentOrArrived(m.sentAt, now);
     const fresh = now.getTime() - sentAt.getTime() <= FRESH_MS;
-    const designated = channel.phoneNumberId === config.whatsappNumberId && whatsappSenders.has(sameWaIdKey(m.waId));
-    if (!fresh && !designated) return;
+    if (!fresh && !(m.ourAccount && m.designatedSender)) return;
     let reason: string | null = null;
-    if (channel.phoneNumberId !== config.whatsappNumberId) reason = 'other_account';
-    else if (!whatsappSenders.has(sameWaIdKey(m.waId))) reason = 'other_sender';
+    if (!m.ourAccount) reason = 'other_account';
+    else if (!m.designatedSender) reason = 'other_sender';
     else if (!fresh) reason = 'not_new';
+    else if (m.unsupported) reason = 'unsupported';
     else if (!m.text?.trim()) reason = 'no_text';
     else if (await repo.handoffOpen(q, m.conversationId)) reason = 'handoff_open';
-    else reason = await teamTook(q, 'whatsapp', m.conversationId, m.wamid, now);
-    const planned = reason === null ? await schedule(q, 'whatsapp', m.conversationId, sentAt, now) : null;
+    else reason = await teamTook(q, m.channel, m.conversationId, m.mid, now);
+    const planned = reason === null ? await schedule(q, m.channel, m.conversationId, sentAt, now) : null;
     await repo.insertTurn(q, {
-      mid: m.wamid,
-      channel: 'whatsapp',
+      mid: m.mid,
+      channel: m.channel,
       conversationId: m.conversationId,
-      accountId: channel.phoneNumberId,
-      senderId: m.waId,
+      accountId: m.accountId,
+      senderId: m.senderId,
       text: m.text,
-      source: 'webhook',
+      source: m.source,
       status: reason === null ? 'pending' : 'skipped',
       reason,
       threadState: planned?.threadState ?? null,
@@ -129,6 +144,32 @@ export function createSalesAgentService(deps: SalesAgentDeps) {
       sendAfter: planned?.sendAfter ?? null,
       now,
     });
+  }
+
+  /**
+   * The WhatsApp claim (issue 31), run in the webhook's insert transaction: the rules of claimTurn
+   * and the channel's own switch. WhatsApp has no other path that stores an inbound message, and
+   * the key is the wamid.
+   */
+  const claimWhatsapp: WhatsappNewMessageHook = async (tx, m, channel, now) => {
+    if (!config.enabled || !channel.agentEnabled || config.whatsappNumberId === null) return;
+    await claimTurn(
+      queryOn(tx),
+      {
+        channel: 'whatsapp',
+        mid: m.wamid,
+        conversationId: m.conversationId,
+        accountId: channel.phoneNumberId,
+        senderId: m.waId,
+        text: m.text,
+        source: 'webhook',
+        sentAt: m.sentAt,
+        ourAccount: channel.phoneNumberId === config.whatsappNumberId,
+        designatedSender: whatsappSenders.has(sameWaIdKey(m.waId)),
+        unsupported: false,
+      },
+      now,
+    );
   };
 
   /** The channel's own switch (WhatsApp's is on its channel record; Instagram has only the global one). */
@@ -144,41 +185,28 @@ export function createSalesAgentService(deps: SalesAgentDeps) {
   }
 
   /**
-   * The claim, run by storeMessage in the transaction that inserted the row, whatever path it was
-   * (webhook, hub, graph sync, minute poll, thread read). It never sends and never asks the brain.
+   * The Instagram claim, run by storeMessage in the transaction that inserted the row, whatever path
+   * it was (webhook, hub, graph sync, minute poll, thread read). It never sends and never asks the brain.
    */
   async function claim(q: Q, m: MessageWrite & { conversationId: string }, now: Date): Promise<void> {
     if (!config.enabled || m.direction !== 'inbound') return;
-    const sentAt = sentOrArrived(m.sentAt, now);
-    const fresh = now.getTime() - sentAt.getTime() <= FRESH_MS;
-    const designated = m.accountId === config.accountId && senders.has(m.senderId);
-    // History brought by a backfill or a reconnect is not new traffic: nothing for anyone else,
-    // a skipped record for the designated sender so the operator sees why no answer went out.
-    if (!fresh && !designated) return;
-    let reason: string | null = null;
-    if (m.accountId !== config.accountId) reason = 'other_account';
-    else if (!senders.has(m.senderId)) reason = 'other_sender';
-    else if (!fresh) reason = 'not_new';
-    else if (m.isUnsupported) reason = 'unsupported';
-    else if (!m.text?.trim()) reason = 'no_text';
-    else if (await repo.handoffOpen(q, m.conversationId)) reason = 'handoff_open';
-    else reason = await teamTook(q, 'instagram', m.conversationId, m.mid, now);
-    const planned = reason === null ? await schedule(q, 'instagram', m.conversationId, sentAt, now) : null;
-    await repo.insertTurn(q, {
-      mid: m.mid,
-      channel: 'instagram',
-      conversationId: m.conversationId,
-      accountId: m.accountId,
-      senderId: m.senderId,
-      text: m.text,
-      source: m.source,
-      status: reason === null ? 'pending' : 'skipped',
-      reason,
-      threadState: planned?.threadState ?? null,
-      receivedAt: now,
-      sendAfter: planned?.sendAfter ?? null,
+    await claimTurn(
+      q,
+      {
+        channel: 'instagram',
+        mid: m.mid,
+        conversationId: m.conversationId,
+        accountId: m.accountId,
+        senderId: m.senderId,
+        text: m.text,
+        source: m.source,
+        sentAt: m.sentAt,
+        ourAccount: m.accountId === config.accountId,
+        designatedSender: senders.has(m.senderId),
+        unsupported: Boolean(m.isUnsupported),
+      },
       now,
-    });
+    );
   }
 
   /** The brain, then the guardrails: what any caller (the minute job, the CLI) gets. */
