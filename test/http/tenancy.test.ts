@@ -320,6 +320,34 @@ describe('company B never reaches company A (every /api/v1 and settings route)',
     expect(after).toEqual(before);
   });
 
+  it("B naming A's record in the path gets the very answer of an id that never existed (status, code and message), and changes nothing", async () => {
+    const before = await rowCounts();
+    const wrong: string[] = [];
+    for (const r of apiRoutes().filter((x) => x.url.includes(':'))) {
+      const parts = r.url.split('/');
+      const named = parts.flatMap((p, i) => (p.startsWith(':') ? [i] : []));
+      const ofA = fill(r.url).split('/');
+      // A made-up id of the same kind: numeric where A's is a number, a fresh uuid otherwise.
+      const never = [...ofA];
+      for (const i of named) never[i] = /^\d+$/.test(ofA[i]!) ? '2000000000' : randomUUID();
+      const body = r.method === 'GET' || r.method === 'DELETE' ? undefined : (BODIES[r.key] ?? {});
+      const answer = async (segments: string[]) => {
+        const res = await call(r.method, segments.join('/'), asB, body);
+        const text = named.reduce((acc, i) => acc.replaceAll(segments[i]!, 'ID'), res.body);
+        return `${res.statusCode} ${text}`;
+      };
+      const [a, n] = [await answer(ofA), await answer(never)];
+      if (a !== n) wrong.push(`${r.key}: ${a.slice(0, 160)} ≠ ${n.slice(0, 160)}`);
+    }
+    expect(wrong).toEqual([]);
+    const after = await rowCounts();
+    for (const volatile of ['sessions', 'rate_limit_windows']) {
+      delete before[volatile];
+      delete after[volatile];
+    }
+    expect(after).toEqual(before);
+  });
+
   it("B's collections never show A's records", async () => {
     for (const key of COLLECTION_READS) {
       const [method, url] = key.split(' ') as [string, string];
