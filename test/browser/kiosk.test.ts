@@ -114,6 +114,19 @@ describe('kiosk page in headless Chromium', () => {
     await other.close();
   });
 
+  it('looks prices up with the token the page accepted, when the link carries spaces around it', async () => {
+    // The page trims the token; its lookups must send that token, not the padded one (401 each).
+    const padded = await browser.newPage();
+    const res = await padded.goto(`${base}/scanner?token=%20${token}%0A`);
+    expect(res?.status()).toBe(200);
+    await padded.locator('#query').fill('7790001000019');
+    await padded.keyboard.press('Enter');
+    await padded.waitForSelector('#result:not([hidden]), #message:not([hidden])');
+    expect(await padded.locator('#message').isHidden()).toBe(true);
+    expect(await padded.locator('#name').textContent()).toBe('Yerba mate suave 1 kg');
+    await padded.close();
+  });
+
   it('ran without script errors', () => {
     expect(pageErrors).toEqual([]);
   });

@@ -128,6 +128,18 @@ describe('the documentation site', () => {
     expect((await get('/docs/no-existe.md')).json()).toMatchObject({ code: 'page_not_found' });
   });
 
+  it('never lets a cache keep a 404, as JSON or as a page (a deploy may add the page)', async () => {
+    for (const [url, accept] of [
+      ['/docs/no-existe', 'application/json'],
+      ['/docs/no-existe.md', 'text/markdown'],
+      ['/docs/no-existe', BROWSER_ACCEPT],
+    ] as const) {
+      const res = await get(url, { accept });
+      expect(res.statusCode, url).toBe(404);
+      expect(res.headers['cache-control'], `${url} ${accept}`).toBe('no-store');
+    }
+  });
+
   it('answers an unknown page with an HTML 404 page when the client asks for HTML', async () => {
     const res = await get('/docs/no-existe', { accept: BROWSER_ACCEPT });
     expect(res.statusCode).toBe(404);

@@ -128,6 +128,18 @@ describe('GET /api/public/scanner', () => {
     }
   });
 
+  it('answers 400 naming a companyId given twice, instead of calling two integers "not an integer"', async () => {
+    const res = await t.app.inject({
+      url: `/api/public/scanner?token=${shop.scannerToken}&query=yerba&companyId=${shop.id}&companyId=${shop.id}`,
+    });
+    expect(res.statusCode, res.body).toBe(400);
+    expect(res.json()).toEqual({
+      error: "query parameter 'companyId' must be given once",
+      code: 'bad_request',
+      details: [{ path: '/companyId', message: 'must be given once' }],
+    });
+  });
+
   it('answers 400 for a companyId that is not a positive integer', async () => {
     const res = await scan(t, { token: shop.scannerToken, query: 'yerba', companyId: 'abc' });
     expect(res.statusCode).toBe(400);

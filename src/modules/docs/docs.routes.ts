@@ -52,10 +52,12 @@ function servePage(site: DocsSite, request: FastifyRequest, reply: FastifyReply,
     send(request, reply, found, asMarkdown ? MARKDOWN : HTML, 'Accept');
     return;
   }
+  // A 404 is cacheable by default (RFC 9111 §4.2.2): without no-store a shared cache could keep
+  // answering it after a deploy adds the page. Both forms (the HTML page and the JSON body) say so.
+  reply.header('cache-control', 'no-store');
   if (!suffixed && asksForHtml(request.headers.accept) && !prefersMarkdown(request.headers.accept)) {
     reply
       .code(404)
-      .header('cache-control', 'no-store')
       .type(HTML)
       .send(site.notFoundHtml(`/docs/${path}`));
     return;

@@ -8,6 +8,7 @@ import { type ScannerQuery, scannerResponses, ScannerQuery as ScannerQuerySchema
 import type { ScannerService } from './scanner.service.ts';
 
 const REQUIRED = ['token', 'query'] as const;
+const SINGLE = [...REQUIRED, 'companyId'] as const;
 
 /**
  * A missing or empty required parameter is named in a 400 `missing_parameter`; any other bad
@@ -16,9 +17,10 @@ const REQUIRED = ['token', 'query'] as const;
  */
 export function checkParameters(request: FastifyRequest) {
   const query = request.query as Partial<Record<string, unknown>>;
-  // `?query=a&query=b` arrives as an array: it is there, just more than once (it said "is required").
-  if (Array.isArray(query['token']) || Array.isArray(query['query'])) {
-    const repeated = REQUIRED.filter((name) => Array.isArray(query[name]));
+  // `?query=a&query=b` arrives as an array: it is there, just more than once (it said "is required";
+  // a repeated companyId, "must be integer", though each copy was one).
+  if (Array.isArray(query['token']) || Array.isArray(query['query']) || Array.isArray(query['companyId'])) {
+    const repeated = SINGLE.filter((name) => Array.isArray(query[name]));
     throw new AppError('bad_request', `query parameter ${repeated.map((name) => `'${name}'`).join(' and ')} must be given once`, {
       details: repeated.map((name) => ({ path: `/${name}`, message: 'must be given once' })),
     });

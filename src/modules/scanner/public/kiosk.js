@@ -1,7 +1,8 @@
 // Price-checker kiosk: a USB barcode reader types digits and Enter into the focused input;
 // a person can also type a name. Answers come from /api/public/scanner; USD from /api/exchange.
 (() => {
-  const token = new URLSearchParams(location.search).get('token') || '';
+  // Trimmed as the page's route trimmed it to let the kiosk open: the API compares the token as sent.
+  const token = (new URLSearchParams(location.search).get('token') || '').trim();
   const idleMs = Number(document.body.dataset.idleMs) || 10000;
   const timeZone = document.body.dataset.timeZone || 'America/Argentina/Buenos_Aires';
   const RATE_REFRESH_MS = 5 * 60 * 1000;
