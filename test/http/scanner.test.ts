@@ -152,6 +152,16 @@ describe('GET /api/public/scanner', () => {
     expect(res.json()).toEqual({ error: 'invalid scanner token', code: 'unauthenticated' });
   });
 
+  it('answers 401 for a token longer than any token (an invalid token), and 400 when the query is wrong too', async () => {
+    const long = `mos_scn_${'x'.repeat(300)}`;
+    const res = await scan(t, { token: long, query: 'yerba' });
+    expect(res.statusCode).toBe(401);
+    expect(res.json()).toEqual({ error: 'invalid scanner token', code: 'unauthenticated' });
+    const both = await scan(t, { token: long, query: 'y'.repeat(201) });
+    expect(both.statusCode).toBe(400);
+    expect(both.json().details).toEqual([{ path: '/query', message: expect.any(String) }]);
+  });
+
   it('answers 401 for a valid token sent with spaces around it (the token is compared as sent)', async () => {
     for (const token of [` ${shop.scannerToken}`, `${shop.scannerToken} `]) {
       const res = await scan(t, { token, query: '7790001000019' });

@@ -35,7 +35,12 @@ export function checkParameters(request: FastifyRequest) {
   }
   const problem = request.validationError;
   if (problem) {
-    throw partRefusal('querystring', pointerDetails(problem.validation as never));
+    // A token longer than any token is one that is not valid: the contract's 401, not a 400 about
+    // its format (unless another parameter is wrong too).
+    const errors = problem.validation as { instancePath: string; keyword: string }[];
+    const others = errors.filter((e) => !(e.instancePath === '/token' && e.keyword === 'maxLength'));
+    if (others.length === 0) throw new AppError('unauthenticated', 'invalid scanner token');
+    throw partRefusal('querystring', pointerDetails(others as never));
   }
 }
 
