@@ -1,6 +1,9 @@
+import pino from 'pino';
 import { describe, expect, it } from 'vitest';
+import type { Database } from '../../db/client.ts';
+import type { CompanyService } from '../companies/companies.service.ts';
 import type { NameMatch } from './name-search.ts';
-import { pluSpellings, rankMatches } from './scanner.service.ts';
+import { createScannerService, pluSpellings, rankMatches } from './scanner.service.ts';
 
 const match = (id: number, score: number): NameMatch => ({
   score,
@@ -35,5 +38,31 @@ describe('pluSpellings', () => {
     expect(pluSpellings('00107')).toEqual(['00107', '107']);
     expect(pluSpellings('107')).toEqual(['107', '00107']);
     expect(pluSpellings('12345')).toEqual(['12345']);
+  });
+});
+
+describe('the scanner token cache', () => {
+  it("keeps a shop's token cached through a flood of made-up tokens (each asked once)", async () => {
+    const asked: string[] = [];
+    const companies = {
+      findCompanyIdByScannerToken: async (token: string) => {
+        asked.push(token);
+        return token === 'mos_scn_real' ? 7 : null;
+      },
+    } as unknown as CompanyService;
+    const scanner = createScannerService({
+      db: { orm: {} } as unknown as Database,
+      companies,
+      clock: { now: () => new Date() },
+      logger: pino({ level: 'silent' }),
+      rateLimitPerMinute: 0,
+    });
+    expect(await scanner.tokenCompany('mos_scn_real')).toBe(7);
+    for (let n = 0; n < 12_000; n++) expect(await scanner.tokenCompany(`mos_scn_fake_${n}`)).toBeNull();
+    expect(await scanner.tokenCompany('mos_scn_fake_11999')).toBeNull();
+    asked.length = 0;
+    expect(await scanner.tokenCompany('mos_scn_real')).toBe(7);
+    expect(await scanner.tokenCompany('mos_scn_fake_11999')).toBeNull();
+    expect(asked).toEqual([]);
   });
 });

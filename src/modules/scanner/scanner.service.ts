@@ -43,7 +43,10 @@ export type ScannerService = ReturnType<typeof createScannerService>;
 export function createScannerService({ db, companies, clock, logger, rateLimitPerMinute }: ScannerServiceDeps) {
   const repo = createScannerRepo(db.orm);
   const names = createNameSearch(repo);
-  const tokens = createTtlCache<number | null>({ ttlMs: SCANNER_CACHE_TTL_MS, maxEntries: 10_000, clock });
+  // Valid tokens and unknown ones are kept apart: a flood of made-up tokens fills only its own,
+  // smaller cache and never pushes the shops' tokens out of theirs (each would then cost a read).
+  const tokens = createTtlCache<number>({ ttlMs: SCANNER_CACHE_TTL_MS, maxEntries: 10_000, clock });
+  const unknownTokens = createTtlCache<true>({ ttlMs: SCANNER_CACHE_TTL_MS, maxEntries: 1_000, clock });
   const layouts = createTtlCache<ScaleLabelLayout | null>({ ttlMs: SCANNER_CACHE_TTL_MS, maxEntries: 10_000, clock });
   const limiter =
     rateLimitPerMinute > 0
@@ -54,8 +57,10 @@ export function createScannerService({ db, companies, clock, logger, rateLimitPe
     const key = sha256Hex(token);
     const cached = tokens.get(key);
     if (cached) return cached.value;
+    if (unknownTokens.get(key)) return null;
     const companyId = await companies.findCompanyIdByScannerToken(token);
-    tokens.set(key, companyId);
+    if (companyId === null) unknownTokens.set(key, true);
+    else tokens.set(key, companyId);
     return companyId;
   }
 
