@@ -109,6 +109,9 @@ describe('the documentation site', () => {
       expect(md.statusCode).toBe(200);
       expect(md.headers['content-type']).toBe('text/markdown; charset=utf-8');
       expect(md.body).toBe(plain.body);
+      // An agent in a page on another origin can read them, as /openapi.json.
+      expect(plain.headers['access-control-allow-origin'], url).toBe('*');
+      expect(md.headers['access-control-allow-origin'], url).toBe('*');
     }
     const home = await get('/docs.md');
     expect(home.headers['content-type']).toBe('text/markdown; charset=utf-8');

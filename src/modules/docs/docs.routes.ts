@@ -86,14 +86,17 @@ function registerLlmsRoutes(app: App, site: DocsSite) {
     ['/docs/llms.txt', 'docsIndex', 'Índice de todas las páginas de la documentación, con su descripción', site.docsIndex],
     ['/docs/llms-full.txt', 'docsFull', 'Toda la documentación en un solo archivo markdown', site.full],
   ];
+  // Read by agents, also from a page on another origin (as /openapi.json): CORS open.
+  const serve = (representation: () => Representation) => (request: FastifyRequest, reply: FastifyReply) =>
+    send(request, reply.header('access-control-allow-origin', '*'), representation(), MARKDOWN);
   for (const [url, operationId, summary, representation] of files) {
     app.get(
       url,
       { schema: { tags: ['Docs'], operationId, summary, response: { 200: markdownResponse('Markdown (llmstxt.org)') } } },
-      (request, reply) => send(request, reply, representation(), MARKDOWN),
+      serve(representation),
     );
     // Markdown already: with .md appended (as for any /docs/* address) it is the same file.
-    app.get(`${url}.md`, { schema: { hide: true } }, (request, reply) => send(request, reply, representation(), MARKDOWN));
+    app.get(`${url}.md`, { schema: { hide: true } }, serve(representation));
   }
 }
 
