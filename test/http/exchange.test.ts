@@ -145,6 +145,30 @@ describe('the DolarAPI client', () => {
     await expect(fetchDolarApiQuote(url)).rejects.toThrow(/exchange upstream failed: .*ECONNREFUSED/);
   });
 
+  it("reads a time without a zone as Argentina's, not the server's", async () => {
+    fake.quote(1160, '2025-05-16T12:04:00', 1110);
+    const quote = await fetchDolarApiQuote(`${fake.url}/v1/dolares/oficial`);
+    expect(quote.updatedAt.toISOString()).toBe('2025-05-16T15:04:00.000Z');
+  });
+
+  it('refuses an answer larger than a quote can be without reading it all', async () => {
+    fake.answer({ body: { casa: 'oficial', venta: 1160, fechaActualizacion: '2025-05-16T15:04:00Z', pad: 'x'.repeat(100_000) } });
+    await expect(fetchDolarApiQuote(`${fake.url}/v1/dolares/oficial`)).rejects.toThrow(
+      new UpstreamError('exchange upstream answer is larger than 65536 bytes'),
+    );
+  });
+
+  it('refuses a rate no stored rate can hold, and drops such a buy rate', async () => {
+    for (const venta of [1e12, 0.00001]) {
+      fake.quote(venta, '2025-05-16T15:04:00.000Z', 1110);
+      await expect(fetchDolarApiQuote(`${fake.url}/v1/dolares/oficial`)).rejects.toThrow(
+        `exchange upstream "venta" is out of range: ${venta}`,
+      );
+    }
+    fake.quote(1160, '2025-05-16T15:04:00.000Z', 1e12);
+    await expect(fetchDolarApiQuote(`${fake.url}/v1/dolares/oficial`)).resolves.toMatchObject({ rate: 1160, buy: null });
+  });
+
   it('reads the DolarAPI wire format', async () => {
     fake.quote(1160, '2025-05-16T15:04:00.000Z', 1110);
     await expect(fetchDolarApiQuote(`${fake.url}/v1/dolares/oficial`)).resolves.toEqual({

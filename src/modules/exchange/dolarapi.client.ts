@@ -18,6 +18,11 @@ export class UpstreamError extends Error {
 }
 
 export const UPSTREAM_TIMEOUT_MS = 5000;
+/** A quote is about 150 bytes: an answer past this is not one, and is not read into memory. */
+export const MAX_UPSTREAM_BYTES = 64 * 1024;
+/** What exchange_rates.rate (numeric(14, 4), > 0) can hold. */
+const MIN_RATE = 0.0001;
+const MAX_RATE = 9_999_999_999.9999;
 
 export interface FetchQuoteOptions {
   timeoutMs?: number;
@@ -39,7 +44,7 @@ export async function fetchDolarApiQuote(url: string, options: FetchQuoteOptions
       signal: AbortSignal.timeout(timeoutMs),
     });
     if (!res.ok) throw new UpstreamError(`exchange upstream answered HTTP ${res.status}`);
-    body = await res.json();
+    body = JSON.parse(await readLimited(res, MAX_UPSTREAM_BYTES));
   } catch (err) {
     if (err instanceof UpstreamError) throw err;
     // undici reports network failures as "fetch failed" with the useful part in its cause.
@@ -49,6 +54,34 @@ export async function fetchDolarApiQuote(url: string, options: FetchQuoteOptions
     throw new UpstreamError(`exchange upstream failed: ${reason}`, { cause: err });
   }
   return parseQuote(body);
+}
+
+/** The body as text, refused (and no longer read) once it passes `limit` bytes. */
+async function readLimited(res: Response, limit: number): Promise<string> {
+  if (!res.body) return '';
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = res.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel().catch(() => {});
+      throw new UpstreamError(`exchange upstream answer is larger than ${limit} bytes`);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/**
+ * `fechaActualizacion` is ISO 8601 in UTC; one without a zone is read as Argentina's time (UTC−3, no
+ * daylight saving since 2009), the source's own, not as the server's zone.
+ */
+function quoteTime(stamp: string): Date {
+  const zoneless = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/.test(stamp.trim());
+  return new Date(zoneless ? `${stamp.trim()}-03:00` : stamp);
 }
 
 function toNumber(value: unknown): number | null {
@@ -65,12 +98,16 @@ export function parseQuote(body: unknown): UpstreamQuote {
   const rate = toNumber(quote['venta']);
   if (rate === null || !Number.isFinite(rate))
     throw new UpstreamError(`exchange upstream "venta" is not a number: ${JSON.stringify(quote['venta'])}`);
+  // Zero or less is the guard's to refuse (and to log); what no stored rate can hold is not a quote.
+  if (rate > 0 && (rate < MIN_RATE || rate > MAX_RATE))
+    throw new UpstreamError(`exchange upstream "venta" is out of range: ${rate}`);
   const buy = toNumber(quote['compra']);
   const stamp = quote['fechaActualizacion'];
-  const updatedAt = typeof stamp === 'string' ? new Date(stamp) : null;
+  const updatedAt = typeof stamp === 'string' ? quoteTime(stamp) : null;
   if (!updatedAt || Number.isNaN(updatedAt.getTime())) {
     throw new UpstreamError(`exchange upstream "fechaActualizacion" is not a date: ${JSON.stringify(stamp)}`);
   }
   const kind = typeof quote['casa'] === 'string' && quote['casa'] !== '' ? quote['casa'] : 'oficial';
-  return { rate, buy: buy !== null && Number.isFinite(buy) && buy > 0 ? buy : null, kind, updatedAt };
+  const usableBuy = buy !== null && Number.isFinite(buy) && buy >= MIN_RATE && buy <= MAX_RATE;
+  return { rate, buy: usableBuy ? buy : null, kind, updatedAt };
 }
