@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatCount, formatDate, formatDateTime, formatRelative, parseTypedDate } from './format.ts';
+import { formatCount, formatCountOf, formatDate, formatDateTime, formatRelative, parseTypedDate } from './format.ts';
 
 describe('es-AR formatting', () => {
   it('writes moments in Buenos Aires time as dd/mm/aaaa, hh:mm', () => {
@@ -27,6 +27,12 @@ describe('es-AR formatting', () => {
   it('groups thousands with a dot', () => {
     expect(formatCount(1184)).toBe('1.184');
     expect(formatCount(1234567)).toBe('1.234.567');
+  });
+
+  it('counts one in the singular: "1 venta", never "1 ventas"', () => {
+    expect(formatCountOf(1, 'venta', 'ventas')).toBe('1 venta');
+    expect(formatCountOf(0, 'venta', 'ventas')).toBe('0 ventas');
+    expect(formatCountOf(1184, 'venta', 'ventas')).toBe('1.184 ventas');
   });
 
   it('says how long ago, then the date', () => {

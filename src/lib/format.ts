@@ -55,6 +55,11 @@ export function formatCount(value: number): string {
   return INTEGER.format(value);
 }
 
+/** A count with what it counts, singular for one: "1 venta", "1.184 ventas". */
+export function formatCountOf(value: number, one: string, many: string): string {
+  return `${formatCount(value)} ${value === 1 ? one : many}`;
+}
+
 const RELATIVE = new Intl.RelativeTimeFormat('es-AR', { numeric: 'auto' });
 const UNITS: [Intl.RelativeTimeFormatUnit, number][] = [
   ['day', 86_400_000],

@@ -192,8 +192,10 @@ function LibroIva() {
         <>
           {book.skipped.length > 0 ? (
             <p class="notice notice-error" role="alert">
-              {formatCount(book.skipped.length)} comprobantes recibidos por la integración no entran en los archivos porque no se
-              puede desglosar su IVA: {book.skipped.map((s) => s.receipt).join(', ')}.
+              {book.skipped.length === 1
+                ? '1 comprobante recibido por la integración no entra'
+                : `${formatCount(book.skipped.length)} comprobantes recibidos por la integración no entran`}{' '}
+              en los archivos porque no se puede desglosar su IVA: {book.skipped.map((s) => s.receipt).join(', ')}.
             </p>
           ) : null}
           {/* A month with no receipt has no totals: two empty cards said nothing the list below does not. */}

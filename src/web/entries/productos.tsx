@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
+import { formatCount, formatCountOf } from '../../lib/format.ts';
 import { formatPesos, parseAmount } from '../../lib/money.ts';
 import type { MerchantProduct } from '../../modules/catalog/catalog.service.ts';
 import { api, errorText } from '../ui/api.ts';
@@ -289,7 +290,8 @@ function PriceChange({ filter, onApplied }: { filter: { q: string; category: str
         <div data-price-preview>
           <p>
             {preview.applied ? 'Aplicado: ' : ''}
-            {preview.matched} productos coinciden; {preview.changed} cambian de precio.
+            {preview.matched === 1 ? '1 producto coincide' : `${formatCount(preview.matched)} productos coinciden`};{' '}
+            {preview.changed === 1 ? '1 cambia' : `${formatCount(preview.changed)} cambian`} de precio.
           </p>
           {preview.sample.length > 0 ? (
             <TableWrap>
@@ -313,7 +315,7 @@ function PriceChange({ filter, onApplied }: { filter: { q: string; category: str
           ) : null}
           {!preview.applied && preview.changed > 0 ? (
             <button type="button" data-apply-prices onClick={() => void run(false)}>
-              Aplicar a {preview.changed} productos
+              Aplicar a {formatCountOf(preview.changed, 'producto', 'productos')}
             </button>
           ) : null}
         </div>

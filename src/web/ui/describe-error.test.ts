@@ -15,6 +15,19 @@ describe('describeError', () => {
     expect(DESCRIBED_CODES).toEqual(expect.arrayContaining(Object.keys(ERROR_STATUS)));
   });
 
+  it('says what is wrong with an uploaded ARCA certificate instead of "revisá los datos"', () => {
+    const refused = (path: string, message: string) => describeError({ code: 'validation_failed', details: [{ path, message }] });
+    expect(refused('/certificate', 'expired')).toBe('Ese certificado ya venció: generá uno nuevo en ARCA y subilo.');
+    expect(refused('/certificate', 'serialNumber CUIT mismatch')).toContain('es de otro CUIT');
+    expect(refused('/certificate', 'PEM certificate (-----BEGIN CERTIFICATE-----)')).toContain('Eso no es un certificado');
+    expect(refused('/private_key', 'required')).toContain('Falta la clave privada');
+    expect(refused('/private_key', 'key and certificate do not match')).toContain('no corresponde a ese certificado');
+    expect(refused('/certificate', 'key and certificate do not match')).toContain('no corresponde a ese certificado');
+    expect(refused('/default_point_of_sale', 'one of points_of_sale')).toBe(
+      'Revisá el punto de venta de las facturas: hay un dato que no es válido.',
+    );
+  });
+
   it('chooses by code, never by the message', () => {
     expect(describeError({ code: 'no_open_session', error: 'anything' })).toBe(
       'La caja no tiene un turno abierto: abrila para vender.',

@@ -41,7 +41,35 @@ const FIELD: Record<string, string> = {
   sold_at: 'la fecha de la venta',
   opened_at: 'la hora de apertura del turno',
   closed_at: 'la hora de cierre del turno',
+  certificate: 'el certificado',
+  private_key: 'la clave privada',
+  legal_name: 'la razón social',
+  activity_start: 'el inicio de actividades',
+  points_of_sale: 'los puntos de venta',
+  default_point_of_sale: 'el punto de venta de las facturas',
 };
+
+/** What is wrong with an uploaded ARCA certificate or its key, by the detail's path and `message`. */
+const CERTIFICATE_PROBLEMS: [path: string, message: string, text: string][] = [
+  [
+    '/certificate',
+    'PEM certificate (-----BEGIN CERTIFICATE-----)',
+    'Eso no es un certificado: subí el archivo .crt que te dio ARCA (empieza con -----BEGIN CERTIFICATE-----).',
+  ],
+  [
+    '/certificate',
+    'serialNumber CUIT mismatch',
+    'Ese certificado es de otro CUIT: subí el que generaste en ARCA con el CUIT de la empresa.',
+  ],
+  ['/certificate', 'expired', 'Ese certificado ya venció: generá uno nuevo en ARCA y subilo.'],
+  [
+    '/private_key',
+    'required',
+    'Falta la clave privada: pegala junto al certificado, o generá acá el pedido de certificado (CSR) antes de pedirlo en ARCA.',
+  ],
+];
+const KEY_MISMATCH =
+  'La clave privada no corresponde a ese certificado: usá la clave con la que generaste el pedido de certificado (CSR).';
 
 /** "/items/0/price" → "el precio"; null when the path names nothing we word. */
 function fieldOf(path: string): string | null {
@@ -89,6 +117,11 @@ function validation(err: ErrorLike): string {
   if (fields.some((f) => f === FIELD.barcode)) {
     return 'El código de barras no es válido: revisá que esté bien escrito y que el último dígito, el dígito verificador, sea el correcto.';
   }
+  const certificate = CERTIFICATE_PROBLEMS.find(([path, message]) =>
+    err.details?.some((d) => d.path === path && d.message === message),
+  );
+  if (certificate) return certificate[2];
+  if (err.details?.some((d) => d.message === 'key and certificate do not match')) return KEY_MISMATCH;
   const cash = err.details?.find((d) => d.message === 'more_than_cash');
   if (cash) {
     return `En la caja debería haber ${formatPesos(cash.expected ?? 0)} en efectivo: no se puede retirar más que eso. Si entró plata sin registrar, cargala primero como «Ingreso».`;

@@ -1,6 +1,7 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, errorText, messageFor } from './api.ts';
+import { formatCount, formatCountOf } from '../../lib/format.ts';
 import { TableWrap } from './layout.tsx';
 
 /** The report every spreadsheet import answers with (src/lib/spreadsheet.ts); products add stock_adjusted. */
@@ -79,9 +80,13 @@ export function SpreadsheetImport({
         <div data-import-result>
           <p>
             {answer.dry_run ? 'Si la importás: ' : 'Listo: '}
-            {answer.created} nuevos, {answer.updated} actualizados, {answer.unchanged} sin cambios
-            {answer.stock_adjusted ? `, ${answer.stock_adjusted} con ajuste de stock` : ''}
-            {answer.errors.length > 0 ? `, ${answer.errors.length} filas con errores (se saltean)` : ''}.
+            {formatCountOf(answer.created, 'nuevo', 'nuevos')}, {formatCountOf(answer.updated, 'actualizado', 'actualizados')},{' '}
+            {formatCount(answer.unchanged)} sin cambios
+            {answer.stock_adjusted ? `, ${formatCount(answer.stock_adjusted)} con ajuste de stock` : ''}
+            {answer.errors.length > 0
+              ? `, ${formatCountOf(answer.errors.length, 'fila con errores (se saltea)', 'filas con errores (se saltean)')}`
+              : ''}
+            .
           </p>
           {answer.errors.length > 0 ? (
             <TableWrap id="import-errors">

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { formatDateTime } from '../../../lib/format.ts';
+import { formatCountOf, formatDateTime } from '../../../lib/format.ts';
 import { formatPesos, formatQuantity } from '../../../lib/money.ts';
 import { api, errorText } from '../../ui/api.ts';
 import { DateInput } from '../../ui/form.tsx';
@@ -183,7 +183,7 @@ export function Sales({ boxes }: { boxes: { id: number; name: string }[] }) {
           <div class="stats" id="sales-summary">
             <div class="stat">
               <strong>{formatPesos(summary.total)}</strong>
-              {summary.count} ventas
+              {formatCountOf(summary.count, 'venta', 'ventas')}
             </div>
             {summary.by_method.map((m) => (
               <div class="stat" key={m.method}>
@@ -365,10 +365,10 @@ export function Sales({ boxes }: { boxes: { id: number; name: string }[] }) {
               </>
             ) : null}
           </dl>
-          <TableWrap>
+          <TableWrap id="sale-lines">
             <tbody>
               {detail.items.map((i) => (
-                <tr key={i.id}>
+                <tr key={i.id} data-item>
                   <td>
                     {i.name}
                     {i.discount > 0 ? (

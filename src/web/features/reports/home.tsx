@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { formatCount, formatDate, formatDateTime } from '../../../lib/format.ts';
+import { formatCount, formatCountOf, formatDate, formatDateTime } from '../../../lib/format.ts';
 import { formatPesos, formatQuantity, wideCents } from '../../../lib/money.ts';
 import { paymentMethodLabel } from '../../../lib/sale-labels.ts';
 import { api } from '../../ui/api.ts';
@@ -108,7 +108,7 @@ export function Home({ initial }: { initial: HomeData }) {
             <span class="muted">En el mes</span>
             <strong>{formatPesos(month.total)}</strong>
             <span class="muted">
-              {formatCount(month.tickets)} tickets desde el {formatDate(month.from)}
+              {formatCountOf(month.tickets, 'ticket', 'tickets')} desde el {formatDate(month.from)}
             </span>
           </div>
         </div>
@@ -207,7 +207,7 @@ function Attention({ data }: { data: HomeData }) {
             {shifts.map((s) => (
               <li key={s.id}>
                 <strong>{s.box_name}</strong> · turno N.º {s.id}, abierto por {s.opened_by} el {formatDateTime(s.opened_at)} ·{' '}
-                {formatCount(s.tickets)} ventas, {formatPesos(s.total)}
+                {formatCountOf(s.tickets, 'venta', 'ventas')}, {formatPesos(s.total)}
               </li>
             ))}
           </ul>
