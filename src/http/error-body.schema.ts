@@ -17,6 +17,7 @@ export const ErrorBody = Type.Object(
           customer_name: Type.Optional(Type.String({ description: 'That customer’s name' })),
           found: Type.Optional(Type.String({ description: 'What a refused file turned out to be (xlsx, pdf, an encoding)' })),
           line: Type.Optional(Type.Integer({ description: 'The first bad line of a refused file' })),
+          reason: Type.Optional(Type.String({ description: 'Why, as a machine word, e.g. certificate_expired' })),
         }),
       ),
     ),

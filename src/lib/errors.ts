@@ -85,6 +85,8 @@ export interface ErrorDetail {
   found?: string;
   /** The first bad line of a refused file. */
   line?: number;
+  /** Why, as a word a screen picks its text by (`certificate_expired`…); `message` is for people. */
+  reason?: string;
 }
 
 export interface AppErrorOptions {

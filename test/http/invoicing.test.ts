@@ -204,6 +204,9 @@ describe('invoicing with ARCA (/api/v1/fiscal, /api/v1/sales/:id/invoice)', () =
     const mismatch = await call('POST', '/api/v1/fiscal/certificate', s.asAdmin, { certificate: wrongKeyCert });
     expect(mismatch.statusCode).toBe(422);
     expect(mismatch.json().error).toMatch(/does not belong/);
+    // The screens word each refusal by its detail's reason (src/web/ui/messages.ts).
+    const reasonOf = (res: { json(): { details?: { reason?: string }[] } }) => res.json().details?.[0]?.reason;
+    expect(reasonOf(mismatch)).toBe('key_mismatch');
     const foreign = createSelfSignedCertificate({
       keyPem: other.keyPem,
       cuit: '33999999999',
@@ -211,10 +214,12 @@ describe('invoicing with ARCA (/api/v1/fiscal, /api/v1/sales/:id/invoice)', () =
       commonName: 'x',
       days: 30,
     });
-    expect(
-      (await call('POST', '/api/v1/fiscal/certificate', s.asAdmin, { certificate: foreign, private_key: other.keyPem })).json()
-        .error,
-    ).toMatch(/not the company/);
+    const foreignRes = await call('POST', '/api/v1/fiscal/certificate', s.asAdmin, {
+      certificate: foreign,
+      private_key: other.keyPem,
+    });
+    expect(foreignRes.json().error).toMatch(/not the company/);
+    expect(reasonOf(foreignRes)).toBe('certificate_other_cuit');
     const expired = createSelfSignedCertificate({
       keyPem: other.keyPem,
       cuit: s.cuit,
@@ -223,11 +228,15 @@ describe('invoicing with ARCA (/api/v1/fiscal, /api/v1/sales/:id/invoice)', () =
       days: 1,
       notBefore: new Date(Date.now() - 5 * 86_400_000),
     });
-    expect(
-      (await call('POST', '/api/v1/fiscal/certificate', s.asAdmin, { certificate: expired, private_key: other.keyPem })).json()
-        .error,
-    ).toMatch(/expired/);
-    expect((await call('POST', '/api/v1/fiscal/certificate', s.asAdmin, { certificate: 'hola' })).statusCode).toBe(422);
+    const expiredRes = await call('POST', '/api/v1/fiscal/certificate', s.asAdmin, {
+      certificate: expired,
+      private_key: other.keyPem,
+    });
+    expect(expiredRes.json().error).toMatch(/expired/);
+    expect(reasonOf(expiredRes)).toBe('certificate_expired');
+    const notPem = await call('POST', '/api/v1/fiscal/certificate', s.asAdmin, { certificate: 'hola' });
+    expect(notPem.statusCode).toBe(422);
+    expect(reasonOf(notPem)).toBe('not_a_certificate');
 
     const ok = await call('POST', '/api/v1/fiscal/certificate', s.asAdmin, {
       certificate: wrongKeyCert,

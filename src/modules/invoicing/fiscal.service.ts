@@ -324,17 +324,19 @@ export function createFiscalService({
         info = describeCertificate(input.certificate);
       } catch {
         throw new AppError('validation_failed', 'certificate is not a PEM X.509 certificate', {
-          details: [{ path: '/certificate', message: 'PEM certificate (-----BEGIN CERTIFICATE-----)' }],
+          details: [
+            { path: '/certificate', message: 'PEM certificate (-----BEGIN CERTIFICATE-----)', reason: 'not_a_certificate' },
+          ],
         });
       }
       if (info.cuit !== null && info.cuit !== company.cuit) {
         throw new AppError('validation_failed', `the certificate is for CUIT ${info.cuit}, not the company's ${company.cuit}`, {
-          details: [{ path: '/certificate', message: 'serialNumber CUIT mismatch' }],
+          details: [{ path: '/certificate', message: 'serialNumber CUIT mismatch', reason: 'certificate_other_cuit' }],
         });
       }
       if (info.notAfter.getTime() <= clock.now().getTime()) {
         throw new AppError('validation_failed', `the certificate expired on ${info.notAfter.toISOString()}`, {
-          details: [{ path: '/certificate', message: 'expired' }],
+          details: [{ path: '/certificate', message: 'expired', reason: 'certificate_expired' }],
         });
       }
       await orm.transaction(async (tx) => {
@@ -343,7 +345,7 @@ export function createFiscalService({
         const keyPem = input.private_key ?? (row?.pendingKeySealed ? cipher.decrypt(row.pendingKeySealed) : null);
         if (!keyPem) {
           throw new AppError('validation_failed', 'send private_key, or generate the CSR here first', {
-            details: [{ path: '/private_key', message: 'required' }],
+            details: [{ path: '/private_key', message: 'required', reason: 'private_key_missing' }],
           });
         }
         let matches = false;
@@ -354,7 +356,13 @@ export function createFiscalService({
         }
         if (!matches) {
           throw new AppError('validation_failed', 'the private key does not belong to the certificate', {
-            details: [{ path: input.private_key ? '/private_key' : '/certificate', message: 'key and certificate do not match' }],
+            details: [
+              {
+                path: input.private_key ? '/private_key' : '/certificate',
+                message: 'key and certificate do not match',
+                reason: 'key_mismatch',
+              },
+            ],
           });
         }
         await repo.upsertFiscal(

@@ -16,13 +16,19 @@ describe('describeError', () => {
   });
 
   it('says what is wrong with an uploaded ARCA certificate instead of "revisá los datos"', () => {
-    const refused = (path: string, message: string) => describeError({ code: 'validation_failed', details: [{ path, message }] });
-    expect(refused('/certificate', 'expired')).toBe('Ese certificado ya venció: generá uno nuevo en ARCA y subilo.');
-    expect(refused('/certificate', 'serialNumber CUIT mismatch')).toContain('es de otro CUIT');
-    expect(refused('/certificate', 'PEM certificate (-----BEGIN CERTIFICATE-----)')).toContain('Eso no es un certificado');
-    expect(refused('/private_key', 'required')).toContain('Falta la clave privada');
-    expect(refused('/private_key', 'key and certificate do not match')).toContain('no corresponde a ese certificado');
-    expect(refused('/certificate', 'key and certificate do not match')).toContain('no corresponde a ese certificado');
+    const refused = (path: string, message: string, reason?: string) =>
+      describeError({ code: 'validation_failed', details: [{ path, message, ...(reason ? { reason } : {}) }] });
+    expect(refused('/certificate', 'expired', 'certificate_expired')).toBe(
+      'Ese certificado ya venció: generá uno nuevo en ARCA y subilo.',
+    );
+    expect(refused('/certificate', 'serialNumber CUIT mismatch', 'certificate_other_cuit')).toContain('es de otro CUIT');
+    expect(refused('/certificate', 'PEM certificate', 'not_a_certificate')).toContain('Eso no es un certificado');
+    expect(refused('/private_key', 'required', 'private_key_missing')).toContain('Falta la clave privada');
+    expect(refused('/private_key', 'key and certificate do not match', 'key_mismatch')).toContain(
+      'no corresponde a ese certificado',
+    );
+    // By the reason, never by the message: the same message without it is the general text of the field.
+    expect(refused('/certificate', 'expired')).toBe('Revisá el certificado: hay un dato que no es válido.');
     expect(refused('/default_point_of_sale', 'one of points_of_sale')).toBe(
       'Revisá el punto de venta de las facturas: hay un dato que no es válido.',
     );

@@ -49,27 +49,16 @@ const FIELD: Record<string, string> = {
   default_point_of_sale: 'el punto de venta de las facturas',
 };
 
-/** What is wrong with an uploaded ARCA certificate or its key, by the detail's path and `message`. */
-const CERTIFICATE_PROBLEMS: [path: string, message: string, text: string][] = [
-  [
-    '/certificate',
-    'PEM certificate (-----BEGIN CERTIFICATE-----)',
-    'Eso no es un certificado: subí el archivo .crt que te dio ARCA (empieza con -----BEGIN CERTIFICATE-----).',
-  ],
-  [
-    '/certificate',
-    'serialNumber CUIT mismatch',
-    'Ese certificado es de otro CUIT: subí el que generaste en ARCA con el CUIT de la empresa.',
-  ],
-  ['/certificate', 'expired', 'Ese certificado ya venció: generá uno nuevo en ARCA y subilo.'],
-  [
-    '/private_key',
-    'required',
+/** What is wrong with an uploaded ARCA certificate or its key, by the detail's `reason`. */
+const CERTIFICATE_PROBLEMS: Record<string, string> = {
+  not_a_certificate: 'Eso no es un certificado: subí el archivo .crt que te dio ARCA (empieza con -----BEGIN CERTIFICATE-----).',
+  certificate_other_cuit: 'Ese certificado es de otro CUIT: subí el que generaste en ARCA con el CUIT de la empresa.',
+  certificate_expired: 'Ese certificado ya venció: generá uno nuevo en ARCA y subilo.',
+  private_key_missing:
     'Falta la clave privada: pegala junto al certificado, o generá acá el pedido de certificado (CSR) antes de pedirlo en ARCA.',
-  ],
-];
-const KEY_MISMATCH =
-  'La clave privada no corresponde a ese certificado: usá la clave con la que generaste el pedido de certificado (CSR).';
+  key_mismatch:
+    'La clave privada no corresponde a ese certificado: usá la clave con la que generaste el pedido de certificado (CSR).',
+};
 
 /** "/items/0/price" → "el precio"; null when the path names nothing we word. */
 function fieldOf(path: string): string | null {
@@ -117,11 +106,8 @@ function validation(err: ErrorLike): string {
   if (fields.some((f) => f === FIELD.barcode)) {
     return 'El código de barras no es válido: revisá que esté bien escrito y que el último dígito, el dígito verificador, sea el correcto.';
   }
-  const certificate = CERTIFICATE_PROBLEMS.find(([path, message]) =>
-    err.details?.some((d) => d.path === path && d.message === message),
-  );
-  if (certificate) return certificate[2];
-  if (err.details?.some((d) => d.message === 'key and certificate do not match')) return KEY_MISMATCH;
+  const certificate = err.details?.find((d) => d.reason !== undefined && d.reason in CERTIFICATE_PROBLEMS);
+  if (certificate) return CERTIFICATE_PROBLEMS[certificate.reason!]!;
   const cash = err.details?.find((d) => d.message === 'more_than_cash');
   if (cash) {
     return `En la caja debería haber ${formatPesos(cash.expected ?? 0)} en efectivo: no se puede retirar más que eso. Si entró plata sin registrar, cargala primero como «Ingreso».`;
