@@ -37,5 +37,22 @@ export async function makeUser(
     superadmin: partial.superadmin ?? false,
     ...(partial.companyId !== undefined ? { membership: { companyId: partial.companyId, role: partial.role ?? 'admin' } } : {}),
   });
-  return { ...user, password };
+  return {
+    ...user,
+    password,
+    memberNo: partial.companyId === undefined ? null : await memberNoOf(container, partial.companyId, user.id),
+  };
+}
+
+/**
+ * The company's own number for one of its people (memberships.member_no): what the company sees
+ * and sends as `user_id` (the people list, `:userId`, shifts, /me), never the account's users.id.
+ */
+export async function memberNoOf(container: Container, companyId: number, userId: number): Promise<number> {
+  const rows = await container.db.query<{ member_no: number }>(
+    'SELECT member_no FROM memberships WHERE company_id = $1 AND user_id = $2',
+    [companyId, userId],
+  );
+  if (!rows[0]) throw new Error(`user ${userId} is not one of company ${companyId}'s people`);
+  return Number(rows[0].member_no);
 }

@@ -294,7 +294,7 @@ describe("the cashier's own day in a real browser", { timeout: 120_000 }, () => 
       expect(opened.statusCode, opened.body).toBe(201);
       const reset = await t.app.inject({
         method: 'POST',
-        url: `/api/settings/members/${s.cashier.id}/reset-password`,
+        url: `/api/settings/members/${s.cashier.memberNo}/reset-password`,
         headers: asAdmin,
       });
       const temporary = reset.json().temporary_password as string;

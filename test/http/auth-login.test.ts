@@ -29,7 +29,7 @@ describe('login and logout', () => {
     const res = await attempt(user.email.toUpperCase(), user.password);
     expect(res.statusCode).toBe(200);
     const body = res.json();
-    expect(body.user).toEqual({ id: user.id, email: user.email, display_name: null, is_superadmin: false });
+    expect(body.user).toEqual({ id: user.memberNo, email: user.email, display_name: null, is_superadmin: false });
     expect(body.company).toEqual({ id: company.id, name: 'Almacén Don Tito', role: 'admin' });
     expect(body.companies).toEqual([{ id: company.id, name: 'Almacén Don Tito', role: 'admin' }]);
     expect(new Date(body.session.expires_at).getTime() - clock.now().getTime()).toBe(12 * 3600 * 1000);

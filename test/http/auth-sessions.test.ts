@@ -256,7 +256,7 @@ describe('sessions', () => {
     });
     expect(post.statusCode).toBe(403);
     const who = await me(cookie, spoof);
-    expect(who.json().user).toMatchObject({ id: cashier.id, is_superadmin: false });
+    expect(who.json().user).toMatchObject({ id: cashier.memberNo, is_superadmin: false });
   });
 });
 

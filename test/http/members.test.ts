@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../app.ts';
-import { makeCompany, makeUser } from '../factories.ts';
+import { makeCompany, makeUser, memberNoOf } from '../factories.ts';
 import { login, SAME_ORIGIN } from '../sessions.ts';
 
 /** Joining by invitation: invitations.test.ts. Here, what admins do with the people already in. */
@@ -39,13 +39,13 @@ describe('people of a company', () => {
       headers: { cookie, ...SAME_ORIGIN },
       payload: { company_id: company.id },
     });
-    const off = await call('POST', `/api/settings/members/${person.id}/disable`, headers);
+    const off = await call('POST', `/api/settings/members/${person.memberNo}/disable`, headers);
     expect(off.statusCode).toBe(200);
     expect(off.json().member.disabled_at).not.toBeNull();
     const me = (await t.app.inject({ url: '/api/auth/me', headers: { cookie } })).json();
     expect(me.company.id).toBe(other.id);
     expect(me.companies.map((c: { id: number }) => c.id)).toEqual([other.id]);
-    const on = await call('POST', `/api/settings/members/${person.id}/enable`, headers);
+    const on = await call('POST', `/api/settings/members/${person.memberNo}/enable`, headers);
     expect(on.json().member.disabled_at).toBeNull();
     expect((await auditOf(company.id)).map((a) => a.action)).toEqual(['member.disabled', 'member.enabled']);
   });
@@ -58,7 +58,7 @@ describe('people of a company', () => {
     const lastLogin = async () =>
       (await call('GET', '/api/settings/members', headers))
         .json()
-        .members.find((m: { user_id: number }) => m.user_id === person.id).last_login_at as string | null;
+        .members.find((m: { user_id: number }) => m.user_id === person.memberNo).last_login_at as string | null;
     const signIn = async (companyId: number) => {
       const { cookie } = await login(t.app, person.email, person.password);
       const chosen = await call('POST', '/api/auth/company', { cookie, ...SAME_ORIGIN }, { company_id: companyId });
@@ -75,34 +75,34 @@ describe('people of a company', () => {
     const person = await makeUser(t.container, { companyId: company.id, role: 'cashier' });
     const members = async () =>
       (await call('GET', '/api/settings/members', headers)).json().members as { user_id: number; last_login_at: string | null }[];
-    expect((await members()).find((m) => m.user_id === person.id)?.last_login_at).toBeNull();
+    expect((await members()).find((m) => m.user_id === person.memberNo)?.last_login_at).toBeNull();
     await login(t.app, person.email, person.password);
     const seen = await members();
-    expect(seen.find((m) => m.user_id === person.id)?.last_login_at).not.toBeNull();
+    expect(seen.find((m) => m.user_id === person.memberNo)?.last_login_at).not.toBeNull();
     // The admin signed in too (adminOf), also without choosing a company.
-    expect(seen.find((m) => m.user_id === admin.id)?.last_login_at).not.toBeNull();
+    expect(seen.find((m) => m.user_id === admin.memberNo)?.last_login_at).not.toBeNull();
     // Once the person belongs to another company as well, a login that chose none could have been to
     // either: it is not told here (a login to the other company is never this one's fact).
     const other = await makeCompany(t.container);
     await t.container.users.addMembership(person.id, other.id, 'cashier');
-    expect((await members()).find((m) => m.user_id === person.id)?.last_login_at).toBeNull();
+    expect((await members()).find((m) => m.user_id === person.memberNo)?.last_login_at).toBeNull();
   });
 
   it('changes roles, but never leaves the company without an admin nor lets admins act on themselves', async () => {
     const { company, admin, headers } = await adminOf();
     const person = await makeUser(t.container, { companyId: company.id, role: 'cashier' });
-    const promoted = await call('PATCH', `/api/settings/members/${person.id}`, headers, { role: 'admin' });
+    const promoted = await call('PATCH', `/api/settings/members/${person.memberNo}`, headers, { role: 'admin' });
     expect(promoted.json().member.role).toBe('admin');
-    expect((await call('POST', `/api/settings/members/${admin.id}/disable`, headers)).statusCode).toBe(409);
-    expect((await call('PATCH', `/api/settings/members/${admin.id}`, headers, { role: 'cashier' })).statusCode).toBe(409);
+    expect((await call('POST', `/api/settings/members/${admin.memberNo}/disable`, headers)).statusCode).toBe(409);
+    expect((await call('PATCH', `/api/settings/members/${admin.memberNo}`, headers, { role: 'cashier' })).statusCode).toBe(409);
     // The other admin demotes the first; then the last admin cannot be demoted by anyone but an operator… nor by themselves.
     const { cookie } = await login(t.app, person.email, person.password);
     const second = { cookie, ...SAME_ORIGIN };
-    expect((await call('PATCH', `/api/settings/members/${admin.id}`, second, { role: 'cashier' })).statusCode).toBe(200);
-    expect((await call('PATCH', `/api/settings/members/${person.id}`, second, { role: 'cashier' })).statusCode).toBe(409);
+    expect((await call('PATCH', `/api/settings/members/${admin.memberNo}`, second, { role: 'cashier' })).statusCode).toBe(200);
+    expect((await call('PATCH', `/api/settings/members/${person.memberNo}`, second, { role: 'cashier' })).statusCode).toBe(409);
     const operator = await makeUser(t.container, { superadmin: true });
     const op = { cookie: (await login(t.app, operator.email, operator.password)).cookie, ...SAME_ORIGIN };
-    const last = await call('POST', `/api/superadmin/companies/${company.id}/members/${person.id}/disable`, op);
+    const last = await call('POST', `/api/superadmin/companies/${company.id}/members/${person.memberNo}/disable`, op);
     expect(last.statusCode).toBe(409);
     expect(last.json()).toMatchObject({ code: 'last_admin' });
     expect(last.json().error).toMatch(/last admin/);
@@ -112,7 +112,7 @@ describe('people of a company', () => {
     const { company, headers } = await adminOf();
     const person = await makeUser(t.container, { companyId: company.id, role: 'cashier' });
     const old = await login(t.app, person.email, person.password);
-    const reset = await call('POST', `/api/settings/members/${person.id}/reset-password`, headers);
+    const reset = await call('POST', `/api/settings/members/${person.memberNo}/reset-password`, headers);
     expect(reset.statusCode).toBe(200);
     expect(reset.json().ended_sessions).toBe(1);
     expect((await t.app.inject({ url: '/api/auth/me', headers: { cookie: old.cookie } })).statusCode).toBe(401);
@@ -122,12 +122,13 @@ describe('people of a company', () => {
     const elsewhere = await makeCompany(t.container);
     const shared = await makeUser(t.container, { companyId: elsewhere.id, role: 'admin' });
     await t.container.users.addMembership(shared.id, company.id, 'cashier');
-    const refused = await call('POST', `/api/settings/members/${shared.id}/reset-password`, headers);
+    const sharedNo = await memberNoOf(t.container, company.id, shared.id);
+    const refused = await call('POST', `/api/settings/members/${sharedNo}/reset-password`, headers);
     expect(refused.statusCode).toBe(403);
     expect((await login(t.app, shared.email, shared.password)).cookie).toBeTruthy();
     const operator = await makeUser(t.container, { superadmin: true });
     const op = { cookie: (await login(t.app, operator.email, operator.password)).cookie, ...SAME_ORIGIN };
-    const byOperator = await call('POST', `/api/superadmin/companies/${company.id}/members/${shared.id}/reset-password`, op);
+    const byOperator = await call('POST', `/api/superadmin/companies/${company.id}/members/${sharedNo}/reset-password`, op);
     expect(byOperator.statusCode).toBe(200);
     const audit = await auditOf(company.id);
     expect(audit.filter((a) => a.action === 'user.password_reset').map((a) => a.actor_email)).toEqual([
@@ -146,7 +147,7 @@ describe('people of a company', () => {
       ['POST', '/enable', undefined],
       ['POST', '/reset-password', undefined],
     ] as const) {
-      const res = await call(method, `/api/settings/members/${stranger.id}${path}`, headers, payload);
+      const res = await call(method, `/api/settings/members/${stranger.memberNo}${path}`, headers, payload);
       expect([path, res.statusCode]).toEqual([path, 404]);
     }
     expect((await login(t.app, stranger.email, stranger.password)).cookie).toBeTruthy();

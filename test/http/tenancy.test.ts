@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../app.ts';
-import { makeCompany, makeProduct, makeUser } from '../factories.ts';
+import { makeCompany, makeProduct, makeUser, memberNoOf } from '../factories.ts';
 import { login, SAME_ORIGIN } from '../sessions.ts';
 
 /**
@@ -236,7 +236,7 @@ describe('company B never reaches company A (every /api/v1 and settings route)',
     });
     expect(returned.statusCode, returned.body).toBe(201);
     for (const [segment, table] of Object.entries(ID_SOURCE)) {
-      const column = table === 'memberships' ? 'user_id' : segment === 'offline-shifts' ? 'client_id' : 'id';
+      const column = table === 'memberships' ? 'member_no' : segment === 'offline-shifts' ? 'client_id' : 'id';
       const last = async (companyId: number) =>
         (
           await t.container.db.query<{ id: string }>(
@@ -590,6 +590,102 @@ describe("a company's numbering tells nothing of another company's activity", ()
     expect((await t.app.inject({ url: '/api/v1/me', headers: { authorization: `Bearer ${first.secret}` } })).statusCode).toBe(
       200,
     );
+  });
+
+  it("people are numbered per company: B's people leave no gap in A's people, register, shifts, /me or activity, and B naming A's number reaches only B's own person", async () => {
+    const { a, b, asA, asB } = await twoCompanies();
+    const call = (method: string, url: string, headers: Headers, payload?: Record<string, unknown>) =>
+      t.app.inject({ method: method as 'GET', url, headers, ...(payload !== undefined ? { payload } : {}) });
+    // A adds a person, B adds three, A adds one more (by invitation, the way people join).
+    const ana = await makeUser(t.container, { companyId: a.id, role: 'cashier' });
+    const ofB = [];
+    for (let i = 0; i < 3; i++) ofB.push(await makeUser(t.container, { companyId: b.id, role: 'cashier' }));
+    const invited = await call('POST', '/api/settings/members', asA, {
+      email: `beto-${randomUUID()}@example.com`,
+      role: 'cashier',
+    });
+    expect(invited.statusCode, invited.body).toBe(201);
+    const email = invited.json().invitation.email as string;
+    const joined = await call('POST', '/api/invitations/accept-new', SAME_ORIGIN, {
+      token: new URL(invited.json().link).hash.slice(1),
+      password: 'una-clave-larga',
+    });
+    expect(joined.statusCode, joined.body).toBe(201);
+    const asBeto = { cookie: (await login(t.app, email, 'una-clave-larga')).cookie, ...SAME_ORIGIN };
+
+    // A's people are 1, 2, 3: no gap for B's three.
+    const people = async (headers: Headers) =>
+      (await call('GET', '/api/settings/members', headers)).json().members as { user_id: number; email: string }[];
+    const ofA = await people(asA);
+    expect(ofA.map((m) => m.user_id).sort()).toEqual([1, 2, 3]);
+    const beto = ofA.find((m) => m.email === email)!.user_id;
+    expect(beto).toBe(3);
+    expect((await people(asB)).map((m) => m.user_id).sort()).toEqual([1, 2, 3, 4]);
+
+    // Who am I, the register, the shift and its filter: the same number 3.
+    expect((await call('GET', '/api/v1/me', asBeto)).json().user.id).toBe(3);
+    expect((await call('GET', '/api/auth/me', asBeto)).json().user.id).toBe(3);
+    const opened = await call('POST', '/api/v1/box-sessions', asBeto, { box_id: 1, opening_cash: 100 });
+    expect(opened.statusCode, opened.body).toBe(201);
+    expect(opened.json().session.user_id).toBe(3);
+    const state = (await call('GET', '/api/v1/register', asBeto)).json();
+    expect(state.user_id).toBe(3);
+    expect(state.boxes.find((x: { id: number }) => x.id === 1).open_session_user_id).toBe(3);
+    const shifts = async (headers: Headers, query = '') =>
+      (
+        (await call('GET', `/api/v1/box-sessions?limit=50${query}`, headers)).json().sessions as {
+          session: { id: number; user_id: number };
+        }[]
+      ).map((x) => [x.session.id, x.session.user_id]);
+    expect(await shifts(asA)).toEqual([[opened.json().session.id, 3]]);
+    expect(await shifts(asA, '&user_id=3')).toEqual([[opened.json().session.id, 3]]);
+    expect(await shifts(asA, '&user_id=2')).toEqual([]);
+
+    // A turns Ana's access off by her number; the activity names Ana and Beto by A's numbers.
+    const off = await call('POST', `/api/settings/members/${ana.memberNo}/disable`, asA);
+    expect([off.statusCode, off.json().member.user_id]).toEqual([200, 2]);
+    const activity = (await call('GET', '/api/settings/audit?limit=50', asA)).json().entries as {
+      action: string;
+      details: { user_id?: unknown };
+    }[];
+    const named = activity.filter((e) => 'user_id' in e.details).map((e) => [e.action, e.details.user_id]);
+    expect(named.sort()).toEqual([
+      ['invitation.accepted', 3],
+      ['member.disabled', 2],
+    ]);
+
+    // B naming 3 reaches B's own third person, never Beto; a number B never gave is the very 404 of a made-up one.
+    const thirdOfB = ofB[1]!;
+    expect(thirdOfB.memberNo).toBe(3);
+    const bOff = await call('POST', '/api/settings/members/3/disable', asB);
+    expect([bOff.statusCode, bOff.json().member.email]).toEqual([200, thirdOfB.email]);
+    expect((await people(asA)).find((m) => m.user_id === 3)).toMatchObject({ email, disabled_at: null });
+    const unknown = await call('POST', '/api/settings/members/5/disable', asB);
+    const madeUp = await call('POST', '/api/settings/members/999999/disable', asB);
+    expect([unknown.statusCode, unknown.json().code]).toEqual([madeUp.statusCode, madeUp.json().code]);
+    expect(unknown.statusCode).toBe(404);
+    expect(await shifts(asB, '&user_id=3')).toEqual([]);
+    expect(await shifts(asB)).toEqual([]);
+    const bActivity = JSON.stringify((await call('GET', '/api/settings/audit?limit=50', asB)).json());
+    expect(bActivity).not.toContain(email);
+  });
+
+  it('people who join at once get distinct numbers, and a number is never given again', async () => {
+    const c = await makeCompany(t.container);
+    const joined = await Promise.all(
+      Array.from({ length: 6 }, () => makeUser(t.container, { companyId: c.id, role: 'cashier' })),
+    );
+    expect(joined.map((p) => p.memberNo).sort((x, y) => Number(x) - Number(y))).toEqual([1, 2, 3, 4, 5, 6]);
+    // Even if the membership of the last number were gone, the next person gets a new number.
+    const last = joined.find((p) => p.memberNo === 6)!;
+    await t.container.db.query('DELETE FROM memberships WHERE company_id = $1 AND user_id = $2', [c.id, last.id]);
+    const next = await makeUser(t.container, { companyId: c.id, role: 'cashier' });
+    expect(next.memberNo).toBe(7);
+    // An upsert of an existing membership (a role change from the command line) keeps its number.
+    const first = joined.find((p) => p.memberNo === 1)!;
+    await t.container.users.addMembership(first.id, c.id, 'admin');
+    expect(await memberNoOf(t.container, c.id, first.id)).toBe(1);
+    expect((await makeUser(t.container, { companyId: c.id })).memberNo).toBe(8);
   });
 
   it('the activity list shows no number of the shared audit log: its ids and its `before` cursor say nothing of another company', async () => {

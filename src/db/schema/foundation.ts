@@ -41,6 +41,11 @@ export const memberships = pgTable(
   {
     companyId: integer('company_id').notNull(),
     userId: integer('user_id').notNull(),
+    /**
+     * The company's own number for this person (0315): what the company sees instead of users.id.
+     * The insert leaves it out and the database's trigger takes the company's next number.
+     */
+    memberNo: integer('member_no').notNull().default(sql`NULL`),
     role: text('role').$type<MembershipRole>().notNull(),
     createdAt: tstz('created_at').notNull().default(sql`now()`),
     disabledAt: tstz('disabled_at'),

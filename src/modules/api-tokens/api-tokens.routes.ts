@@ -2,6 +2,7 @@ import { Type } from 'typebox';
 import type { App } from '../../http/app.types.ts';
 import { errorResponses } from '../../http/error-body.schema.ts';
 import { companyCtx } from '../../http/request-context.ts';
+import { AppError } from '../../lib/errors.ts';
 import type { CompanyService } from '../companies/companies.service.ts';
 import type { ApiTokenService } from './api-tokens.service.ts';
 
@@ -40,7 +41,10 @@ const Me = Type.Object(
     token: Type.Optional(Type.Object({ id: Type.Integer(), name: Type.String(), scope: ApiTokenScopeSchema })),
     user: Type.Optional(
       Type.Object({
-        id: Type.Integer(),
+        id: Type.Integer({
+          description:
+            "The person's number in this company (the user_id of its people, shifts and register), never an account id shared by all companies",
+        }),
         email: Type.String(),
         role: Type.Union([Type.Literal('admin'), Type.Literal('cashier'), Type.Null()], {
           description: 'null: a service operator looking at the company, not one of its people',
@@ -75,13 +79,22 @@ export function registerApiTokenRoutes(app: App, { tokens, companies }: { tokens
       const ctx = companyCtx(request.ctx);
       const company = await companies.findCompany(ctx.companyId);
       const actor = ctx.actor;
+      if (actor.kind === 'api-token') {
+        return {
+          company: { id: ctx.companyId, name: company?.name ?? null },
+          via: 'token' as const,
+          token: { id: actor.tokenId, name: actor.name, scope: actor.scope },
+        };
+      }
+      if (actor.kind !== 'user') return { company: { id: ctx.companyId, name: company?.name ?? null } };
+      // The person as the company knows them: its own number for them (the session's company is the
+      // ctx's on this surface, and the guard wants a membership there), never the account's users.id.
+      const memberNo = request.authSession?.memberNo ?? null;
+      if (memberNo === null) throw new AppError('forbidden', "not one of the company's people");
       return {
         company: { id: ctx.companyId, name: company?.name ?? null },
-        ...(actor.kind === 'api-token'
-          ? { via: 'token' as const, token: { id: actor.tokenId, name: actor.name, scope: actor.scope } }
-          : actor.kind === 'user'
-            ? { via: 'session' as const, user: { id: actor.userId, email: actor.email, role: actor.role } }
-            : {}),
+        via: 'session' as const,
+        user: { id: memberNo, email: actor.email, role: actor.role },
       };
     },
   );

@@ -1,4 +1,4 @@
-import { and, desc, eq, lt } from 'drizzle-orm';
+import { and, desc, eq, lt, sql } from 'drizzle-orm';
 import type { Conn } from '../../db/client.ts';
 import { auditLog } from '../../db/schema/index.ts';
 import type { RequestCtx, RequestOrigin } from '../../http/request-context.ts';
@@ -124,25 +124,34 @@ export interface AuditEntryWire {
   details: Record<string, unknown>;
 }
 
-/** A company's audit rows, newest first; `beforeId` pages further back. */
+/**
+ * A company's audit rows, newest first; `beforeId` pages further back. The rows keep the person's
+ * account id (`details.user_id`, users.id: one numbering for all of Mostrador); the company reads
+ * its own number for that person (memberships.member_no) in its place, for old and new entries
+ * alike (a person whose access was turned off keeps theirs), and null without a membership row.
+ */
 export async function listCompanyAudit(
   conn: Conn,
   companyId: number,
   { limit, beforeId }: { limit: number; beforeId?: number | undefined },
 ): Promise<Array<Omit<AuditEntryWire, 'id'> & { id: number }>> {
   const rows = await conn
-    .select()
+    .select({
+      entry: auditLog,
+      memberNo: sql<number | null>`(SELECT m.member_no FROM memberships m
+        WHERE m.company_id = ${auditLog.companyId} AND m.user_id::text = ${auditLog.details} ->> 'user_id')`,
+    })
     .from(auditLog)
     .where(and(eq(auditLog.companyId, companyId), beforeId === undefined ? undefined : lt(auditLog.id, beforeId)))
     .orderBy(desc(auditLog.id))
     .limit(limit);
-  return rows.map((row) => ({
+  return rows.map(({ entry: row, memberNo }) => ({
     id: row.id,
     at: row.at.toISOString(),
     action: row.action,
     actor_email: row.actorEmail,
     ip: row.ip,
     user_agent: row.userAgent,
-    details: row.details,
+    details: 'user_id' in row.details ? { ...row.details, user_id: memberNo === null ? null : Number(memberNo) } : row.details,
   }));
 }

@@ -36,7 +36,7 @@ export interface AuthRouteDeps {
 export async function describeSession(auth: AuthService, session: AuthSession): Promise<SessionWire> {
   const memberships = await auth.listMemberships(session.userId);
   return {
-    user: { id: session.userId, email: session.email, display_name: session.displayName, is_superadmin: session.isSuperadmin },
+    user: { id: session.memberNo, email: session.email, display_name: session.displayName, is_superadmin: session.isSuperadmin },
     company: session.companyId === null ? null : { id: session.companyId, name: session.companyName, role: session.role },
     companies: memberships.map((m) => ({ id: m.companyId, name: m.companyName, role: m.role })),
     session: { kind: session.kind, expires_at: session.expiresAt.toISOString() },

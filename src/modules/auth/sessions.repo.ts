@@ -15,6 +15,11 @@ export interface SessionRecord {
   companyId: number | null;
   companyName: string | null;
   role: MembershipRole | null;
+  /**
+   * The company's own number for the person (memberships.member_no), what that company sees instead
+   * of `userId` (one numbering for all of Mostrador); null without a company.
+   */
+  memberNo: number | null;
   createdAt: Date;
   expiresAt: Date;
   /** The password is a temporary one (an admin's reset): it must be changed before anything else. */
@@ -31,6 +36,7 @@ interface SessionRow {
   company_id: number | null;
   company_name: string | null;
   role: MembershipRole | null;
+  member_no: number | null;
   created_at: Date | string;
   expires_at: Date | string;
   must_change_password: boolean;
@@ -47,12 +53,12 @@ async function findLiveSession(conn: Conn, where: SQL, now: Date): Promise<Sessi
     conn,
     sql`SELECT s.id, s.kind, s.user_id, u.email, u.display_name, s.created_at, s.expires_at, u.must_change_password,
           EXISTS (SELECT 1 FROM superadmins sa WHERE sa.user_id = u.id) AS is_superadmin,
-          m.company_id, m.role, c.name AS company_name
+          m.company_id, m.role, m.member_no, c.name AS company_name
         FROM sessions s
         JOIN users u ON u.id = s.user_id
         LEFT JOIN LATERAL (
-          SELECT c.company_id, c.role FROM (
-            SELECT mm.company_id, mm.role, count(*) OVER () AS memberships,
+          SELECT c.company_id, c.role, c.member_no FROM (
+            SELECT mm.company_id, mm.role, mm.member_no, count(*) OVER () AS memberships,
                    (mm.company_id = s.company_id) IS TRUE AS chosen, (mm.company_id = u.last_company_id) IS TRUE AS last
               FROM memberships mm WHERE mm.user_id = s.user_id AND mm.disabled_at IS NULL
           ) c WHERE c.chosen OR c.last OR c.memberships = 1
@@ -73,6 +79,7 @@ async function findLiveSession(conn: Conn, where: SQL, now: Date): Promise<Sessi
     companyId: row.company_id === null ? null : Number(row.company_id),
     companyName: row.company_name,
     role: row.role,
+    memberNo: row.member_no === null ? null : Number(row.member_no),
     createdAt: dbDate(row.created_at),
     expiresAt: dbDate(row.expires_at),
     mustChangePassword: row.must_change_password === true,

@@ -46,6 +46,6 @@ export function assertOwnShift(
   if (person === null || shift.user_id === null || shift.user_id === person) return;
   throw new AppError(
     'shift_of_another_person',
-    `box ${shift.box_id} already has an open session (${shift.id}), the shift of ${shift.user_name ?? `user ${shift.user_id}`}; take it over (POST /api/v1/box-sessions/${shift.id}/handover) to work in your own shift`,
+    `box ${shift.box_id} already has an open session (${shift.id}), the shift of ${shift.user_name ?? 'another person'}; take it over (POST /api/v1/box-sessions/${shift.id}/handover) to work in your own shift`,
   );
 }

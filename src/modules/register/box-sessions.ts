@@ -25,7 +25,8 @@ export function sessionToWire(row: repo.SessionRow) {
     closed_at: iso(row.closed_at),
     closed_by: row.closed_by,
     note: row.note,
-    user_id: row.user_id === null ? null : Number(row.user_id),
+    // The company's number for the person, never the account's users.id (one numbering for all companies).
+    user_id: row.user_no === null ? null : Number(row.user_no),
     user_name: row.user_name,
     handed_over_to: row.handed_over_to === null ? null : Number(row.handed_over_to),
     client_id: row.client_id,
@@ -280,10 +281,12 @@ export function createBoxSessions({ db, clock }: { db: Database; clock: Clock })
       return buildSessionReport(orm, ctx.companyId, session);
     },
 
-    /** Shifts with their reports: a cashier's own only; admins all (or one person's with userId). */
-    async listSessions(ctx: CompanyCtx, filter: { boxId?: number; userId?: number; from?: Bound; to?: Bound; limit: number }) {
+    /**
+     * Shifts with their reports: a cashier's own only; admins all (or one person's with memberNo, the
+     * company's number for them: another cashier's number, or one never given, finds none).
+     */
+    async listSessions(ctx: CompanyCtx, filter: { boxId?: number; memberNo?: number; from?: Bound; to?: Bound; limit: number }) {
       const own = isCashier(ctx) ? { userId: personOf(ctx)! } : {};
-      if (isCashier(ctx) && filter.userId !== undefined && filter.userId !== personOf(ctx)) return [];
       const rows = await repo.listSessions(orm, ctx.companyId, { ...filter, ...own });
       const reports = [];
       for (const row of rows) reports.push(await buildSessionReport(orm, ctx.companyId, row));

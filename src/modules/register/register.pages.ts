@@ -28,7 +28,8 @@ export function registerRegisterPage(app: App, { register, shell }: { register: 
       entry: 'mis-ventas',
       data: {
         company: state.company,
-        user: { id: session.userId, email: session.email, name: session.displayName, role: session.role },
+        // The person's number in the company (what the box-sessions filter takes), never users.id.
+        user: { id: state.user_id, email: session.email, name: session.displayName, role: session.role },
       },
     });
   });

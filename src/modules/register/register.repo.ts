@@ -26,9 +26,20 @@ export async function findBox(conn: Conn, companyId: number, boxId: number, lock
 
 export interface BoxWithSession extends BoxRow {
   open_session_id: number | null;
-  /** The person whose shift is open there (null: none, or no person's). */
+  /** The person whose shift is open there (users.id; null: none, or no person's). */
   open_session_user_id: number | null;
+  /** That person's number in the company (memberships.member_no): what the company sees. */
+  open_session_user_no: number | null;
   open_session_user_name: string | null;
+}
+
+/** The company's number for one of its people (memberships.member_no), null if they are not one of them. */
+export async function memberNoOf(conn: Conn, companyId: number, userId: number): Promise<number | null> {
+  const [row] = await selectRows<{ member_no: number }>(
+    conn,
+    sql`SELECT member_no FROM memberships WHERE company_id = ${companyId} AND user_id = ${userId}`,
+  );
+  return row ? Number(row.member_no) : null;
 }
 
 export function listBoxes(conn: Conn, companyId: number): Promise<BoxWithSession[]> {
@@ -36,7 +47,8 @@ export function listBoxes(conn: Conn, companyId: number): Promise<BoxWithSession
     conn,
     sql`SELECT b.id, b.name, b.deposit_id,
         coalesce(b.deposit_id, (SELECT d.id FROM deposits d WHERE d.company_id = b.company_id AND d.is_default)) AS sells_from,
-        o.id AS open_session_id, o.user_id AS open_session_user_id, coalesce(u.display_name, u.email) AS open_session_user_name
+        o.id AS open_session_id, o.user_id AS open_session_user_id, coalesce(u.display_name, u.email) AS open_session_user_name,
+        (SELECT m.member_no FROM memberships m WHERE m.company_id = o.company_id AND m.user_id = o.user_id) AS open_session_user_no
       FROM boxes b
       LEFT JOIN box_sessions o ON o.company_id = b.company_id AND o.box_id = b.id AND o.status = 'open'
       LEFT JOIN users u ON u.id = o.user_id
@@ -61,8 +73,10 @@ export interface SessionRow {
   /** The report's sales figure as fixed at the close (null while open). */
   sales_count: number | null;
   sales_total: string | null;
-  /** The person whose shift it is (null: opened by an API token, the command line, or before shifts had a person). */
+  /** The person whose shift it is (users.id; null: opened by an API token, the command line, or before shifts had a person). */
   user_id: number | null;
+  /** That person's number in the company (memberships.member_no): what the company sees. */
+  user_no: number | null;
   user_name: string | null;
   closed_by_user_id: number | null;
   handed_over_to: number | null;
@@ -72,7 +86,8 @@ export interface SessionRow {
 
 const SESSION_SELECT = sql`SELECT s.company_id, s.id, s.box_id, b.name AS box_name, s.status, s.opening_cash, s.opened_at,
     s.opened_by, s.counted, s.expected, s.closed_at, s.closed_by, s.note, s.sales_count, s.sales_total,
-    s.user_id, coalesce(u.display_name, u.email) AS user_name, s.closed_by_user_id, s.handed_over_to, s.client_id::text AS client_id,
+    s.user_id, (SELECT m.member_no FROM memberships m WHERE m.company_id = s.company_id AND m.user_id = s.user_id) AS user_no,
+    coalesce(u.display_name, u.email) AS user_name, s.closed_by_user_id, s.handed_over_to, s.client_id::text AS client_id,
     s.close_client_id::text AS close_client_id
   FROM box_sessions s JOIN boxes b ON b.company_id = s.company_id AND b.id = s.box_id
   LEFT JOIN users u ON u.id = s.user_id`;
@@ -121,11 +136,16 @@ export async function findOpenSession(
 export function listSessions(
   conn: Conn,
   companyId: number,
-  filter: { boxId?: number; userId?: number; from?: Bound; to?: Bound; limit: number },
+  filter: { boxId?: number; userId?: number; memberNo?: number; from?: Bound; to?: Bound; limit: number },
 ): Promise<SessionRow[]> {
   const where: SQL[] = [sql`s.company_id = ${companyId}`];
   if (filter.boxId !== undefined) where.push(sql`s.box_id = ${filter.boxId}`);
   if (filter.userId !== undefined) where.push(sql`s.user_id = ${filter.userId}`);
+  // The company names a person by its own number for them; one it never gave matches no shift.
+  if (filter.memberNo !== undefined)
+    where.push(
+      sql`s.user_id = (SELECT m.user_id FROM memberships m WHERE m.company_id = ${companyId} AND m.member_no = ${filter.memberNo})`,
+    );
   if (filter.from) where.push(sql`s.opened_at >= ${boundSql(companyId, filter.from, false)}`);
   if (filter.to) where.push(sql`s.opened_at < ${boundSql(companyId, filter.to, true)}`);
   return selectRows<SessionRow>(

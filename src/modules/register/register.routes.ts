@@ -292,7 +292,7 @@ export function registerRegisterRoutes(
       return {
         sessions: await register.listSessions(companyCtx(request.ctx), {
           ...(q.box_id !== undefined && { boxId: q.box_id }),
-          ...(q.user_id !== undefined && { userId: q.user_id }),
+          ...(q.user_id !== undefined && { memberNo: q.user_id }),
           ...(q.from !== undefined && { from: { day: q.from } }),
           ...(q.to !== undefined && { to: { day: q.to } }),
           limit: q.limit,

@@ -173,7 +173,10 @@ export const BoxSession = Type.Object(
     closed_by: Nullable(Type.String()),
     note: Nullable(Type.String()),
     user_id: Nullable(
-      Type.Integer({ description: 'The person whose shift it is (null: opened by an API token or before shifts had a person)' }),
+      Type.Integer({
+        description:
+          "The person whose shift it is, by the company's own number for them (the user_id of its people list; null: opened by an API token or before shifts had a person)",
+      }),
     ),
     user_name: Nullable(Type.String({ description: "That person's name (or email)" })),
     handed_over_to: Nullable(Type.Integer({ description: 'The shift that took over from this one at its close (a handover)' })),
@@ -319,7 +322,8 @@ export const SessionListQuery = Type.Object({
     Type.Integer({
       minimum: 1,
       maximum: 2_147_483_647,
-      description: "One person's shifts (a cashier always sees only their own)",
+      description:
+        "One person's shifts, by the company's own number for them (the user_id of a shift or of GET /api/v1/me; a cashier always sees only their own)",
     }),
   ),
   from: Type.Optional(Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$' })),
@@ -336,7 +340,9 @@ export const RegisterState = Type.Object(
         name: Type.String(),
         deposit_id: Nullable(Type.Integer()),
         open_session_id: Nullable(Type.Integer()),
-        open_session_user_id: Nullable(Type.Integer({ description: 'Whose shift is open there' })),
+        open_session_user_id: Nullable(
+          Type.Integer({ description: "Whose shift is open there, by the company's own number for the person" }),
+        ),
         open_session_user_name: Nullable(Type.String()),
       }),
     ),
@@ -353,7 +359,9 @@ export const RegisterState = Type.Object(
       description: "Discounts a cashier gives without an admin's approval, in percent (companies' setting, default 10)",
     }),
     can_discount_freely: Type.Boolean({ description: 'The caller is an admin: no limit applies' }),
-    user_id: Nullable(Type.Integer({ description: 'The signed-in person (null for an API token)' })),
+    user_id: Nullable(
+      Type.Integer({ description: "The signed-in person, by the company's own number for them (null for an API token)" }),
+    ),
   },
   { $id: 'RegisterState', description: 'What the register screen needs to start: the shop, its boxes, the scale-label layout' },
 );

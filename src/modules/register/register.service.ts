@@ -24,7 +24,12 @@ export function createRegisterService(deps: { db: Database; clock: Clock; approv
   const orm = deps.db.orm;
   return {
     async registerState(ctx: CompanyCtx) {
-      const [company, boxes] = await Promise.all([findCompanySettings(orm, ctx.companyId), repo.listBoxes(orm, ctx.companyId)]);
+      const person = personOf(ctx);
+      const [company, boxes, memberNo] = await Promise.all([
+        findCompanySettings(orm, ctx.companyId),
+        repo.listBoxes(orm, ctx.companyId),
+        person === null ? null : repo.memberNoOf(orm, ctx.companyId, person),
+      ]);
       return {
         company: { name: company.name, cuit: company.cuit },
         boxes: boxes.map((b) => ({
@@ -32,14 +37,15 @@ export function createRegisterService(deps: { db: Database; clock: Clock; approv
           name: b.name,
           deposit_id: b.sells_from,
           open_session_id: b.open_session_id,
-          open_session_user_id: b.open_session_user_id,
+          // People are named by the company's own number for them, never by the account's users.id.
+          open_session_user_id: b.open_session_user_no === null ? null : Number(b.open_session_user_no),
           open_session_user_name: b.open_session_user_name,
         })),
         scale_label: registerScaleLayout(company.settings['scaleLabel']),
         can_change_prices: actsAsAdmin(ctx) || company.settings['registerPriceOverride'] === true,
         discount_limit_percent: discountLimitOf(company.settings),
         can_discount_freely: actsAsAdmin(ctx),
-        user_id: personOf(ctx),
+        user_id: memberNo,
       };
     },
 

@@ -73,7 +73,8 @@ export function registerSettingsRoutes(app: App, { settings, endpoints, members,
       company: request.authSession!.companyName,
       members: await members.listMembers(ctx.companyId),
       invitations: await invitations.listPending(ctx.companyId),
-      me: ctx.actor.kind === 'user' ? ctx.actor.userId : null,
+      // The admin's own number in the company (the user_id of the list), never the account's users.id.
+      me: request.authSession?.memberNo ?? null,
       api: '/api/settings/members',
     };
     return shell.send(request, reply, { title: 'Personas', entry: 'settings-people', data });

@@ -3,7 +3,10 @@ import { type Conn, selectRows } from '../../db/client.ts';
 import type { MembershipRole } from './roles.ts';
 
 export interface MemberRow {
+  /** The person's account (users.id): one numbering for all of Mostrador, never shown to a company. */
   user_id: number;
+  /** The company's own number for this person (memberships.member_no): what the company sees. */
+  member_no: number;
   email: string;
   display_name: string | null;
   role: MembershipRole;
@@ -21,7 +24,7 @@ export interface MemberRow {
   last_login_at: Date | string | null;
 }
 
-const MEMBER_SELECT = sql`SELECT u.id AS user_id, u.email, u.display_name, m.role, m.created_at, m.disabled_at,
+const MEMBER_SELECT = sql`SELECT u.id AS user_id, m.member_no, u.email, u.display_name, m.role, m.created_at, m.disabled_at,
     u.disabled_at AS account_disabled_at,
     EXISTS (SELECT 1 FROM superadmins sa WHERE sa.user_id = u.id) AS is_superadmin,
     (SELECT count(*) FROM memberships o WHERE o.user_id = u.id AND o.company_id <> m.company_id AND o.disabled_at IS NULL)::int AS other_companies,
@@ -35,15 +38,15 @@ export function listMembers(conn: Conn, companyId: number): Promise<MemberRow[]>
   return selectRows<MemberRow>(
     conn,
     sql`${MEMBER_SELECT} WHERE m.company_id = ${companyId}
-      ORDER BY (m.disabled_at IS NULL) DESC, lower(coalesce(u.display_name, u.email)), u.id`,
+      ORDER BY (m.disabled_at IS NULL) DESC, lower(coalesce(u.display_name, u.email)), m.member_no`,
   );
 }
 
-/** One person of the company, with the membership row locked when `lock` is set. */
-export async function findMember(conn: Conn, companyId: number, userId: number, lock = false): Promise<MemberRow | null> {
+/** One person of the company by the company's number for them, with the membership row locked when `lock` is set. */
+export async function findMember(conn: Conn, companyId: number, memberNo: number, lock = false): Promise<MemberRow | null> {
   const [row] = await selectRows<MemberRow>(
     conn,
-    sql`${MEMBER_SELECT} WHERE m.company_id = ${companyId} AND m.user_id = ${userId}${lock ? sql` FOR UPDATE OF m` : sql``}`,
+    sql`${MEMBER_SELECT} WHERE m.company_id = ${companyId} AND m.member_no = ${memberNo}${lock ? sql` FOR UPDATE OF m` : sql``}`,
   );
   return row ?? null;
 }

@@ -11,7 +11,17 @@ export const InviteBody = Type.Object(
   { additionalProperties: false },
 );
 export const ChangeRoleBody = Type.Object({ role: MemberRole }, { additionalProperties: false });
-const UserParams = Type.Object({ userId: Type.Integer({ minimum: 1, maximum: 2_147_483_647 }) });
+/**
+ * `:userId` is the company's own number for the person (memberships.member_no, the `user_id` of the
+ * members list), never the account's users.id: a number the company never gave is a 404.
+ */
+const UserParams = Type.Object({
+  userId: Type.Integer({
+    minimum: 1,
+    maximum: 2_147_483_647,
+    description: "The company's number for the person (user_id of the list)",
+  }),
+});
 const InvitationParams = Type.Object({ invitationId: Type.String({ format: 'uuid' }) });
 
 /**

@@ -12,6 +12,7 @@ import type { UserService } from './users.service.ts';
 import { dbIso } from '../../db/dates.ts';
 
 export interface MemberWire {
+  /** The company's own number for this person (memberships.member_no), never the account's users.id. */
   user_id: number;
   email: string;
   display_name: string | null;
@@ -36,7 +37,7 @@ export function temporaryPassword(): string {
 function toWire(row: repo.MemberRow): MemberWire {
   const iso = dbIso;
   return {
-    user_id: Number(row.user_id),
+    user_id: Number(row.member_no),
     email: row.email,
     display_name: row.display_name,
     role: row.role,
@@ -60,14 +61,18 @@ export function createMemberService({ db, clock, users }: { db: Database; clock:
     await recordAudit(tx, { action, ...auditBy(ctx), details: { user_id: member.user_id, email: member.email, ...details } });
   }
 
-  async function requireMember(tx: Tx, ctx: CompanyCtx, userId: number): Promise<repo.MemberRow> {
-    const found = await repo.findMember(tx, ctx.companyId, userId, true);
-    if (!found) throw new AppError('not_found', `person ${userId} not found in this company`);
+  /**
+   * The person the company calls `memberNo` (its own number for them, as the wire gives it), locked;
+   * a number the company never gave is the same 404 as before.
+   */
+  async function requireMember(tx: Tx, ctx: CompanyCtx, memberNo: number): Promise<repo.MemberRow> {
+    const found = await repo.findMember(tx, ctx.companyId, memberNo, true);
+    if (!found) throw new AppError('not_found', `person ${memberNo} not found in this company`);
     return found;
   }
 
-  function refuseSelf(ctx: CompanyCtx, userId: number, what: string) {
-    if (ctx.actor.kind === 'user' && ctx.actor.userId === userId) {
+  function refuseSelf(ctx: CompanyCtx, member: repo.MemberRow, what: string) {
+    if (ctx.actor.kind === 'user' && ctx.actor.userId === Number(member.user_id)) {
       throw new AppError('cannot_change_self', `you cannot ${what} yourself; ask another admin of the company`);
     }
   }
@@ -82,30 +87,30 @@ export function createMemberService({ db, clock, users }: { db: Database; clock:
     return (await repo.listMembers(db.orm, companyId)).map(toWire);
   }
 
-  async function changeRole(ctx: CompanyCtx, userId: number, role: MembershipRole): Promise<MemberWire> {
+  async function changeRole(ctx: CompanyCtx, memberNo: number, role: MembershipRole): Promise<MemberWire> {
     if (!MEMBERSHIP_ROLES.includes(role))
       throw new AppError('validation_failed', `role must be one of ${MEMBERSHIP_ROLES.join(', ')}`);
-    refuseSelf(ctx, userId, 'change the role of');
     return db.orm.transaction(async (tx) => {
-      const member = await requireMember(tx, ctx, userId);
+      const member = await requireMember(tx, ctx, memberNo);
+      refuseSelf(ctx, member, 'change the role of');
       if (member.role === role) return toWire(member);
       if (role !== 'admin') await refuseLastAdmin(tx, ctx, member);
-      await repo.updateMembershipRole(tx, ctx.companyId, userId, role);
+      await repo.updateMembershipRole(tx, ctx.companyId, Number(member.user_id), role);
       await audit(tx, ctx, 'member.role_changed', member, { from: member.role, to: role });
-      return toWire((await repo.findMember(tx, ctx.companyId, userId))!);
+      return toWire((await repo.findMember(tx, ctx.companyId, memberNo))!);
     });
   }
 
   /** Turns the person's access to this company off or on again; their other companies are not touched. */
-  async function setAccess(ctx: CompanyCtx, userId: number, enabled: boolean): Promise<MemberWire> {
-    refuseSelf(ctx, userId, enabled ? 'enable' : 'disable');
+  async function setAccess(ctx: CompanyCtx, memberNo: number, enabled: boolean): Promise<MemberWire> {
     return db.orm.transaction(async (tx) => {
-      const member = await requireMember(tx, ctx, userId);
+      const member = await requireMember(tx, ctx, memberNo);
+      refuseSelf(ctx, member, enabled ? 'enable' : 'disable');
       if ((member.disabled_at === null) === enabled) return toWire(member);
       if (!enabled) await refuseLastAdmin(tx, ctx, member);
-      await repo.setMembershipDisabled(tx, ctx.companyId, userId, enabled ? null : clock.now());
+      await repo.setMembershipDisabled(tx, ctx.companyId, Number(member.user_id), enabled ? null : clock.now());
       await audit(tx, ctx, enabled ? 'member.enabled' : 'member.disabled', member);
-      return toWire((await repo.findMember(tx, ctx.companyId, userId))!);
+      return toWire((await repo.findMember(tx, ctx.companyId, memberNo))!);
     });
   }
 
@@ -114,12 +119,16 @@ export function createMemberService({ db, clock, users }: { db: Database; clock:
    * only for people who belong to no other company and are not operators (else they could take over
    * an account that opens more than their company); a superadmin may do it for anyone.
    */
-  async function resetPassword(ctx: CompanyCtx, userId: number): Promise<{ temporary_password: string; ended_sessions: number }> {
-    refuseSelf(ctx, userId, 'reset the password of');
+  async function resetPassword(
+    ctx: CompanyCtx,
+    memberNo: number,
+  ): Promise<{ temporary_password: string; ended_sessions: number }> {
     const password = temporaryPassword();
     const passwordHash = await hashPassword(password);
     return db.orm.transaction(async (tx) => {
-      const member = await requireMember(tx, ctx, userId);
+      const member = await requireMember(tx, ctx, memberNo);
+      refuseSelf(ctx, member, 'reset the password of');
+      const userId = Number(member.user_id);
       const operator = ctx.actor.kind === 'user' && ctx.actor.isSuperadmin;
       if (!operator && (member.is_superadmin || member.other_companies > 0)) {
         throw new AppError(
