@@ -302,4 +302,42 @@ describe('a whole day adds up (sales, discounts, returns, account, integration, 
     });
     await expectBooksClean(b.t.container, s.companyId);
   });
+
+  it("a return as store credit is not money taken: the day's account collections leave it out", async () => {
+    const { p105 } = s.products;
+    const customer = (await ok('POST', '/api/v1/customers', s.asAdmin, { name: 'Ana Gómez', account_enabled: true })).customer;
+    const before = await ok('GET', `/api/v1/sales/summary?date=${today()}`, s.asAdmin);
+    const shift = (await ok('POST', '/api/v1/box-sessions', s.asCashier, { box_id: 1, opening_cash: 0 })).session;
+    const paid = await sale(s.asCashier, {
+      items: [{ product_id: p105, quantity: 2 }],
+      customer: { id: customer.id },
+      payments: [{ method: 'efectivo', amount: 2_211 }],
+    });
+    // One back as store credit (1105.50 in her favour), then she pays 400.25 on account in cash.
+    await ok(
+      'POST',
+      `/api/v1/sales/${paid.id}/returns`,
+      { ...s.asCashier, 'x-idempotency-key': randomUUID() },
+      {
+        lines: [{ item_id: paid.items[0].id, quantity: 1 }],
+        refund: 'store_credit',
+        reason: 'Roto',
+      },
+    );
+    await ok(
+      'POST',
+      `/api/v1/customers/${customer.id}/payments`,
+      { ...s.asCashier, 'x-idempotency-key': randomUUID() },
+      { amount: 400.25, method: 'efectivo', session_id: shift.id },
+    );
+    expect((await ok('GET', `/api/v1/customers/${customer.id}/account`, s.asAdmin)).account.balance).toBe(-1_505.75);
+    const summary = await ok('GET', `/api/v1/sales/summary?date=${today()}`, s.asAdmin);
+    // Money taken on account today: the earlier 2500.50 and these 400.25, all cash; the credit is no collection.
+    expect(before.account_payments).toEqual([{ method: 'efectivo', amount: 2_500.5, count: 1 }]);
+    expect(summary.account_payments).toEqual([{ method: 'efectivo', amount: 2_900.75, count: 2 }]);
+    // The shift has the cash that came in: the sale and the payment; nothing left the drawer.
+    const report = await ok('GET', `/api/v1/box-sessions/${shift.id}`, s.asAdmin);
+    expect(report.expected).toEqual({ efectivo: 2_611.25 });
+    await expectBooksClean(b.t.container, s.companyId);
+  });
 });

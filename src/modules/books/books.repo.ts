@@ -304,7 +304,9 @@ export function dayFigures(conn: Conn, companyId: number): Promise<DayFiguresRow
       UNION ALL
       SELECT (p.created_at AT TIME ZONE c.timezone)::date::text, 'account:' || p.method, ${cents(sql`sum(p.amount)`)}
         FROM sale_payments p JOIN companies c ON c.id = p.company_id
-        WHERE p.company_id = ${companyId} AND p.sale_id IS NULL GROUP BY 1, 2
+        WHERE p.company_id = ${companyId} AND p.sale_id IS NULL
+          AND NOT EXISTS (SELECT 1 FROM sale_returns r WHERE r.company_id = p.company_id AND r.credit_payment_id = p.id)
+        GROUP BY 1, 2
       ORDER BY 1, 2`,
   );
 }

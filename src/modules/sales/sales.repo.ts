@@ -549,7 +549,8 @@ export async function daySummaries(
       FROM sales s ${PENDING_PAID}
       WHERE s.company_id = ${companyId} AND ${inRange} GROUP BY 1 ORDER BY 1`,
   );
-  // Payments on account are money taken on their own day (their created_at), with no sale.
+  // Payments on account are money taken on their own day (their created_at), with no sale. A return
+  // as store credit is one too (method cuenta_corriente, no shift), but no money came in: left out.
   const paidDay = sql`(p.created_at AT TIME ZONE ${tz})::date::text`;
   const paidInRange = range
     ? sql`p.created_at >= (${range.from}::date::timestamp AT TIME ZONE ${tz})
@@ -558,7 +559,8 @@ export async function daySummaries(
   const accountPayments = await selectRows<DayParts['accountPayments'][number] & { day: string }>(
     conn,
     sql`SELECT ${paidDay} AS day, p.method, sum(p.amount)::text AS amount, count(*)::int AS count
-      FROM sale_payments p WHERE p.company_id = ${companyId} AND p.sale_id IS NULL AND ${paidInRange}
+      FROM sale_payments p WHERE p.company_id = ${companyId} AND p.sale_id IS NULL
+        AND p.method <> 'cuenta_corriente' AND ${paidInRange}
       GROUP BY 1, p.method ORDER BY 1, p.method`,
   );
   const days = new Map<string, DayParts>();
