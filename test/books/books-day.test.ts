@@ -331,6 +331,18 @@ describe('a whole day adds up (sales, discounts, returns, account, integration, 
       { amount: 400.25, method: 'efectivo', session_id: shift.id },
     );
     expect((await ok('GET', `/api/v1/customers/${customer.id}/account`, s.asAdmin)).account.balance).toBe(-1_505.75);
+    // Her statement says what each line is: the credit is no payment.
+    const statement = await ok('GET', `/api/v1/customers/${customer.id}/statement`, s.asAdmin);
+    expect(
+      statement.movements.map((m: { description: string; amount: number; balance: number }) => [
+        m.description,
+        m.amount,
+        m.balance,
+      ]),
+    ).toEqual([
+      [`Saldo a favor por devolución de la venta N.º ${paid.id} · Roto`, -1_105.5, -1_105.5],
+      ['Pago · Efectivo', -400.25, -1_505.75],
+    ]);
     const summary = await ok('GET', `/api/v1/sales/summary?date=${today()}`, s.asAdmin);
     // Money taken on account today: the earlier 2500.50 and these 400.25, all cash; the credit is no collection.
     expect(before.account_payments).toEqual([{ method: 'efectivo', amount: 2_500.5, count: 1 }]);

@@ -240,6 +240,8 @@ export interface MovementRow {
   receipt: string | null;
   /** The whole sale's total (a sale or its reversal): the account part may be only some of it. */
   sale_total: string | null;
+  /** A payment that is a return given as store credit: the sale it came from. */
+  returned_sale_id: number | null;
 }
 
 const receiptOf = (kind: 'invoice' | 'credit_note') =>
@@ -258,15 +260,17 @@ export function listMovements(conn: Conn, companyId: number, customerId: number,
     conn,
     sql`SELECT * FROM (
         SELECT 'sale' AS kind, s.created_at AS at, s.id AS sale_id, NULL::integer AS payment_id, a.amount::text AS amount,
-            NULL::text AS method, NULL::text AS note, ${receiptOf('invoice')} AS receipt, s.total::text AS sale_total
+            NULL::text AS method, NULL::text AS note, ${receiptOf('invoice')} AS receipt, s.total::text AS sale_total,
+            NULL::integer AS returned_sale_id
           FROM (${onAccount(companyId, sql`customer_id = ${customerId}`)}) a JOIN sales s ON s.company_id = ${companyId} AND s.id = a.sale_id
         UNION ALL
         SELECT 'credit_note', s.cancelled_at, s.id, NULL, (-a.amount)::text, NULL, s.cancellation_reason, ${receiptOf('credit_note')},
-            s.total::text
+            s.total::text, NULL
           FROM (${onAccount(companyId, sql`customer_id = ${customerId}`)}) a JOIN sales s ON s.company_id = ${companyId} AND s.id = a.sale_id
           WHERE s.status = 'cancelled'
         UNION ALL
-        SELECT 'payment', a.created_at, NULL, a.id, (-p.amount)::text, p.method, a.note, NULL, NULL
+        SELECT 'payment', a.created_at, NULL, a.id, (-p.amount)::text, p.method, a.note, NULL, NULL,
+            (SELECT r.sale_id FROM sale_returns r WHERE r.company_id = a.company_id AND r.credit_payment_id = a.id)
           FROM account_payments a JOIN sale_payments p ON p.company_id = a.company_id AND p.sale_id IS NULL AND p.id = a.id
           WHERE a.company_id = ${companyId} AND a.customer_id = ${customerId}
       ) m WHERE m.at < ((${to}::date + 1)::timestamp AT TIME ZONE (SELECT timezone FROM companies WHERE id = ${companyId}))

@@ -57,6 +57,10 @@ function describe(m: MovementRow): string {
   if (m.kind === 'credit_note') {
     return `${m.receipt ? `Nota de crédito ${m.receipt} (venta N.º ${m.sale_id})` : `Anulación de la venta N.º ${m.sale_id}`}${part}`;
   }
+  // A return given as store credit is no payment: nothing was paid, the customer has it in favour.
+  if (m.returned_sale_id !== null && m.returned_sale_id !== undefined) {
+    return `Saldo a favor por devolución de la venta N.º ${m.returned_sale_id}${m.note ? ` · ${m.note}` : ''}`;
+  }
   return `Pago${m.method ? ` · ${paymentMethodLabel(m.method)}` : ''}${m.note ? ` · ${m.note}` : ''}`;
 }
 
