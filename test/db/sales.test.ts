@@ -114,11 +114,11 @@ describe('sales and invoices', () => {
           company.id,
           {
             customerId: 7,
-            total: '0.2',
+            total: '-0',
             paymentMethod: 'efectivo',
             items: [
               { productId: p.id, quantity: 2, price: 0.1 },
-              { id: 9, productId: p.id, quantity: '0.0005', price: '12.345', subtotal: '-0' },
+              { id: 9, productId: p.id, quantity: '0.0005', price: '12.345', subtotal: 0 },
             ],
           },
           { now: new Date('2026-03-10T15:00:00.123Z'), causedBy: null },

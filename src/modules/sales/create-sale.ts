@@ -3,7 +3,7 @@ import { roundsToZeroAt } from '../../lib/precision.ts';
 import type { Conn } from '../../db/client.ts';
 import { nextId } from '../../db/ids.ts';
 import { AppError } from '../../lib/errors.ts';
-import { fromBigCents, fromCents, fromMilli, lineTotalCents, toBigCents, toCents, toMilli } from '../../lib/money.ts';
+import { fromCents, fromMilli, lineTotalCents, toCents, toMilli } from '../../lib/money.ts';
 import type { LedgerOptions } from '../stock/stock.ledger.ts';
 import { methodOf } from './payments.ts';
 import { assertTransition, assertTransitions } from './sale-states.ts';
@@ -126,7 +126,6 @@ function prepareSale(
   assertStorablePrecision(input);
   const created = saleRows(companyId, input.id, input, now);
   const { sale, items } = created;
-  assertLinesMakeTotal(sale, items);
   const row: repo.SaleStatementRow = {
     company_id: companyId,
     sale_id: sale.id,
@@ -176,20 +175,6 @@ function assertStorablePrecision(input: CreateSaleInput) {
     const summary = details.map((d) => `${d.path} ${d.message}`).join('; ');
     throw new AppError('validation_failed', `sale values lost at the stored precision: ${summary}`, { details });
   }
-}
-
-/**
- * A sale is the sum of its lines: the day summary and the sales reports count its total, the
- * product reports its lines, and `books verify` (sale_totals) compares the two. A total that is
- * not its lines' subtotals (each price × quantity unless sent) is refused (422) naming both.
- */
-function assertLinesMakeTotal(sale: SaleRow, items: SaleItemRow[]) {
-  const lines = items.reduce((sum, item) => sum + toBigCents(item.subtotal), 0n);
-  if (lines === toBigCents(sale.total)) return;
-  const sum = fromBigCents(lines);
-  throw new AppError('validation_failed', `sale ${sale.id} totals ${sale.total} but its items add up to ${sum}`, {
-    details: [{ path: 'sale.total', message: `does not match the sum of its items (${sum})` }],
-  });
 }
 
 /** The rows exactly as the statement stores them (numeric text as PostgreSQL prints it). */
