@@ -92,6 +92,7 @@ export async function authenticateRequest(
     isSuperadmin: session.isSuperadmin,
     companyId: session.companyId,
     role: session.role,
+    memberNo: session.memberNo,
   });
   request.authSession = session;
   if (found.via === 'cookie') {

@@ -17,6 +17,8 @@ export type Actor =
       /** The company the user acts for, with their role there (null when they have none). */
       companyId: number | null;
       role: 'admin' | 'cashier' | null;
+      /** Their number in that company (memberships.member_no), what the company sees; null without one. */
+      memberNo: number | null;
     };
 
 /** From where a request came (null fields for the command line), for the audit log. */

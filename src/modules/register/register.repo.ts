@@ -33,15 +33,6 @@ export interface BoxWithSession extends BoxRow {
   open_session_user_name: string | null;
 }
 
-/** The company's number for one of its people (memberships.member_no), null if they are not one of them. */
-export async function memberNoOf(conn: Conn, companyId: number, userId: number): Promise<number | null> {
-  const [row] = await selectRows<{ member_no: number }>(
-    conn,
-    sql`SELECT member_no FROM memberships WHERE company_id = ${companyId} AND user_id = ${userId}`,
-  );
-  return row ? Number(row.member_no) : null;
-}
-
 export function listBoxes(conn: Conn, companyId: number): Promise<BoxWithSession[]> {
   return selectRows<BoxWithSession>(
     conn,

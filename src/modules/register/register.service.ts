@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Database } from '../../db/client.ts';
 import type { CompanyCtx } from '../../http/request-context.ts';
 import type { Clock } from '../../lib/time.ts';
-import { actsAsAdmin, money, personOf } from './actor.ts';
+import { actsAsAdmin, money } from './actor.ts';
 import { createBoxSessions } from './box-sessions.ts';
 import { type AdminApprover, createCashier } from './cashier.ts';
 import { discountLimitOf } from './discounts.ts';
@@ -24,12 +24,7 @@ export function createRegisterService(deps: { db: Database; clock: Clock; approv
   const orm = deps.db.orm;
   return {
     async registerState(ctx: CompanyCtx) {
-      const person = personOf(ctx);
-      const [company, boxes, memberNo] = await Promise.all([
-        findCompanySettings(orm, ctx.companyId),
-        repo.listBoxes(orm, ctx.companyId),
-        person === null ? null : repo.memberNoOf(orm, ctx.companyId, person),
-      ]);
+      const [company, boxes] = await Promise.all([findCompanySettings(orm, ctx.companyId), repo.listBoxes(orm, ctx.companyId)]);
       return {
         company: { name: company.name, cuit: company.cuit },
         boxes: boxes.map((b) => ({
@@ -45,7 +40,8 @@ export function createRegisterService(deps: { db: Database; clock: Clock; approv
         can_change_prices: actsAsAdmin(ctx) || company.settings['registerPriceOverride'] === true,
         discount_limit_percent: discountLimitOf(company.settings),
         can_discount_freely: actsAsAdmin(ctx),
-        user_id: memberNo,
+        // The signed-in person by the company's number for them (the session's), never users.id.
+        user_id: ctx.actor.kind === 'user' ? ctx.actor.memberNo : null,
       };
     },
 
