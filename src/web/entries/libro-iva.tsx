@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { formatCount, formatDate } from '../../lib/format.ts';
+import { formatCount, formatCountOf, formatDate } from '../../lib/format.ts';
 import { formatPesos } from '../../lib/money.ts';
 import { api, errorText } from '../ui/api.ts';
 import { Card, PageTitle, TableWrap } from '../ui/layout.tsx';
@@ -192,9 +192,11 @@ function LibroIva() {
         <>
           {book.skipped.length > 0 ? (
             <p class="notice notice-error" role="alert">
-              {book.skipped.length === 1
-                ? '1 comprobante recibido por la integración no entra'
-                : `${formatCount(book.skipped.length)} comprobantes recibidos por la integración no entran`}{' '}
+              {formatCountOf(
+                book.skipped.length,
+                'comprobante recibido por la integración no entra',
+                'comprobantes recibidos por la integración no entran',
+              )}{' '}
               en los archivos porque no se puede desglosar su IVA: {book.skipped.map((s) => s.receipt).join(', ')}.
             </p>
           ) : null}

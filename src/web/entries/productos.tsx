@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { formatCount, formatCountOf } from '../../lib/format.ts';
+import { formatCountOf } from '../../lib/format.ts';
 import { formatPesos, parseAmount } from '../../lib/money.ts';
 import type { MerchantProduct } from '../../modules/catalog/catalog.service.ts';
 import { api, errorText } from '../ui/api.ts';
@@ -290,8 +290,8 @@ function PriceChange({ filter, onApplied }: { filter: { q: string; category: str
         <div data-price-preview>
           <p>
             {preview.applied ? 'Aplicado: ' : ''}
-            {preview.matched === 1 ? '1 producto coincide' : `${formatCount(preview.matched)} productos coinciden`};{' '}
-            {preview.changed === 1 ? '1 cambia' : `${formatCount(preview.changed)} cambian`} de precio.
+            {formatCountOf(preview.matched, 'producto coincide', 'productos coinciden')};{' '}
+            {formatCountOf(preview.changed, 'cambia', 'cambian')} de precio.
           </p>
           {preview.sample.length > 0 ? (
             <TableWrap>
